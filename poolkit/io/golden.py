@@ -1,0 +1,117 @@
+"""golden.yaml: a list of ``{query, grades: {doc_id: 0-3}}`` with optional text and provenance.
+
+::
+
+    - query: q_faw
+      text: How do I control fall armyworm in maize?
+      grades: {m1: 3, m2: 2, m3: 1}
+      provenance: {assessors: [alice], pool_version: 2, ...}
+
+A top-level mapping with a ``queries:`` list (and an optional top-level ``provenance:``) is
+read too. Grades must be integers 0-3; anything else is an error naming the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from poolkit.errors import InputError, one_of
+from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.qrels import Qrels
+from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items, to_python
+
+GRADE_RANGE = range(0, 4)
+ENTRY_KEYS = ("query", "text", "grades", "provenance")
+
+
+def read_golden(path: str | Path) -> Qrels:
+    qrels, _texts, _prov = read_golden_full(path)
+    return qrels
+
+
+def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str, Any]]:
+    """Grades, query texts and provenance (per query id) from a golden.yaml."""
+    data = read_bytes(path)
+    root = compose(path, decode(path, data))
+    if isinstance(root, yaml.MappingNode):
+        top = {scalar(path, k, "key"): v for k, v in mapping_items(path, root, "golden.yaml")}
+        for key in top:
+            if key not in ("queries", "provenance"):
+                raise InputError(path, line_of(root),
+                                 one_of(key, ("queries", "provenance"), "top-level key"))
+        if "queries" not in top:
+            raise InputError(path, line_of(root), "expected a 'queries:' list")
+        root = top["queries"]
+    grades: dict[str, dict[str, int]] = {}
+    texts: dict[str, str] = {}
+    provenance: dict[str, Any] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for entry in sequence_items(path, root, "golden.yaml"):
+        fields = {}
+        for k, v in mapping_items(path, entry, "each golden.yaml entry"):
+            key = scalar(path, k, "key")
+            if key not in ENTRY_KEYS:
+                raise InputError(path, line_of(k), one_of(key, ENTRY_KEYS, "key"))
+            fields[key] = v
+        if "query" not in fields:
+            raise InputError(path, line_of(entry), "entry has no 'query:' id")
+        if "grades" not in fields:
+            raise InputError(path, line_of(entry), "entry has no 'grades:' mapping")
+        qid = scalar(path, fields["query"], "query")
+        if qid in grades:
+            raise InputError(path, line_of(fields["query"]), f"query {qid!r} is listed twice")
+        docs: dict[str, int] = {}
+        for dk, dv in mapping_items(path, fields["grades"], f"grades of {qid!r}"):
+            docid = scalar(path, dk, "doc id")
+            raw = scalar(path, dv, f"grade of {docid!r}")
+            try:
+                grade = int(raw)
+            except ValueError:
+                grade = None
+            if grade is None or grade not in GRADE_RANGE or raw.strip() != str(grade):
+                raise InputError(path, line_of(dv),
+                                 f"grade {raw!r} for query {qid!r} doc {docid!r} must be an "
+                                 f"integer 0-3")
+            if docid in docs:
+                raise InputError(path, line_of(dk), f"doc {docid!r} graded twice for {qid!r}")
+            docs[docid] = grade
+            lines[(qid, docid)] = line_of(dv)
+        grades[qid] = docs
+        if "text" in fields:
+            texts[qid] = scalar(path, fields["text"], "text")
+        if "provenance" in fields:
+            provenance[qid] = to_python(fields["provenance"])
+    if not grades:
+        raise InputError(path, None, "no queries found")
+    return (Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),
+                  source_lines=lines), texts, provenance)
+
+
+def golden_entries(grades: Mapping[str, Mapping[str, int]],
+                   texts: Mapping[str, str] | None = None,
+                   provenance: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    out = []
+    for qid, docs in grades.items():
+        entry: dict[str, Any] = {"query": qid}
+        if texts and qid in texts:
+            entry["text"] = texts[qid]
+        entry["grades"] = {d: int(g) for d, g in docs.items()}
+        if provenance and qid in provenance:
+            entry["provenance"] = provenance[qid]
+        out.append(entry)
+    return out
+
+
+def write_golden(path: str | Path, grades: Mapping[str, Mapping[str, int]],
+                 texts: Mapping[str, str] | None = None,
+                 provenance: Mapping[str, Any] | None = None,
+                 header: Sequence[str] = ()) -> None:
+    """Write grades as golden.yaml (PyYAML quotes ids such as ``007`` that would read back as numbers)."""
+    body = yaml.dump(golden_entries(grades, texts, provenance), Dumper=yaml.SafeDumper,
+                     sort_keys=False, allow_unicode=True, width=100)
+    comments = "".join(f"# {h}\n" for h in header)
+    Path(path).write_text(comments + body, encoding="utf-8")

@@ -1,0 +1,35 @@
+"""Ranked lists where the list order is the ranking, as the seeds write them.
+
+JSON or YAML, a mapping from query id to a list of doc ids::
+
+    q_faw: [m2, x3, m1, p1, d2]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from poolkit.errors import InputError
+from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.run import Run
+from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items
+
+RANKED_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def read_ranked(path: str | Path, name: str | None = None) -> Run:
+    data = read_bytes(path)
+    # JSON is YAML 1.2's subset for everything a ranked list holds, so one reader serves both.
+    root = compose(path, decode(path, data))
+    rankings: dict[str, list[str]] = {}
+    for k, v in mapping_items(path, root, "a ranked-list file (query id -> list of doc ids)"):
+        qid = scalar(path, k, "query id")
+        if qid in rankings:
+            raise InputError(path, line_of(k), f"query {qid!r} is listed twice")
+        rankings[qid] = [scalar(path, d, "doc id") for d in sequence_items(path, v, f"ranking of {qid!r}")]
+    if not rankings:
+        raise InputError(path, None, "no rankings found")
+    run = Run.from_mapping(rankings, name=name or Path(path).name)
+    run.sha256 = sha256_hex(data)
+    run.path = str(path)
+    return run

@@ -1,0 +1,68 @@
+"""YAML read as nodes, so errors can name a line and ids stay the strings that were typed.
+
+``yaml.safe_load`` would turn a doc id ``007`` into the integer 7 and forget where it came
+from; composing nodes keeps both the raw scalar text and its line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from poolkit.errors import InputError
+
+
+def compose(path: str | Path, text: str) -> yaml.Node:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, line, f"not valid YAML: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(path, None, f"not valid YAML: {exc}") from None
+    if node is None:
+        raise InputError(path, None, "file is empty")
+    return node
+
+
+def line_of(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def scalar(path: str | Path, node: yaml.Node, what: str) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        raise InputError(path, line_of(node), f"{what} must be a single value, found a "
+                                              f"{_kind(node)}")
+    return str(node.value)
+
+
+def mapping_items(path: str | Path, node: yaml.Node, what: str) -> list[tuple[yaml.Node, yaml.Node]]:
+    if not isinstance(node, yaml.MappingNode):
+        raise InputError(path, line_of(node), f"{what} must be a mapping, found a {_kind(node)}")
+    return list(node.value)
+
+
+def sequence_items(path: str | Path, node: yaml.Node, what: str) -> list[yaml.Node]:
+    if not isinstance(node, yaml.SequenceNode):
+        raise InputError(path, line_of(node), f"{what} must be a list, found a {_kind(node)}")
+    return list(node.value)
+
+
+def to_python(node: yaml.Node):
+    """A plain Python value for free-form parts (provenance), loaded the safe way."""
+    return _construct(node)
+
+
+def _construct(node: yaml.Node):
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    finally:
+        loader.dispose()
+
+
+def _kind(node: yaml.Node) -> str:
+    return {yaml.ScalarNode: "single value", yaml.MappingNode: "mapping",
+            yaml.SequenceNode: "list"}.get(type(node), "node")

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Set-up-and-run for a fresh machine that has only Python.
+
+    python tasks.py sample   # pool the bundled sample, show the report, score every system
+    python tasks.py test     # run the whole test suite
+    python tasks.py bench    # run the benchmarks (installs the peers they compare against)
+
+Each creates ``.venv`` on first use and installs poolkit into it. PyTorch is installed first
+and pinned to the CPU build (``torch==2.13.0``) so that nothing later pulls a CUDA build;
+set ``POOLKIT_TORCH_INDEX`` to a CPU wheel index URL on machines whose default index only
+has CUDA builds. Re-installs happen only when pyproject.toml changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+TORCH = "torch==2.13.0"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def sh(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, env=env)
+
+
+def ensure_env(extras: str) -> None:
+    stamp = VENV / f".poolkit-installed-{extras.replace(',', '-')}"
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + TORCH.encode()).hexdigest()
+    if stamp.exists() and stamp.read_text() == want:
+        return
+    if not PY.exists():
+        print(f"creating {VENV}", flush=True)
+        venv.create(VENV, with_pip=True)
+    pip = [PY, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    index = os.environ.get("POOLKIT_TORCH_INDEX")
+    sh(*pip, TORCH, *(["--index-url", index] if index else []))
+    # torch is already satisfied, so sentence-transformers cannot pull another build.
+    sh(*pip, "-e", f".[{extras}]")
+    stamp.write_text(want)
+
+
+def offline_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return env
+
+
+def sample() -> None:
+    ensure_env("all")
+    poolkit = [PY, "-m", "poolkit"]
+    env = offline_env()
+    config = ROOT / "configs" / "sample.yaml"
+    if config.exists() and (ROOT / "poolkit" / "cli" / "pool.py").exists():
+        sh(*poolkit, "pool", config, env=env)
+        runs = sorted((ROOT / "sample_corpus" / "runs").glob("*.run"))
+    else:
+        runs = []
+    seed_run = ROOT / "sample_corpus" / "seed.run"
+    sh(*poolkit, "score", ROOT / "sample_corpus" / "golden.yaml", seed_run, *runs,
+       "-k", "5,10", env=env)
+
+
+def test() -> None:
+    ensure_env("all,dev")
+    sh(PY, "-m", "pytest", "-n", "2", "-q", *sys.argv[2:], env=offline_env())
+
+
+def bench() -> None:
+    ensure_env("all,dev,bench")
+    for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+        sh(PY, script, env=offline_env())
+
+
+TASKS = {"sample": sample, "test": test, "bench": bench}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in TASKS:
+        print(f"usage: python tasks.py {{{'|'.join(TASKS)}}}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        TASKS[sys.argv[1]]()
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode or 1)
