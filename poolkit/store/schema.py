@@ -1,0 +1,94 @@
+"""The judging store's schema, as an ordered list of migrations.
+
+``MIGRATIONS[i]`` takes a store from schema version ``i`` to ``i + 1``. A store records its
+version in ``meta``; opening one applies whatever migrations it lacks, in one transaction,
+and refuses a store written by a newer poolkit rather than guessing at it.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 0 -> 1: the first schema.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    CREATE TABLE queries (
+        qid TEXT PRIMARY KEY,
+        text TEXT NOT NULL,
+        description TEXT,
+        narrative TEXT
+    );
+
+    -- What a passage said when it was pooled, addressed by content: what an assessor saw
+    -- can always be shown again, even if the corpus changes later.
+    CREATE TABLE texts (
+        hash TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+
+    CREATE TABLE systems (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        grp TEXT,
+        settings TEXT NOT NULL,          -- JSON
+        run_sha256 TEXT,
+        run_path TEXT,
+        registered_at TEXT NOT NULL
+    );
+
+    CREATE TABLE pool_versions (
+        version INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        depths TEXT NOT NULL,            -- JSON: system -> depth taken into the pool
+        order_strategy TEXT NOT NULL,
+        note TEXT
+    );
+
+    -- One row per pooled (query, doc): the version that first pooled it, the text it had
+    -- then, and its place in the judging order.
+    CREATE TABLE pool_members (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        version INTEGER NOT NULL REFERENCES pool_versions(version),
+        text_hash TEXT NOT NULL REFERENCES texts(hash),
+        order_key REAL NOT NULL,
+        PRIMARY KEY (qid, docid)
+    );
+
+    -- Every (system, rank, score) that brought a pooled doc in, and in which version.
+    CREATE TABLE pool_sources (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        system TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        score REAL,
+        version INTEGER NOT NULL REFERENCES pool_versions(version),
+        PRIMARY KEY (qid, docid, system)
+    );
+
+    -- The append-only judgment log. Nothing here is ever updated or deleted: undo and
+    -- regrade are new rows. Current labels are derived (see Store.current_grades).
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        assessor TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('grade', 'undo', 'skip', 'note', 'adjudicate', 'import')),
+        grade INTEGER,
+        shown_at TEXT,
+        judged_at TEXT NOT NULL,
+        text_hash TEXT,
+        pool_version INTEGER,
+        position INTEGER,
+        note TEXT,
+        ref INTEGER REFERENCES events(id),
+        source TEXT
+    );
+    CREATE INDEX events_pair ON events (qid, docid);
+    CREATE INDEX events_assessor ON events (assessor, qid);
+    CREATE INDEX pool_members_order ON pool_members (qid, version, order_key);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,349 @@
+"""The judging store: one SQLite file (WAL mode), the single source of truth.
+
+It holds queries, the text each pooled document had (content-addressed), systems and their
+run hashes, versioned pools with provenance, and the append-only judgment log.
+
+Concurrency: several processes may open the same file. Every write is one ``BEGIN
+IMMEDIATE`` transaction (so writers queue instead of failing half-way), readers never block
+writers (WAL), and a busy store is waited on for up to ``busy_timeout`` seconds. A grade is
+durable once ``record_event`` returns: a process killed afterwards loses nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from poolkit.errors import StoreError
+from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+GRADING_KINDS = ("grade", "adjudicate", "import")
+
+
+def now() -> str:
+    """UTC timestamp with microseconds, ISO 8601 (sorts as text)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def text_hash(title: str, body: str) -> str:
+    return hashlib.sha256(json.dumps([title, body], ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    qid: str
+    text: str
+    description: str | None = None
+    narrative: str | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """One system's reason for pooling a doc: it ranked it ``rank`` with ``score``."""
+
+    system: str
+    rank: int
+    score: float | None
+    version: int
+
+
+@dataclass(frozen=True)
+class PoolMember:
+    qid: str
+    docid: str
+    version: int
+    text_hash: str
+    order_key: float
+
+
+@dataclass(frozen=True)
+class NewMember:
+    """A doc to add to a query's pool: its text and judging-order key."""
+
+    qid: str
+    docid: str
+    title: str
+    body: str
+    order_key: float
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of the judgment log."""
+
+    qid: str
+    docid: str
+    assessor: str
+    kind: str
+    grade: int | None = None
+    shown_at: str | None = None
+    judged_at: str = field(default_factory=now)
+    text_hash: str | None = None
+    pool_version: int | None = None
+    position: int | None = None
+    note: str | None = None
+    ref: int | None = None
+    source: str | None = None
+    id: int | None = None
+
+
+_EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judged_at",
+                  "text_hash", "pool_version", "position", "note", "ref", "source")
+
+
+class Store:
+    """A handle on one judging-store file. Cheap to open; open one per process/thread."""
+
+    def __init__(self, path: str | Path, busy_timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
+                                        check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a poolkit store ({exc})") from None
+        self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives a process kill
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    # -- plumbing -------------------------------------------------------------------------
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; taken immediately so concurrent writers queue, not fail."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self.transaction() as c:
+            has_meta = c.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+            current = 0
+            if has_meta:
+                row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                current = int(row[0]) if row else 0
+            if current > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: schema version {current} is newer than this "
+                                 f"poolkit understands ({SCHEMA_VERSION}); upgrade poolkit")
+            for step in MIGRATIONS[current:]:
+                for statement in step.split(";"):
+                    if statement.strip():
+                        c.execute(statement)
+            if current < SCHEMA_VERSION:
+                c.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                          (str(SCHEMA_VERSION),))
+                if current == 0:
+                    c.execute("INSERT OR REPLACE INTO meta VALUES ('created_at', ?)", (now(),))
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute(
+            "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+
+    # -- queries and texts ----------------------------------------------------------------
+    def upsert_queries(self, queries: Iterable[QueryRecord]) -> None:
+        with self.transaction() as c:
+            c.executemany(
+                "INSERT INTO queries VALUES (?, ?, ?, ?) ON CONFLICT(qid) DO UPDATE SET "
+                "text=excluded.text, description=excluded.description, "
+                "narrative=excluded.narrative",
+                [(q.qid, q.text, q.description, q.narrative) for q in queries])
+
+    def queries(self) -> dict[str, QueryRecord]:
+        rows = self.conn.execute("SELECT qid, text, description, narrative FROM queries "
+                                 "ORDER BY rowid")
+        return {r[0]: QueryRecord(*r) for r in rows}
+
+    def text(self, hash_: str) -> tuple[str, str]:
+        """(title, body) of a stored text."""
+        row = self.conn.execute("SELECT title, body FROM texts WHERE hash=?", (hash_,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no text with hash {hash_[:12]}")
+        return row[0], row[1]
+
+    # -- systems --------------------------------------------------------------------------
+    def register_system(self, name: str, kind: str, settings: Mapping[str, Any],
+                        run_sha256: str | None = None, run_path: str | None = None,
+                        group: str | None = None) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO systems VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                "SET kind=excluded.kind, grp=excluded.grp, settings=excluded.settings, "
+                "run_sha256=excluded.run_sha256, run_path=excluded.run_path",
+                (name, kind, group, json.dumps(dict(settings), sort_keys=True, default=str),
+                 run_sha256, run_path, now()))
+
+    def systems(self) -> dict[str, dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT name, kind, grp, settings, run_sha256, run_path, registered_at FROM systems")
+        return {r[0]: {"kind": r[1], "group": r[2], "settings": json.loads(r[3]),
+                       "run_sha256": r[4], "run_path": r[5], "registered_at": r[6]}
+                for r in rows}
+
+    # -- pools ----------------------------------------------------------------------------
+    def pool_versions(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT version, created_at, depths, order_strategy, note "
+                                 "FROM pool_versions ORDER BY version")
+        return [{"version": r[0], "created_at": r[1], "depths": json.loads(r[2]),
+                 "order_strategy": r[3], "note": r[4]} for r in rows]
+
+    def latest_pool_version(self) -> int | None:
+        row = self.conn.execute("SELECT MAX(version) FROM pool_versions").fetchone()
+        return row[0]
+
+    def add_pool_version(self, depths: Mapping[str, int], order_strategy: str,
+                         members: Iterable[NewMember],
+                         sources: Iterable[tuple[str, str, str, int, float | None]],
+                         note: str | None = None) -> int | None:
+        """Add docs not yet pooled, and the (qid, docid, system, rank, score) that brought them.
+
+        All in one transaction. Members already pooled are left alone (their first version,
+        text and order stay); sources already recorded for a (qid, docid, system) stay too.
+        Returns the new version, or None when nothing at all was new (no version is made).
+        """
+        members = list(members)
+        sources = list(sources)
+        with self.transaction() as c:
+            pooled = {(q, d) for q, d in c.execute("SELECT qid, docid FROM pool_members")}
+            known = {(q, d, s) for q, d, s in c.execute(
+                "SELECT qid, docid, system FROM pool_sources")}
+            new_members = [m for m in members if (m.qid, m.docid) not in pooled]
+            seen: set[tuple[str, str]] = set()
+            new_members = [m for m in new_members
+                           if not ((m.qid, m.docid) in seen or seen.add((m.qid, m.docid)))]
+            new_sources = [s for s in sources if (s[0], s[1], s[2]) not in known]
+            if not new_members and not new_sources:
+                return None
+            version = (c.execute("SELECT COALESCE(MAX(version), 0) FROM pool_versions")
+                       .fetchone()[0] + 1)
+            c.execute("INSERT INTO pool_versions VALUES (?, ?, ?, ?, ?)",
+                      (version, now(), json.dumps(dict(depths), sort_keys=True),
+                       order_strategy, note))
+            c.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?, ?)",
+                          [(text_hash(m.title, m.body), m.title, m.body) for m in new_members])
+            c.executemany("INSERT INTO pool_members VALUES (?, ?, ?, ?, ?)",
+                          [(m.qid, m.docid, version, text_hash(m.title, m.body), m.order_key)
+                           for m in new_members])
+            c.executemany("INSERT INTO pool_sources VALUES (?, ?, ?, ?, ?, ?)",
+                          [(q, d, s, r, sc, version) for q, d, s, r, sc in new_sources])
+            return version
+
+    def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
+        """Pooled docs in judging order: by query (store order), then version, then order key."""
+        sql = ("SELECT m.qid, m.docid, m.version, m.text_hash, m.order_key FROM pool_members m "
+               "LEFT JOIN queries q ON q.qid = m.qid WHERE 1=1")
+        args: list[Any] = []
+        if qid is not None:
+            sql += " AND m.qid = ?"
+            args.append(qid)
+        if max_version is not None:
+            sql += " AND m.version <= ?"
+            args.append(max_version)
+        sql += " ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid"
+        return [PoolMember(*r) for r in self.conn.execute(sql, args)]
+
+    def sources(self, qid: str | None = None) -> dict[tuple[str, str], list[Source]]:
+        sql = "SELECT qid, docid, system, rank, score, version FROM pool_sources"
+        args: tuple[Any, ...] = ()
+        if qid is not None:
+            sql += " WHERE qid = ?"
+            args = (qid,)
+        out: dict[tuple[str, str], list[Source]] = {}
+        for q, d, s, r, sc, v in self.conn.execute(sql + " ORDER BY rank, system", args):
+            out.setdefault((q, d), []).append(Source(s, r, sc, v))
+        return out
+
+    # -- the judgment log -----------------------------------------------------------------
+    def record_event(self, event: Event) -> int:
+        """Append one event; durable when this returns. Returns its id."""
+        if event.kind in GRADING_KINDS and event.grade is None:
+            raise StoreError(f"a {event.kind!r} event needs a grade")
+        with self.transaction() as c:
+            cur = c.execute(
+                f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})",
+                tuple(getattr(event, col) for col in _EVENT_COLUMNS))
+            return int(cur.lastrowid)
+
+    def record_events(self, events: Iterable[Event]) -> int:
+        """Append many events in one transaction (imports); returns how many."""
+        rows = [tuple(getattr(e, col) for col in _EVENT_COLUMNS) for e in events]
+        with self.transaction() as c:
+            c.executemany(
+                f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})", rows)
+        return len(rows)
+
+    def events(self, qid: str | None = None, assessor: str | None = None,
+               kinds: Iterable[str] | None = None) -> list[Event]:
+        sql = f"SELECT id, {', '.join(_EVENT_COLUMNS)} FROM events WHERE 1=1"
+        args: list[Any] = []
+        if qid is not None:
+            sql += " AND qid = ?"
+            args.append(qid)
+        if assessor is not None:
+            sql += " AND assessor = ?"
+            args.append(assessor)
+        if kinds is not None:
+            kinds = list(kinds)
+            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
+            args.extend(kinds)
+        rows = self.conn.execute(sql + " ORDER BY id", args)
+        return [Event(**dict(zip(_EVENT_COLUMNS, r[1:])), id=r[0]) for r in rows]
+
+    def current_grades(self, max_pool_version: int | None = None,
+                       kinds: Iterable[str] = GRADING_KINDS,
+                       ) -> dict[tuple[str, str], dict[str, Event]]:
+        """Each assessor's standing grade per (qid, docid): ``{pair: {assessor: event}}``.
+
+        Replays the log: a grading event pushes onto that assessor's stack for the pair, an
+        undo pops the event it names (``ref``). What is on top is the standing grade.
+        With ``max_pool_version``, only pairs pooled in that version or earlier count
+        (labels "as of" a pool version); imported labels for unpooled pairs are then left out.
+        """
+        kinds = set(kinds)
+        stacks: dict[tuple[str, str, str], list[Event]] = {}
+        for e in self.events(kinds=[*kinds, "undo"]):
+            key = (e.qid, e.docid, e.assessor)
+            stack = stacks.setdefault(key, [])
+            if e.kind == "undo":
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i].id == e.ref:
+                        del stack[i]
+                        break
+            else:
+                stack.append(e)
+        allowed = None
+        if max_pool_version is not None:
+            allowed = {(m.qid, m.docid) for m in self.pool(max_version=max_pool_version)}
+        out: dict[tuple[str, str], dict[str, Event]] = {}
+        for (q, d, a), stack in stacks.items():
+            if stack and (allowed is None or (q, d) in allowed):
+                out.setdefault((q, d), {})[a] = stack[-1]
+        return out
+
+    def assessors(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT assessor FROM events ORDER BY assessor")]
