@@ -1,0 +1,285 @@
+"""The collection config: one YAML file describing corpus, queries, systems, pool and judging.
+
+::
+
+    corpus: ../sample_corpus/corpus.jsonl     # JSONL: id, title, text
+    queries: ../sample_corpus/queries.jsonl   # JSONL (id, text, description?, narrative?) or TSV
+    store: ../sample_corpus/judgments.sqlite
+    systems:
+      bm25:   {kind: bm25, depth: 100}
+      dense:  {kind: dense, depth: 100}
+      rerank: {kind: rerank, over: bm25, fetch: 100, depth: 20}
+      vendor: {kind: run, path: vendor.run, group: vendor}
+    pool:
+      depth: 10          # top N from every system unless a system sets pool_depth
+      order: shuffle     # judging order strategy
+    judge:
+      grades: {0: not relevant, 1: related, 2: highly relevant, 3: perfectly relevant}
+      keys: {undo: u}    # remap any action's key
+      guidelines: guidelines.md
+
+Loaded with ``yaml.safe_load`` semantics, then checked strictly: an unknown key, a missing
+file, a wrong type or a system that names an unknown system is a ConfigError naming the file,
+the line and the key, with a suggestion. Paths are relative to the config file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from poolkit.errors import ConfigError, did_you_mean, one_of
+from poolkit.io.common import decode, read_bytes
+from poolkit.io.yamlnodes import compose, line_of, to_python
+
+SYSTEM_KINDS = ("bm25", "dense", "rerank", "run")
+
+# Keys each system kind accepts (beyond kind/depth/pool_depth/group).
+SYSTEM_KEYS: dict[str, tuple[str, ...]] = {
+    "bm25": ("k1", "b", "lowercase", "stem", "stopwords", "engine"),
+    "dense": ("model", "batch_size", "max_length", "query_prefix", "doc_prefix"),
+    "rerank": ("over", "fetch", "model", "batch_size", "max_length"),
+    "run": ("path", "order"),
+}
+COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
+
+DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
+DEFAULT_KEYS = {
+    "grade_0": "0", "grade_1": "1", "grade_2": "2", "grade_3": "3",
+    "undo": "u", "skip": "s", "note": "n", "back": "b", "jump": "j",
+    "guidelines": "question_mark", "quit": "q",
+}
+TOP_KEYS = ("corpus", "queries", "store", "systems", "pool", "judge", "runs_dir", "cache_dir",
+            "name")
+POOL_KEYS = ("depth", "order", "seed", "rrf_k")
+JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind")
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    name: str
+    kind: str
+    depth: int = 100                 # how deep the system retrieves (its run file's depth)
+    pool_depth: int | None = None    # how many of its top docs enter the pool (default pool.depth)
+    group: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None         # kind: run
+    over: str | None = None          # kind: rerank
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    depth: int = 10
+    order: str = "shuffle"
+    seed: int = 13
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    grades: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_GRADES))
+    keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
+    guidelines: str = ""
+    relevance_level: int = 1
+    blind: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    corpus: Path
+    queries: Path
+    store: Path
+    runs_dir: Path
+    cache_dir: Path
+    systems: dict[str, SystemConfig]
+    pool: PoolConfig
+    judge: JudgeConfig
+    name: str = "collection"
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def pool_depth(self, system: str) -> int:
+        s = self.systems[system]
+        return s.pool_depth if s.pool_depth is not None else self.pool.depth
+
+
+class _Section:
+    """A YAML mapping node with its file, for checked access that can name lines."""
+
+    def __init__(self, path: Path, node: yaml.Node, where: str, allowed: tuple[str, ...]):
+        self.path, self.node, self.where = path, node, where
+        if not isinstance(node, yaml.MappingNode):
+            raise ConfigError(path, line_of(node), f"{where} must be a mapping")
+        self.items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for k, v in node.value:
+            key = str(k.value)
+            if key not in allowed:
+                raise ConfigError(path, line_of(k),
+                                  f"{one_of(key, allowed, f'key in {where}')}")
+            self.items[key] = (k, v)
+
+    def has(self, key: str) -> bool:
+        return key in self.items
+
+    def line(self, key: str | None = None) -> int:
+        return line_of(self.items[key][0]) if key in self.items else line_of(self.node)
+
+    def node_of(self, key: str) -> yaml.Node:
+        return self.items[key][1]
+
+    def value(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        if key not in self.items:
+            return default
+        value = to_python(self.items[key][1])
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            raise ConfigError(self.path, line_of(self.items[key][1]),
+                              f"{self.where}.{key} must be {names}, found {value!r}")
+        return value
+
+    def positive_int(self, key: str, default: int | None) -> int | None:
+        value = self.value(key, int, default)
+        if value is not None and value < 1:
+            raise ConfigError(self.path, self.line(key),
+                              f"{self.where}.{key} must be a positive integer, found {value}")
+        return value
+
+    def file(self, key: str, base: Path, must_exist: bool = True) -> Path:
+        if key not in self.items:
+            raise ConfigError(self.path, line_of(self.node), f"{self.where} needs '{key}:'")
+        p = (base / str(self.value(key, str))).resolve()
+        if must_exist and not p.is_file():
+            raise ConfigError(self.path, self.line(key),
+                              f"{self.where}.{key}: no such file {p}")
+        return p
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    text = decode(path, read_bytes(path))
+    root = _Section(path, compose(path, text), "config", TOP_KEYS)
+    base = path.resolve().parent
+    corpus = root.file("corpus", base)
+    queries = root.file("queries", base)
+    if not root.has("store"):
+        raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
+    store = (base / root.value("store", str)).resolve()
+    runs_dir = (base / root.value("runs_dir", str, str(store.parent / "runs"))).resolve()
+    cache_dir = (base / root.value("cache_dir", str, str(store.parent / ".cache"))).resolve()
+    if not root.has("systems"):
+        raise ConfigError(path, root.line(), "config needs 'systems:' (at least one system)")
+    systems = _systems(path, base, root)
+    pool = _pool(path, root)
+    judge = _judge(path, base, root)
+    return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
+                  runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
+                  judge=judge, name=root.value("name", str, path.stem),
+                  raw=to_python(root.node))
+
+
+def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
+    node = root.node_of("systems")
+    if not isinstance(node, yaml.MappingNode) or not node.value:
+        raise ConfigError(path, line_of(node), "systems must be a non-empty mapping of name -> "
+                                               "{kind: ...}")
+    names = [str(k.value) for k, _ in node.value]
+    systems: dict[str, SystemConfig] = {}
+    for k, v in node.value:
+        name = str(k.value)
+        where = f"systems.{name}"
+        kind_sec = _Section(path, v, where, COMMON_SYSTEM_KEYS + tuple(
+            key for keys in SYSTEM_KEYS.values() for key in keys))
+        if not kind_sec.has("kind"):
+            raise ConfigError(path, line_of(k), f"{where} needs 'kind:' "
+                                                f"(one of {', '.join(SYSTEM_KINDS)})")
+        kind = kind_sec.value("kind", str)
+        if kind not in SYSTEM_KINDS:
+            raise ConfigError(path, kind_sec.line("kind"), f"{where}: "
+                              + one_of(kind, SYSTEM_KINDS, "system kind"))
+        sec = _Section(path, v, where, COMMON_SYSTEM_KEYS + SYSTEM_KEYS[kind])
+        options = {key: to_python(sec.node_of(key)) for key in SYSTEM_KEYS[kind]
+                   if sec.has(key) and key not in ("path", "over")}
+        over = None
+        run_path = None
+        if kind == "rerank":
+            if not sec.has("over"):
+                raise ConfigError(path, line_of(k), f"{where} needs 'over:' (the system whose "
+                                                    f"candidates it re-scores)")
+            over = sec.value("over", str)
+            if over not in names or over == name:
+                raise ConfigError(path, sec.line("over"),
+                                  f"{where}.over: unknown system {over!r}; defined: "
+                                  f"{', '.join(n for n in names if n != name)}"
+                                  f"{did_you_mean(over, names)}")
+        if kind == "run":
+            run_path = sec.file("path", base)
+        depth = sec.positive_int("depth", None)
+        if depth is None:
+            depth = int(options.get("fetch", 100)) if kind != "rerank" else 20
+        systems[name] = SystemConfig(
+            name=name, kind=kind, depth=depth,
+            pool_depth=sec.positive_int("pool_depth", None),
+            group=sec.value("group", str), options=options, path=run_path, over=over)
+    # A rerank chain must bottom out in a first-stage system.
+    for name, s in systems.items():
+        seen = {name}
+        cur = s
+        while cur.over is not None:
+            if cur.over in seen:
+                raise ConfigError(path, root.line("systems"),
+                                  f"systems.{name}: rerank chain loops through {cur.over!r}")
+            seen.add(cur.over)
+            cur = systems[cur.over]
+    return systems
+
+
+def _pool(path: Path, root: _Section) -> PoolConfig:
+    if not root.has("pool"):
+        return PoolConfig()
+    sec = _Section(path, root.node_of("pool"), "pool", POOL_KEYS)
+    order = sec.value("order", str, "shuffle")
+    from poolkit.pool.order import ORDER_STRATEGIES  # light module
+
+    if order not in ORDER_STRATEGIES:
+        raise ConfigError(path, sec.line("order"),
+                          "pool.order: " + one_of(order, ORDER_STRATEGIES, "judging order"))
+    return PoolConfig(depth=sec.positive_int("depth", 10), order=order,
+                      seed=sec.value("seed", int, 13), rrf_k=sec.positive_int("rrf_k", 60))
+
+
+def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
+    if not root.has("judge"):
+        return JudgeConfig()
+    sec = _Section(path, root.node_of("judge"), "judge", JUDGE_KEYS)
+    grades = dict(DEFAULT_GRADES)
+    for g, meaning in (sec.value("grades", dict, {}) or {}).items():
+        if not isinstance(g, int) or g not in DEFAULT_GRADES:
+            raise ConfigError(path, sec.line("grades"),
+                              f"judge.grades: grade {g!r} must be one of 0, 1, 2, 3")
+        grades[g] = str(meaning)
+    keys = dict(DEFAULT_KEYS)
+    for action, key in (sec.value("keys", dict, {}) or {}).items():
+        if action not in DEFAULT_KEYS:
+            raise ConfigError(path, sec.line("keys"),
+                              "judge.keys: " + one_of(str(action), DEFAULT_KEYS, "action"))
+        keys[action] = str(key)
+    taken: dict[str, str] = {}
+    for action, key in keys.items():
+        if key in taken:
+            raise ConfigError(path, sec.line("keys"),
+                              f"judge.keys: key {key!r} is bound to both {taken[key]!r} and "
+                              f"{action!r}")
+        taken[key] = action
+    guidelines = sec.value("guidelines", str, "")
+    if guidelines:
+        candidate = base / guidelines
+        if len(guidelines) < 256 and "\n" not in guidelines and candidate.is_file():
+            guidelines = candidate.read_text(encoding="utf-8")
+    return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
+                       relevance_level=sec.value("relevance_level", int, 1),
+                       blind=sec.value("blind", bool, True))

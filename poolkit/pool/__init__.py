@@ -1,0 +1,1 @@
+"""Pooling: merge systems' top-N per query into a versioned judging pool."""
