@@ -1,0 +1,102 @@
+"""Score a run against qrels: per-query values and macro-averages, trec_eval ``-c`` style.
+
+Which queries count:
+
+* scored: every query in the qrels with at least one relevant id at the level. They are the
+  denominator of every mean, including those the run has no results for (they score 0 and
+  are listed in ``missing``), as trec_eval does with ``-c``.
+* excluded: queries in the qrels with no relevant id at the level. Recall, AP and nDCG would
+  be 0/0 there, so they are left out of every mean and counted.
+* unknown: queries the run has but the qrels do not; ignored, and listed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from poolkit.errors import PoolkitError
+from poolkit.io.qrels import Qrels
+from poolkit.io.run import Run
+from poolkit.score.measures import Measure, QueryFacts
+
+
+@dataclass
+class Evaluation:
+    """Per-query values and means of several measures for one run against one qrels."""
+
+    measures: list[Measure]
+    #: measure name -> qid -> value, scored queries only (in qrels order)
+    per_query: dict[str, dict[str, float]]
+    #: measure name -> mean over the scored queries (0.0 when there are none)
+    means: dict[str, float]
+    scored: list[str]
+    excluded: list[str]
+    missing: list[str]
+    unknown: list[str]
+    qrels: Qrels
+    run: Run
+    level: int = 1
+    depth: int | None = None
+    #: qid -> |Rel| at the level, scored queries only
+    num_rel: dict[str, int] = field(default_factory=dict)
+
+    def values(self, measure: Measure | str) -> list[float]:
+        """Per-query values of one measure in ``scored`` order (for intervals, tests)."""
+        name = measure if isinstance(measure, str) else measure.name
+        column = self.per_query[name]
+        return [column[q] for q in self.scored]
+
+    def mean(self, measure: Measure | str) -> float:
+        return self.means[measure if isinstance(measure, str) else measure.name]
+
+
+def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure], *, level: int = 1,
+             depth: int | None = None) -> Evaluation:
+    """Score ``run`` against ``qrels`` with every measure in ``measures``.
+
+    ``level`` is the relevance level of binary measures (grade >= level is relevant; a
+    measure's own ``rel=`` overrides it) and decides which queries are scored. ``depth``
+    cuts every ranking to its top ``depth`` first (trec_eval ``-M``).
+    """
+    if depth is not None and depth < 1:
+        raise PoolkitError(f"depth must be a positive integer, got {depth}")
+    measures = list(dict.fromkeys(measures))
+    names = [m.name for m in measures]
+    per_query: dict[str, dict[str, float]] = {name: {} for name in names}
+    columns = [per_query[name] for name in names]
+    plan = list(zip(measures, columns))
+
+    rankings = run.rankings
+    scored: list[str] = []
+    excluded: list[str] = []
+    missing: list[str] = []
+    num_rel: dict[str, int] = {}
+    empty: list[str] = []
+    for qid, grades in qrels.grades.items():
+        nrel = 0
+        for g in grades.values():
+            if g >= level:
+                nrel += 1
+        if not nrel:
+            excluded.append(qid)
+            continue
+        scored.append(qid)
+        num_rel[qid] = nrel
+        ranking = rankings.get(qid)
+        if not ranking:
+            missing.append(qid)
+            ranking = empty
+        elif depth is not None and len(ranking) > depth:
+            ranking = ranking[:depth]
+        facts = QueryFacts(ranking, grades)
+        for measure, column in plan:
+            column[qid] = measure.from_facts(facts, level)
+
+    means = {name: (math.fsum(col.values()) / len(col) if col else 0.0)
+             for name, col in per_query.items()}
+    unknown = [q for q in rankings if q not in qrels.grades]
+    return Evaluation(measures=measures, per_query=per_query, means=means, scored=scored,
+                      excluded=excluded, missing=missing, unknown=unknown, qrels=qrels,
+                      run=run, level=level, depth=depth, num_rel=num_rel)

@@ -1,0 +1,476 @@
+"""Retrieval measures as value objects, with one registry that the CLI and its help read.
+
+A :class:`Measure` is a frozen value: a family (``P``, ``R``, ``nDCG`` ...), an optional cutoff
+and typed parameters. ``Measure.name`` spells it the way ir_measures does (``P@5``,
+``nDCG@10``, ``nDCG(gain=exp)@10``, ``P(rel=2)@5``) and :func:`parse_measure` parses that
+spelling back. Each family's formula and convention lives in the docstring of its function in
+``MEASURES``; ``poolkit score --help`` prints them from there.
+
+Conventions (from the seeds; they are tests):
+
+* Relevant means grade >= level (1 unless an evaluation level or the measure's ``rel=`` says
+  otherwise). Every family but nDCG and Judged is binary.
+* A repeated id keeps its slot in the ranking but only its first occurrence can score; the
+  later slots count as non-relevant.
+* Negative grades (TREC's -1) are "in the pool but not judged", as in trec_eval: never
+  relevant, zero gain, skipped by bpref, not counted as judged by Judged@K, and removed by
+  the condensed-list variant (``judged_only=true``).
+* A ranking shorter than K is padded with non-relevant slots (P@K still divides by K).
+
+The per-query work is shared: :class:`QueryFacts` finds, once per query, the first-occurrence
+rank of every judged id, and every measure is read off that sparse list, so a 1,000-deep
+ranking with 20 relevant ids costs a dict build and a few dozen operations per measure.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import mul
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import accumulate, compress
+
+from poolkit.errors import PoolkitError, one_of
+
+GAINS = ("linear", "exp")
+
+# 1 / log2(rank + 1) for 0-based position i (rank i + 1), grown on demand and shared.
+_DISCOUNT: list[float] = []
+
+
+def discounts(n: int) -> list[float]:
+    """The first ``n`` nDCG discounts ``1 / log2(i + 2)`` (a shared, growing table)."""
+    if len(_DISCOUNT) < n:
+        _DISCOUNT.extend(1.0 / math.log2(i + 2) for i in range(len(_DISCOUNT), n))
+    return _DISCOUNT
+
+
+class QueryFacts:
+    """What every measure needs to know about one ranking against one query's grades.
+
+    Built once per query; level-dependent views are cached per level. Positions are 0-based
+    ranks of the *first* occurrence of each judged id; a later repeat of an id is a
+    non-relevant slot, so it never appears here.
+    """
+
+    __slots__ = ("ranking", "grades", "n", "hits", "_by_level", "_ideal", "_condensed")
+
+    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int]) -> None:
+        self.ranking = ranking
+        self.grades = grades
+        n = self.n = len(ranking)
+        hits: list[tuple[int, int]] = []
+        if n and grades:
+            # Positions of judged ids, found at C speed (compress + map); then keep each id's
+            # first occurrence. Touching each of the n ids once is the whole per-query cost.
+            at = list(compress(range(n), map(grades.__contains__, ranking)))
+            if at:
+                seen: set[str] = set()
+                for p in at:
+                    d = ranking[p]
+                    if d not in seen:
+                        seen.add(d)
+                        hits.append((p, grades[d]))
+        #: (position, grade) of every judged id retrieved, by position.
+        self.hits: list[tuple[int, int]] = hits
+        self._by_level: dict[int, tuple[list[int], int, int]] = {}
+        self._ideal: dict[str, list[float]] = {}
+        self._condensed: QueryFacts | None = None
+
+    def relevant(self, level: int) -> tuple[list[int], int, int]:
+        """(positions of relevant hits ascending, |Rel| in the qrels, |judged non-rel|)."""
+        cached = self._by_level.get(level)
+        if cached is None:
+            pos = [p for p, g in self.hits if g >= level]
+            num_rel = num_nonrel = 0
+            for g in self.grades.values():
+                if g >= level:
+                    num_rel += 1
+                elif g >= 0:
+                    num_nonrel += 1
+            cached = self._by_level[level] = (pos, num_rel, num_nonrel)
+        return cached
+
+    def ideal_cumulative(self, gain: str) -> list[float]:
+        """Cumulative ideal DCG by depth: every judged grade, best first (retrieved or not)."""
+        cached = self._ideal.get(gain)
+        if cached is None:
+            fn = _GAIN_FN[gain]
+            gains = [fn(g) for g in self.grades.values() if g > 0]
+            gains.sort(reverse=True)
+            cached = self._ideal[gain] = list(accumulate(map(mul, gains, discounts(len(gains)))))
+        return cached
+
+    def condensed(self) -> QueryFacts:
+        """The same query on the condensed list: ids without a judgment (>= 0) removed."""
+        if self._condensed is None:
+            grades = self.grades
+            kept = [d for d in self.ranking if grades.get(d, -1) >= 0]
+            self._condensed = QueryFacts(kept, grades)
+        return self._condensed
+
+
+_GAIN_FN: dict[str, Callable[[int], float]] = {
+    "linear": lambda g: float(g) if g > 0 else 0.0,
+    "exp": lambda g: 2.0 ** g - 1.0 if g > 0 else 0.0,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The families. Signature: (facts, cutoff or None, level, measure) -> float in [0, 1].
+# Each docstring's first line is the formula shown by `poolkit score --help`.
+
+
+def _hits_at(pos: list[int], k: int | None) -> int:
+    if k is None:
+        return len(pos)
+    # pos is short and sorted: a linear scan from the front stops early.
+    c = 0
+    for p in pos:
+        if p >= k:
+            break
+        c += 1
+    return c
+
+
+def precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """P@K = hits@K / K. Divides by K even when fewer than K came back (trec_eval P_K)."""
+    pos, _, _ = f.relevant(level)
+    assert k is not None
+    return _hits_at(pos, k) / k
+
+
+def recall(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """R@K = hits@K / |Rel|, |Rel| = every judged-relevant id (trec_eval recall_K); R = full list."""
+    pos, num_rel, _ = f.relevant(level)
+    return _hits_at(pos, k) / num_rel if num_rel else 0.0
+
+
+def recall_capped(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """Rcap@K = hits@K / min(|Rel|, K): the R-precision-style recall, opt-in only.
+
+    Not the default because it silently rescales every query with more relevant ids than K
+    (seed 000: q_broad reads 0.800 instead of 0.500), exactly where coverage is hard. It
+    answers "how full is the top K, given what could fit", which is a ceiling-relative
+    figure, not recall.
+    """
+    pos, num_rel, _ = f.relevant(level)
+    assert k is not None
+    denom = min(num_rel, k)
+    return _hits_at(pos, k) / denom if denom else 0.0
+
+
+def hit(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """Hit@K = 1 if any relevant id is in the top K, else 0 (trec_eval success_K)."""
+    pos, _, _ = f.relevant(level)
+    return 1.0 if pos and (k is None or pos[0] < k) else 0.0
+
+
+def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """RR@K = 1 / rank of the first relevant id if that rank <= K, else 0; RR = full list (recip_rank)."""
+    pos, _, _ = f.relevant(level)
+    if pos and (k is None or pos[0] < k):
+        return 1.0 / (pos[0] + 1)
+    return 0.0
+
+
+def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """AP@K = sum of P@i over relevant ranks i <= K, / |Rel| (trec_eval map_cut_K); AP = full list (map)."""
+    pos, num_rel, _ = f.relevant(level)
+    if not num_rel:
+        return 0.0
+    total = 0.0
+    for i, p in enumerate(pos):
+        if k is not None and p >= k:
+            break
+        total += (i + 1) / (p + 1)
+    return total / num_rel
+
+
+def context_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """CP@K = sum of P@i over relevant ranks i <= K, / hits@K (RAGAS context precision); 0 if no hit.
+
+    Equals AP@K only when every relevant id sits within K: it normalises by the relevant ids
+    actually returned in the top K, not by |Rel|.
+    """
+    pos, _, _ = f.relevant(level)
+    total = 0.0
+    n = 0
+    for i, p in enumerate(pos):
+        if k is not None and p >= k:
+            break
+        total += (i + 1) / (p + 1)
+        n += 1
+    return total / n if n else 0.0
+
+
+def r_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """Rprec = hits@|Rel| / |Rel|: precision at rank R = |Rel| (trec_eval Rprec)."""
+    pos, num_rel, _ = f.relevant(level)
+    return _hits_at(pos, num_rel) / num_rel if num_rel else 0.0
+
+
+def bpref(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """bpref = 1/R * sum over relevant retrieved r of (1 - min(n_r, R) / min(N, R)).
+
+    trec_eval's definition: R = |Rel|, N = judged non-relevant ids (0 <= grade < level),
+    n_r = judged non-relevant ids ranked above r. Unjudged ids (and negative grades) are
+    skipped, so bpref reads only judged documents.
+    """
+    _, num_rel, num_nonrel = f.relevant(level)
+    if not num_rel:
+        return 0.0
+    denom = min(num_nonrel, num_rel)
+    total = 0.0
+    nonrel = 0
+    for p, g in f.hits:
+        if k is not None and p >= k:
+            break
+        if g >= level:
+            total += 1.0 - min(nonrel, num_rel) / denom if nonrel else 1.0
+        elif g >= 0:
+            nonrel += 1
+    return total / num_rel
+
+
+def ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """nDCG@K = DCG@K / IDCG@K, DCG = sum gain(grade_i) / log2(i + 1) (trec_eval ndcg_cut_K).
+
+    gain = grade (linear, default) or 2^grade - 1 (``gain=exp``); negative grades gain 0.
+    IDCG ranks every judged grade of the query, retrieved or not. Graded: ignores the level.
+    """
+    ideal = f.ideal_cumulative(m.gain)
+    if not ideal:
+        return 0.0
+    fn = _GAIN_FN[m.gain]
+    disc = discounts(f.n)
+    dcg = 0.0
+    for p, g in f.hits:
+        if k is not None and p >= k:
+            break
+        if g > 0:
+            dcg += fn(g) * disc[p]
+    idcg = ideal[min(k, len(ideal)) - 1] if k is not None else ideal[-1]
+    return dcg / idcg
+
+
+def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """Judged@K = share of the top K slots whose id carries a judgment (grade >= 0).
+
+    Divides by the number of slots that came back, min(K, n), as ir_measures does; 0 for an
+    empty ranking. A repeated id is as judged as its first occurrence.
+    """
+    top = f.ranking if k is None else f.ranking[:k]
+    if not top:
+        return 0.0
+    grades = f.grades
+    return sum(1 for d in top if grades.get(d, -1) >= 0) / len(top)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One measure family in the registry: how it computes and which parameters it takes."""
+
+    name: str
+    fn: Callable[[QueryFacts, int | None, int, Measure], float]
+    cutoff: str  # "required" | "optional" | "none"
+    binary: bool = True
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def formula(self) -> str:
+        """The docstring's first line: the one-line formula for help texts."""
+        return (self.fn.__doc__ or "").strip().splitlines()[0]
+
+    @property
+    def doc(self) -> str:
+        return (self.fn.__doc__ or "").strip()
+
+
+MEASURES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family("P", precision, "required", aliases=("Precision",)),
+        Family("R", recall, "optional", aliases=("Recall",)),
+        Family("Rcap", recall_capped, "required"),
+        Family("Hit", hit, "optional", aliases=("Success",)),
+        Family("RR", reciprocal_rank, "optional", aliases=("MRR",)),
+        Family("AP", average_precision, "optional", aliases=("MAP",)),
+        Family("nDCG", ndcg, "optional", binary=False),
+        Family("Rprec", r_precision, "none", aliases=("R-prec", "R-precision")),
+        Family("bpref", bpref, "none", aliases=("Bpref",)),
+        Family("Judged", judged, "optional", binary=False),
+        Family("CP", context_precision, "optional", aliases=("ContextPrecision",)),
+    )
+}
+
+# trec_eval's measure names, for people who type them: prefix -> family (prefix_K -> @K).
+TREC_NAMES = {
+    "P": "P", "recall": "R", "success": "Hit", "map_cut": "AP", "ndcg_cut": "nDCG",
+}
+TREC_PLAIN = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "bpref"}
+
+_LOOKUP: dict[str, str] = {}
+for _fam in MEASURES.values():
+    for _n in (_fam.name, *_fam.aliases):
+        _LOOKUP[_n.lower()] = _fam.name
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with its parameters, e.g. ``Measure("nDCG", 10)`` is ``nDCG@10``.
+
+    ``rel`` overrides the evaluation's relevance level for a binary family; ``gain`` is
+    nDCG's gain ("linear" = grade, "exp" = 2^grade - 1); ``judged_only`` scores the condensed
+    list (ids without a judgment removed before ranking positions are counted).
+    """
+
+    family: str
+    cutoff: int | None = None
+    rel: int | None = None
+    gain: str = "linear"
+    judged_only: bool = False
+    _family: Family = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        fam = MEASURES.get(self.family)
+        if fam is None:
+            raise PoolkitError(one_of(self.family, MEASURES, "measure"))
+        object.__setattr__(self, "_family", fam)
+        if self.cutoff is not None:
+            if isinstance(self.cutoff, bool) or not isinstance(self.cutoff, int) or self.cutoff < 1:
+                raise PoolkitError(f"{self.family}: cutoff must be a positive integer, "
+                                   f"got {self.cutoff!r}")
+            if fam.cutoff == "none":
+                raise PoolkitError(f"{self.family} takes no cutoff (got @{self.cutoff})")
+        elif fam.cutoff == "required":
+            raise PoolkitError(f"{self.family} needs a cutoff, e.g. {self.family}@10")
+        if self.gain not in GAINS:
+            raise PoolkitError(one_of(str(self.gain), GAINS, "gain"))
+        if self.gain != "linear" and self.family != "nDCG":
+            raise PoolkitError(f"{self.family} takes no gain (only nDCG does)")
+        if self.rel is not None and not fam.binary:
+            raise PoolkitError(f"{self.family} is graded and takes no rel= level")
+        if self.judged_only and self.family == "Judged":
+            raise PoolkitError("Judged takes no judged_only (its condensed list is all judged)")
+
+    @property
+    def name(self) -> str:
+        """Canonical spelling, parsed back by :func:`parse_measure`: ``nDCG(gain=exp)@10``."""
+        params = []
+        if self.rel is not None:
+            params.append(f"rel={self.rel}")
+        if self.gain != "linear":
+            params.append(f"gain={self.gain}")
+        if self.judged_only:
+            params.append("judged_only=true")
+        text = self.family + (f"({','.join(params)})" if params else "")
+        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+    @property
+    def binary(self) -> bool:
+        return self._family.binary
+
+    @property
+    def doc(self) -> str:
+        return self._family.doc
+
+    def at(self, cutoff: int | None) -> Measure:
+        """The same measure at another cutoff."""
+        return replace(self, cutoff=cutoff)
+
+    def level(self, default: int) -> int:
+        """The relevance level this measure uses under an evaluation at ``default``."""
+        return default if self.rel is None else self.rel
+
+    def from_facts(self, facts: QueryFacts, level: int = 1) -> float:
+        """The value for one query whose shared facts are already built (see evaluate)."""
+        if self.judged_only:
+            facts = facts.condensed()
+        lvl = level if self.rel is None else self.rel
+        return self._family.fn(facts, self.cutoff, lvl, self)
+
+    def compute(self, ranking: Sequence[str], grades: Mapping[str, int], level: int = 1) -> float:
+        """The value for one query: ``ranking`` in rank order (repeats kept), its grades."""
+        return self.from_facts(QueryFacts(ranking, grades), level)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_SYNTAX = re.compile(
+    r"^\s*(?P<family>[A-Za-z][A-Za-z_\-]*?)\s*(?:\((?P<params>[^)]*)\))?\s*"
+    r"(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
+)
+_TREC_CUT = re.compile(r"^(?P<prefix>P|recall|success|map_cut|ndcg_cut)_(?P<cutoff>\d+)$")
+_PARAMS = ("rel", "gain", "judged_only")
+_TRUE = ("true", "1", "yes")
+_FALSE = ("false", "0", "no")
+
+
+def parse_measure(text: str) -> Measure:
+    """``"nDCG@10"`` -> ``Measure("nDCG", 10)``; the inverse of ``Measure.name``.
+
+    Accepts ir_measures' spelling (``P@5``, ``R@100``, ``RR@10``, ``AP``, ``nDCG@10``,
+    ``P(rel=2)@5``, ``nDCG(gain=exp)@10``, ``AP(judged_only=true)``), family names in any
+    case and a few aliases (``MRR``, ``MAP``, ``Success``), and trec_eval's names
+    (``P_5``, ``recall_100``, ``ndcg_cut_10``, ``map``, ``map_cut_10``, ``recip_rank``,
+    ``success_5``). Anything else raises PoolkitError listing the families.
+    """
+    raw = text.strip()
+    trec = _TREC_CUT.match(raw)
+    if trec:
+        return Measure(TREC_NAMES[trec["prefix"]], int(trec["cutoff"]))
+    if raw in TREC_PLAIN:
+        return Measure(TREC_PLAIN[raw])
+    m = _SYNTAX.match(raw)
+    if not m:
+        raise PoolkitError(f"cannot read measure {text!r}; expected e.g. P@5, nDCG@10, "
+                           f"P(rel=2)@5; families: {', '.join(MEASURES)}")
+    family = _LOOKUP.get(m["family"].lower())
+    if family is None:
+        raise PoolkitError(one_of(m["family"], MEASURES, "measure"))
+    kwargs: dict[str, object] = {}
+    if m["params"] is not None and m["params"].strip():
+        for item in m["params"].split(","):
+            key, sep, value = (s.strip() for s in item.partition("="))
+            if not sep or not value:
+                raise PoolkitError(f"measure {text!r}: parameter {item.strip()!r} must be "
+                                   f"key=value")
+            if key not in _PARAMS:
+                raise PoolkitError(f"measure {text!r}: {one_of(key, _PARAMS, 'parameter')}")
+            value = value.strip("'\"")
+            if key == "rel":
+                try:
+                    kwargs["rel"] = int(value)
+                except ValueError:
+                    raise PoolkitError(f"measure {text!r}: rel must be an integer, "
+                                       f"got {value!r}") from None
+            elif key == "gain":
+                kwargs["gain"] = value.lower()
+            else:
+                low = value.lower()
+                if low not in _TRUE + _FALSE:
+                    raise PoolkitError(f"measure {text!r}: judged_only must be true or false, "
+                                       f"got {value!r}")
+                kwargs["judged_only"] = low in _TRUE
+    cutoff: int | None = None
+    if m["cutoff"] is not None:
+        try:
+            cutoff = int(m["cutoff"])
+        except ValueError:
+            raise PoolkitError(f"measure {text!r}: cutoff {m['cutoff']!r} is not an "
+                               f"integer") from None
+    return Measure(family, cutoff, **kwargs)  # type: ignore[arg-type]
+
+
+def parse_measures(texts: Sequence[str]) -> list[Measure]:
+    """Measure names in order, duplicates dropped; one text may hold several separated by spaces."""
+    out: list[Measure] = []
+    for text in texts:
+        for part in text.split():
+            meas = parse_measure(part)
+            if meas not in out:
+                out.append(meas)
+    return out
