@@ -102,6 +102,25 @@ class QueryFacts:
             cached = self._ideal[gain] = list(accumulate(map(mul, gains, discounts(len(gains)))))
         return cached
 
+    def idcg(self, k: int | None, gain: str = "linear") -> float:
+        """Ideal DCG at K (K = None: every judged grade)."""
+        ideal = self.ideal_cumulative(gain)
+        if not ideal:
+            return 0.0
+        return ideal[-1] if k is None else ideal[min(k, len(ideal)) - 1]
+
+    def dcg(self, k: int | None, gain: str = "linear") -> float:
+        """DCG at K of the ranking: gain(grade) / log2(rank + 1), first occurrences only."""
+        fn = _GAIN_FN[gain]
+        disc = discounts(self.n)
+        total = 0.0
+        for p, g in self.hits:
+            if k is not None and p >= k:
+                break
+            if g > 0:
+                total += fn(g) * disc[p]
+        return total
+
     def condensed(self) -> QueryFacts:
         """The same query on the condensed list: ids without a judgment (>= 0) removed."""
         if self._condensed is None:
@@ -240,19 +259,8 @@ def ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     gain = grade (linear, default) or 2^grade - 1 (``gain=exp``); negative grades gain 0.
     IDCG ranks every judged grade of the query, retrieved or not. Graded: ignores the level.
     """
-    ideal = f.ideal_cumulative(m.gain)
-    if not ideal:
-        return 0.0
-    fn = _GAIN_FN[m.gain]
-    disc = discounts(f.n)
-    dcg = 0.0
-    for p, g in f.hits:
-        if k is not None and p >= k:
-            break
-        if g > 0:
-            dcg += fn(g) * disc[p]
-    idcg = ideal[min(k, len(ideal)) - 1] if k is not None else ideal[-1]
-    return dcg / idcg
+    idcg = f.idcg(k, m.gain)
+    return f.dcg(k, m.gain) / idcg if idcg else 0.0
 
 
 def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
