@@ -26,7 +26,8 @@ def read_bytes(path: str | Path) -> bytes:
 
 def decode(path: str | Path, data: bytes) -> str:
     try:
-        return data.decode("utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors) must not become part of the first id.
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "not valid UTF-8") from None

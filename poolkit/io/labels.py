@@ -9,6 +9,6 @@ from poolkit.io.qrels import Qrels, read_qrels
 
 
 def read_labels(path: str | Path) -> Qrels:
-    if Path(path).suffix.lower() in (".yaml", ".yml"):
+    if Path(path).suffix.lower() in (".yaml", ".yml", ".json"):
         return read_golden(path)
     return read_qrels(path)

@@ -1,7 +1,8 @@
 """TREC qrels: ``qid iter docid grade`` per line, whitespace separated.
 
 Column 2 (``0`` or ``Q0`` by convention) is read and ignored, as trec_eval does. Grades are
-integers and may be negative (TREC's -1). A pair listed twice with the same grade is
+integers and may be negative (TREC's -1). A line starting with ``#`` and a space (or a lone
+``#``) is a comment; ``#7 0 d1 1`` is data, since ids may start with ``#``. A pair listed twice with the same grade is
 tolerated; listed twice with different grades it is an error, because no reader can know
 which one was meant.
 """
@@ -9,11 +10,14 @@ which one was meant.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
+
+_INT = re.compile(r"[+-]?[0-9]+\Z")
 
 
 @dataclass
@@ -53,7 +57,7 @@ def read_qrels(path: str | Path) -> Qrels:
     lines: dict[tuple[str, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
-        if not parts or parts[0].startswith("#"):
+        if not parts or parts[0] == "#" or line.lstrip().startswith("# "):
             continue
         if len(parts) != 4:
             raise InputError(
@@ -61,10 +65,9 @@ def read_qrels(path: str | Path) -> Qrels:
                 f"expected 4 columns 'qid iter docid grade', found {len(parts)}: {line.strip()!r}",
             )
         qid, _iter, docid, grade_s = parts
-        try:
-            grade = int(grade_s)
-        except ValueError:
-            raise InputError(path, lineno, f"grade {grade_s!r} is not an integer") from None
+        if not _INT.match(grade_s):  # int() would also take '1_0' and non-ASCII digits
+            raise InputError(path, lineno, f"grade {grade_s!r} is not an integer")
+        grade = int(grade_s)
         docs = grades.setdefault(qid, {})
         if docid in docs:
             if docs[docid] != grade:

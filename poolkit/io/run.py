@@ -10,11 +10,12 @@ A doc id repeated within one query is kept: it holds its slot, and the scorer co
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poolkit.errors import InputError, one_of
+from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.io.common import decode, read_bytes, sha256_hex
 
 RUN_ORDERS = {
@@ -62,7 +63,7 @@ class Run:
 
 def read_run(path: str | Path, order: str = "score", name: str | None = None) -> Run:
     if order not in RUN_ORDERS:
-        raise InputError(None, None, one_of(order, RUN_ORDERS, "run order"))
+        raise PoolkitError(one_of(order, RUN_ORDERS, "run order"))
     data = read_bytes(path)
     text = decode(path, data)
     rows: dict[str, list[tuple[float, str, int, int]]] = {}
@@ -81,7 +82,9 @@ def read_run(path: str | Path, order: str = "score", name: str | None = None) ->
         try:
             score = float(score_s)
         except ValueError:
-            raise InputError(path, lineno, f"score {score_s!r} is not a number") from None
+            score = math.nan
+        if score != score:  # NaN (typed or unparsable) has no place in a sort by score
+            raise InputError(path, lineno, f"score {score_s!r} is not a number")
         try:
             rank = int(rank_s)
         except ValueError:
