@@ -96,8 +96,11 @@ class QueryFacts:
         """Cumulative ideal DCG by depth: every judged grade, best first (retrieved or not)."""
         cached = self._ideal.get(gain)
         if cached is None:
-            fn = _GAIN_FN[gain]
-            gains = [fn(g) for g in self.grades.values() if g > 0]
+            if gain == "linear":
+                gains = [g for g in self.grades.values() if g > 0]
+            else:
+                fn = _GAIN_FN[gain]
+                gains = [fn(g) for g in self.grades.values() if g > 0]
             gains.sort(reverse=True)
             cached = self._ideal[gain] = list(accumulate(map(mul, gains, discounts(len(gains)))))
         return cached
@@ -111,14 +114,14 @@ class QueryFacts:
 
     def dcg(self, k: int | None, gain: str = "linear") -> float:
         """DCG at K of the ranking: gain(grade) / log2(rank + 1), first occurrences only."""
-        fn = _GAIN_FN[gain]
+        fn = None if gain == "linear" else _GAIN_FN[gain]
         disc = discounts(self.n)
         total = 0.0
         for p, g in self.hits:
             if k is not None and p >= k:
                 break
             if g > 0:
-                total += fn(g) * disc[p]
+                total += (g if fn is None else fn(g)) * disc[p]
         return total
 
     def condensed(self) -> QueryFacts:
