@@ -19,17 +19,18 @@ Conventions (from the seeds; they are tests):
 
 The per-query work is shared: :class:`QueryFacts` finds, once per query, the first-occurrence
 rank of every judged id, and every measure is read off that sparse list, so a 1,000-deep
-ranking with 20 relevant ids costs a dict build and a few dozen operations per measure.
+ranking with 20 relevant ids costs one C-speed scan of the ids and a few dozen operations per
+measure (10,000 queries x 1,000 ids, five measures: about a second).
 """
 
 from __future__ import annotations
 
 import math
-from operator import mul
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, compress
+from operator import mul
 
 from poolkit.errors import PoolkitError, one_of
 
