@@ -45,6 +45,18 @@ SYSTEM_KEYS: dict[str, tuple[str, ...]] = {
     "run": ("path", "order"),
 }
 COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
+# Option types (checked here, so a wrong type names its line) and closed sets of values.
+OPTION_TYPES: dict[str, tuple[type, ...]] = {
+    "k1": (int, float), "b": (int, float), "lowercase": (bool,), "stem": (bool, str),
+    "stopwords": (bool, str, list), "engine": (str,), "model": (str,), "batch_size": (int,),
+    "max_length": (int,), "query_prefix": (str,), "doc_prefix": (str,), "fetch": (int,),
+    "order": (str,),
+}
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
+    "engine": ("bm25s", "rank_bm25"),
+    "order": ("score", "rank", "file"),
+}
+POSITIVE_OPTIONS = ("batch_size", "max_length", "fetch")
 
 DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
 DEFAULT_KEYS = {
@@ -204,6 +216,8 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
         sec = _Section(path, v, where, COMMON_SYSTEM_KEYS + SYSTEM_KEYS[kind])
         options = {key: to_python(sec.node_of(key)) for key in SYSTEM_KEYS[kind]
                    if sec.has(key) and key not in ("path", "over")}
+        for key, value in options.items():
+            _check_option(path, sec, where, key, value)
         over = None
         run_path = None
         if kind == "rerank":
@@ -221,6 +235,10 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
         depth = sec.positive_int("depth", None)
         if depth is None:
             depth = int(options.get("fetch", 100)) if kind != "rerank" else 20
+        if kind == "rerank" and depth > int(options.get("fetch", 100)):
+            raise ConfigError(path, sec.line("depth"),
+                              f"{where}.depth ({depth}) is deeper than what it re-scores "
+                              f"(fetch: {options.get('fetch', 100)})")
         systems[name] = SystemConfig(
             name=name, kind=kind, depth=depth,
             pool_depth=sec.positive_int("pool_depth", None),
@@ -236,6 +254,25 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
             seen.add(cur.over)
             cur = systems[cur.over]
     return systems
+
+
+def _check_option(path: Path, sec: _Section, where: str, key: str, value: Any) -> None:
+    kinds = OPTION_TYPES.get(key)
+    if kinds is None:
+        return
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise ConfigError(path, line_of(sec.node_of(key)),
+                          f"{where}.{key} must be {names}, found {value!r}")
+    if key in OPTION_CHOICES and value not in OPTION_CHOICES[key]:
+        raise ConfigError(path, line_of(sec.node_of(key)),
+                          f"{where}.{key}: " + one_of(value, OPTION_CHOICES[key], key))
+    if key in POSITIVE_OPTIONS and value < 1:
+        raise ConfigError(path, line_of(sec.node_of(key)),
+                          f"{where}.{key} must be a positive integer, found {value}")
+    if key in ("k1", "b") and value < 0:
+        raise ConfigError(path, line_of(sec.node_of(key)),
+                          f"{where}.{key} must not be negative, found {value}")
 
 
 def _pool(path: Path, root: _Section) -> PoolConfig:

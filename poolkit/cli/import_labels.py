@@ -1,0 +1,83 @@
+"""``poolkit import CONFIG LABELS --as SOURCE``: record a label file's grades as judgments.
+
+LABELS is a golden.yaml (``.yaml``/``.yml``) or a TREC qrels file. Each grade becomes an
+``import`` event by SOURCE (e.g. ``nist``, ``golden``) in the config's judging store.
+Importing the same file again adds nothing; a changed file appends only changed grades.
+Pairs whose query is not in the config's queries file or whose doc is not in its corpus are
+reported and skipped (there would be nothing to show an assessor); ``--keep-unknown``
+imports them anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from poolkit.cli.pool import FORMATS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "import", help="record a golden.yaml or qrels file's grades as judgments by a source",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="collection config (YAML)")
+    p.add_argument("labels", help="golden.yaml or TREC qrels file")
+    p.add_argument("--as", dest="source", required=True, metavar="SOURCE",
+                   help="the assessor name the grades are recorded under (e.g. nist)")
+    p.add_argument("--keep-unknown", action="store_true",
+                   help="also import pairs whose query or doc is not in the collection")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.config import load_config
+    from poolkit.errors import PoolkitError
+    from poolkit.io.labels import read_labels
+    from poolkit.io.qrels import Qrels
+    from poolkit.retrieve.corpus import read_corpus, read_queries
+    from poolkit.store.imports import import_labels
+    from poolkit.store.store import Store
+
+    if not args.source.strip() or args.source != args.source.strip():
+        raise PoolkitError(f"--as: source name {args.source!r} must be non-empty, "
+                           f"without surrounding spaces")
+    config = load_config(args.config)
+    labels = read_labels(args.labels)
+    queries = read_queries(config.queries)
+    known_q = {q.qid for q in queries}
+    corpus_ids = read_corpus(config.corpus).index
+    unknown_q = sorted(q for q in labels.grades if q not in known_q)
+    unknown_pairs = sum(1 for q, docs in labels.grades.items() if q in known_q
+                        for d in docs if d not in corpus_ids)
+    kept = labels
+    if not args.keep_unknown:
+        kept = Qrels({q: {d: g for d, g in docs.items() if d in corpus_ids}
+                      for q, docs in labels.grades.items() if q in known_q},
+                     name=labels.name, sha256=labels.sha256, path=labels.path)
+    total = len(labels)
+    with Store(config.store) as store:
+        store.upsert_queries(queries)
+        added = import_labels(store, kept, args.source, source=Path(args.labels).name)
+    result = {"labels": str(args.labels), "labels_sha256": labels.sha256, "source": args.source,
+              "pairs": total, "imported": added, "unchanged": len(kept) - added,
+              "unknown_queries": unknown_q,
+              "unknown_query_pairs": sum(len(labels.grades[q]) for q in unknown_q),
+              "unknown_doc_pairs": unknown_pairs, "kept_unknown": bool(args.keep_unknown),
+              "store": str(config.store)}
+    if args.format == "json":
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{labels.name}: {total} graded pairs -> {added} new import events by "
+          f"{args.source!r} ({result['unchanged']} already standing) in {config.store}")
+    skipped = "imported anyway" if args.keep_unknown else "skipped"
+    if unknown_q:
+        shown = ", ".join(unknown_q[:5]) + (", ..." if len(unknown_q) > 5 else "")
+        print(f"  {len(unknown_q)} query id(s) not in {config.queries.name} ({shown}): "
+              f"{result['unknown_query_pairs']} pairs {skipped}")
+    if unknown_pairs:
+        print(f"  {unknown_pairs} pairs name doc ids not in {config.corpus.name}: {skipped}")
+    return 0

@@ -1,0 +1,119 @@
+"""``poolkit pool CONFIG``: run every system, pool their top N per query, report contributions.
+
+Re-running is safe: a deeper ``--depth`` or an added system makes a new pool version with
+only the documents not pooled yet; nothing judged is touched; an unchanged re-run adds
+nothing and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+FORMATS = ("table", "json")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "pool", help="run the configured systems and pool their top N per query",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="collection config (YAML)")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="report format (default: table)")
+    p.add_argument("--depth", type=_positive, metavar="N",
+                   help="top N taken from every system (overrides pool.depth; a system's own "
+                        "pool_depth still wins)")
+    p.add_argument("--system", action="append", metavar="NAME", dest="systems",
+                   help="pool only this system (repeatable; default: all)")
+    p.add_argument("--order", metavar="STRATEGY",
+                   help="judging order for new documents (overrides pool.order)")
+    p.add_argument("--note", help="a note stored with the new pool version")
+    p.add_argument("--report-only", action="store_true",
+                   help="do not run or pool anything; report the store's pool")
+    p.add_argument("--version", type=_positive, dest="pool_version", metavar="V",
+                   help="with --report-only: report the pool as of version V")
+    p.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.config import load_config
+    from poolkit.pool.report import pool_report, render_table
+    from poolkit.store.store import Store
+
+    config = load_config(args.config)
+    if args.depth is not None:
+        config = replace(config, pool=replace(config.pool, depth=args.depth))
+    if args.order is not None:
+        from poolkit.errors import ConfigError, one_of
+        from poolkit.pool.order import ORDER_STRATEGIES
+
+        if args.order not in ORDER_STRATEGIES:
+            raise ConfigError(None, None, "--order: " + one_of(args.order, ORDER_STRATEGIES,
+                                                                 "judging order"))
+        config = replace(config, pool=replace(config.pool, order=args.order))
+    base = config.path.parent.parent
+    added: dict[str, Any] | None = None
+    warnings: list[str] = []
+    if not args.report_only:
+        added, warnings = _pool(config, args)
+    with Store(config.store) as store:
+        report = pool_report(store, args.pool_version if args.report_only else None)
+    if args.format == "json":
+        report = {**report, "config": str(config.path)}
+        if added is not None:
+            report["added"] = added
+            report["warnings"] = warnings
+        json.dump(report, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_table(report, base=base, added=added))
+    return 0
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _pool(config: Any, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from poolkit.pool.build import pool_runs
+    from poolkit.pool.order import make_order
+    from poolkit.pool.run_systems import run_systems
+    from poolkit.retrieve.corpus import read_corpus, read_queries
+    from poolkit.store.store import Store
+
+    corpus = read_corpus(config.corpus)
+    queries = read_queries(config.queries)
+    _log(f"collection {config.name}: {len(corpus)} documents, {len(queries)} queries")
+    runs = run_systems(config, corpus, queries, names=args.systems, log=_log)
+    warnings = [w for r in runs.values() for w in r.warnings]
+    depths = {name: config.pool_depth(name) for name in runs}
+    order = make_order(config.pool.order, config.pool.seed, config.pool.rrf_k)
+    with Store(config.store) as store:
+        before = len(store.pool())
+        before_sources = sum(len(v) for v in store.sources().values())
+        for r in runs.values():
+            store.register_system(r.name, r.kind, r.settings, r.settings.get("run_sha256"),
+                                  str(r.path) if r.path else None, r.group)
+        version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
+                            corpus.docs(), order, note=args.note, queries=queries)
+        members = store.pool()
+        new = [m for m in members if version is not None and m.version == version]
+        added = {"version": version, "latest": store.latest_pool_version(),
+                 "new_docs": len(members) - before, "queries": len({m.qid for m in new}),
+                 "new_provenance": sum(len(v) for v in store.sources().values())
+                 - before_sources,
+                 "depths": depths, "order": order.name}
+    return added, warnings

