@@ -1,0 +1,94 @@
+"""``poolkit export``: the store's current labels as TREC qrels or golden.yaml."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from poolkit.config import load_config
+from poolkit.errors import StoreError, one_of
+from poolkit.labels import POLICIES, Labels, current_labels, provenance
+
+FORMATS = ("qrels", "golden")
+DEFAULT_POLICY = "adjudicated"
+
+
+def _policy_help() -> str:
+    return "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values())
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="write the current labels as TREC qrels or golden.yaml",
+        description="Write the store's current labels. Each assessor's standing grade is "
+                    "their latest not undone; several assessors on one pair are resolved by "
+                    "--policy, and pairs it cannot resolve are listed on stderr (and in "
+                    "--unresolved), never guessed.")
+    p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
+    p.add_argument("--format", choices=FORMATS, required=True)
+    p.add_argument("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
+                   help=f"how several assessors' grades become one (default: {DEFAULT_POLICY}"
+                        f"). {_policy_help()}")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    p.add_argument("--assessor", nargs="+", action="extend", metavar="NAME",
+                   help="count only these assessors' grades")
+    p.add_argument("--pool-version", type=int, metavar="V",
+                   help="only pairs pooled in version V or earlier (default: every labelled "
+                        "pair, imported ones outside the pool included)")
+    p.add_argument("--unresolved", metavar="FILE.json",
+                   help="also write the unresolved pairs as JSON here")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.io.golden import golden_text, write_golden
+    from poolkit.io.qrels import qrels_text, write_qrels
+    from poolkit.store.store import Store
+
+    config = load_config(args.config)
+    if not config.store.is_file():
+        raise StoreError(f"{config.store}: no judging store yet; run "
+                         f"`poolkit pool {args.config}` or `poolkit import` first")
+    with Store(config.store) as store:
+        if args.assessor:
+            known = store.assessors()
+            for name in args.assessor:
+                if name not in known:
+                    raise StoreError(f"{config.store}: " + one_of(name, known, "assessor"))
+        labels = current_labels(store, args.policy, args.assessor, args.pool_version)
+        if args.format == "golden":
+            now = datetime.now(timezone.utc)
+            prov = provenance(store, labels, args.pool_version, now.date().isoformat())
+            texts = {q: r.text for q, r in store.queries().items()}
+            header = [f"poolkit export from {config.store.name}: policy {args.policy}, "
+                      f"{len(labels)} labels, {now.isoformat(timespec='seconds')}"]
+            if args.output:
+                write_golden(args.output, labels.grades, texts, prov, header)
+            else:
+                sys.stdout.write(golden_text(labels.grades, texts, prov, header))
+        elif args.output:
+            write_qrels(labels.grades, args.output)
+        else:
+            sys.stdout.write(qrels_text(labels.grades))
+    report_unresolved(labels, args.policy, args.unresolved)
+    return 0
+
+
+def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:
+    items = labels.unresolved
+    if path:
+        Path(path).write_text(json.dumps(
+            {"policy": policy, "unresolved": [
+                {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
+                for u in items]}, indent=2) + "\n", encoding="utf-8")
+    if not items:
+        return
+    print(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "
+          f"(choose another --policy, or adjudicate with `poolkit judge --adjudicate`):",
+          file=sys.stderr)
+    for u in items:
+        grades = " ".join(f"{a}={g}" for a, g in sorted(u.grades.items()))
+        print(f"  {u.qid} {u.docid}: {grades} ({u.reason})", file=sys.stderr)

@@ -1,0 +1,61 @@
+"""``poolkit judge``: grade the pool in a terminal UI (Textual is imported only here)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from poolkit.config import load_config
+from poolkit.errors import PoolkitError, StoreError
+
+DESCRIPTION = """\
+Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
+order, blind (no system names, ranks or scores) unless judge.blind is false in the config.
+Reopening resumes at the first passage NAME has not judged. Every grade is written to the
+store before the next passage appears; undo, skip and notes are recorded as events too.
+Keys are listed in the footer and remapped under judge.keys in the config."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("judge", help="grade pooled passages 0-3 in a terminal UI",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
+    p.add_argument("--assessor", required=True, metavar="NAME",
+                   help="who is judging (recorded on every event)")
+    p.add_argument("--query", metavar="QID", help="start at this query")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--agreement", action="store_true",
+                      help="show only passages someone else has judged and NAME has not "
+                           "(double judging for an agreement sample)")
+    mode.add_argument("--adjudicate", action="store_true",
+                      help="walk the pairs where assessors disagree, showing their grades, "
+                           "and record NAME's adjudicated grade as its own event")
+    p.add_argument("--show-names", action="store_true",
+                   help="with --adjudicate: show which assessor gave which grade")
+    p.add_argument("--pool-version", type=int, metavar="V",
+                   help="judge the pool as of version V (default: the latest)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.judge.session import JudgingSession
+    from poolkit.store.store import Store
+
+    if args.show_names and not args.adjudicate:
+        raise PoolkitError("--show-names only applies with --adjudicate")
+    config = load_config(args.config)
+    if not config.store.is_file():
+        raise StoreError(f"{config.store}: no judging store yet; run "
+                         f"`poolkit pool {args.config}` first")
+    mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
+    with Store(config.store) as store:
+        session = JudgingSession(store, args.assessor, mode=mode, start_qid=args.query,
+                                 pool_version=args.pool_version)
+        from poolkit.judge.app import JudgeApp  # Textual: only when the UI really opens
+
+        JudgeApp(session, config.judge, show_names=args.show_names).run()
+        progress = session.progress()
+    print(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
+          f"(store {config.store})", file=sys.stderr)
+    return 0

@@ -1,0 +1,81 @@
+"""``poolkit status``: judging progress per query and per assessor."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from poolkit.config import load_config
+from poolkit.errors import StoreError
+
+FORMATS = ("table", "json")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "status", help="judging progress: judged/pooled, grades, pace, double judgments",
+        description="Per query and per assessor: judged / pooled, the grade histogram, the "
+                    "median seconds per judgment (judged_at - shown_at) and how many pairs "
+                    "carry grades from two or more assessors.")
+    p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--pool-version", type=int, metavar="V",
+                   help="count against the pool as of version V (default: the latest)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.store.judging import status_report
+    from poolkit.store.store import Store
+
+    config = load_config(args.config)
+    if not config.store.is_file():
+        raise StoreError(f"{config.store}: no judging store yet; run "
+                         f"`poolkit pool {args.config}` first")
+    with Store(config.store) as store:
+        if args.pool_version is not None and args.pool_version not in {
+                v["version"] for v in store.pool_versions()}:
+            have = ", ".join(str(v["version"]) for v in store.pool_versions()) or "none"
+            raise StoreError(f"{config.store}: no pool version {args.pool_version}; "
+                             f"the store has {have}")
+        report = status_report(store, args.pool_version)
+    if args.format == "json":
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_table(report))
+    return 0
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def render_table(report: dict[str, Any]) -> str:
+    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double")
+    rows: list[tuple[str, ...]] = []
+
+    def cells(qid: str, name: str, cell: dict[str, Any], double: str = "") -> tuple[str, ...]:
+        g = cell["grades"]
+        return (qid, name, f"{cell['judged']}/{cell['pooled']}", g["0"], g["1"], g["2"],
+                g["3"], _seconds(cell["median_seconds"]), double)
+
+    for qid, q in report["queries"].items():
+        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", "", "", "", "", "",
+                     str(q["doubly_judged"])))
+        rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
+    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
+                 str(report["doubly_judged"])))
+    rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
+    rows = [tuple(str(c) for c in r) for r in rows]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = [f"store {report['store']} · pool version {report['pool_version']}"]
+    for r in [head, *rows]:
+        lines.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    if report["unpooled_labels"]:
+        lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
+                     f"(imported) are not counted above")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,244 @@
+"""The judging screen and its dialogs (note, jump to query, guidelines).
+
+Every grading key runs one action: build the event, write it to the store in a worker thread
+(the UI keeps drawing; keys typed meanwhile wait their turn in order), then show the next
+passage. A failed write shows an error and keeps the passage on screen: nothing is lost
+silently and nothing advances unsaved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Mapping
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from poolkit.config import JudgeConfig
+from poolkit.errors import PoolkitError
+from poolkit.judge.session import JudgingSession
+from poolkit.judge.widgets import (
+    disagreement_text,
+    grade_bar,
+    key_bar,
+    key_label,
+    passage_head,
+    passage_text,
+    progress_text,
+    query_text,
+    title_text,
+)
+from poolkit.store.store import Event
+
+# config action -> screen action
+ACTIONS: Mapping[str, str] = {
+    **{f"grade_{g}": f"grade({g})" for g in range(4)},
+    "undo": "undo", "skip": "skip", "note": "note", "back": "back", "jump": "jump",
+    "guidelines": "guidelines", "quit": "quit_judging",
+}
+
+
+class JudgeScreen(Screen[None]):
+    def __init__(self, session: JudgingSession, judge: JudgeConfig,
+                 show_names: bool = False) -> None:
+        super().__init__()
+        self.session, self.judge, self.show_names = session, judge, show_names
+        # Priority bindings run as the app receives the key, before focus routing: a key is
+        # acted on (and its event committed) in arrival order, and no widget can swallow it.
+        # They apply only while this screen is on top (dialogs have their own keys).
+        for action, key in judge.keys.items():
+            self._bindings.bind(key, ACTIONS[action], description=action, show=False,
+                                priority=True)
+        self.saving = False
+        self.painted = 0            # passages drawn (benchmarks wait on this)
+        self.painted_at = 0.0       # perf_counter() when the last one was drawn
+        self._shown: object = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield Static(id="query")
+        yield Static(id="head")
+        with VerticalScroll(id="passage-box"):
+            yield Static(id="passage")
+        yield Static(id="dispute")
+        yield Static(id="grades")
+        yield Static(id="progress")
+        yield Static(key_bar(self.judge.keys), id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#dispute").display = self.session.mode == "adjudicate"
+        self.refresh_view()
+        self.query_one("#passage-box").focus()
+
+    # -- drawing --------------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        s, grades = self.session, self.judge.grades
+        item = s.current
+        query = s.query(item.qid) if item else None
+        self.query_one("#title", Static).update(title_text(s))
+        self.query_one("#query", Static).update(query_text(query) if query else "")
+        sources = s.sources(item) if item and not self.judge.blind else ()
+        self.query_one("#head", Static).update(passage_head(s, item, grades, sources))
+        passage = self.query_one("#passage", Static)
+        if item is not None and query is not None:
+            title, body = s.text(item)
+            passage.update(passage_text(query.text, title, body))
+        else:
+            passage.update("")
+        if item != self._shown:
+            self.query_one("#passage-box", VerticalScroll).scroll_home(animate=False)
+            self._shown = item
+        if s.mode == "adjudicate":
+            dispute = self.query_one("#dispute", Static)
+            if item is not None:
+                notes = [(e.assessor, e.note or "") for e in s.notes.get(item.pair, ())]
+                dispute.update(disagreement_text(s.votes.get(item.pair, {}), grades,
+                                                 self.show_names, notes))
+            else:
+                dispute.update("")
+        self.query_one("#grades", Static).update(
+            grade_bar(self.judge.keys, grades, s.grade_of(item) if item else None))
+        self.query_one("#progress", Static).update(progress_text(s.progress()))
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        self.painted += 1
+        self.painted_at = time.perf_counter()
+
+    # -- writing --------------------------------------------------------------------------
+    async def _commit(self, event: Event | None, nothing: str) -> None:
+        if event is None:
+            self.notify(nothing, severity="warning", timeout=2)
+            return
+        self.saving = True
+        try:
+            event_id = await asyncio.to_thread(self.session.store.record_event, event)
+        except (PoolkitError, sqlite3.Error) as exc:
+            self.notify(f"not saved, try again: {exc}", severity="error", timeout=8)
+            return
+        finally:
+            self.saving = False
+        self.session.apply(event, event_id)
+        self.refresh_view()
+
+    async def action_grade(self, grade: int) -> None:
+        await self._commit(self.session.grade_event(grade), "nothing to grade here")
+
+    async def action_skip(self) -> None:
+        await self._commit(self.session.skip_event(), "nothing to skip")
+
+    async def action_undo(self) -> None:
+        await self._commit(self.session.undo_event(), "nothing to undo")
+
+    def action_note(self) -> None:
+        if self.session.current is None:
+            self.notify("no passage to note", severity="warning", timeout=2)
+            return
+
+        async def save(text: str | None) -> None:
+            if text and text.strip():
+                await self._commit(self.session.note_event(text), "empty note not saved")
+
+        self.app.push_screen(NoteScreen(), save)
+
+    def action_back(self) -> None:
+        if self.session.back():
+            self.refresh_view()
+        else:
+            self.notify("no earlier passage in this session", severity="warning", timeout=2)
+
+    def action_jump(self) -> None:
+        def go(qid: str | None) -> None:
+            if qid is not None:
+                self.session.jump(qid)
+                self.refresh_view()
+
+        self.app.push_screen(JumpScreen(self.session), go)
+
+    def action_guidelines(self) -> None:
+        self.app.push_screen(GuidelinesScreen(self.judge))
+
+    def action_quit_judging(self) -> None:
+        self.app.exit()
+
+
+class NoteScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="note-box", classes="dialog"):
+            yield Static("Note on this passage (Enter saves, Escape cancels)", classes="dialog-title")
+            yield Input(placeholder="why this grade, what was unclear...", id="note-input")
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        self.dismiss(message.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class JumpScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, session: JudgingSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        options = []
+        for qid in s.query_ids:
+            done, total = s.done_count[qid], len(s.items[qid])
+            text = s.query(qid).text.replace("\n", " ")
+            options.append(Option(Text(f"{qid}  {done}/{total}  {text}"), id=qid))
+        with Vertical(id="jump-box", classes="dialog"):
+            yield Static("Jump to query (Enter goes, Escape cancels)", classes="dialog-title")
+            yield OptionList(*options, id="jump-list")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        if self.session.current is not None:
+            options.highlighted = self.session.query_ids.index(self.session.current.qid)
+        options.focus()
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        self.dismiss(message.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _key_note(key: str, grade: int) -> str:
+    return "" if key == str(grade) else f"  (key {key_label(key)})"
+
+
+class GuidelinesScreen(ModalScreen[None]):
+    def __init__(self, judge: JudgeConfig) -> None:
+        super().__init__()
+        self.judge = judge
+        for key in {"escape", judge.keys["guidelines"], judge.keys["quit"]}:
+            self._bindings.bind(key, "close", description="close", show=False)
+
+    def compose(self) -> ComposeResult:
+        scale = "\n".join(f"  {g} = {meaning}" + _key_note(self.judge.keys[f"grade_{g}"], g)
+                          for g, meaning in sorted(self.judge.grades.items()))
+        text = self.judge.guidelines.strip() or "No guidelines in the config (judge.guidelines)."
+        close = key_label(self.judge.keys["guidelines"])
+        with Vertical(id="guidelines-box", classes="dialog"):
+            yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
+            with VerticalScroll(id="guidelines-scroll"):
+                yield Static(f"{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
+                             markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#guidelines-scroll").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,334 @@
+"""One assessor's judging session: what to show next and which events record what they did.
+
+Kept apart from the widgets so every rule is testable without a terminal. The app builds an
+event (``grade_event`` ...), writes it to the store off the UI thread, then calls ``apply``
+with the new event id; only then does the next passage show. ``commit`` does both in one call
+for scripts and tests.
+
+Rules
+- Walk order is the pool's judging order (``Store.pool``: query order, then version, then
+  the order key the pooling strategy assigned). Only pairs pooled up to the session's pool
+  version are shown.
+- Pending = this assessor holds no standing grade on the pair (``adjudicate`` mode: nobody
+  holds a standing adjudication). After a grade or a skip the next passage is the first
+  pending one in the same query, then in the following queries (wrapping round). Skipped
+  passages come back later: only once no unskipped passage is pending, earliest skip first.
+  Reopening the app starts at the first pending passage, so a session resumes where it left.
+- ``position`` on every event is the passage's 1-based place in its query's judging order
+  (what the screen shows as "passage i of n"); ``pool_version`` is the version that pooled it.
+- Undo appends an ``undo`` event naming the assessor's latest standing grade of this mode's
+  kind (repeat to go further back) and shows that passage again. History is never rewritten.
+- Back re-shows the previously shown passage; grading it again appends a new grade (regrade).
+- A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+
+from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.store.judging import VOTE_KINDS, seconds_taken, standing_stacks
+from poolkit.store.store import Event, QueryRecord, Source, Store
+
+MODES = ("judge", "agreement", "adjudicate")
+PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def stamp(moment: datetime) -> str:
+    """The store's timestamp format (UTC ISO 8601 with microseconds)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class Item:
+    qid: str
+    docid: str
+    text_hash: str
+    version: int
+    position: int  # 1-based place in the query's judging order
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.qid, self.docid)
+
+
+@dataclass(frozen=True)
+class Progress:
+    query_done: int
+    query_total: int
+    done: int
+    total: int
+    seconds_per_judgment: float | None
+    seconds_left: float | None
+
+
+class JudgingSession:
+    def __init__(self, store: Store, assessor: str, mode: str = "judge",
+                 start_qid: str | None = None, pool_version: int | None = None,
+                 clock: Clock | None = None) -> None:
+        if mode not in MODES:
+            raise PoolkitError(one_of(mode, MODES, "judging mode"))
+        assessor = assessor.strip()
+        if not assessor:
+            raise PoolkitError("an assessor name is needed (--assessor NAME)")
+        self.store, self.assessor, self.mode = store, assessor, mode
+        self.clock: Clock = clock or utc_now
+        self.kind = "adjudicate" if mode == "adjudicate" else "grade"
+        version = pool_version if pool_version is not None else store.latest_pool_version()
+        if version is None:
+            raise StoreError(f"{store.path}: the store has no pool yet; run `poolkit pool` first")
+        self.pool_version = version
+        self.queries: dict[str, QueryRecord] = store.queries()
+        self._texts: dict[str, tuple[str, str]] = {}
+        self._sources: dict[tuple[str, str], list[Source]] | None = None
+
+        own = store.events(assessor=assessor)
+        kinds = ("adjudicate",) if mode == "adjudicate" else VOTE_KINDS
+        self.stacks: dict[tuple[str, str], list[Event]] = {
+            (q, d): s for (q, d, _), s in standing_stacks(own, kinds).items() if s}
+        self.undo_log: list[Event] = sorted(
+            (e for s in self.stacks.values() for e in s if e.kind == self.kind),
+            key=lambda e: e.id or 0)
+        self.skips: dict[tuple[str, str], int] = {
+            (e.qid, e.docid): e.id or 0 for e in own if e.kind == "skip"}
+        self.notes: dict[tuple[str, str], list[Event]] = {}
+        for e in own if mode != "adjudicate" else store.events(kinds=["note"]):
+            if e.kind == "note":
+                self.notes.setdefault((e.qid, e.docid), []).append(e)
+        self.durations: list[float] = [
+            s for s in (seconds_taken(e) for e in own if e.kind == self.kind) if s is not None]
+
+        # What this mode shows, and what counts as done beyond the assessor's own stacks.
+        self.votes: dict[tuple[str, str], dict[str, int]] = {}
+        self.settled_elsewhere: set[tuple[str, str]] = set()
+        wanted: set[tuple[str, str]] | None = None
+        if mode != "judge":
+            standing = store.current_grades(max_pool_version=version, kinds=VOTE_KINDS)
+            if mode == "agreement":
+                wanted = {p for p, by in standing.items() if set(by) - {assessor}}
+            else:
+                for pair, by in standing.items():
+                    grades = {a: e.grade for a, e in by.items() if e.grade is not None}
+                    if len(grades) >= 2 and len(set(grades.values())) > 1:
+                        self.votes[pair] = grades
+                wanted = set(self.votes)
+                self.settled_elsewhere = set(store.current_grades(
+                    max_pool_version=version, kinds=("adjudicate",)))
+
+        self.items: dict[str, list[Item]] = {}
+        positions: dict[str, int] = {}
+        for m in store.pool(max_version=version):
+            positions[m.qid] = positions.get(m.qid, 0) + 1
+            if wanted is None or (m.qid, m.docid) in wanted:
+                self.items.setdefault(m.qid, []).append(
+                    Item(m.qid, m.docid, m.text_hash, m.version, positions[m.qid]))
+        self.pooled_queries = list(positions)
+        self.query_ids = list(self.items)
+        self._index = {it.pair: it for items in self.items.values() for it in items}
+        self.done_count = {q: sum(self.is_done(it) for it in items)
+                           for q, items in self.items.items()}
+
+        self.history: list[Item] = []
+        self.current: Item | None = None
+        self.shown_at: str | None = None
+        self.pending_note: str | None = None
+        if start_qid is not None and start_qid not in self.items:
+            if start_qid in positions:
+                raise PoolkitError(f"query {start_qid!r} has no passages to show in "
+                                   f"{mode} mode")
+            raise PoolkitError(one_of(start_qid, positions, "query"))
+        if start_qid is not None:
+            self.jump(start_qid)
+        else:
+            self._show(self._next_pending(None))
+
+    # -- state ----------------------------------------------------------------------------
+    def is_done(self, item: Item) -> bool:
+        return bool(self.stacks.get(item.pair)) or item.pair in self.settled_elsewhere
+
+    def grade_of(self, item: Item) -> int | None:
+        """This assessor's standing grade on the item (adjudicate mode: their adjudication)."""
+        stack = self.stacks.get(item.pair)
+        return stack[-1].grade if stack else None
+
+    def is_skipped(self, item: Item) -> bool:
+        return item.pair in self.skips and not self.is_done(item)
+
+    def text(self, item: Item) -> tuple[str, str]:
+        """(title, body) exactly as pooled (by the text hash the events record)."""
+        if item.text_hash not in self._texts:
+            self._texts[item.text_hash] = self.store.text(item.text_hash)
+        return self._texts[item.text_hash]
+
+    def query(self, qid: str) -> QueryRecord:
+        return self.queries.get(qid) or QueryRecord(qid, qid)
+
+    def sources(self, item: Item) -> list[Source]:
+        """Which systems pooled the item at which rank (only shown when not blind)."""
+        if self._sources is None:
+            self._sources = self.store.sources()
+        return self._sources.get(item.pair, [])
+
+    def progress(self) -> Progress:
+        item = self.current
+        q_done = self.done_count.get(item.qid, 0) if item else 0
+        q_total = len(self.items.get(item.qid, ())) if item else 0
+        done = sum(self.done_count.values())
+        total = sum(len(v) for v in self.items.values())
+        recent = self.durations[-PACE_WINDOW:]
+        pace = statistics.median(recent) if recent else None
+        left = pace * (total - done) if pace is not None else None
+        return Progress(q_done, q_total, done, total, pace, left)
+
+    # -- events ---------------------------------------------------------------------------
+    def _event(self, kind: str, item: Item, **fields: object) -> Event:
+        return Event(qid=item.qid, docid=item.docid, assessor=self.assessor, kind=kind,
+                     shown_at=self.shown_at, judged_at=stamp(self.clock()),
+                     text_hash=item.text_hash, pool_version=item.version,
+                     position=item.position, **fields)  # type: ignore[arg-type]
+
+    def grade_event(self, grade: int) -> Event | None:
+        if self.current is None:
+            return None
+        return self._event(self.kind, self.current, grade=grade, note=self.pending_note)
+
+    def skip_event(self) -> Event | None:
+        if self.current is None:
+            return None
+        return self._event("skip", self.current)
+
+    def note_event(self, text: str) -> Event | None:
+        text = text.strip()
+        if self.current is None or not text:
+            return None
+        return self._event("note", self.current, note=text)
+
+    def undo_event(self) -> Event | None:
+        """An undo of the latest standing grade of this session's kind, or None."""
+        while self.undo_log and not self._live(self.undo_log[-1]):
+            self.undo_log.pop()
+        if not self.undo_log:
+            return None
+        target = self.undo_log[-1]
+        item = self._index.get((target.qid, target.docid))
+        return Event(qid=target.qid, docid=target.docid, assessor=self.assessor, kind="undo",
+                     shown_at=self.shown_at, judged_at=stamp(self.clock()),
+                     text_hash=target.text_hash, pool_version=target.pool_version,
+                     position=item.position if item else target.position, ref=target.id)
+
+    def _live(self, event: Event) -> bool:
+        return any(e.id == event.id for e in self.stacks.get((event.qid, event.docid), ()))
+
+    def apply(self, event: Event, event_id: int) -> None:
+        """Take a just-recorded event into the session's state and show what comes next."""
+        pair = (event.qid, event.docid)
+        item = self._index.get(pair)
+        if event.kind == self.kind:
+            was_done = item is not None and self.is_done(item)
+            recorded = replace(event, id=event_id)
+            self.stacks.setdefault(pair, []).append(recorded)
+            self.undo_log.append(recorded)
+            taken = seconds_taken(recorded)
+            if taken is not None:
+                self.durations.append(taken)
+            if item is not None and not was_done:
+                self.done_count[item.qid] += 1
+            self.pending_note = None
+            self._show(self._next_pending(event.qid))
+        elif event.kind == "skip":
+            self.skips[pair] = event_id
+            self._show(self._next_pending(event.qid))
+        elif event.kind == "note":
+            self.notes.setdefault(pair, []).append(replace(event, id=event_id))
+            self.pending_note = (f"{self.pending_note}; {event.note}" if self.pending_note
+                                 else event.note)
+        elif event.kind == "undo":
+            was_done = item is not None and self.is_done(item)
+            self.stacks[pair] = [e for e in self.stacks.get(pair, []) if e.id != event.ref]
+            self.undo_log = [e for e in self.undo_log if e.id != event.ref]
+            if item is not None:
+                if was_done and not self.is_done(item):
+                    self.done_count[item.qid] -= 1
+                self._show(item)
+        else:  # pragma: no cover - the session builds only the kinds above
+            raise StoreError(f"unexpected event kind {event.kind!r}")
+
+    def commit(self, event: Event | None) -> int | None:
+        """Record ``event`` (durable on return) and apply it; None when there was nothing."""
+        if event is None:
+            return None
+        event_id = self.store.record_event(event)
+        self.apply(event, event_id)
+        return event_id
+
+    def grade(self, grade: int) -> int | None:
+        return self.commit(self.grade_event(grade))
+
+    def skip(self) -> int | None:
+        return self.commit(self.skip_event())
+
+    def note(self, text: str) -> int | None:
+        return self.commit(self.note_event(text))
+
+    def undo(self) -> int | None:
+        return self.commit(self.undo_event())
+
+    # -- navigation -----------------------------------------------------------------------
+    def back(self) -> bool:
+        """Show the previously shown passage again; False when there is none."""
+        if self.current is None and self.history:
+            self._show(self.history[-1], remember=False)
+            return True
+        if len(self.history) < 2:
+            return False
+        self.history.pop()
+        self._show(self.history[-1], remember=False)
+        return True
+
+    def jump(self, qid: str) -> None:
+        """Go to a query: its first pending passage, or its first passage when all are done."""
+        if qid not in self.items:
+            raise PoolkitError(one_of(qid, self.items, "query"))
+        nxt = self._pending_in(qid, skipped=False) or self._pending_in(qid, skipped=True)
+        self._show(nxt or self.items[qid][0])
+
+    def _show(self, item: Item | None, remember: bool = True) -> None:
+        if item is not None and item != self.current:
+            self.pending_note = None
+        self.current = item
+        self.shown_at = stamp(self.clock()) if item is not None else None
+        if item is not None and remember and (not self.history or self.history[-1] != item):
+            self.history.append(item)
+
+    def _pending_in(self, qid: str, skipped: bool) -> Item | None:
+        if self.done_count[qid] >= len(self.items[qid]):
+            return None
+        if not skipped:
+            return next((it for it in self.items[qid]
+                         if it.pair not in self.skips and not self.is_done(it)), None)
+        waiting = [it for it in self.items[qid] if it.pair in self.skips and not self.is_done(it)]
+        return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
+
+    def _next_pending(self, qid: str | None) -> Item | None:
+        """Unskipped pending work from ``qid`` onwards (wrapping), then skipped work."""
+        if not self.query_ids:
+            return None
+        start = self.query_ids.index(qid) if qid in self.items else 0
+        order = self.query_ids[start:] + self.query_ids[:start]
+        for q in order:
+            found = self._pending_in(q, skipped=False)
+            if found:
+                return found
+        waiting = [it for q in order for it in [self._pending_in(q, skipped=True)] if it]
+        return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None

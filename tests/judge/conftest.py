@@ -1,0 +1,35 @@
+"""Fixtures for the judging tests (builders live in judge_helpers, shared with tests/cli)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from judge_helpers import (
+    TINY_DOCS,
+    TINY_POOLS,
+    TINY_QUERIES,
+    TickClock,
+    build_store,
+    sample_collection,
+)
+
+from poolkit.store import Store
+
+
+@pytest.fixture
+def sample_store(tmp_path: Path) -> Iterator[Store]:
+    with build_store(tmp_path / "judgments.sqlite", *sample_collection()) as store:
+        yield store
+
+
+@pytest.fixture
+def tiny_store(tmp_path: Path) -> Iterator[Store]:
+    with build_store(tmp_path / "tiny.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
+        yield store
+
+
+@pytest.fixture
+def clock() -> TickClock:
+    return TickClock()

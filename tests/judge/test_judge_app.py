@@ -1,0 +1,266 @@
+"""Pilot tests: drive the judging app with keystrokes and check what the store holds."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from judge_helpers import POOL_SIZE, sync
+from rich.text import Text
+from textual.widgets import Static
+
+from poolkit.config import DEFAULT_KEYS, JudgeConfig
+from poolkit.judge.app import JudgeApp
+from poolkit.judge.screens import GuidelinesScreen, JudgeScreen, JumpScreen, NoteScreen
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event, Store
+from poolkit.store.judging import seconds_taken
+
+SIZE = (80, 24)
+
+
+def text_of(app: JudgeApp, widget_id: str) -> str:
+    content = app.judge_screen.query_one(widget_id, Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def screen_text(app: JudgeApp) -> str:
+    return "\n".join(text_of(app, f"#{w}") for w in
+                     ("title", "query", "head", "passage", "dispute", "grades", "progress",
+                      "keys"))
+
+
+def make_app(store: Store, clock, assessor: str = "alice", judge: JudgeConfig | None = None,
+             **kwargs) -> JudgeApp:
+    show_names = kwargs.pop("show_names", False)
+    return JudgeApp(JudgingSession(store, assessor, clock=clock, **kwargs), judge,
+                    show_names=show_names)
+
+
+@sync
+async def test_judge_a_whole_sample_query_with_keystrokes(sample_store, clock):
+    app = make_app(sample_store, clock)
+    first_query = sample_store.pool()[0].qid
+    expected = [m for m in sample_store.pool() if m.qid == first_query]
+    assert len(expected) == POOL_SIZE
+    async with app.run_test(size=SIZE) as pilot:
+        assert "Passage 1 of 6" in text_of(app, "#head")
+        assert sample_store.queries()[first_query].text in text_of(app, "#query")
+        keys = ["3", "2", "1", "0", "2", "1"]
+        for n, key in enumerate(keys, start=1):
+            await pilot.press(key)
+            # Committed before the next passage is on screen.
+            assert len(sample_store.events(kinds=["grade"])) == n
+            assert f"this query {n}/6" in text_of(app, "#progress") or n == 6
+        # The query is done: the next query's first passage is showing.
+        assert app.session.current.qid != first_query
+        assert "Passage 1 of 6" in text_of(app, "#head")
+        assert "overall 6/24" in text_of(app, "#progress")
+    events = sample_store.events()
+    assert [(e.qid, e.docid, e.grade) for e in events] == [
+        (m.qid, m.docid, int(k)) for m, k in zip(expected, keys)]
+    for pos, (e, m) in enumerate(zip(events, expected), start=1):
+        assert (e.assessor, e.kind, e.position, e.pool_version) == ("alice", "grade", pos, 1)
+        assert e.text_hash == m.text_hash
+        assert seconds_taken(e) == 7.0  # TickClock: shown, then graded one tick later
+        assert e.note is None
+    labels = {d: g["alice"].grade for (q, d), g in sample_store.current_grades().items()}
+    assert labels == {m.docid: int(k) for m, k in zip(expected, keys)}
+
+
+@sync
+async def test_undo_key_appends_an_undo_event(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2", "3", "u")
+        assert app.session.current.docid == "d2"
+        assert "your grade" not in text_of(app, "#head")
+        await pilot.press("u")
+        assert app.session.current.docid == "d1"
+        await pilot.press("u")  # nothing left: a warning, no event
+    kinds = [(e.kind, e.docid, e.ref) for e in tiny_store.events()]
+    assert kinds == [("grade", "d1", None), ("grade", "d2", None), ("undo", "d2", 2),
+                     ("undo", "d1", 1)]
+    assert tiny_store.current_grades() == {}
+
+
+@sync
+async def test_reopening_resumes_at_first_unjudged(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1", "1", "q")
+    again = make_app(tiny_store, clock)
+    async with again.run_test(size=SIZE):
+        assert again.session.current.docid == "d3"
+        assert "Passage 3 of 3" in text_of(again, "#head")
+        assert "this query 2/3" in text_of(again, "#progress")
+
+
+@sync
+async def test_skip_records_an_event_and_the_passage_returns_later(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        assert app.session.current.docid == "d2"
+        await pilot.press("1", "1", "1", "1")
+        assert app.session.current.docid == "d1"
+        assert "skipped earlier" in text_of(app, "#head")
+        await pilot.press("2")
+    events = tiny_store.events()
+    assert events[0].kind == "skip" and events[0].docid == "d1"
+    assert [e.docid for e in events if e.kind == "grade"] == ["d2", "d3", "d4", "d5", "d1"]
+
+
+@sync
+async def test_note_is_saved_and_carried_on_the_grade(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press(*"unclear date", "enter")
+        assert isinstance(app.screen, JudgeScreen)
+        assert "1 note" in text_of(app, "#head")
+        await pilot.press("n", "x", "escape")  # cancelled: nothing recorded
+        await pilot.press("2")
+    note, grade = tiny_store.events()
+    assert (note.kind, note.note, note.docid) == ("note", "unclear date", "d1")
+    assert note.shown_at is not None and note.text_hash == grade.text_hash
+    assert (grade.kind, grade.grade, grade.note) == ("grade", 2, "unclear date")
+
+
+@sync
+async def test_jump_to_another_query(sample_store, clock):
+    app = make_app(sample_store, clock)
+    qids = list(app.session.items)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        assert isinstance(app.screen, JumpScreen)
+        await pilot.press("down", "down", "enter")
+        assert app.session.current.qid == qids[2]
+        await pilot.press("3")
+        await pilot.press("j", "escape")  # cancelled: stays put
+        assert app.session.current.qid == qids[2]
+    [event] = sample_store.events()
+    assert (event.qid, event.grade, event.position) == (qids[2], 3, 1)
+
+
+@sync
+async def test_back_regrades_the_previous_passage(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1", "b")
+        assert app.session.current.docid == "d1"
+        assert "your grade: 1 (related)" in text_of(app, "#head")
+        await pilot.press("3")
+        assert app.session.current.docid == "d2"
+    assert [e.grade for e in tiny_store.events()] == [1, 3]
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 3
+
+
+@sync
+async def test_remapped_keys_from_config(tiny_store, clock):
+    keys = {**DEFAULT_KEYS, "grade_0": "a", "grade_1": "w", "grade_2": "e", "grade_3": "r",
+            "undo": "z", "skip": "x"}
+    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys))
+    async with app.run_test(size=SIZE) as pilot:
+        footer = text_of(app, "#keys")
+        assert footer.startswith("a w e r grade") and "z undo" in footer and "x skip" in footer
+        assert " a  not relevant" in text_of(app, "#grades")
+        await pilot.press("0", "1", "u", "s")  # the old keys do nothing now
+        assert tiny_store.events() == []
+        await pilot.press("r", "a", "z", "x")
+    assert [(e.kind, e.grade) for e in tiny_store.events()] == [
+        ("grade", 3), ("grade", 0), ("undo", None), ("skip", None)]
+
+
+@sync
+async def test_footer_lists_every_binding(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE):
+        assert text_of(app, "#keys") == ("0 1 2 3 grade · u undo · s skip · n note · b back · "
+                                         "j jump · ? guidelines · q quit")
+
+
+@sync
+async def test_guidelines_open_over_the_passage_and_block_grading(tiny_store, clock):
+    judge = JudgeConfig(guidelines="Grade for a smallholder farmer.")
+    app = make_app(tiny_store, clock, judge=judge)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, GuidelinesScreen)
+        shown = app.screen.query_one("#guidelines-text", Static).content
+        assert "smallholder farmer" in str(shown) and "3 = perfectly relevant" in str(shown)
+        await pilot.press("2")
+        assert tiny_store.events() == []
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, JudgeScreen)
+
+
+@sync
+async def test_blind_by_default_and_sources_only_when_not_blind(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE):
+        assert "sysA" not in screen_text(app)
+    seeing = make_app(tiny_store, clock, judge=JudgeConfig(blind=False))
+    async with seeing.run_test(size=SIZE):
+        assert "pooled by sysA #1" in text_of(seeing, "#head")
+
+
+@sync
+async def test_long_passage_scrolls_at_80x24(tiny_store, clock):
+    app = make_app(tiny_store, clock, start_qid="q1")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")  # d2 is the long one
+        box = app.judge_screen.query_one("#passage-box")
+        assert box.max_scroll_y > 0
+        await pilot.press("pagedown")
+        assert box.scroll_y > 0
+        await pilot.press("2")  # next passage starts at the top
+        assert box.scroll_y == 0
+
+
+@sync
+async def test_a_failed_write_keeps_the_passage(tiny_store, clock, monkeypatch):
+    app = make_app(tiny_store, clock)
+    real = tiny_store.record_event
+    calls = []
+
+    def flaky(event: Event) -> int:
+        calls.append(event)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(event)
+
+    monkeypatch.setattr(tiny_store, "record_event", flaky)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        assert app.session.current.docid == "d1" and tiny_store.events() == []
+        await pilot.press("2")
+        assert app.session.current.docid == "d2"
+    assert [e.grade for e in tiny_store.events()] == [2]
+
+
+@sync
+async def test_adjudication_view_shows_both_grades_and_records_the_ruling(tiny_store, clock):
+    tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=3))
+    tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
+    tiny_store.record_event(Event("q1", "d2", "bob", "note", note="only termites"))
+    app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate")
+    async with app.run_test(size=SIZE) as pilot:
+        dispute = text_of(app, "#dispute")
+        assert "assessor 1 3 (perfectly relevant) · assessor 2 0 (not relevant)" in dispute
+        assert "alice" not in screen_text(app) and "bob" not in screen_text(app)
+        assert "note: only termites" in dispute
+        await pilot.press("1")
+        assert app.session.current is None
+        assert "every passage is done" in text_of(app, "#head")
+    last = tiny_store.events()[-1]
+    assert (last.kind, last.assessor, last.grade) == ("adjudicate", "carol", 1)
+
+
+@sync
+async def test_adjudication_with_names(tiny_store, clock):
+    tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=3))
+    tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
+    app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate", show_names=True)
+    async with app.run_test(size=SIZE):
+        assert "alice 3 (perfectly relevant) · bob 0 (not relevant)" in text_of(app, "#dispute")

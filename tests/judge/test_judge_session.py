@@ -1,0 +1,241 @@
+"""The judging session's rules, without a terminal: order, resume, skip, undo, back, notes,
+modes, and what every event records."""
+
+from __future__ import annotations
+
+import pytest
+from judge_helpers import TINY_POOLS, TickClock
+
+from poolkit.errors import PoolkitError, StoreError
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event, NewMember, Store
+from poolkit.store.judging import seconds_taken
+
+
+def shown(session: JudgingSession) -> tuple[str, str] | None:
+    return session.current.pair if session.current else None
+
+
+def test_walks_the_pool_in_judging_order_and_records_every_field(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    order = []
+    while s.current is not None:
+        order.append(shown(s))
+        s.grade(len(order) % 4)
+    assert order == [(q, d) for q, ds in TINY_POOLS.items() for d in ds]
+    events = tiny_store.events()
+    assert [e.kind for e in events] == ["grade"] * 5
+    first = events[0]
+    assert (first.qid, first.docid, first.assessor, first.grade) == ("q1", "d1", "alice", 1)
+    assert first.position == 1 and events[2].position == 3 and events[3].position == 1
+    assert first.pool_version == 1
+    member = {(m.qid, m.docid): m for m in tiny_store.pool()}
+    assert all(e.text_hash == member[(e.qid, e.docid)].text_hash for e in events)
+    # The clock ticks 7 s per call: shown, then judged.
+    assert [seconds_taken(e) for e in events] == [7.0] * 5
+    assert first.shown_at < first.judged_at <= events[1].shown_at
+
+
+def test_each_grade_is_in_the_store_before_the_next_passage_shows(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    for n in range(1, 4):
+        s.grade(2)
+        with Store(tiny_store.path) as other:  # a second connection sees it already
+            assert len(other.events(kinds=["grade"])) == n
+
+
+def test_resume_starts_at_first_unjudged(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.grade(1)
+    s.grade(0)
+    again = JudgingSession(tiny_store, "alice", clock=clock)
+    assert shown(again) == ("q1", "d3")
+    # Someone else's grades do not move alice's place; bob starts at the beginning.
+    assert shown(JudgingSession(tiny_store, "bob", clock=clock)) == ("q1", "d1")
+
+
+def test_progress_and_time_left_from_own_pace(tiny_store):
+    s = JudgingSession(tiny_store, "alice", clock=TickClock(step=10))
+    assert s.progress().seconds_left is None
+    s.grade(1)
+    p = s.progress()
+    assert (p.query_done, p.query_total, p.done, p.total) == (1, 3, 1, 5)
+    assert p.seconds_per_judgment == 10.0 and p.seconds_left == 40.0
+
+
+def test_undo_is_an_event_and_shows_the_passage_again(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    g1 = s.grade(2)
+    g2 = s.grade(3)
+    assert shown(s) == ("q1", "d3")
+    s.undo()
+    assert shown(s) == ("q1", "d2") and s.grade_of(s.current) is None
+    s.undo()
+    assert shown(s) == ("q1", "d1")
+    assert s.undo() is None  # nothing left to undo
+    kinds = [(e.kind, e.ref) for e in tiny_store.events()]
+    assert kinds == [("grade", None), ("grade", None), ("undo", g2), ("undo", g1)]
+    assert tiny_store.current_grades() == {}
+    assert s.progress().done == 0
+
+
+def test_undo_of_a_regrade_restores_the_earlier_grade(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.grade(1)
+    assert s.back()
+    s.grade(3)  # regrade: a new event on top
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 3
+    s.undo()
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 1
+    assert s.grade_of(s.current) == 1 and s.progress().done == 1
+
+
+def test_undo_reaches_back_across_sessions(tiny_store, clock):
+    JudgingSession(tiny_store, "alice", clock=clock).grade(2)
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.undo()
+    assert shown(s) == ("q1", "d1") and tiny_store.current_grades() == {}
+
+
+def test_skipped_passages_come_back_after_everything_else(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.skip()
+    assert shown(s) == ("q1", "d2")
+    s.grade(1)
+    s.skip()  # d3 too
+    assert shown(s) == ("q2", "d4")
+    s.grade(0)
+    s.grade(0)
+    assert shown(s) == ("q1", "d1")  # earliest skip first
+    # A new session remembers the skips: d1, d3 are all that is left, d1 first.
+    assert shown(JudgingSession(tiny_store, "alice", clock=clock)) == ("q1", "d1")
+    s.grade(2)
+    assert shown(s) == ("q1", "d3")
+    s.grade(2)
+    assert s.current is None
+    assert [e.kind for e in tiny_store.events()].count("skip") == 2
+
+
+def test_skip_of_the_last_pending_passage_shows_it_again(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock, start_qid="q2")
+    s.grade(1)
+    s.grade(1)
+    s.grade(1)
+    s.grade(1)
+    assert shown(s) == ("q1", "d3")
+    s.skip()
+    assert shown(s) == ("q1", "d3")
+
+
+def test_note_is_an_event_and_rides_on_the_next_grade(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.note("mentions armyworm only in passing")
+    s.note("check the date")
+    assert shown(s) == ("q1", "d1")  # a note does not advance
+    s.grade(1)
+    note1, note2, grade = tiny_store.events()
+    assert (note1.kind, note1.note) == ("note", "mentions armyworm only in passing")
+    assert note2.note == "check the date"
+    assert grade.note == "mentions armyworm only in passing; check the date"
+    s.grade(2)
+    assert tiny_store.events()[-1].note is None
+    assert s.note("   ") is None
+
+
+def test_back_shows_the_previous_passage_and_a_new_grade_is_a_regrade(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    assert not s.back()
+    s.grade(1)
+    s.grade(2)
+    assert s.back() and shown(s) == ("q1", "d2")
+    assert s.grade_of(s.current) == 2
+    assert s.back() and shown(s) == ("q1", "d1")
+    s.grade(0)
+    assert shown(s) == ("q1", "d3")  # on to the first pending again
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 0
+    assert len(tiny_store.events(kinds=["grade"])) == 3
+
+
+def test_back_from_the_end_shows_the_last_passage(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock, start_qid="q2")
+    for _ in range(5):
+        s.grade(1)
+    assert s.current is None
+    assert s.back() and shown(s) == ("q1", "d3")
+
+
+def test_jump_and_start_query(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock, start_qid="q2")
+    assert shown(s) == ("q2", "d4")
+    s.grade(3)
+    s.jump("q1")
+    assert shown(s) == ("q1", "d1")
+    s.jump("q2")
+    assert shown(s) == ("q2", "d5")
+    s.grade(1)
+    s.jump("q2")  # all done there: shows its first passage for review
+    assert shown(s) == ("q2", "d4")
+    with pytest.raises(PoolkitError, match="unknown query 'q3'; valid: q1, q2"):
+        s.jump("q3")
+    with pytest.raises(PoolkitError, match=r"unknown query 'q_2'.*did you mean 'q2'"):
+        JudgingSession(tiny_store, "alice", start_qid="q_2")
+
+
+def test_empty_store_and_blank_assessor_are_refused(tmp_path):
+    with Store(tmp_path / "empty.sqlite") as store:
+        with pytest.raises(StoreError, match="no pool yet"):
+            JudgingSession(store, "alice")
+    with pytest.raises(PoolkitError, match="assessor name"):
+        JudgingSession(Store(tmp_path / "e2.sqlite"), "  ")
+
+
+def test_pool_version_limits_what_is_shown(tiny_store, clock):
+    tiny_store.add_pool_version({"sysB": 1}, "shuffle",
+                                [NewMember("q1", "d9", "new", "a new passage", 0.0)], [])
+    assert len(JudgingSession(tiny_store, "alice", clock=clock).items["q1"]) == 4
+    old = JudgingSession(tiny_store, "alice", clock=clock, pool_version=1)
+    assert [it.docid for it in old.items["q1"]] == ["d1", "d2", "d3"]
+    new = JudgingSession(tiny_store, "alice", clock=clock)
+    assert new.items["q1"][-1].version == 2  # expansions come after, in version order
+
+
+def test_agreement_mode_shows_only_what_others_judged(tiny_store, clock):
+    bob = JudgingSession(tiny_store, "bob", clock=clock)
+    bob.grade(2)  # q1 d1
+    bob.jump("q2")
+    bob.grade(0)  # q2 d4
+    tiny_store.record_event(Event("q1", "d3", "carol", "import", grade=1))
+    s = JudgingSession(tiny_store, "alice", mode="agreement", clock=clock)
+    assert {it.pair for items in s.items.values() for it in items} == {
+        ("q1", "d1"), ("q1", "d3"), ("q2", "d4")}
+    assert shown(s) == ("q1", "d1")
+    s.grade(2)
+    assert shown(s) == ("q1", "d3")
+    # bob's own agreement sample: what alice and carol judged and he has not.
+    b = JudgingSession(tiny_store, "bob", mode="agreement", clock=clock)
+    assert shown(b) == ("q1", "d3") and b.progress().total == 2
+
+
+def test_adjudicate_mode_walks_disagreements_and_records_adjudications(tiny_store, clock):
+    tiny_store.record_event(Event("q1", "d1", "alice", "grade", grade=3))
+    tiny_store.record_event(Event("q1", "d1", "bob", "grade", grade=1))
+    tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=2))
+    tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=2))  # agree: not shown
+    tiny_store.record_event(Event("q2", "d5", "alice", "grade", grade=0))
+    tiny_store.record_event(Event("q2", "d5", "bob", "import", grade=2))
+    s = JudgingSession(tiny_store, "carol", mode="adjudicate", clock=clock)
+    assert [it.pair for items in s.items.values() for it in items] == [("q1", "d1"),
+                                                                        ("q2", "d5")]
+    assert s.votes[("q1", "d1")] == {"alice": 3, "bob": 1}
+    s.grade(2)
+    last = tiny_store.events()[-1]
+    assert (last.kind, last.assessor, last.grade, last.position) == ("adjudicate", "carol", 2, 1)
+    assert shown(s) == ("q2", "d5")
+    s.undo()
+    assert tiny_store.events()[-1].kind == "undo" and shown(s) == ("q1", "d1")
+    s.grade(3)
+    # Adjudicated pairs stay settled for every adjudicator, not only carol.
+    dave = JudgingSession(tiny_store, "dave", mode="adjudicate", clock=clock)
+    assert shown(dave) == ("q2", "d5") and dave.progress().done == 1
+    # Adjudication never counts as carol's own vote.
+    assert ("q1", "d1") not in JudgingSession(tiny_store, "carol", clock=clock).stacks

@@ -1,0 +1,152 @@
+"""Current labels under each policy: hand-worked cases, properties, and what is left unresolved."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from poolkit.errors import PoolkitError
+from poolkit.labels import POLICIES, Vote, current_labels, get_policy, provenance
+from poolkit.store import Event, NewMember, Store
+
+
+def grade(store: Store, q: str, d: str, who: str, g: int, kind: str = "grade") -> int:
+    return store.record_event(Event(q, d, who, kind, grade=g))
+
+
+@pytest.fixture
+def disputed(tiny_store):
+    s = tiny_store
+    grade(s, "q1", "d1", "alice", 3)
+    grade(s, "q1", "d1", "bob", 1)            # alice 3, bob 1: disagree
+    grade(s, "q1", "d2", "alice", 2)
+    grade(s, "q1", "d2", "bob", 2)            # agree
+    grade(s, "q1", "d3", "alice", 0)
+    grade(s, "q1", "d3", "bob", 1)
+    grade(s, "q1", "d3", "carol", 1)          # 0, 1, 1: majority 1
+    grade(s, "q2", "d4", "alice", 1)          # single assessor
+    return s
+
+
+def test_latest(disputed):
+    labels = current_labels(disputed, "latest")
+    assert labels.grades == {"q1": {"d1": 1, "d2": 2, "d3": 1}, "q2": {"d4": 1}}
+    assert labels.unresolved == []
+    assert labels.assessors == {"q1": ["alice", "bob", "carol"], "q2": ["alice"]}
+
+
+def test_max(disputed):
+    assert current_labels(disputed, "max").grades == {"q1": {"d1": 3, "d2": 2, "d3": 1},
+                                                      "q2": {"d4": 1}}
+
+
+def test_majority_leaves_ties_unresolved(disputed):
+    labels = current_labels(disputed, "majority")
+    assert labels.grades == {"q1": {"d2": 2, "d3": 1}, "q2": {"d4": 1}}
+    [u] = labels.unresolved
+    assert (u.qid, u.docid, u.grades, u.reason) == ("q1", "d1", {"alice": 3, "bob": 1},
+                                                    "tie between grades 1, 3")
+
+
+def test_adjudicated_needs_an_adjudication_for_disagreements(disputed):
+    labels = current_labels(disputed, "adjudicated")
+    assert labels.grades == {"q1": {"d2": 2}, "q2": {"d4": 1}}
+    assert [(u.qid, u.docid) for u in labels.unresolved] == [("q1", "d1"), ("q1", "d3")]
+    adj = grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")
+    grade(disputed, "q1", "d3", "dave", 0, kind="adjudicate")
+    labels = current_labels(disputed, "adjudicated")
+    assert labels.grades == {"q1": {"d1": 2, "d2": 2, "d3": 0}, "q2": {"d4": 1}}
+    assert labels.unresolved == []
+    # An undone adjudication no longer decides.
+    disputed.record_event(Event("q1", "d1", "dave", "undo", ref=adj))
+    assert [u.docid for u in current_labels(disputed, "adjudicated").unresolved] == ["d1"]
+    # The mechanical policies ignore adjudications.
+    assert current_labels(disputed, "majority").grades["q1"] == {"d2": 2, "d3": 1}
+
+
+def test_undo_and_regrade_are_respected(tiny_store):
+    grade(tiny_store, "q1", "d1", "alice", 3)
+    grade(tiny_store, "q1", "d1", "alice", 1)
+    tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=2))
+    assert current_labels(tiny_store).grades == {"q1": {"d1": 1, "d2": 2}}
+    last = tiny_store.events()[-1].id
+    tiny_store.record_event(Event("q1", "d2", "alice", "undo", ref=last))
+    assert current_labels(tiny_store).grades == {"q1": {"d1": 1}}
+
+
+def test_assessor_filter_and_pool_version(disputed):
+    assert current_labels(disputed, "adjudicated", assessors=["bob"]).grades == {
+        "q1": {"d1": 1, "d2": 2, "d3": 1}}
+    disputed.add_pool_version({"sysB": 1}, "shuffle",
+                              [NewMember("q2", "d9", "", "late passage", 0.0)], [])
+    grade(disputed, "q2", "d9", "alice", 3)
+    grade(disputed, "q2", "zz", "nist", 2, kind="import")  # labelled, never pooled
+    assert current_labels(disputed, "latest", pool_version=1).grades["q2"] == {"d4": 1}
+    assert current_labels(disputed, "latest").grades["q2"] == {"d4": 1, "d9": 3, "zz": 2}
+    assert current_labels(disputed, "latest", pool_version=2).grades["q2"] == {"d4": 1, "d9": 3}
+    with pytest.raises(PoolkitError, match="unknown pool version 7; the store has: 1, 2"):
+        current_labels(disputed, "latest", pool_version=7)
+
+
+def test_order_follows_queries_then_pool_then_first_label(tiny_store):
+    grade(tiny_store, "q9", "b", "nist", 1, kind="import")
+    grade(tiny_store, "q9", "a", "nist", 1, kind="import")
+    grade(tiny_store, "q2", "d5", "alice", 1)
+    grade(tiny_store, "q1", "d3", "alice", 1)
+    grade(tiny_store, "q1", "zz", "nist", 1, kind="import")
+    grade(tiny_store, "q1", "d1", "alice", 1)
+    grades = current_labels(tiny_store).grades
+    assert list(grades) == ["q1", "q2", "q9"]
+    assert list(grades["q1"]) == ["d1", "d3", "zz"] and list(grades["q9"]) == ["b", "a"]
+
+
+def test_unknown_policy_names_the_valid_ones(tiny_store):
+    with pytest.raises(PoolkitError, match="unknown label policy 'majorty'; valid: adjudicated, "
+                                           "latest, majority, max .did you mean 'majority'"):
+        get_policy("majorty")
+
+
+def test_provenance_per_query(disputed):
+    disputed.add_pool_version({"sysA": 5, "sysB": 2}, "shuffle",
+                              [NewMember("q2", "d9", "", "late", 0.0)],
+                              [("q2", "d9", "sysB", 1, 0.5)])
+    labels = current_labels(disputed, "max")
+    prov = provenance(disputed, labels, None, "2026-01-05")
+    assert prov["q2"] == {"pool_version": 2, "pool_depth": {"sysA": 5, "sysB": 2},
+                          "systems": ["sysA", "sysB"], "assessors": ["alice"], "policy": "max",
+                          "judged": 1, "pooled": 3, "date": "2026-01-05",
+                          "poolkit_version": prov["q2"]["poolkit_version"]}
+    old = provenance(disputed, labels, 1, "2026-01-05")["q2"]
+    assert (old["pool_version"], old["pool_depth"], old["systems"], old["pooled"]) == (
+        1, {"sysA": 3}, ["sysA"], 2)
+
+
+votes_st = st.lists(st.tuples(st.sampled_from("abcde"), st.integers(0, 3)), min_size=1,
+                    max_size=6, unique_by=lambda t: t[0]).map(
+    lambda vs: [Vote(a, g, i) for i, (a, g) in enumerate(vs)])
+
+
+@given(votes_st)
+def test_policies_pick_a_grade_someone_gave(votes):
+    given_grades = {v.grade for v in votes}
+    for policy in POLICIES.values():
+        try:
+            chosen = policy.decide(votes, None)
+        except Exception as exc:  # Unresolvable only
+            assert type(exc).__name__ == "Unresolvable"
+            assert policy.name in ("majority", "adjudicated")
+            continue
+        assert chosen in given_grades
+    assert POLICIES["max"].decide(votes, None) == max(given_grades)
+
+
+@given(votes_st)
+def test_unanimous_votes_resolve_the_same_under_every_policy(votes):
+    same = [Vote(v.assessor, votes[0].grade, v.event_id) for v in votes]
+    assert {p.decide(same, None) for p in POLICIES.values()} == {votes[0].grade}
+
+
+@given(votes_st, st.integers(0, 3))
+def test_an_adjudication_decides_under_adjudicated(votes, ruling):
+    assert POLICIES["adjudicated"].decide(votes, ruling) == ruling
