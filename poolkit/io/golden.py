@@ -111,7 +111,14 @@ def write_golden(path: str | Path, grades: Mapping[str, Mapping[str, int]],
                  provenance: Mapping[str, Any] | None = None,
                  header: Sequence[str] = ()) -> None:
     """Write grades as golden.yaml (PyYAML quotes ids such as ``007`` that would read back as numbers)."""
+    Path(path).write_text(golden_text(grades, texts, provenance, header), encoding="utf-8")
+
+
+def golden_text(grades: Mapping[str, Mapping[str, int]],
+                texts: Mapping[str, str] | None = None,
+                provenance: Mapping[str, Any] | None = None,
+                header: Sequence[str] = ()) -> str:
+    """What ``write_golden`` writes, as a string (for stdout)."""
     body = yaml.dump(golden_entries(grades, texts, provenance), Dumper=yaml.SafeDumper,
                      sort_keys=False, allow_unicode=True, width=100)
-    comments = "".join(f"# {h}\n" for h in header)
-    Path(path).write_text(comments + body, encoding="utf-8")
+    return "".join(f"# {h}\n" for h in header) + body
