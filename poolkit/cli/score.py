@@ -1,0 +1,269 @@
+"""``poolkit score``: score runs against labels, with intervals and the audit beside the numbers.
+
+Imports nothing heavy (no torch, textual, sentence-transformers or scikit-learn): it must
+start fast and run on the core install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from poolkit.errors import AuditFailure, InputError, PoolkitError
+from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
+from poolkit.io.common import decode, read_bytes
+from poolkit.score.audit import (
+    FAIL_ON,
+    Audit,
+    audit_measures,
+    audit_run,
+    check_fail_on,
+    parse_fail_on,
+    truth_table,
+)
+from poolkit.score.evaluate import evaluate
+from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, intervals
+from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure
+from poolkit.score.report import FORMATS, RunResult, Settings, build_document
+from poolkit.score.stages import compare_stages, parse_stages
+
+DEFAULT_K = 10
+DEFAULT_FAMILIES = ("P", "R", "Hit", "RR", "AP", "nDCG")
+
+DESCRIPTION = """\
+Score one or more runs against relevance labels. Every mean comes with its interval and the
+audit that makes it readable: |Rel|, the ceiling min(1, K/|Rel|) and the score's share of it,
+label coverage, Judged@K, repeats (positional vs distinct hits), excluded queries and queries
+with no results.
+
+QRELS is a TREC qrels file or a golden.yaml; each RUN is a TREC run file or a JSON/YAML
+ranked list (query id -> list of doc ids, list order is the ranking)."""
+
+
+def _epilog() -> str:
+    fams = "\n".join(f"  {name:7s} {fam.formula}" for name, fam in MEASURES.items())
+    fail = "\n".join(f"  {r.spelling:13s} {r.help}" for r in FAIL_ON.values())
+    defaults = ", ".join(f"{f}@K" for f in DEFAULT_FAMILIES)
+    return f"""\
+measures (-m; ir_measures spelling: P@5, nDCG@10, RR, AP@100, P(rel=2)@5, nDCG(gain=exp)@10;
+a name written NAME@K, or a family that needs a cutoff given without one, is taken at every K):
+{fams}
+  default: {defaults} for every K (default K={DEFAULT_K}); Judged@K is always in the audit.
+  Conventions: P@K divides by K; R and AP by every judged-relevant id; a repeated id keeps its
+  slot and only its first occurrence scores; queries with no judged-relevant id are excluded
+  from every mean and counted; a query the run lacks scores 0 and is counted (trec_eval -c).
+
+intervals: Hit@K means get a Wilson score interval; every other mean a percentile bootstrap
+  over queries ({RESAMPLES} resamples, fixed seed {SEED}), {LEVEL:.0%}, reproducible run to run.
+
+--fail-on conditions (repeatable or comma separated; quote the ones with < or >):
+{fail}
+  A condition that holds prints the report, then exits with code {AuditFailure.exit_code}.
+
+examples:
+  poolkit score sample_corpus/golden.yaml sample_corpus/seed.run -k 5 --per-query --corpus-size 24
+  poolkit score qrels.txt bm25.run dense.run -m P@10 -m nDCG@10 --format json
+  poolkit score golden.yaml rerank.run --fetch bm25.run --stages 100,10
+  poolkit score golden.yaml my.run --fail-on rel-lt-k,repeats --fail-on 'unjudged>0.1'
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "score", help="score runs against qrels/golden.yaml, with intervals and the audit",
+        description=DESCRIPTION, epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels or golden.yaml")
+    p.add_argument("runs", metavar="RUN", nargs="+",
+                   help="TREC run file, or JSON/YAML ranked list")
+    p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
+                   help="a measure to report (repeatable; default: the RAG set listed below)")
+    p.add_argument("-k", "--cutoff", action="append", default=[], metavar="K,...",
+                   help=f"cutoffs for the default measures and the audit (repeatable or comma "
+                        f"separated; default: the cutoffs of -m, else {DEFAULT_K})")
+    p.add_argument("--per-query", action="store_true",
+                   help="list every query's values and audit row (JSON always has them)")
+    p.add_argument("--format", choices=list(FORMATS), default="table",
+                   help="output format (default: table)")
+    p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
+                   help="how a TREC run file is ordered: " + "; ".join(
+                       f"{k} = {v}" for k, v in RUN_ORDERS.items())
+                   + ". Default: score, trec_eval's order")
+    p.add_argument("--level", type=int, default=1, metavar="N",
+                   help="relevance level: binary measures count grade >= N as relevant "
+                        "(default: 1; like trec_eval -l)")
+    p.add_argument("--depth", type=int, default=None, metavar="N",
+                   help="cut every ranking to its top N before scoring (like trec_eval -M)")
+    p.add_argument("--gain", choices=GAINS, default="linear",
+                   help="nDCG gain: linear = the grade (default), exp = 2^grade - 1")
+    cov = p.add_mutually_exclusive_group()
+    cov.add_argument("--corpus-size", type=int, default=None, metavar="N",
+                     help="corpus size, for label coverage (judged ids for a query / N)")
+    cov.add_argument("--corpus", default=None, metavar="CORPUS.jsonl",
+                     help="corpus JSONL (one object with an 'id' per line); its size gives "
+                          "label coverage")
+    p.add_argument("--truth", default=None, metavar="QRELS",
+                   help="a fuller label set: per query, judged-relevant vs truly relevant "
+                        "counts and R@K against each")
+    p.add_argument("--fetch", action="append", default=[], metavar="RUN",
+                   help="stage-1 (fetch) run paired with the RUN(s) as stage-2 (keep): recall "
+                        "at each and the loss per query (once for every RUN, or once per RUN)")
+    p.add_argument("--stages", default=None, metavar="FETCH_K,KEEP_K",
+                   help="depths for the stage table; without --fetch, each RUN is read at both "
+                        "(default with --fetch: the fetch run's full depth and the first K)")
+    p.add_argument("--fail-on", action="append", default=[], metavar="CONDITION",
+                   help="exit non-zero (3) when an audit condition holds: "
+                        + ", ".join(r.spelling for r in FAIL_ON.values()))
+    p.set_defaults(handler=run_score)
+
+
+# --- argument resolution -----------------------------------------------------------------------
+
+def parse_cutoffs(values: Sequence[str]) -> list[int]:
+    ks: list[int] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            try:
+                k = int(part)
+            except ValueError:
+                raise PoolkitError(f"-k {value!r}: {part!r} is not an integer") from None
+            if k < 1:
+                raise PoolkitError(f"-k {value!r}: cutoffs must be positive")
+            if k not in ks:
+                ks.append(k)
+    return ks
+
+
+def _needs_cutoff(text: str) -> bool:
+    try:
+        fam = parse_measure(f"{text}@1").family
+    except PoolkitError:
+        return False
+    return MEASURES[fam].cutoff == "required"
+
+
+def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
+                     gain: str = "linear") -> tuple[list[Measure], list[int]]:
+    """The measures to report and the cutoffs K of the audit.
+
+    K: ``-k`` when given, else the cutoffs of the ``-m`` measures, else 10. A measure written
+    ``NAME@K``, or a family that needs a cutoff written without one (``P``), is taken at every
+    K. ``gain='exp'`` switches every nDCG to 2^grade - 1.
+    """
+    parts = [p for t in texts for p in t.split()]
+    literal: list[Measure] = []
+    pending: list[str] = []
+    for part in parts:
+        if part.endswith(("@K", "@k")):
+            pending.append(part[:-2])
+            continue
+        try:
+            literal.append(parse_measure(part))
+        except PoolkitError:
+            if not _needs_cutoff(part):
+                raise
+            pending.append(part)
+    ks = list(ks_arg) or sorted({m.cutoff for m in literal if m.cutoff is not None}) \
+        or [DEFAULT_K]
+    if not parts:
+        pending = list(DEFAULT_FAMILIES)
+    measures = list(literal)
+    measures += [parse_measure(f"{base}@{k}") for k in ks for base in pending]
+    if gain != "linear":
+        measures = [replace(m, gain=gain) if m.family == "nDCG" else m for m in measures]
+    return list(dict.fromkeys(measures)), ks
+
+
+def corpus_size(path: str | Path) -> int:
+    """Distinct ids in a corpus JSONL (one JSON object with an ``id`` per line)."""
+    text = decode(path, read_bytes(path))
+    ids: set[str] = set()
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, lineno, f"not a JSON object: {exc.msg}") from None
+        if not isinstance(obj, dict) or "id" not in obj:
+            raise InputError(path, lineno, "expected a JSON object with an 'id'")
+        ids.add(str(obj["id"]))
+    return len(ids)
+
+
+def _positive(value: int | None, flag: str) -> None:
+    if value is not None and value < 1:
+        raise PoolkitError(f"{flag} must be a positive integer, got {value}")
+
+
+# --- the handler ---------------------------------------------------------------------------------
+
+def run_score(args: argparse.Namespace) -> int:
+    # Everything that can be checked without reading a file is checked first.
+    ks_arg = parse_cutoffs(args.cutoff)
+    shown, ks = resolve_measures(args.measure, ks_arg, args.gain)
+    conditions = parse_fail_on(args.fail_on)
+    stages = parse_stages(args.stages) if args.stages else None
+    _positive(args.level, "--level")
+    _positive(args.depth, "--depth")
+    _positive(args.corpus_size, "--corpus-size")
+    if args.fetch and len(args.fetch) not in (1, len(args.runs)):
+        raise PoolkitError(f"--fetch given {len(args.fetch)} times for {len(args.runs)} runs: "
+                           f"give it once (for every run) or once per run")
+    size = corpus_size(args.corpus) if args.corpus else args.corpus_size
+    if size is None and any(c.rule.name == "coverage" for c in conditions):
+        raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
+                           "or --corpus corpus.jsonl")
+
+    qrels = read_labels(args.qrels)
+    runs = [read_any_run(path, order=args.order) for path in args.runs]
+    truth = read_labels(args.truth) if args.truth else None
+    fetches = [read_any_run(path, order=args.order) for path in args.fetch]
+
+    settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
+                        gain=args.gain, corpus_size=size)
+    results = [score_run(qrels, run, shown, settings, truth=truth,
+                         fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
+                         stages=stages)
+               for i, run in enumerate(runs)]
+    failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
+    doc = build_document(settings, qrels, results, truth=truth,
+                         conditions=[c.text for c in conditions], failures=failures)
+    sys.stdout.write(FORMATS[args.format](doc, args.per_query))
+    sys.stdout.flush()
+    if failures:
+        raise AuditFailure("; ".join(f.message for f in failures))
+    return 0
+
+
+def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settings, *,
+              truth: Qrels | None = None, fetch: Run | None = None,
+              stages: tuple[int, int] | None = None) -> RunResult:
+    """Evaluate, interval, audit (and optionally stage and truth tables) for one run."""
+    level, depth, ks = settings.level, settings.depth, settings.ks
+    ev = evaluate(qrels, run, [*shown, *audit_measures(ks)], level=level, depth=depth)
+    cis = intervals({m.name: ev.per_query[m.name] for m in shown},
+                    {m.name: m.family for m in shown}, ev.scored)
+    audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,
+                             corpus_size=settings.corpus_size)
+    result = RunResult(run, ev, list(shown), cis, audit)
+    if fetch is not None or stages is not None:
+        fetch_run = fetch or run
+        if stages is None:
+            longest = max((len(r) for r in fetch_run.rankings.values()), default=1)
+            if depth is not None:
+                longest = min(longest, depth)
+            stages = (max(longest, ks[0]), ks[0])
+        result.stages = compare_stages(qrels, fetch_run, run, *stages, level=level,
+                                       depth=depth)
+    if truth is not None:
+        true_ev = evaluate(truth, run, audit_measures(ks), level=level, depth=depth)
+        result.truth = truth_table(qrels, truth, ev, true_ev, ks, level)
+    return result

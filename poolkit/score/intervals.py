@@ -1,0 +1,148 @@
+"""Confidence intervals for macro-averaged measures.
+
+Two constructions, chosen by what a per-query value is:
+
+- Hit@K is a 0/1 outcome per query, so its mean is a proportion of queries and gets the
+  Wilson score interval (Wilson, 1927). The query is the trial: chunks returned for one
+  query are not independent draws.
+- Every other mean averages fractional per-query scores, which are not Bernoulli draws, so
+  it gets a percentile bootstrap over queries (Efron, 1979): the query set is resampled with
+  replacement ``RESAMPLES`` times from a fixed seed, so a rerun reproduces the band exactly.
+
+All measures of one run share the same resamples (one draw of queries moves every measure
+at once), which is also what makes the bootstrap cheap: the resample counts form one
+matrix that multiplies the per-query values of every measure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+LEVEL = 0.95
+RESAMPLES = 1000
+SEED = 1979  # Efron's bootstrap paper; any fixed value would do, this one never changes.
+WILSON_FAMILIES = frozenset({"Hit"})
+_CHUNK = 100  # resamples drawn at a time, bounding memory at ~_CHUNK x queries counts
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided interval at ``level`` for a mean; ``method`` is 'wilson' or 'bootstrap'."""
+
+    low: float
+    high: float
+    method: str
+    level: float = LEVEL
+    resamples: int | None = None
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"low": self.low, "high": self.high, "method": self.method,
+                                  "level": self.level}
+        if self.resamples is not None:
+            out["resamples"] = self.resamples
+            out["seed"] = self.seed
+        return out
+
+
+def _z(level: float) -> float:
+    """Two-sided standard-normal quantile (1.959964 at 95%), via the inverse error function."""
+    return math.sqrt(2.0) * _erfinv(level)
+
+
+def _erfinv(y: float) -> float:
+    # Newton on math.erf from a good start: exact to double precision in a few steps.
+    x = 0.0 if y == 0 else math.copysign(math.sqrt(-math.log((1 - abs(y)) / 2)), y) * 0.9
+    for _ in range(50):
+        err = math.erf(x) - y
+        step = err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        x -= step
+        if abs(step) < 1e-15:
+            break
+    return x
+
+
+def wilson(successes: int, n: int, level: float = LEVEL) -> Interval:
+    """Wilson score interval for ``successes`` of ``n`` trials (7 of 9 -> 0.453-0.937)."""
+    if n <= 0:
+        raise ValueError("Wilson interval needs at least one trial")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} outside 0..{n}")
+    z = _z(level)
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    # At 0 or n successes the bound is exactly 0 or 1; say so rather than 0.9999999999999999.
+    low = 0.0 if successes == 0 else max(0.0, center - half)
+    high = 1.0 if successes == n else min(1.0, center + half)
+    return Interval(low, high, "wilson", level)
+
+
+def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Resampled means: ``values`` is (queries, measures); returns (resamples, measures).
+
+    Each resample draws ``queries`` indices with replacement; the draw depends only on the
+    number of queries, the seed and ``resamples``, so it is reproducible run to run.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values[:, None]
+    n = values.shape[0]
+    if n == 0:
+        raise ValueError("bootstrap needs at least one query")
+    rng = np.random.default_rng(seed)
+    out = np.empty((resamples, values.shape[1]))
+    for start in range(0, resamples, _CHUNK):
+        rows = min(_CHUNK, resamples - start)
+        idx = rng.integers(0, n, size=(rows, n))
+        offsets = (np.arange(rows) * n)[:, None]
+        counts = np.bincount((idx + offsets).ravel(), minlength=rows * n).reshape(rows, n)
+        out[start:start + rows] = counts @ values / n
+    return out
+
+
+def percentile_interval(means: np.ndarray, level: float = LEVEL, resamples: int = RESAMPLES,
+                        seed: int = SEED) -> Interval:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return Interval(float(low), float(high), "bootstrap", level, resamples, seed)
+
+
+def bootstrap(values: Sequence[float], level: float = LEVEL, resamples: int = RESAMPLES,
+              seed: int = SEED) -> Interval:
+    """Percentile bootstrap interval of the mean of ``values`` (one value per query)."""
+    means = bootstrap_means(np.asarray(values, dtype=float), resamples, seed)[:, 0]
+    return percentile_interval(means, level, resamples, seed)
+
+
+def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[str, str],
+              queries: Sequence[str], level: float = LEVEL, resamples: int = RESAMPLES,
+              seed: int = SEED) -> dict[str, Interval | None]:
+    """One interval per measure name: Wilson for Hit families, bootstrap for the rest.
+
+    ``per_query[name][qid]`` are the per-query values, ``families[name]`` the measure family,
+    ``queries`` the scored query ids in a fixed order (the order the resamples index). A
+    measure over no queries gets None.
+    """
+    out: dict[str, Interval | None] = {}
+    if not queries:
+        return {name: None for name in per_query}
+    boot = [name for name in per_query if families[name] not in WILSON_FAMILIES]
+    for name in per_query:
+        if families[name] in WILSON_FAMILIES:
+            vals = per_query[name]
+            hits = sum(1 for q in queries if vals.get(q, 0.0) > 0)
+            out[name] = wilson(hits, len(queries), level)
+    if boot:
+        matrix = np.array([[per_query[name].get(q, 0.0) for name in boot] for q in queries],
+                          dtype=float)
+        means = bootstrap_means(matrix, resamples, seed)
+        for j, name in enumerate(boot):
+            out[name] = percentile_interval(means[:, j], level, resamples, seed)
+    return {name: out[name] for name in per_query}

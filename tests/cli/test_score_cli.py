@@ -1,0 +1,242 @@
+"""``poolkit score``: its shape, options, errors and exit codes, and that it starts light."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from poolkit.cli import main
+from poolkit.cli.score import corpus_size, parse_cutoffs, resolve_measures
+from poolkit.errors import InputError, PoolkitError
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = str(REPO / "sample_corpus" / "golden.yaml")
+SEED_RUN = str(REPO / "sample_corpus" / "seed.run")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["score", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code, out, err = cli(capsys, *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+# --- help ---------------------------------------------------------------------------------------
+
+def test_help_states_defaults_measures_and_fail_on(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "--help"])
+    assert exit_.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Default: score, trec_eval's order" in out
+    assert "score = score descending, ties by doc id descending" in out
+    for name in ("rel-lt-k", "repeats", "coverage<X", "unjudged>X", "no-results", "excluded",
+                 "unknown"):
+        assert name in out
+    for family in ("P ", "R ", "Rcap", "Hit", "RR", "AP", "nDCG", "Rprec", "bpref", "Judged",
+                   "CP"):
+        assert family in out
+    assert "default: P@K, R@K, Hit@K, RR@K, AP@K, nDCG@K for every K (default K=10)" in out
+    assert "exits with code 3" in out
+    for fmt in ("table", "json", "csv", "markdown"):
+        assert fmt in out
+
+
+# --- measures and cutoffs -------------------------------------------------------------------------
+
+def test_default_measures_and_k(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = as_json(capsys, GOLDEN, SEED_RUN)
+    assert doc["settings"]["k"] == [10]
+    assert list(doc["runs"][0]["measures"]) == ["P@10", "R@10", "Hit@10", "RR@10", "AP@10",
+                                                "nDCG@10"]
+    assert "Judged@10" not in doc["runs"][0]["measures"]
+    assert doc["runs"][0]["audit"]["queries"]["q_faw"]["at"]["10"]["judged"] == 0.3
+
+
+def test_resolve_measures() -> None:
+    names = lambda ms: [m.name for m in ms]  # noqa: E731
+    ms, ks = resolve_measures([], [5, 10])
+    assert ks == [5, 10] and names(ms)[:6] == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5"]
+    ms, ks = resolve_measures(["P@5", "nDCG@20 RR"], [])
+    assert (names(ms), ks) == (["P@5", "nDCG@20", "RR"], [5, 20])
+    ms, ks = resolve_measures(["P", "nDCG@K", "AP"], [3])
+    assert (names(ms), ks) == (["AP", "P@3", "nDCG@3"], [3])
+    ms, _ = resolve_measures(["nDCG@5", "P@5"], [], gain="exp")
+    assert names(ms) == ["nDCG(gain=exp)@5", "P@5"]
+    with pytest.raises(PoolkitError, match="unknown measure 'Precison'"):
+        resolve_measures(["Precison@5"], [])
+
+
+def test_parse_cutoffs() -> None:
+    assert parse_cutoffs(["5,10", "20", "5"]) == [5, 10, 20]
+    with pytest.raises(PoolkitError, match="-k 'x': 'x' is not an integer"):
+        parse_cutoffs(["x"])
+    with pytest.raises(PoolkitError, match="cutoffs must be positive"):
+        parse_cutoffs(["0"])
+
+
+# --- options --------------------------------------------------------------------------------------
+
+RUN_ORDERED = """\
+q1 Q0 a 3 1.0 t
+q1 Q0 c 2 2.0 t
+q1 Q0 b 1 2.0 t
+"""
+
+
+@pytest.mark.parametrize("order, rr", [("score", 1 / 2), ("rank", 1.0), ("file", 1 / 3)])
+def test_order(capsys: pytest.CaptureFixture[str], tmp_path: Path, order: str, rr: float) -> None:
+    # score: c, b (tie at 2.0 broken by doc id descending), a; rank: b, c, a; file: a, c, b
+    qrels = write(tmp_path, "q.qrels", "q1 0 b 1\n")
+    doc = as_json(capsys, qrels, write(tmp_path, "r.run", RUN_ORDERED), "-m", "RR",
+                  "--order", order)
+    assert doc["runs"][0]["measures"]["RR"]["per_query"]["q1"] == pytest.approx(rr)
+    assert doc["settings"]["order"] == order
+
+
+def test_depth_level_and_gain(capsys: pytest.CaptureFixture[str]) -> None:
+    cut = as_json(capsys, GOLDEN, SEED_RUN, "-m", "R@10", "--depth", "5")
+    full = as_json(capsys, GOLDEN, SEED_RUN, "-m", "R@5")
+    assert cut["runs"][0]["measures"]["R@10"]["mean"] == full["runs"][0]["measures"]["R@5"]["mean"]
+    assert cut["settings"]["depth"] == 5
+    strict = as_json(capsys, GOLDEN, SEED_RUN, "-m", "R@5", "--level", "3", "-k", "5")
+    assert strict["runs"][0]["audit"]["queries"]["q_broad"]["rel"] == 2  # m1, m2 graded 3
+    assert strict["settings"]["level"] == 3
+    exp = as_json(capsys, GOLDEN, SEED_RUN, "-m", "nDCG@5", "--gain", "exp")
+    assert list(exp["runs"][0]["measures"]) == ["nDCG(gain=exp)@5"]
+    assert exp["settings"]["gain"] == "exp"
+
+
+def test_labels_as_golden_or_qrels_and_runs_as_ranked_lists(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from poolkit.io import read_golden, read_run, write_qrels
+
+    qrels = str(tmp_path / "golden.qrels")
+    write_qrels(read_golden(GOLDEN), qrels)
+    run = read_run(SEED_RUN)
+    ranked = write(tmp_path, "ranked.yaml", "".join(
+        f"{q}: [{', '.join(docs)}]\n" for q, docs in run.rankings.items()))
+    a = as_json(capsys, GOLDEN, SEED_RUN, "-k", "5")["runs"][0]["measures"]
+    b = as_json(capsys, qrels, ranked, "-k", "5")["runs"][0]["measures"]
+    assert {n: m["per_query"] for n, m in a.items()} == {n: m["per_query"] for n, m in b.items()}
+
+
+def test_several_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    other = write(tmp_path, "other.json", '{"q_faw": ["m1", "m2", "m3"]}')
+    doc = as_json(capsys, GOLDEN, SEED_RUN, other, "-k", "3")
+    assert [r["name"] for r in doc["runs"]] == ["seed.run", "other.json"]
+    second = doc["runs"][1]
+    assert second["queries"]["missing"] == ["q_store", "q_milk", "q_broad"]
+    assert second["measures"]["R@3"]["per_query"]["q_store"] == 0.0  # scored 0, counted
+    assert second["measures"]["R@3"]["mean"] == pytest.approx(0.25)
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-k", "3", "--fail-on", "no-results")
+    assert code == 3 and out.count("\nrun ") == 2
+
+
+def test_corpus_jsonl(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.jsonl", '{"id": "a"}\n\n{"id": 7, "text": "x"}\n{"id": "a"}\n')
+    assert corpus_size(path) == 2
+    bad = write(tmp_path, "bad.jsonl", '{"id": "a"}\n{"text": "no id"}\n')
+    with pytest.raises(InputError) as err:
+        corpus_size(bad)
+    assert str(err.value) == f"{bad}:2: expected a JSON object with an 'id'"
+
+
+# --- formats --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt, marker", [("table", "audit at K=5"), ("csv", "run,run_sha256"),
+                                         ("markdown", "### audit at K=5"),
+                                         ("json", '"runs"')])
+def test_formats(capsys: pytest.CaptureFixture[str], fmt: str, marker: str) -> None:
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", fmt)
+    assert code == 0 and marker in out
+
+
+# --- errors and exit codes -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "nDGC@10"], "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RR, Rcap, "
+                        "Rprec, bpref, nDCG (did you mean 'nDCG'?)"),
+    (["-k", "five"], "-k 'five': 'five' is not an integer"),
+    (["--fail-on", "dupes"], "--fail-on: unknown condition 'dupes'; valid: coverage<X, "
+                             "excluded, no-results, rel-lt-k, repeats, unjudged>X, unknown"),
+    (["--fail-on", "coverage<0.2"], "--fail-on coverage<X needs the corpus size: give "
+                                    "--corpus-size N or --corpus corpus.jsonl"),
+    (["--fetch", "a.run", "--fetch", "b.run", "--fetch", "c.run"],
+     "--fetch given 3 times for 1 runs: give it once (for every run) or once per run"),
+    (["--stages", "5,10"], "--stages '5,10': the fetch depth 5 is below the keep depth 10; "
+                           "write FETCH_K,KEEP_K"),
+    (["--level", "0"], "--level must be a positive integer, got 0"),
+    (["--depth", "0"], "--depth must be a positive integer, got 0"),
+])
+def test_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    code, out, err = cli(capsys, GOLDEN, SEED_RUN, *args)
+    assert (code, out) == (2, "")
+    assert err == f"poolkit score: error: {message}\n"
+
+
+def test_input_errors_name_the_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope.run")
+    code, _, err = cli(capsys, GOLDEN, missing)
+    assert code == 2 and err == f"poolkit score: error: {missing}: no such file\n"
+    bad = write(tmp_path, "bad.run", "q1 Q0 d1 1 high t\n")
+    code, _, err = cli(capsys, GOLDEN, bad)
+    assert code == 2 and err == f"poolkit score: error: {bad}:1: score 'high' is not a number\n"
+
+
+def test_argparse_rejects_unknown_format() -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", GOLDEN, SEED_RUN, "--format", "xml"])
+    assert exit_.value.code == 2
+
+
+def test_fail_on_prints_the_report_then_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--fail-on", "rel-lt-k",
+                         "--fail-on", "unjudged>0.5", "--format", "json")
+    assert code == 3
+    failed = json.loads(out)["fail_on"]["failed"]
+    assert [f["condition"] for f in failed] == ["rel-lt-k", "unjudged>0.5"]
+    assert failed[0]["queries"] == ["q_faw", "q_store", "q_milk"]
+    assert err == ("poolkit score: error: rel-lt-k held for run 'seed.run' on 3 queries: q_faw, "
+                   "q_store, q_milk; unjudged>0.5 held for run 'seed.run' on 3 queries: q_faw, "
+                   "q_store, q_milk\n")
+    code, out, err = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--fail-on", "repeats")
+    assert (code, err) == (0, "") and "fail-on repeats: passed" in out
+
+
+# --- start-up: no heavy imports -----------------------------------------------------------------
+
+HEAVY = ("torch", "textual", "sentence_transformers", "sklearn", "transformers", "scipy")
+
+
+@pytest.mark.slow
+def test_score_imports_nothing_heavy() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "poolkit", "score", GOLDEN, SEED_RUN,
+         "-k", "5", "--per-query", "--truth", str(REPO / "sample_corpus" / "truth.qrels"),
+         "--stages", "10,5", "--format", "json"],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["runs"][0]["name"] == "seed.run"
+    imported = {line.split("|")[-1].strip().split(".")[0]
+                for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "poolkit" in imported and "numpy" in imported
+    assert not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))
