@@ -7,15 +7,13 @@ start fast and run on the core install.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from poolkit.errors import AuditFailure, InputError, PoolkitError
+from poolkit.errors import AuditFailure, PoolkitError
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
-from poolkit.io.common import decode, read_bytes
 from poolkit.score.audit import (
     FAIL_ON,
     Audit,
@@ -104,8 +102,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cov.add_argument("--corpus-size", type=int, default=None, metavar="N",
                      help="corpus size, for label coverage (judged ids for a query / N)")
     cov.add_argument("--corpus", default=None, metavar="CORPUS.jsonl",
-                     help="corpus JSONL (one object with an 'id' per line); its size gives "
-                          "label coverage")
+                     help="corpus JSONL ({id, title, text} per line, as poolkit pool reads "
+                          "it); its size gives label coverage")
     p.add_argument("--truth", default=None, metavar="QRELS",
                    help="a fuller label set: per query, judged-relevant vs truly relevant "
                         "counts and R@K against each")
@@ -182,20 +180,10 @@ def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
 
 
 def corpus_size(path: str | Path) -> int:
-    """Distinct ids in a corpus JSONL (one JSON object with an ``id`` per line)."""
-    text = decode(path, read_bytes(path))
-    ids: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, lineno, f"not a JSON object: {exc.msg}") from None
-        if not isinstance(obj, dict) or "id" not in obj:
-            raise InputError(path, lineno, "expected a JSON object with an 'id'")
-        ids.add(str(obj["id"]))
-    return len(ids)
+    """Documents in a corpus JSONL, read by the same reader ``poolkit pool`` uses."""
+    from poolkit.retrieve.corpus import read_corpus  # light, but only needed with --corpus
+
+    return len(read_corpus(path))
 
 
 def _positive(value: int | None, flag: str) -> None:

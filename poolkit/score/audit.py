@@ -105,7 +105,7 @@ class Audit:
                 "mean_recall": _mean(a.recall for a in rows),
                 "mean_share_of_ceiling": _mean(a.share for a in rows),
                 "mean_judged": _mean(a.judged for a in rows),
-                "unjudged_in_top_k": [q.qid for q in qs if q.at[k].judged < 1.0],
+                "unjudged_in_top_k": [q.qid for q in qs if q.results and q.at[k].judged < 1.0],
                 "positional_hits": sum(a.positional_hits for a in rows),
                 "distinct_hits": sum(a.distinct_hits for a in rows),
             }
@@ -271,8 +271,9 @@ def _coverage(a: Audit, t: float | None) -> list[str]:
 
 
 def _unjudged(a: Audit, t: float | None) -> list[str]:
+    # A query with no results has no unjudged ids; no-results is its own condition.
     return [q.qid for q in a.queries.values()
-            if any(1.0 - x.judged > (t or 0) + 1e-12 for x in q.at.values())]
+            if q.results and any(1.0 - x.judged > (t or 0) + 1e-12 for x in q.at.values())]
 
 
 def _no_results(a: Audit, _t: float | None) -> list[str]:

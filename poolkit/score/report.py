@@ -158,10 +158,6 @@ def _ids(ids: Sequence[str], limit: int = 10) -> str:
     return ", ".join(ids[:limit]) + more
 
 
-def _hits(a: dict[str, Any]) -> str:
-    return f"{a['positional_hits']}/{a['distinct_hits']}"
-
-
 def _warnings(audit: dict[str, Any], qid: str, k: int) -> list[str]:
     """A query's warnings at K; those about the whole query go with the first K only."""
     a = audit["queries"][qid]
@@ -251,20 +247,11 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
     for run in doc["runs"]:
         out += ["", f"run {run['name']}  sha256:{short_hash(run['sha256'])}",
                 f"  queries: {_queries_line(run)}", ""]
-        rows: list[list[str] | str] = []
-        for name, m in run["measures"].items():
-            ci, method = _ci(m["ci"])
-            rows.append([name, _f(m["mean"]), ci, method])
-        out += _grid(["measure", "mean", f"{LEVEL:.0%} interval", "method"], rows, left=(3,))
-        names = list(run["measures"])
-        if per_query and names:
-            out += ["", "  per query"]
-            qids = run["audit"]["queries"]
-            prow: list[list[str] | str] = [
-                [qid, *(_f(run["measures"][n]["per_query"].get(qid)) for n in names)]
-                for qid in qids]
-            prow.append(["mean", *(_f(run["measures"][n]["mean"]) for n in names)])
-            out += _grid(["query", *names], prow)
+        headers, rows = _mean_rows(run)
+        out += _grid(headers, list(rows), left=(3,))
+        if per_query and run["measures"]:
+            headers, rows = _per_query_rows(run)
+            out += ["", "  per query", *_grid(headers, list(rows))]
         out += _audit_table(run, per_query)
         if run["stages"]:
             out += _stage_table(run["stages"])
@@ -278,6 +265,35 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+def _mean_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    rows = []
+    for name, m in run["measures"].items():
+        ci, method = _ci(m["ci"])
+        rows.append([name, _f(m["mean"]), ci, method])
+    return ["measure", "mean", f"{LEVEL:.0%} interval", "method"], rows
+
+
+def _per_query_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    ms = run["measures"]
+    rows = [[qid, *(_f(m["per_query"].get(qid)) for m in ms.values())]
+            for qid in run["audit"]["queries"]]
+    rows.append(["mean", *(_f(m["mean"]) for m in ms.values())])
+    return ["query", *ms], rows
+
+
+def _audit_headers(k: int) -> list[str]:
+    return ["query", "|Rel|", "labels", "ceiling", f"R@{k}", "of ceiling", f"Judged@{k}",
+            "hits pos/dist", "repeats"]
+
+
+def _audit_cells(audit: dict[str, Any], qid: str, k: int) -> list[str]:
+    a = audit["queries"][qid]
+    at = a["at"][str(k)]
+    return [qid, str(a["rel"]), _pct(a["labels"]), _f(at["ceiling"]), _f(at["recall"]),
+            f"{at['share_of_ceiling']:.0%}", _f(at["judged"]),
+            f"{at['positional_hits']}/{at['distinct_hits']}", str(a["repeats"])]
+
+
 def _audit_table(run: dict[str, Any], per_query: bool) -> list[str]:
     out: list[str] = []
     audit = run["audit"]
@@ -286,15 +302,10 @@ def _audit_table(run: dict[str, Any], per_query: bool) -> list[str]:
         out += ["", f"  audit at K={k}"]
         rows: list[list[str] | str] = []
         for qid in shown:
-            a = audit["queries"][qid]
-            at = a["at"][str(k)]
-            rows.append([qid, str(a["rel"]), _pct(a["labels"]), _f(at["ceiling"]),
-                         _f(at["recall"]), f"{at['share_of_ceiling']:.0%}", _f(at["judged"]),
-                         _hits(at), str(a["repeats"])])
+            rows.append(_audit_cells(audit, qid, k))
             rows += [f"  ! {w}" for w in _warnings(audit, qid, k)]
         if rows:
-            out += _grid(["query", "|Rel|", "labels", "ceiling", f"R@{k}", "of ceiling",
-                          f"Judged@{k}", "hits pos/dist", "repeats"], rows)
+            out += _grid(_audit_headers(k), rows)
         if left:
             out.append(f"  ... {left} more flagged queries (--per-query lists every query)")
         out += [f"  {line}" for line in _summary_lines(run, k)]
@@ -367,33 +378,18 @@ def render_markdown(doc: dict[str, Any], per_query: bool = False) -> str:
     for run in doc["runs"]:
         out += ["", f"## run `{run['name']}` sha256 `{short_hash(run['sha256'])}`", "",
                 f"Queries: {_queries_line(run)}.", ""]
-        rows = []
-        for name, m in run["measures"].items():
-            ci, method = _ci(m["ci"])
-            rows.append([name, _f(m["mean"]), ci, method])
-        out += _md(["measure", "mean", f"{LEVEL:.0%} interval", "method"], rows, left=(3,))
-        names = list(run["measures"])
-        if per_query and names:
-            prow = [[qid, *(_f(run["measures"][n]["per_query"].get(qid)) for n in names)]
-                    for qid in run["audit"]["queries"]]
-            prow.append(["mean", *(_f(run["measures"][n]["mean"]) for n in names)])
-            out += ["", "### per query", "", *_md(["query", *names], prow)]
+        headers, rows = _mean_rows(run)
+        out += _md(headers, rows, left=(3,))
+        if per_query and run["measures"]:
+            headers, rows = _per_query_rows(run)
+            out += ["", "### per query", "", *_md(headers, rows)]
         for k in run["audit"]["k"]:
             shown, left = _audit_rows(run, k, per_query)
             out += ["", f"### audit at K={k}", ""]
-            arows = []
-            for qid in shown:
-                a = run["audit"]["queries"][qid]
-                at = a["at"][str(k)]
-                arows.append([qid, str(a["rel"]), _pct(a["labels"]), _f(at["ceiling"]),
-                              _f(at["recall"]), f"{at['share_of_ceiling']:.0%}",
-                              _f(at["judged"]), _hits(at), str(a["repeats"]),
-                              "; ".join(_warnings(run["audit"], qid, k))])
+            arows = [[*_audit_cells(run["audit"], qid, k),
+                      "; ".join(_warnings(run["audit"], qid, k))] for qid in shown]
             if arows:
-                out += _md(["query", "|Rel|", "labels", "ceiling", f"R@{k}", "of ceiling",
-                            f"Judged@{k}", "hits pos/dist", "repeats", "warnings"], arows,
-                           left=(9,))
-                out.append("")
+                out += [*_md([*_audit_headers(k), "warnings"], arows, left=(9,)), ""]
             if left:
                 out.append(f"- {left} more flagged queries (--per-query lists every query)")
             out += [f"- {line}" for line in _summary_lines(run, k)]

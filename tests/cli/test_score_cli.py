@@ -13,7 +13,7 @@ import pytest
 
 from poolkit.cli import main
 from poolkit.cli.score import corpus_size, parse_cutoffs, resolve_measures
-from poolkit.errors import InputError, PoolkitError
+from poolkit.errors import PoolkitError
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = str(REPO / "sample_corpus" / "golden.yaml")
@@ -150,13 +150,16 @@ def test_several_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 3 and out.count("\nrun ") == 2
 
 
-def test_corpus_jsonl(tmp_path: Path) -> None:
-    path = write(tmp_path, "c.jsonl", '{"id": "a"}\n\n{"id": 7, "text": "x"}\n{"id": "a"}\n')
-    assert corpus_size(path) == 2
-    bad = write(tmp_path, "bad.jsonl", '{"id": "a"}\n{"text": "no id"}\n')
-    with pytest.raises(InputError) as err:
-        corpus_size(bad)
-    assert str(err.value) == f"{bad}:2: expected a JSON object with an 'id'"
+def test_corpus_jsonl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    corpus = write(tmp_path, "c.jsonl", "".join(
+        f'{{"id": "{d}", "text": "passage {d}"}}\n' for d in "abcdefgh"))
+    assert corpus_size(corpus) == 8
+    doc = as_json(capsys, GOLDEN, SEED_RUN, "-k", "5", "--corpus", corpus)
+    assert doc["settings"]["corpus_size"] == 8
+    assert doc["runs"][0]["audit"]["queries"]["q_broad"]["labels"] == 1.0
+    bad = write(tmp_path, "bad.jsonl", '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n')
+    code, _, err = cli(capsys, GOLDEN, SEED_RUN, "--corpus", bad)
+    assert code == 2 and err == f"poolkit score: error: {bad}:2: doc id 'a' already used on line 1\n"
 
 
 # --- formats --------------------------------------------------------------------------------------

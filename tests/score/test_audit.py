@@ -191,6 +191,7 @@ def test_check_fail_on(seed_audit: Audit) -> None:
     assert held("no-results") == [] and held("excluded") == [] and held("unknown") == []
     other = run_audit({"a": {"x": 1}, "b": {"y": 0}, "c": {"z": 1}}, {"a": ["x"], "zz": ["x"]}, [1])
     assert held("no-results", other) == [["c"]]
+    assert held("unjudged>0.5", other) == []  # c has no results, hence no unjudged ids
     assert held("excluded", other) == [["b"]]
     assert held("unknown", other) == [["zz"]]
     failure = check_fail_on(parse_fail_on(["repeats"]), [("seed.run", seed_audit)])[0]
