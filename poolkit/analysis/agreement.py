@@ -1,0 +1,256 @@
+"""Assessor agreement and judge calibration across label sources.
+
+A source is one assessor's standing grades in the store, or an imported label file (an
+automatic judge's qrels, another team's golden.yaml). For every pair of sources that share
+judged pairs: the count, raw agreement, Cohen's kappa unweighted and with linear and
+quadratic weights on the fixed 0-3 scale, kappa on labels binarised at the relevance level,
+the confusion matrix and a percentile bootstrap interval for each kappa. Across all sources:
+Krippendorff's alpha (ordinal; units are the judged pairs, missing labels allowed).
+
+A source whose kappa against the human reference is below the threshold (0.6 by default,
+the customary "substantial agreement" floor) is flagged as too noisy to trust.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from poolkit.analysis.stats import (
+    SCALE,
+    bootstrap_kappa,
+    confusion_matrix,
+    kappa_from_confusion,
+    krippendorff_alpha,
+)
+from poolkit.errors import PoolkitError, one_of
+from poolkit.score.intervals import RESAMPLES, SEED
+
+Pair = tuple[str, str]
+
+#: kappa variants reported for every pair of sources; the flag reads one of them
+KAPPAS = {
+    "unweighted": "Cohen's kappa, every disagreement equal",
+    "linear": "weights |i - j| on the 0-3 scale",
+    "quadratic": "weights (i - j)^2 on the 0-3 scale",
+    "binary": "unweighted kappa on grade >= level vs below",
+}
+THRESHOLD = 0.6
+
+
+@dataclass
+class Source:
+    """One label source: its grades on the 0-3 scale (negative grades set aside)."""
+
+    name: str
+    grades: dict[Pair, int]
+    kind: str = "assessor"  # assessor | file
+    origin: dict[str, Any] = field(default_factory=dict)
+    #: pairs carrying a negative grade (TREC's -1, "pooled, not judged"): not labels
+    unjudged: int = 0
+
+    @classmethod
+    def from_grades(cls, name: str, grades: Mapping[Pair, int], kind: str = "assessor",
+                    origin: Mapping[str, Any] | None = None) -> Source:
+        kept: dict[Pair, int] = {}
+        unjudged = 0
+        for pair, g in grades.items():
+            if g < 0:
+                unjudged += 1
+                continue
+            if g not in SCALE:
+                raise PoolkitError(f"source {name!r}: query {pair[0]!r} doc {pair[1]!r} has "
+                                   f"grade {g}; agreement uses the 0-3 scale")
+            kept[pair] = g
+        return cls(name, kept, kind, dict(origin or {}), unjudged)
+
+
+def _kappas(a: Sequence[int], b: Sequence[int], level: int, resamples: int, seed: int,
+            ) -> tuple[dict[str, float], dict[str, tuple[float, float] | None]]:
+    conf = confusion_matrix(a, b)
+    ba = [int(x >= level) for x in a]
+    bb = [int(x >= level) for x in b]
+    values = {w: kappa_from_confusion(conf, w) for w in ("unweighted", "linear", "quadratic")}
+    values["binary"] = kappa_from_confusion(confusion_matrix(ba, bb, (0, 1)))
+    cis = {w: bootstrap_kappa(a, b, weights=w, resamples=resamples, seed=seed)
+           for w in ("unweighted", "linear", "quadratic")}
+    cis["binary"] = bootstrap_kappa(ba, bb, labels=(0, 1), resamples=resamples, seed=seed)
+    return values, cis
+
+
+def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMPLES,
+                   seed: int = SEED) -> dict[str, Any] | None:
+    """Agreement of two sources on the pairs both judged; None when they share none."""
+    shared = sorted(a.grades.keys() & b.grades.keys())
+    if not shared:
+        return None
+    ga = [a.grades[p] for p in shared]
+    gb = [b.grades[p] for p in shared]
+    values, cis = _kappas(ga, gb, level, resamples, seed)
+    conf = confusion_matrix(ga, gb)
+    return {
+        "a": a.name, "b": b.name, "shared": len(shared),
+        "queries": len({q for q, _ in shared}),
+        "raw_agreement": float(np.trace(conf) / len(shared)),
+        "binary_agreement": sum(1 for x, y in zip(ga, gb) if (x >= level) == (y >= level))
+        / len(shared),
+        "kappa": values,
+        "kappa_ci": {w: (None if ci is None else {"low": ci[0], "high": ci[1]})
+                     for w, ci in cis.items()},
+        "confusion": {"rows": a.name, "columns": b.name, "labels": list(SCALE),
+                      "counts": conf.tolist()},
+    }
+
+
+def alpha_across(sources: Sequence[Source], level_of_measurement: str = "ordinal",
+                 ) -> dict[str, Any]:
+    """Krippendorff's alpha over every pair judged by at least two sources."""
+    counts: dict[Pair, int] = {}
+    for s in sources:
+        for p in s.grades:
+            counts[p] = counts.get(p, 0) + 1
+    units = sorted(p for p, c in counts.items() if c >= 2)
+    out: dict[str, Any] = {"metric": level_of_measurement, "units": len(units),
+                           "sources": len(sources), "value": math.nan}
+    if units:
+        matrix = np.full((len(sources), len(units)), np.nan)
+        col = {p: j for j, p in enumerate(units)}
+        for i, s in enumerate(sources):
+            for p, g in s.grades.items():
+                j = col.get(p)
+                if j is not None:
+                    matrix[i, j] = g
+        out["value"] = krippendorff_alpha(matrix, level_of_measurement, domain=SCALE)
+    return out
+
+
+def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | None = None,
+              threshold: float = THRESHOLD, flag_on: str = "unweighted",
+              resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
+    """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags."""
+    names = [s.name for s in sources]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise PoolkitError(f"two label sources are both named {dup[0]!r}; name them apart "
+                           f"(--qrels NAME=PATH)")
+    if reference is not None and reference not in names:
+        raise PoolkitError(one_of(reference, names, "reference source"))
+    if flag_on not in KAPPAS:
+        raise PoolkitError(one_of(flag_on, KAPPAS, "kappa"))
+    pairs = []
+    for a, b in combinations(sources, 2):
+        result = pair_agreement(a, b, level, resamples, seed)
+        if result is not None:
+            pairs.append(result)
+    noisy = []
+    against: dict[str, float] = {}
+    if reference is not None:
+        for r in pairs:
+            if reference in (r["a"], r["b"]):
+                other = r["b"] if r["a"] == reference else r["a"]
+                k = r["kappa"][flag_on]
+                against[other] = k
+                if math.isnan(k) or k < threshold:
+                    noisy.append(other)
+    return {
+        "scale": list(SCALE), "level": level,
+        "sources": [{"name": s.name, "kind": s.kind, "judged": len(s.grades),
+                     "queries": len({q for q, _ in s.grades}), "unjudged": s.unjudged,
+                     **s.origin} for s in sources],
+        "pairs": pairs,
+        "alpha": alpha_across(sources),
+        "reference": reference,
+        "flag": {"kappa": flag_on, "threshold": threshold, "against_reference": against,
+                 "noisy": noisy},
+        "bootstrap": {"resamples": resamples, "seed": seed, "level": 0.95},
+    }
+
+
+def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[Source]:
+    """Each assessor's standing grades in a judging store (every pool version) as a source.
+
+    Adjudications are left out: an adjudicator resolving disagreements is not an
+    independent assessor, and counting them would inflate agreement.
+    """
+    from poolkit.store.judging import VOTE_KINDS  # an assessor's own grades, not adjudications
+
+    by: dict[str, dict[Pair, int]] = {}
+    for pair, events in store.current_grades(kinds=VOTE_KINDS).items():
+        for assessor, event in events.items():
+            by.setdefault(assessor, {})[pair] = event.grade
+    names = sorted(by)
+    if assessors is not None:
+        for name in assessors:
+            if name not in by:
+                raise PoolkitError(f"{store.path}: " + one_of(name, names, "assessor"))
+        names = list(assessors)
+    return [Source.from_grades(n, by[n], "assessor", {"store": str(store.path)}) for n in names]
+
+
+def file_source(name: str, qrels: Any) -> Source:
+    """A label file (``Qrels``) as a source."""
+    grades = {(q, d): g for q, docs in qrels.grades.items() for d, g in docs.items()}
+    return Source.from_grades(name, grades, "file", {"path": qrels.path, "sha256": qrels.sha256})
+
+
+def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
+    """The agreement report for people: sources, pairs, alpha, flags, confusion matrices."""
+    from poolkit.analysis.render import fmt, grid
+
+    lines = [f"poolkit agreement: {len(doc['sources'])} label sources, grades on the fixed "
+             f"{doc['scale'][0]}-{doc['scale'][-1]} scale, relevance level {doc['level']}", ""]
+    lines += grid(["source", "kind", "judged", "queries", "unjudged (<0)"],
+                  [[s["name"], s["kind"], str(s["judged"]), str(s["queries"]), str(s["unjudged"])]
+                   for s in doc["sources"]], left=(1,))
+    lines.append("")
+    boot = doc["bootstrap"]
+    if not doc["pairs"]:
+        lines.append("No two sources judged a common (query, doc) pair: nothing to compare.")
+    else:
+        lines.append(f"Sources judging the same (query, doc) pairs; agree = same grade; "
+                     f"binary: grade >= {doc['level']}")
+        ws = ("unweighted", "linear", "quadratic", "binary")
+
+        def ci(r: dict[str, Any], w: str) -> str:
+            band = r["kappa_ci"][w]
+            return "n/a" if band is None else f"{fmt(band['low'], 2)} to {fmt(band['high'], 2)}"
+
+        lines += grid(["a", "b", "shared", "agree", "kappa", "linear", "quadratic", "binary"],
+                      [[r["a"], r["b"], str(r["shared"]), fmt(r["raw_agreement"], 3),
+                        *(fmt(r["kappa"][w], 3) for w in ws)] for r in doc["pairs"]],
+                      left=(1,))
+        lines += ["", f"  {boot['level']:.0%} percentile bootstrap intervals ({boot['resamples']} "
+                      f"resamples of the shared pairs, seed {boot['seed']})"]
+        lines += grid(["a", "b", "kappa", "linear", "quadratic", "binary"],
+                      [[r["a"], r["b"], *(ci(r, w) for w in ws)] for r in doc["pairs"]],
+                      left=(1,))
+    lines.append("")
+    a = doc["alpha"]
+    lines.append(f"Krippendorff's alpha ({a['metric']}) across {a['sources']} sources: "
+                 f"{fmt(a['value'], 3)} on {a['units']} pairs judged by at least two sources")
+    flag = doc["flag"]
+    lines.append("")
+    if doc["reference"] is None:
+        lines.append("No --reference given: no source is checked against a human reference.")
+    elif not flag["against_reference"]:
+        lines.append(f"Reference {doc['reference']!r} shares no judged pair with any other "
+                     f"source: nothing to flag.")
+    else:
+        lines.append(f"Against the reference {doc['reference']!r} ({flag['kappa']} kappa; below "
+                     f"{flag['threshold']} is too noisy to trust):")
+        lines += grid(["source", "kappa", "verdict"],
+                      [[n, fmt(v, 3), "TOO NOISY" if n in flag["noisy"] else "ok"]
+                       for n, v in flag["against_reference"].items()], left=(2,))
+    if matrices and doc["pairs"]:
+        lines += ["", "Confusion matrices (rows: a's grade, columns: b's grade)"]
+        for r in doc["pairs"]:
+            c = r["confusion"]
+            lines.append("")
+            lines += grid([f"{r['a']} \\ {r['b']}", *map(str, c["labels"])],
+                          [[str(lab), *map(str, row)] for lab, row in zip(c["labels"], c["counts"])])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""Shared output helpers for the analysis reports (compare, reusability, agreement).
+
+Each report is built as one JSON-ready dict; the table is a rendering of that same dict, so
+the two formats cannot disagree. Undefined values (a kappa with no chance disagreement, a tau
+over constant scores) are NaN in memory and ``null`` in JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from poolkit import __version__
+from poolkit.score.report import _grid as grid  # one aligned-table layout for every report
+from poolkit.score.report import report_date
+
+__all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed"]
+
+FORMATS = ("table", "json")
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float):
+        return None if math.isnan(x) or math.isinf(x) else x
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, set):
+        return sorted(_clean(v) for v in x)
+    return x
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Strict JSON (NaN becomes null), indented, newline-terminated."""
+    return json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n"
+
+
+def header(command: str) -> dict[str, Any]:
+    return {"command": command, "poolkit_version": __version__, "date": report_date()}
+
+
+def fmt(x: float | None, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def signed(x: float | None, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:+.{digits}f}"

@@ -1,0 +1,93 @@
+"""``poolkit agreement``: how far label sources agree, and which judge is too noisy to trust."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from poolkit.errors import PoolkitError
+
+DESCRIPTION = """\
+Agreement between label sources on the (query, doc) pairs they both judged: every assessor
+in a judging store (config form) and any label files given with --qrels (an automatic
+judge's qrels, another team's golden.yaml). For every pair of sources that overlap: shared
+pairs, raw agreement, Cohen's kappa unweighted and with linear and quadratic weights on the
+fixed 0-3 scale (a grade nobody used still counts), kappa on labels binarised at the
+relevance level, each with a 95% percentile bootstrap interval (1000 resamples over the
+shared pairs, fixed seed), and the confusion matrix. Across all sources: Krippendorff's
+alpha (ordinal). With --reference, a source whose kappa against it is below --threshold is
+flagged as too noisy to trust. Negative grades (TREC's -1) are not labels and are set aside."""
+
+EPILOG = """\
+forms:
+  poolkit agreement CONFIG [--qrels [NAME=]FILE ...]   store assessors (+ label files)
+  poolkit agreement --qrels [NAME=]FILE [NAME=]FILE ...   label files only
+
+examples:
+  poolkit agreement configs/sample.yaml --reference alice
+  poolkit agreement configs/sample.yaml --qrels llm=judge.qrels --reference alice
+  poolkit agreement --qrels nist=qrels.txt llm=llm.qrels --reference nist --format json
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from poolkit.analysis.agreement import KAPPAS, THRESHOLD
+
+    p = subparsers.add_parser(
+        "agreement", help="assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
+        description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", metavar="CONFIG", nargs="?",
+                   help="collection config: every assessor in its judging store is a source")
+    p.add_argument("--qrels", nargs="+", default=[], metavar="[NAME=]FILE",
+                   help="label files (qrels or golden.yaml) as further sources, named NAME or "
+                        "by file name")
+    p.add_argument("--assessor", action="append", default=None, metavar="NAME",
+                   help="only these store assessors (repeatable; default: all)")
+    p.add_argument("--reference", default=None, metavar="NAME",
+                   help="the human reference source that the others are checked against")
+    p.add_argument("--threshold", type=float, default=THRESHOLD, metavar="X",
+                   help=f"flag a source whose kappa against the reference is below X "
+                        f"(default {THRESHOLD})")
+    p.add_argument("--kappa", choices=list(KAPPAS), default="unweighted",
+                   help="which kappa the flag reads (default: unweighted)")
+    p.add_argument("--level", type=int, default=None, metavar="N",
+                   help="relevance level for binarised kappa: grade >= N is relevant "
+                        "(default: the config's judge.relevance_level, else 1)")
+    p.add_argument("--no-matrices", action="store_true",
+                   help="leave the confusion matrices out of the table (JSON always has them)")
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help="output format (default: table)")
+    p.set_defaults(handler=run_agreement)
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from poolkit.analysis.agreement import agreement, file_source, render_table, store_sources
+    from poolkit.analysis.inputs import named_paths, open_store
+    from poolkit.analysis.render import dumps, header
+    from poolkit.config import load_config
+    from poolkit.io import read_labels
+
+    if args.config is None and len(args.qrels) < 2:
+        raise PoolkitError("give a CONFIG (its store's assessors are the sources) or at least "
+                           "two label files with --qrels")
+    level = args.level
+    sources = []
+    if args.config is not None:
+        config = load_config(args.config)
+        if level is None:
+            level = config.judge.relevance_level
+        with open_store(config) as store:
+            sources += store_sources(store, args.assessor)
+    elif args.assessor:
+        raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
+    for name, path in named_paths(args.qrels):
+        sources.append(file_source(name, read_labels(path)))
+    doc = {**header("agreement"),
+           **agreement(sources, level=level if level is not None else 1,
+                       reference=args.reference, threshold=args.threshold, flag_on=args.kappa)}
+    if args.format == "json":
+        sys.stdout.write(dumps(doc))
+    else:
+        sys.stdout.write(render_table(doc, matrices=not args.no_matrices))
+    return 0

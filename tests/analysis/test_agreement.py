@@ -1,0 +1,95 @@
+"""agreement: sources from the store and files, pairwise kappas, alpha, noisy flags."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from poolkit.analysis.agreement import Source, agreement, file_source, store_sources
+from poolkit.errors import PoolkitError
+from poolkit.io import Qrels
+from poolkit.store import Event, Store
+
+sk = pytest.importorskip("sklearn.metrics")
+krippendorff = pytest.importorskip("krippendorff")
+
+PAIRS = [("q1", f"d{i}") for i in range(12)]
+HUMAN = [0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 2, 2]
+CLOSE = [0, 1, 2, 2, 0, 1, 2, 3, 1, 0, 2, 2]
+NOISY = [3, 0, 0, 1, 2, 3, 0, 0, 1, 2, 3, 1]
+
+
+def src(name, grades, pairs=PAIRS):
+    return Source.from_grades(name, dict(zip(pairs, grades)))
+
+
+@pytest.fixture
+def doc():
+    return agreement([src("human", HUMAN), src("llm", CLOSE), src("rand", NOISY[:8], PAIRS[:8])],
+                     reference="human")
+
+
+def test_pair_figures_match_sklearn(doc):
+    p = doc["pairs"][0]
+    assert (p["a"], p["b"], p["shared"]) == ("human", "llm", 12)
+    assert p["raw_agreement"] == pytest.approx(10 / 12)
+    for w, skw in (("unweighted", None), ("linear", "linear"), ("quadratic", "quadratic")):
+        assert p["kappa"][w] == pytest.approx(
+            sk.cohen_kappa_score(HUMAN, CLOSE, labels=[0, 1, 2, 3], weights=skw))
+    assert p["kappa"]["binary"] == pytest.approx(
+        sk.cohen_kappa_score([g >= 1 for g in HUMAN], [g >= 1 for g in CLOSE]))
+    assert p["confusion"]["counts"][3] == [0, 0, 1, 1]  # human 3: llm said 2 once, 3 once
+    ci = p["kappa_ci"]["unweighted"]
+    assert ci["low"] <= p["kappa"]["unweighted"] <= ci["high"]
+
+
+def test_only_overlapping_pairs_and_alpha_across_all(doc):
+    assert [(p["a"], p["b"], p["shared"]) for p in doc["pairs"]] == [
+        ("human", "llm", 12), ("human", "rand", 8), ("llm", "rand", 8)]
+    data = [HUMAN, CLOSE, NOISY[:8] + [np.nan] * 4]
+    assert doc["alpha"]["value"] == pytest.approx(krippendorff.alpha(
+        reliability_data=np.array(data, dtype=float), value_domain=[0, 1, 2, 3],
+        level_of_measurement="ordinal"))
+    assert doc["alpha"]["units"] == 12
+
+
+def test_noisy_source_flagged_against_reference(doc):
+    flag = doc["flag"]
+    assert flag["noisy"] == ["rand"]
+    assert flag["against_reference"]["llm"] > 0.6
+    again = agreement([src("human", HUMAN), src("llm", CLOSE)], reference="human",
+                      threshold=0.9)
+    assert again["flag"]["noisy"] == ["llm"]
+
+
+def test_no_reference_no_flags():
+    d = agreement([src("a", HUMAN), src("b", CLOSE)])
+    assert d["reference"] is None and d["flag"]["noisy"] == []
+
+
+def test_errors_are_named():
+    with pytest.raises(PoolkitError, match="unknown reference source 'humn'.*did you mean"):
+        agreement([src("human", HUMAN), src("llm", CLOSE)], reference="humn")
+    with pytest.raises(PoolkitError, match="both named 'x'"):
+        agreement([src("x", HUMAN), src("x", CLOSE)])
+    with pytest.raises(PoolkitError, match="source 'j'.*grade 5; agreement uses the 0-3 scale"):
+        Source.from_grades("j", {("q1", "d1"): 5})
+
+
+def test_negative_grades_are_not_labels():
+    s = file_source("nist", Qrels.from_mapping({"q1": {"a": -1, "b": 2}}))
+    assert s.grades == {("q1", "b"): 2} and s.unjudged == 1
+
+
+def test_store_sources_replay_undo_and_leave_out_adjudication(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        store.record_event(Event("q1", "a", "alice", "grade", grade=2))
+        wrong = store.record_event(Event("q1", "b", "alice", "grade", grade=0))
+        store.record_event(Event("q1", "b", "alice", "undo", ref=wrong))
+        store.record_event(Event("q1", "a", "bob", "grade", grade=3))
+        store.record_event(Event("q1", "a", "carol", "adjudicate", grade=3))
+        sources = store_sources(store)
+        assert [(s.name, s.grades) for s in sources] == [
+            ("alice", {("q1", "a"): 2}), ("bob", {("q1", "a"): 3})]
+        with pytest.raises(PoolkitError, match="unknown assessor 'bobb'"):
+            store_sources(store, ["bobb"])

@@ -1,0 +1,209 @@
+"""CLI shapes of compare, reusability and agreement: both forms, table and JSON, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from poolkit.cli import main
+from poolkit.io import read_run
+from poolkit.pool.build import pool_runs
+from poolkit.store import Event, Store
+
+RUNS = {
+    "lex": "q1 Q0 a 1 3 lex\nq1 Q0 b 2 2 lex\nq1 Q0 c 3 1 lex\n"
+           "q2 Q0 e 1 3 lex\nq2 Q0 f 2 2 lex\n",
+    "neu": "q1 Q0 d 1 3 neu\nq1 Q0 a 2 2 neu\nq1 Q0 e 3 1 neu\n"
+           "q2 Q0 g 1 3 neu\nq2 Q0 e 2 2 neu\n",
+}
+GRADES = {("q1", "a"): 2, ("q1", "b"): 0, ("q1", "c"): 1, ("q1", "d"): 3, ("q1", "e"): 0,
+          ("q2", "e"): 1, ("q2", "f"): 0, ("q2", "g"): 2}
+
+
+@pytest.fixture
+def collection(tmp_path) -> Path:
+    """Two systems; v1 pools lex at depth 2, v2 both at depth 3; alice judges all, bob some."""
+    docs = "abcdefg"
+    (tmp_path / "corpus.jsonl").write_text("".join(
+        json.dumps({"id": d, "title": "", "text": f"passage {d}"}) + "\n" for d in docs))
+    (tmp_path / "queries.jsonl").write_text(
+        '{"id": "q1", "text": "first"}\n{"id": "q2", "text": "second"}\n')
+    for name, text in RUNS.items():
+        (tmp_path / f"{name}.run").write_text(text)
+    config = tmp_path / "c.yaml"
+    config.write_text("corpus: corpus.jsonl\nqueries: queries.jsonl\nstore: s.sqlite\n"
+                      "systems:\n  lex: {kind: run, path: lex.run, group: team}\n"
+                      "  neu: {kind: run, path: neu.run}\n")
+    runs = {n: read_run(tmp_path / f"{n}.run", name=n) for n in RUNS}
+    text = {d: ("", f"passage {d}") for d in docs}
+    with Store(tmp_path / "s.sqlite") as store:
+        for version, names, depth in ((1, ["lex"], 2), (2, ["lex", "neu"], 3)):
+            assert pool_runs(store, {n: runs[n] for n in names}, {n: depth for n in names},
+                             text) == version
+            for m in store.pool():
+                if m.version == version:
+                    store.record_event(Event(m.qid, m.docid, "alice", "grade",
+                                             grade=GRADES[(m.qid, m.docid)]))
+        for pair, g in list(GRADES.items())[:5]:
+            store.record_event(Event(*pair, "bob", "grade", grade=min(3, g + 1)))
+    return config
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys, *argv: str) -> dict:
+    code, out, err = run_cli(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+# --- compare -------------------------------------------------------------------------------------
+
+def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys):
+    doc = as_json(capsys, "compare", str(collection))
+    assert set(doc) >= {"command", "poolkit_version", "date", "level", "cutoffs", "measures",
+                        "primary", "before", "after", "contribution", "runs", "ranking"}
+    assert (doc["before"]["pool_version"], doc["after"]["pool_version"]) == (1, 2)
+    assert doc["primary"] == ["nDCG@10", "AP", "P@10"]
+    assert "AP(judged_only=true)" in doc["measures"] and "bpref" in doc["measures"]
+    runs = {r["name"]: r for r in doc["runs"]}
+    assert list(runs) == ["lex", "neu"]  # the config's systems, read from their paths
+    assert set(runs["neu"]) >= {"name", "path", "sha256", "pooled", "contribution", "judged",
+                                "unjudged", "measures", "flags"}
+    assert runs["neu"]["pooled"] == {"before": False, "after": True}
+    # v1 = lex top 2 (q1 a b, q2 e f); v2 adds lex's c and neu's d, e (q1) and g (q2).
+    # Latest policy: bob graded q1's a-e after alice, one grade up, so e counts as relevant.
+    assert runs["neu"]["contribution"] == {"new_docs": 3, "only_it": 3, "new_judged": 3,
+                                           "new_relevant": 3}
+    assert doc["contribution"]["total"] == {"new_docs": 4, "new_judged": 4, "new_relevant": 4}
+    m = runs["neu"]["measures"]["AP"]
+    assert set(m) == {"before", "after", "change", "rank", "per_query"}
+    assert set(doc["ranking"]["AP"]) == {"kendall_tau", "before", "after"}
+
+
+def test_compare_table_and_per_query(collection, capsys):
+    code, out, _ = run_cli(capsys, "compare", str(collection), "--before", "1", "--after", "2",
+                           "-m", "AP", "--per-query")
+    assert code == 0
+    for text in ("Runs and what they brought to the pool", "Scores before and after",
+                 "Kendall's tau", "AP'", "bpref", "not in the 'before' pool", "Per query: neu"):
+        assert text in out
+
+
+def test_compare_assessor_and_policy(collection, capsys):
+    doc = as_json(capsys, "compare", str(collection), "--assessor", "bob", "-m", "P@1")
+    assert doc["after"]["assessors"] == ["bob"] and doc["after"]["judged"] == 5
+    doc = as_json(capsys, "compare", str(collection), "--policy", "max", "-m", "P@1")
+    assert doc["after"]["policy"] == "max"
+
+
+def test_compare_file_form(collection, tmp_path, capsys):
+    (tmp_path / "old.qrels").write_text("q1 0 a 2\nq1 0 b 0\n")
+    (tmp_path / "new.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 d 3\nq2 0 g 2\n")
+    doc = as_json(capsys, "compare", "--before-qrels", str(tmp_path / "old.qrels"),
+                  "--after-qrels", str(tmp_path / "new.qrels"), str(tmp_path / "lex.run"),
+                  str(tmp_path / "neu.run"), "--depth", "2", "--pooled-before", "lex",
+                  "-m", "P@2")
+    runs = {r["name"]: r for r in doc["runs"]}
+    assert runs["neu"]["contribution"]["new_docs"] == 2  # d (q1), g (q2)
+    assert runs["neu"]["pooled"] == {"before": False, "after": None}
+    assert doc["before"]["kind"] == "file"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--before-qrels", "x.qrels", "a.run"], "needs both --before-qrels and --after-qrels"),
+    (["{cfg}", "--before", "2", "--after", "1"], "--before 2 must be an earlier pool version"),
+    (["{cfg}", "--after", "1"], "pool version 1 has no earlier version"),
+    (["{cfg}", "--after", "7"], "no pool version 7; the store has 1, 2"),
+    (["{cfg}", "--pooled-before", "lex"], "--pooled-before/--pooled-after are for the file form"),
+    (["{cfg}", "-m", "nDGC@10"], "unknown measure 'nDGC'"),
+    (["x.run"], "expected a config (.yaml/.yml) first"),
+    ([], "give a CONFIG"),
+])
+def test_compare_errors(collection, capsys, argv, message):
+    argv = [a.replace("{cfg}", str(collection)) for a in argv]
+    code, _, err = run_cli(capsys, "compare", *argv)
+    assert code != 0 and message in err and err.startswith("poolkit compare: error:")
+
+
+def test_compare_file_form_unknown_pooled_run(collection, tmp_path, capsys):
+    (tmp_path / "q.qrels").write_text("q1 0 a 2\n")
+    code, _, err = run_cli(capsys, "compare", "--before-qrels", str(tmp_path / "q.qrels"),
+                           "--after-qrels", str(tmp_path / "q.qrels"), str(tmp_path / "lex.run"),
+                           "--pooled-after", "lx")
+    assert code != 0 and "unknown run 'lx'; valid: lex" in err
+
+
+# --- reusability -----------------------------------------------------------------------------------
+
+def test_reusability_store_form(collection, capsys):
+    doc = as_json(capsys, "reusability", str(collection), "-m", "AP")
+    assert set(doc) >= {"level", "measures", "labels", "pool", "full", "not_pooled",
+                        "leave_one_run_out", "single_run", "warnings", "leave_one_group_out"}
+    loo = doc["leave_one_run_out"]
+    assert set(loo) == {"runs", "summary"}
+    assert set(loo["summary"]["AP"]) == {"mean_abs_change", "max_abs_change", "max_run",
+                                         "max_rank_change", "runs_changing_rank", "kendall_tau"}
+    entry = loo["runs"]["neu"]
+    assert set(entry) == {"members", "only_pooled", "removed_judged", "removed_relevant", "runs"}
+    assert set(entry["runs"]["neu"]["AP"]) == {"full", "left_out", "change", "rank", "per_query"}
+    # lex is in group "team" (config), neu is its own group
+    assert set(doc["leave_one_group_out"]["groups"]) == {"team", "neu"}
+    assert doc["labels"]["pool_version"] == 2
+    v1 = as_json(capsys, "reusability", str(collection), "--version", "1", "-m", "AP")
+    assert v1["not_pooled"] == ["neu"]
+
+
+def test_reusability_file_form_and_table(collection, tmp_path, capsys):
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    args = ["reusability", "--qrels", str(tmp_path / "q.qrels"), str(tmp_path / "lex.run"),
+            str(tmp_path / "neu.run"), "--depth", "2", "--group", "all=lex,neu"]
+    doc = as_json(capsys, *args)
+    assert doc["pool"]["pairs"] == 6 and doc["pool"]["basis"] == "union of every run's top 2"
+    assert list(doc["leave_one_group_out"]["groups"]) == ["all"]
+    code, out, _ = run_cli(capsys, *args)
+    assert code == 0 and "Leave one run out" in out and "found by a single run" in out
+    code, _, err = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), "--group", "g=lex,nue")
+    assert code != 0 and "unknown run 'nue'" in err
+    code, _, err = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), "--group", "lex")
+    assert code != 0 and "expected GROUP=RUN[,RUN...]" in err
+
+
+# --- agreement ---------------------------------------------------------------------------------------
+
+def test_agreement_store_form(collection, capsys):
+    doc = as_json(capsys, "agreement", str(collection), "--reference", "alice")
+    assert set(doc) >= {"scale", "level", "sources", "pairs", "alpha", "reference", "flag",
+                        "bootstrap"}
+    assert [s["name"] for s in doc["sources"]] == ["alice", "bob"]
+    pair = doc["pairs"][0]
+    assert set(pair) == {"a", "b", "shared", "queries", "raw_agreement", "binary_agreement",
+                         "kappa", "kappa_ci", "confusion"}
+    assert set(pair["kappa"]) == {"unweighted", "linear", "quadratic", "binary"}
+    assert pair["shared"] == 5 and pair["raw_agreement"] == 0.2  # bob = alice + 1, but 3 stays 3
+    assert doc["flag"]["noisy"] == ["bob"]
+    code, out, _ = run_cli(capsys, "agreement", str(collection), "--reference", "alice")
+    assert code == 0 and "TOO NOISY" in out and "alice \\ bob" in out
+
+
+def test_agreement_file_form(tmp_path, capsys):
+    (tmp_path / "a.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 3\nq1 0 d 1\n")
+    (tmp_path / "b.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 3\nq1 0 x 1\n")
+    doc = as_json(capsys, "agreement", "--qrels", f"nist={tmp_path / 'a.qrels'}",
+                  str(tmp_path / "b.qrels"), "--reference", "nist")
+    assert [s["name"] for s in doc["sources"]] == ["nist", "b"]
+    assert doc["pairs"][0]["shared"] == 3 and doc["pairs"][0]["kappa"]["unweighted"] == 1.0
+    assert doc["flag"]["noisy"] == []
+    code, _, err = run_cli(capsys, "agreement", "--qrels", str(tmp_path / "a.qrels"))
+    assert code != 0 and "at least two label files" in err
+    code, _, err = run_cli(capsys, "agreement", "--qrels", str(tmp_path / "a.qrels"),
+                           str(tmp_path / "b.qrels"), "--reference", "c")
+    assert code != 0 and "unknown reference source 'c'" in err
