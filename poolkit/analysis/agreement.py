@@ -9,6 +9,19 @@ Krippendorff's alpha (ordinal; units are the judged pairs, missing labels allowe
 
 A source whose kappa against the human reference is below the threshold (0.6 by default,
 the customary "substantial agreement" floor) is flagged as too noisy to trust.
+
+JSON shape (``poolkit agreement --format json``; keys may be added, none removed)::
+
+    {"command", "poolkit_version", "date", "scale": [0, 1, 2, 3], "level",
+     "sources": [{"name", "kind": "assessor"|"file", "judged", "queries", "unjudged", ...}],
+     "pairs": [{"a", "b", "shared", "queries", "raw_agreement", "binary_agreement",
+                "kappa": {"unweighted", "linear", "quadratic", "binary"},
+                "kappa_ci": {same keys: {"low", "high"} | null},
+                "confusion": {"rows": a, "columns": b, "labels": [0..3], "counts": 4x4}}],
+     "alpha": {"metric": "ordinal", "value", "units", "sources"},
+     "reference": name | null,
+     "flag": {"kappa", "threshold", "against_reference": {source: kappa}, "noisy": [names]},
+     "bootstrap": {"resamples", "seed", "level"}}
 """
 
 from __future__ import annotations
@@ -252,5 +265,6 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
             c = r["confusion"]
             lines.append("")
             lines += grid([f"{r['a']} \\ {r['b']}", *map(str, c["labels"])],
-                          [[str(lab), *map(str, row)] for lab, row in zip(c["labels"], c["counts"])])
+                          [[str(lab), *map(str, row)]
+                           for lab, row in zip(c["labels"], c["counts"], strict=True)])
     return "\n".join(lines) + "\n"

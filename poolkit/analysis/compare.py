@@ -19,6 +19,25 @@ With a judging store the contribution comes from the pool's provenance (which sy
 which document in, per version). With two label files, a run's new documents are the pairs
 judged after but not before that sit in its top ``depth``, and which runs were pooled is
 what the user says (``--pooled-before``/``--pooled-after``), else unknown.
+
+JSON shape (``poolkit compare --format json``; keys may be added, none removed)::
+
+    {"command", "poolkit_version", "date", "level", "cutoffs": [K..], "measures": [names],
+     "primary": [names asked for], "condensed": bool,
+     "before" / "after": {"name", "kind": "store"|"file", "pool_version"?, "store"?,
+                          "policy"?, "path"?, "sha256", "judged", "relevant", "unresolved",
+                          "pooled"?, "scored", "excluded"},
+     "contribution": {"basis", "total": {"new_docs", "new_judged", "new_relevant"}} | null,
+     "runs": [{"name", "path", "sha256",
+               "pooled": {"before": bool|null, "after": bool|null},
+               "contribution": {"new_docs", "only_it", "new_judged", "new_relevant"} | null,
+               "judged": {K: {"before", "after"}},          # mean Judged@K
+               "unjudged": {K: {"before", "after", "per_query": {qid: {"before", "after"}}}},
+               "measures": {name: {"before", "after", "change",
+                                   "rank": {"before", "after", "change"},
+                                   "per_query": {qid: {"before", "after", "change"}}}},
+               "flags": [text]}],
+     "ranking": {name: {"kendall_tau", "before": [runs best first], "after": [...]}}}
 """
 
 from __future__ import annotations

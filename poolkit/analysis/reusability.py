@@ -11,6 +11,23 @@ full-pool ordering of runs and the ordering by each run's left-out score.
 Also: the share of the pool's relevant documents that a single run found. A high share is a
 warning sign: the pool likely misses relevant documents that no pooled run found either, and
 runs outside it will be underestimated.
+
+JSON shape (``poolkit reusability --format json``; keys may be added, none removed)::
+
+    {"command", "poolkit_version", "date", "level", "measures": [names],
+     "labels": {... as compare's "after" ..., "judged_outside_pool"},
+     "pool": {"basis", "pairs", "systems": [names]},
+     "full": {run: {measure: mean}}, "not_pooled": [runs],
+     "leave_one_run_out": {"runs": {run: UNIT}, "summary": {measure: SUMMARY}},
+     "leave_one_group_out": {"groups": {group: UNIT}, "summary": {...}} | null,
+     "single_run": {"relevant_pooled", "found_by_one", "share", "by_run": {run: n}},
+     "single_group"?: {... "by_group" ...}, "warnings": [text]}
+    UNIT = {"members", "only_pooled", "removed_judged", "removed_relevant",
+            "runs": {run: {measure: {"full", "left_out", "change",
+                                     "rank": {"full", "left_out", "change"},
+                                     "per_query": {qid: change}}}}}
+    SUMMARY = {"mean_abs_change", "max_abs_change", "max_run", "max_rank_change",
+               "runs_changing_rank", "kendall_tau"}
 """
 
 from __future__ import annotations
@@ -32,7 +49,7 @@ WARN_UNIQUE = 0.2
 
 
 def sources_from_runs(runs: Mapping[str, Run], depth: int) -> dict[Pair, set[str]]:
-    """The pool a depth-``depth`` pooling of ``runs`` would have made: pair -> runs that brought it."""
+    """The pool that pooling ``runs`` at ``depth`` makes: pair -> the runs that brought it in."""
     out: dict[Pair, set[str]] = {}
     for name, run in runs.items():
         for qid, docs in run.rankings.items():
@@ -188,7 +205,8 @@ def _unit_rows(units: Mapping[str, dict[str, Any]], label: str) -> tuple[list[st
         first = True
         for run, per in u["runs"].items():
             for name, m in per.items():
-                lead = [unit, f"{u['removed_judged']}/{u['removed_relevant']}"] if first else ["", ""]
+                removed = f"{u['removed_judged']}/{u['removed_relevant']}"
+                lead = [unit, removed] if first else ["", ""]
                 rows.append([*lead, run if label == "group" else "", name, fmt(m["full"]),
                              fmt(m["left_out"]), signed(m["change"]),
                              f"{m['rank']['full']} -> {m['rank']['left_out']}"])

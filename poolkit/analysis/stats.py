@@ -88,7 +88,8 @@ def kappa_from_confusion(confusion: np.ndarray, weights: str = "unweighted") -> 
     With 0/1 weights this is Cohen's (p_o - p_e) / (1 - p_e). NaN when chance agreement is
     total (both sources used one and the same label throughout) or nothing is shared.
     """
-    return float(_kappas(confusion[None, ...].astype(float), _weights(confusion.shape[0], weights))[0])
+    stack = confusion[None, ...].astype(float)
+    return float(_kappas(stack, _weights(confusion.shape[0], weights))[0])
 
 
 def _kappas(confusions: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
-                   help="store form: CONFIG then optional RUN files; file form: RUN files")
+                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
+                        "run is named by its file name without extension; in the store form a "
+                        "name matching a system links the run to that system's pool provenance")
     p.add_argument("--version", type=int, default=None, metavar="V",
                    help="store form: the pool version (default: latest)")
     p.add_argument("--qrels", default=None, metavar="FILE",

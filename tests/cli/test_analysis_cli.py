@@ -63,7 +63,7 @@ def as_json(capsys, *argv: str) -> dict:
     return json.loads(out)
 
 
-# --- compare -------------------------------------------------------------------------------------
+# --- compare --------------------------------------------------------------------------------------
 
 def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys):
     doc = as_json(capsys, "compare", str(collection))
@@ -140,7 +140,7 @@ def test_compare_file_form_unknown_pooled_run(collection, tmp_path, capsys):
     assert code != 0 and "unknown run 'lx'; valid: lex" in err
 
 
-# --- reusability -----------------------------------------------------------------------------------
+# --- reusability ----------------------------------------------------------------------------------
 
 def test_reusability_store_form(collection, capsys):
     doc = as_json(capsys, "reusability", str(collection), "-m", "AP")
@@ -177,7 +177,7 @@ def test_reusability_file_form_and_table(collection, tmp_path, capsys):
     assert code != 0 and "expected GROUP=RUN[,RUN...]" in err
 
 
-# --- agreement ---------------------------------------------------------------------------------------
+# --- agreement ------------------------------------------------------------------------------------
 
 def test_agreement_store_form(collection, capsys):
     doc = as_json(capsys, "agreement", str(collection), "--reference", "alice")
