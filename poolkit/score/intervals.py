@@ -100,8 +100,8 @@ def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     out = np.empty((resamples, values.shape[1]))
     for start in range(0, resamples, _CHUNK):
         rows = min(_CHUNK, resamples - start)
-        idx = rng.integers(0, n, size=(rows, n))
-        offsets = (np.arange(rows) * n)[:, None]
+        idx = rng.integers(0, n, size=(rows, n), dtype=np.int64)
+        offsets = (np.arange(rows, dtype=np.int64) * n)[:, None]
         counts = np.bincount((idx + offsets).ravel(), minlength=rows * n).reshape(rows, n)
         out[start:start + rows] = counts @ values / n
     return out
@@ -140,8 +140,9 @@ def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[st
             hits = sum(1 for q in queries if vals.get(q, 0.0) > 0)
             out[name] = wilson(hits, len(queries), level)
     if boot:
-        matrix = np.array([[per_query[name].get(q, 0.0) for name in boot] for q in queries],
-                          dtype=float)
+        matrix = np.column_stack([
+            np.fromiter((per_query[name].get(q, 0.0) for q in queries), float, len(queries))
+            for name in boot])
         means = bootstrap_means(matrix, resamples, seed)
         for j, name in enumerate(boot):
             out[name] = percentile_interval(means[:, j], level, resamples, seed)

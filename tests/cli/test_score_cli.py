@@ -235,7 +235,8 @@ def test_score_imports_nothing_heavy() -> None:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "poolkit", "score", GOLDEN, SEED_RUN,
          "-k", "5", "--per-query", "--truth", str(REPO / "sample_corpus" / "truth.qrels"),
-         "--stages", "10,5", "--format", "json"],
+         "--stages", "10,5", "--corpus", str(REPO / "sample_corpus" / "corpus.jsonl"),
+         "--format", "json"],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["runs"][0]["name"] == "seed.run"
