@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -42,15 +43,23 @@ QRELS is a TREC qrels file or a golden.yaml; each RUN is a TREC run file or a JS
 ranked list (query id -> list of doc ids, list order is the ranking)."""
 
 
+def _entries(items: Sequence[tuple[str, str]], width: int) -> str:
+    """'  name  text' lines, the text wrapped under itself so help fits 100 columns."""
+    return "\n".join(textwrap.fill(text, 98, initial_indent=f"  {name:{width}s} ",
+                                    subsequent_indent=" " * (width + 3))
+                      for name, text in items)
+
+
 def _epilog() -> str:
-    fams = "\n".join(f"  {name:7s} {fam.formula}" for name, fam in MEASURES.items())
-    fail = "\n".join(f"  {r.spelling:13s} {r.help}" for r in FAIL_ON.values())
+    fams = _entries([(name, fam.formula) for name, fam in MEASURES.items()], 7)
+    fail = _entries([(r.spelling, r.help) for r in FAIL_ON.values()], 11)
     defaults = ", ".join(f"{f}@K" for f in DEFAULT_FAMILIES)
     return f"""\
 measures (-m; ir_measures spelling: P@5, nDCG@10, RR, AP@100, P(rel=2)@5, nDCG(gain=exp)@10;
 a name written NAME@K, or a family that needs a cutoff given without one, is taken at every K):
 {fams}
-  default: {defaults} for every K (default K={DEFAULT_K}); Judged@K is always in the audit.
+  default: {defaults} for every K (default K={DEFAULT_K});
+  Judged@K is always in the audit.
   Conventions: P@K divides by K; R and AP by every judged-relevant id; a repeated id keeps its
   slot and only its first occurrence scores; queries with no judged-relevant id are excluded
   from every mean and counted; a query the run lacks scores 0 and is counted (trec_eval -c).
@@ -88,9 +97,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=list(FORMATS), default="table",
                    help="output format (default: table)")
     p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
-                   help="how a TREC run file is ordered: " + "; ".join(
-                       f"{k} = {v}" for k, v in RUN_ORDERS.items())
-                   + ". Default: score, trec_eval's order")
+                   help="how a TREC run file is ordered (default: score, trec_eval's order): "
+                        + "; ".join(f"{k} = {v}" for k, v in RUN_ORDERS.items()))
     p.add_argument("--level", type=int, default=1, metavar="N",
                    help="relevance level: binary measures count grade >= N as relevant "
                         "(default: 1; like trec_eval -l)")

@@ -45,7 +45,7 @@ def test_help_states_defaults_measures_and_fail_on(capsys: pytest.CaptureFixture
         main(["score", "--help"])
     assert exit_.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "Default: score, trec_eval's order" in out
+    assert "(default: score, trec_eval's order)" in out
     assert "score = score descending, ties by doc id descending" in out
     for name in ("rel-lt-k", "repeats", "coverage<X", "unjudged>X", "no-results", "excluded",
                  "unknown"):
@@ -54,6 +54,7 @@ def test_help_states_defaults_measures_and_fail_on(capsys: pytest.CaptureFixture
                    "CP"):
         assert family in out
     assert "default: P@K, R@K, Hit@K, RR@K, AP@K, nDCG@K for every K (default K=10)" in out
+    assert "Judged@K is always in the audit" in out
     assert "exits with code 3" in out
     for fmt in ("table", "json", "csv", "markdown"):
         assert fmt in out
