@@ -1,9 +1,9 @@
 """Current labels from the judgment log, under an explicit policy for several assessors.
 
 Each assessor's standing grade on a pair is their latest ``grade`` or ``import`` event not
-undone (``Store.current_grades``). When one pair carries grades from several assessors, a
-policy decides; a pair the policy cannot decide is reported as ``Unresolved`` and left out of
-the labels, never guessed.
+undone (the rule of ``Store.current_grades``). When one pair carries grades from several
+assessors, a policy decides; a pair the policy cannot decide is reported as ``Unresolved``
+and left out of the labels, never guessed.
 
 Policies (``POLICIES`` is the registry; CLI choices and help come from it):
 
@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError, one_of
-from poolkit.store.judging import VOTE_KINDS
-from poolkit.store.store import Event, Store
+from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
+from poolkit.store.store import Store
 
 
 class Unresolvable(Exception):
@@ -118,18 +118,15 @@ def current_labels(store: Store, policy: str = "latest",
     order, docs in judging order for pooled pairs, then in the order they were first labelled.
     """
     rule = get_policy(policy)
-    if pool_version is not None and pool_version not in {
-            v["version"] for v in store.pool_versions()}:
-        known = ", ".join(str(v["version"]) for v in store.pool_versions()) or "none"
-        raise PoolkitError(f"unknown pool version {pool_version}; the store has: {known}")
+    if pool_version is not None:
+        check_pool_version(store, pool_version)
     wanted = set(assessors) if assessors is not None else None
-    votes_by_pair = store.current_grades(max_pool_version=pool_version, kinds=VOTE_KINDS)
+    votes_by_pair = standing_votes(store, VOTE_KINDS, pool_version)
     adjudications = _adjudications(store, pool_version)
     labels = Labels(policy=policy)
     for qid, docid in _pair_order(store, set(votes_by_pair) | set(adjudications), pool_version):
-        votes = [Vote(a, e.grade, e.id) for a, e in votes_by_pair.get((qid, docid), {}).items()
-                 if e.grade is not None and e.id is not None
-                 and (wanted is None or a in wanted)]
+        votes = [Vote(a, m.grade, m.id) for a, m in votes_by_pair.get((qid, docid), {}).items()
+                 if m.grade is not None and (wanted is None or a in wanted)]
         adjudicated = adjudications.get((qid, docid))
         if not votes and (adjudicated is None or policy != "adjudicated"):
             continue
@@ -148,10 +145,9 @@ def current_labels(store: Store, policy: str = "latest",
 
 
 def _adjudications(store: Store, pool_version: int | None) -> dict[tuple[str, str], int]:
-    standing = store.current_grades(max_pool_version=pool_version, kinds=("adjudicate",))
     out: dict[tuple[str, str], int] = {}
-    for pair, by_adjudicator in standing.items():
-        last: Event = max(by_adjudicator.values(), key=lambda e: e.id or 0)
+    for pair, by_adjudicator in standing_votes(store, ("adjudicate",), pool_version).items():
+        last = max(by_adjudicator.values(), key=lambda m: m.id)
         if last.grade is not None:
             out[pair] = last.grade
     return out

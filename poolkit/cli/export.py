@@ -8,6 +8,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from poolkit.cli.judge import existing_store
 from poolkit.config import load_config
 from poolkit.errors import StoreError, one_of
 from poolkit.labels import POLICIES, Labels, current_labels, provenance
@@ -49,10 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.store.store import Store
 
     config = load_config(args.config)
-    if not config.store.is_file():
-        raise StoreError(f"{config.store}: no judging store yet; run "
-                         f"`poolkit pool {args.config}` or `poolkit import` first")
-    with Store(config.store) as store:
+    with Store(existing_store(config, args.config)) as store:
         if args.assessor:
             known = store.assessors()
             for name in args.assessor:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from poolkit.config import load_config
+from poolkit.config import Config, load_config
 from poolkit.errors import PoolkitError, StoreError
 
 DESCRIPTION = """\
@@ -38,6 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+def existing_store(config: Config, config_arg: str) -> Path:
+    """The config's store file, which must exist (opening a Store would create it empty)."""
+    if not config.store.is_file():
+        raise StoreError(f"{config.store}: no judging store yet; run "
+                         f"`poolkit pool {config_arg}` (or `poolkit import`) first")
+    return config.store
+
+
 def run(args: argparse.Namespace) -> int:
     from poolkit.judge.session import JudgingSession
     from poolkit.store.store import Store
@@ -45,11 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.show_names and not args.adjudicate:
         raise PoolkitError("--show-names only applies with --adjudicate")
     config = load_config(args.config)
-    if not config.store.is_file():
-        raise StoreError(f"{config.store}: no judging store yet; run "
-                         f"`poolkit pool {args.config}` first")
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
-    with Store(config.store) as store:
+    with Store(existing_store(config, args.config)) as store:
         session = JudgingSession(store, args.assessor, mode=mode, start_qid=args.query,
                                  pool_version=args.pool_version)
         from poolkit.judge.app import JudgeApp  # Textual: only when the UI really opens

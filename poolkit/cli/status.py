@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
+from poolkit.cli.judge import existing_store
 from poolkit.config import load_config
-from poolkit.errors import StoreError
 
 FORMATS = ("table", "json")
 
@@ -27,19 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.store.judging import status_report
+    from poolkit.store.judging import check_pool_version, status_report
     from poolkit.store.store import Store
 
     config = load_config(args.config)
-    if not config.store.is_file():
-        raise StoreError(f"{config.store}: no judging store yet; run "
-                         f"`poolkit pool {args.config}` first")
-    with Store(config.store) as store:
-        if args.pool_version is not None and args.pool_version not in {
-                v["version"] for v in store.pool_versions()}:
-            have = ", ".join(str(v["version"]) for v in store.pool_versions()) or "none"
-            raise StoreError(f"{config.store}: no pool version {args.pool_version}; "
-                             f"the store has {have}")
+    with Store(existing_store(config, args.config)) as store:
+        if args.pool_version is not None:
+            check_pool_version(store, args.pool_version)
         report = status_report(store, args.pool_version)
     if args.format == "json":
         json.dump(report, sys.stdout, indent=2)

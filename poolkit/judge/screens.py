@@ -41,7 +41,7 @@ from poolkit.store.store import Event
 ACTIONS: Mapping[str, str] = {
     **{f"grade_{g}": f"grade({g})" for g in range(4)},
     "undo": "undo", "skip": "skip", "note": "note", "back": "back", "jump": "jump",
-    "guidelines": "guidelines", "quit": "quit_judging",
+    "guidelines": "guidelines", "quit": "quit",
 }
 
 
@@ -165,7 +165,7 @@ class JudgeScreen(Screen[None]):
     def action_guidelines(self) -> None:
         self.app.push_screen(GuidelinesScreen(self.judge))
 
-    def action_quit_judging(self) -> None:
+    def action_quit(self) -> None:
         self.app.exit()
 
 
@@ -174,7 +174,8 @@ class NoteScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="dialog"):
-            yield Static("Note on this passage (Enter saves, Escape cancels)", classes="dialog-title")
+            yield Static("Note on this passage (Enter saves, Escape cancels)",
+                         classes="dialog-title")
             yield Input(placeholder="why this grade, what was unclear...", id="note-input")
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

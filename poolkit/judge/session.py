@@ -26,11 +26,21 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from poolkit.errors import PoolkitError, StoreError, one_of
-from poolkit.store.judging import VOTE_KINDS, seconds_taken, standing_stacks
+from poolkit.store.judging import (
+    VOTE_KINDS,
+    Mark,
+    assessor_stacks,
+    check_pool_version,
+    recent_seconds,
+    seconds_taken,
+    skips,
+    standing_votes,
+)
 from poolkit.store.store import Event, QueryRecord, Source, Store
 
 MODES = ("judge", "agreement", "adjudicate")
@@ -50,8 +60,7 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     qid: str
     docid: str
     text_hash: str
@@ -88,43 +97,37 @@ class JudgingSession:
         version = pool_version if pool_version is not None else store.latest_pool_version()
         if version is None:
             raise StoreError(f"{store.path}: the store has no pool yet; run `poolkit pool` first")
-        self.pool_version = version
+        self.pool_version = check_pool_version(store, version)
         self.queries: dict[str, QueryRecord] = store.queries()
         self._texts: dict[str, tuple[str, str]] = {}
         self._sources: dict[tuple[str, str], list[Source]] | None = None
 
-        own = store.events(assessor=assessor)
         kinds = ("adjudicate",) if mode == "adjudicate" else VOTE_KINDS
-        self.stacks: dict[tuple[str, str], list[Event]] = {
-            (q, d): s for (q, d, _), s in standing_stacks(own, kinds).items() if s}
-        self.undo_log: list[Event] = sorted(
-            (e for s in self.stacks.values() for e in s if e.kind == self.kind),
-            key=lambda e: e.id or 0)
-        self.skips: dict[tuple[str, str], int] = {
-            (e.qid, e.docid): e.id or 0 for e in own if e.kind == "skip"}
+        self.stacks: dict[tuple[str, str], list[Mark]] = assessor_stacks(store, assessor, kinds)
+        self.skips: dict[tuple[str, str], int] = skips(store, assessor)
         self.notes: dict[tuple[str, str], list[Event]] = {}
-        for e in own if mode != "adjudicate" else store.events(kinds=["note"]):
-            if e.kind == "note":
-                self.notes.setdefault((e.qid, e.docid), []).append(e)
-        self.durations: list[float] = [
-            s for s in (seconds_taken(e) for e in own if e.kind == self.kind) if s is not None]
+        for e in store.events(kinds=["note"],
+                              assessor=None if mode == "adjudicate" else assessor):
+            self.notes.setdefault((e.qid, e.docid), []).append(e)
+        self.durations: list[float] = recent_seconds(store, assessor, self.kind, PACE_WINDOW)
 
         # What this mode shows, and what counts as done beyond the assessor's own stacks.
+        # (Pairs outside the pool version drop out below, where items are built.)
         self.votes: dict[tuple[str, str], dict[str, int]] = {}
         self.settled_elsewhere: set[tuple[str, str]] = set()
         wanted: set[tuple[str, str]] | None = None
-        if mode != "judge":
-            standing = store.current_grades(max_pool_version=version, kinds=VOTE_KINDS)
-            if mode == "agreement":
-                wanted = {p for p, by in standing.items() if set(by) - {assessor}}
-            else:
-                for pair, by in standing.items():
-                    grades = {a: e.grade for a, e in by.items() if e.grade is not None}
-                    if len(grades) >= 2 and len(set(grades.values())) > 1:
-                        self.votes[pair] = grades
-                wanted = set(self.votes)
-                self.settled_elsewhere = set(store.current_grades(
-                    max_pool_version=version, kinds=("adjudicate",)))
+        if mode == "agreement":
+            wanted = {p for p, by in standing_votes(store, VOTE_KINDS).items()
+                      if set(by) - {assessor}}
+        elif mode == "adjudicate":
+            for pair, by in standing_votes(store, VOTE_KINDS).items():
+                grades = {a: m.grade for a, m in by.items() if m.grade is not None}
+                if len(grades) >= 2 and len(set(grades.values())) > 1:
+                    self.votes[pair] = grades
+            wanted = set(self.votes)
+            self.settled_elsewhere = {
+                p for p, by in standing_votes(store, ("adjudicate",)).items()
+                if set(by) - {assessor}}
 
         self.items: dict[str, list[Item]] = {}
         positions: dict[str, int] = {}
@@ -135,9 +138,15 @@ class JudgingSession:
                     Item(m.qid, m.docid, m.text_hash, m.version, positions[m.qid]))
         self.pooled_queries = list(positions)
         self.query_ids = list(self.items)
-        self._index = {it.pair: it for items in self.items.values() for it in items}
-        self.done_count = {q: sum(self.is_done(it) for it in items)
+        self._index = {(it.qid, it.docid): it for items in self.items.values() for it in items}
+        self.done_count = {q: sum(1 for it in items if (it.qid, it.docid) in self.stacks
+                                  or (it.qid, it.docid) in self.settled_elsewhere)
                            for q, items in self.items.items()}
+        # The assessor's own live grades of this mode's kind on pairs this session shows,
+        # oldest first: what undo takes back, last first.
+        self.undo_log: list[tuple[int, tuple[str, str]]] = sorted(
+            (m.id, pair) for pair, stack in self.stacks.items() if pair in self._index
+            for m in stack if m.kind == self.kind)
 
         self.history: list[Item] = []
         self.current: Item | None = None
@@ -216,19 +225,19 @@ class JudgingSession:
 
     def undo_event(self) -> Event | None:
         """An undo of the latest standing grade of this session's kind, or None."""
-        while self.undo_log and not self._live(self.undo_log[-1]):
+        while self.undo_log and not self._live(*self.undo_log[-1]):
             self.undo_log.pop()
         if not self.undo_log:
             return None
-        target = self.undo_log[-1]
-        item = self._index.get((target.qid, target.docid))
-        return Event(qid=target.qid, docid=target.docid, assessor=self.assessor, kind="undo",
+        target_id, pair = self.undo_log[-1]
+        item = self._index[pair]
+        return Event(qid=item.qid, docid=item.docid, assessor=self.assessor, kind="undo",
                      shown_at=self.shown_at, judged_at=stamp(self.clock()),
-                     text_hash=target.text_hash, pool_version=target.pool_version,
-                     position=item.position if item else target.position, ref=target.id)
+                     text_hash=item.text_hash, pool_version=item.version,
+                     position=item.position, ref=target_id)
 
-    def _live(self, event: Event) -> bool:
-        return any(e.id == event.id for e in self.stacks.get((event.qid, event.docid), ()))
+    def _live(self, event_id: int, pair: tuple[str, str]) -> bool:
+        return any(m.id == event_id for m in self.stacks.get(pair, ()))
 
     def apply(self, event: Event, event_id: int) -> None:
         """Take a just-recorded event into the session's state and show what comes next."""
@@ -236,12 +245,12 @@ class JudgingSession:
         item = self._index.get(pair)
         if event.kind == self.kind:
             was_done = item is not None and self.is_done(item)
-            recorded = replace(event, id=event_id)
-            self.stacks.setdefault(pair, []).append(recorded)
-            self.undo_log.append(recorded)
-            taken = seconds_taken(recorded)
+            self.stacks.setdefault(pair, []).append(Mark(event_id, event.kind, event.grade))
+            if item is not None:
+                self.undo_log.append((event_id, pair))
+            taken = seconds_taken(event)
             if taken is not None:
-                self.durations.append(taken)
+                self.durations = [*self.durations[1 - PACE_WINDOW:], taken]
             if item is not None and not was_done:
                 self.done_count[item.qid] += 1
             self.pending_note = None
@@ -250,13 +259,15 @@ class JudgingSession:
             self.skips[pair] = event_id
             self._show(self._next_pending(event.qid))
         elif event.kind == "note":
-            self.notes.setdefault(pair, []).append(replace(event, id=event_id))
+            self.notes.setdefault(pair, []).append(event)
             self.pending_note = (f"{self.pending_note}; {event.note}" if self.pending_note
                                  else event.note)
         elif event.kind == "undo":
             was_done = item is not None and self.is_done(item)
-            self.stacks[pair] = [e for e in self.stacks.get(pair, []) if e.id != event.ref]
-            self.undo_log = [e for e in self.undo_log if e.id != event.ref]
+            self.stacks[pair] = [m for m in self.stacks.get(pair, []) if m.id != event.ref]
+            if not self.stacks[pair]:
+                del self.stacks[pair]
+            self.undo_log = [u for u in self.undo_log if u[0] != event.ref]
             if item is not None:
                 if was_done and not self.is_done(item):
                     self.done_count[item.qid] -= 1

@@ -239,3 +239,18 @@ def test_adjudicate_mode_walks_disagreements_and_records_adjudications(tiny_stor
     assert shown(dave) == ("q2", "d5") and dave.progress().done == 1
     # Adjudication never counts as carol's own vote.
     assert ("q1", "d1") not in JudgingSession(tiny_store, "carol", clock=clock).stacks
+
+
+def test_an_undone_adjudication_makes_the_pair_pending_again(tiny_store, clock):
+    tiny_store.record_event(Event("q1", "d1", "alice", "grade", grade=3))
+    tiny_store.record_event(Event("q1", "d1", "bob", "grade", grade=1))
+    JudgingSession(tiny_store, "carol", mode="adjudicate", clock=clock).grade(2)
+    again = JudgingSession(tiny_store, "carol", mode="adjudicate", clock=clock)
+    assert again.current is None and again.progress().done == 1
+    assert again.undo() is not None
+    assert shown(again) == ("q1", "d1") and again.progress().done == 0
+
+
+def test_unknown_pool_version_is_refused(tiny_store):
+    with pytest.raises(StoreError, match="no pool version 3; the store has 1"):
+        JudgingSession(tiny_store, "alice", pool_version=3)

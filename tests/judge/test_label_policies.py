@@ -85,7 +85,7 @@ def test_assessor_filter_and_pool_version(disputed):
     assert current_labels(disputed, "latest", pool_version=1).grades["q2"] == {"d4": 1}
     assert current_labels(disputed, "latest").grades["q2"] == {"d4": 1, "d9": 3, "zz": 2}
     assert current_labels(disputed, "latest", pool_version=2).grades["q2"] == {"d4": 1, "d9": 3}
-    with pytest.raises(PoolkitError, match="unknown pool version 7; the store has: 1, 2"):
+    with pytest.raises(PoolkitError, match="no pool version 7; the store has 1, 2"):
         current_labels(disputed, "latest", pool_version=7)
 
 

@@ -1,0 +1,145 @@
+"""Benchmark the judging UI on a big store: keystroke to next passage, and start-up.
+
+    python benchmarks/bench_judge.py [--events 100000] [--keys 300] [--json]
+
+Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, and
+100,000 grade events: alice has judged 55,000 pairs, bob 45,000), then drives the real app
+headless with Textual's Pilot:
+
+- start-up: from building the session (reading the store) to the first passage drawn,
+  for alice resuming (55,000 own events to replay) and for carol in agreement mode (reads
+  every assessor's standing grades);
+- keystroke to next passage: a grade key sent through the app's driver, as a terminal key
+  would be, until the next passage has been drawn (the grade is committed to SQLite in
+  between). Median and 95th percentile over ``--keys`` grades.
+
+Aim (issue 4): under 50 ms per keystroke, under 1.5 s to start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from poolkit.store import Event, NewMember, QueryRecord, Store
+
+WORDS = ("maize fall armyworm scout field whorl egg mass larvae spray neem ash sand soil "
+         "grain storage moisture aflatoxin mould hermetic bag weevil dairy cow milk udder "
+         "mastitis feed water calf heat rain harvest yield farmer season crop pest control "
+         "damage leaf stem root seed plant row rotate legume compost manure").split()
+
+
+def passage(rng: random.Random, words: int = 110) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
+
+
+def build(path: Path, queries: int, docs: int, events: int) -> dict[str, int]:
+    rng = random.Random(7)
+    store = Store(path)
+    store.upsert_queries(QueryRecord(f"q{i:04d}", f"How do I {rng.choice(WORDS)} "
+                                     f"{rng.choice(WORDS)} in my {rng.choice(WORDS)}?")
+                         for i in range(queries))
+    members = [NewMember(f"q{q:04d}", f"d{q:04d}_{d:03d}", f"Passage {d}", passage(rng),
+                         rng.random()) for q in range(queries) for d in range(docs)]
+    store.add_pool_version({"bm25": docs}, "shuffle", members, [])
+    pool = store.pool()
+    n_alice = min(len(pool), round(events * 0.55))
+    n_bob = events - n_alice
+    log = []
+    for assessor, count in (("alice", n_alice), ("bob", n_bob)):
+        for i, m in enumerate(pool[:count]):
+            t = 1_700_000_000 + i * 9
+            log.append(Event(m.qid, m.docid, assessor, "grade", grade=rng.randint(0, 3),
+                             shown_at=_iso(t), judged_at=_iso(t + 4 + rng.random() * 8),
+                             text_hash=m.text_hash, pool_version=1, position=i % docs + 1))
+    store.record_events(log)
+    store.close()
+    return {"queries": queries, "pooled": len(pool), "events": len(log), "alice": n_alice,
+            "bob": n_bob}
+
+
+def _iso(t: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="microseconds")
+
+
+async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, object]:
+    from textual import events
+
+    from poolkit.judge.app import JudgeApp
+    from poolkit.judge.session import JudgingSession
+
+    t0 = time.perf_counter()
+    store = Store(path)
+    session = JudgingSession(store, assessor, mode=mode)
+    loaded = time.perf_counter() - t0
+    app = JudgeApp(session)
+    latencies: list[float] = []
+    async with app.run_test(size=(80, 24)):
+        screen = app.judge_screen
+        while screen.painted == 0:
+            await asyncio.sleep(0)
+        startup = screen.painted_at - t0
+        for i in range(keys):
+            key = "0123"[i % 4]
+            before = screen.painted
+            sent = time.perf_counter()
+            assert app._driver is not None
+            app._driver.send_message(events.Key(key, key))
+            while screen.painted == before:
+                await asyncio.sleep(0)
+            latencies.append(screen.painted_at - sent)
+    store.close()
+    out: dict[str, object] = {"assessor": assessor, "mode": mode, "startup_s": startup,
+                              "store_read_s": loaded}
+    if latencies:
+        ms = sorted(x * 1000 for x in latencies)
+        out.update(keys=len(ms), median_ms=statistics.median(ms),
+                   p95_ms=ms[max(0, round(0.95 * len(ms)) - 1)], max_ms=ms[-1])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--docs", type=int, default=60, help="pooled passages per query")
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.sqlite"
+        t = time.perf_counter()
+        built = build(path, args.queries, args.docs, args.events)
+        built["build_s"] = round(time.perf_counter() - t, 2)
+        built["store_mb"] = round(path.stat().st_size / 2**20, 1)
+        runs = [asyncio.run(drive(path, "alice", "judge", args.keys)),
+                asyncio.run(drive(path, "carol", "agreement", 0))]
+    if args.json:
+        json.dump({"store": built, "runs": runs}, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"store: {built['pooled']:,} pooled passages over {built['queries']:,} queries, "
+          f"{built['events']:,} grade events ({built['store_mb']} MB, built in "
+          f"{built['build_s']} s)")
+    for r in runs:
+        line = (f"{r['assessor']:6s} {r['mode']:9s} start-up {r['startup_s']:.2f} s "
+                f"(reading the store {r['store_read_s']:.2f} s)")
+        if "median_ms" in r:
+            line += (f"; keystroke -> next passage over {r['keys']} grades: median "
+                     f"{r['median_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, max {r['max_ms']:.1f} ms")
+        print(line)
+    print("aim: < 50 ms per keystroke, < 1.5 s to start")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""`poolkit judge` argument checks (before any UI opens) and `poolkit status` output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
+from judge_helpers import (  # noqa: E402
+    TINY_DOCS,
+    TINY_POOLS,
+    TINY_QUERIES,
+    TickClock,
+    build_store,
+    write_config,
+)
+
+from poolkit.cli import main  # noqa: E402
+from poolkit.judge.session import JudgingSession  # noqa: E402
+from poolkit.store import Event  # noqa: E402
+
+
+@pytest.fixture
+def config(tmp_path):
+    store_path = tmp_path / "tiny.sqlite"
+    with build_store(store_path, TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
+        alice = JudgingSession(store, "alice", clock=TickClock(step=5))
+        for g in (3, 2, 0):
+            alice.grade(g)
+        store.record_event(Event("q1", "d1", "bob", "grade", grade=1,
+                                 shown_at="2026-01-05T09:00:00+00:00",
+                                 judged_at="2026-01-05T09:00:12+00:00"))
+    return write_config(tmp_path / "cfg", store_path)
+
+
+def test_judge_needs_an_assessor(config, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["judge", str(config)])
+    assert exc.value.code == 2
+    assert "--assessor" in capsys.readouterr().err
+
+
+def test_judge_modes_are_exclusive(config, capsys):
+    with pytest.raises(SystemExit):
+        main(["judge", str(config), "--assessor", "a", "--agreement", "--adjudicate"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_show_names_only_with_adjudicate(config, capsys):
+    assert main(["judge", str(config), "--assessor", "a", "--show-names"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "poolkit judge: error: --show-names only applies with --adjudicate")
+
+
+def test_unknown_query_is_refused_before_the_ui_opens(config, capsys):
+    assert main(["judge", str(config), "--assessor", "carol", "--query", "q3"]) == 2
+    assert "unknown query 'q3'; valid: q1, q2" in capsys.readouterr().err
+
+
+def test_judge_without_a_store_says_what_to_run(tmp_path, capsys):
+    bare = write_config(tmp_path / "bare", tmp_path / "missing.sqlite")
+    assert main(["judge", str(bare), "--assessor", "a"]) == 2
+    assert "no judging store yet; run `poolkit pool" in capsys.readouterr().err
+
+
+def test_status_json(config, capsys):
+    assert main(["status", str(config), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["pooled"], report["judged"], report["doubly_judged"]) == (5, 3, 1)
+    q1 = report["queries"]["q1"]
+    assert q1["assessors"]["alice"] == {"judged": 3, "pooled": 3, "median_seconds": 5.0,
+                                        "grades": {"0": 1, "1": 0, "2": 1, "3": 1}}
+    assert q1["assessors"]["bob"]["median_seconds"] == 12.0
+    assert report["queries"]["q2"] == {"pooled": 2, "judged": 0, "doubly_judged": 0,
+                                       "assessors": {}}
+
+
+def test_status_table(config, capsys):
+    assert main(["status", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("pool version 1")
+    assert lines[1].split() == ["query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3",
+                                "med", "s", "double"]
+    assert lines[2].split() == ["q1", "(any)", "3/3", "1"]
+    assert lines[3].split() == ["q1", "alice", "3/3", "1", "0", "1", "1", "5.0"]
+    assert lines[4].split() == ["q1", "bob", "1/3", "0", "1", "0", "0", "12.0"]
+    assert lines[5].split() == ["q2", "(any)", "0/2", "0"]
+    assert lines[6].split() == ["all", "(any)", "3/5", "1"]
+    assert main(["status", str(config), "--pool-version", "2"]) == 2

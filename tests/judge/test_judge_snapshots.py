@@ -1,0 +1,44 @@
+"""What the screen shows at 80x24 (pytest-textual-snapshot). After an intended change, run
+with --snapshot-update and look at the SVGs under __snapshots__ before committing them."""
+
+from __future__ import annotations
+
+from judge_helpers import TickClock
+
+from poolkit.config import JudgeConfig
+from poolkit.judge.app import JudgeApp
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event
+
+GUIDELINES = """\
+Grade each passage for how well it answers the question, as a smallholder farmer would need it:
+3 perfectly relevant - answers the question directly and completely;
+2 highly relevant - answers a substantial part of it;
+1 related - on topic, but would not answer the question alone;
+0 not relevant."""
+
+
+def app_for(store, assessor="alice", **kwargs) -> JudgeApp:
+    show_names = kwargs.pop("show_names", False)
+    session = JudgingSession(store, assessor, clock=TickClock(), **kwargs)
+    return JudgeApp(session, JudgeConfig(guidelines=GUIDELINES), show_names=show_names)
+
+
+def test_main_screen(tiny_store, snap_compare):
+    # One grade in: progress and the time-left estimate are on screen; the passage is long.
+    assert snap_compare(app_for(tiny_store), press=["2"], terminal_size=(80, 24))
+
+
+def test_guidelines(tiny_store, snap_compare):
+    assert snap_compare(app_for(tiny_store), press=["question_mark"], terminal_size=(80, 24))
+
+
+def test_adjudication_view(tiny_store, snap_compare):
+    tiny_store.record_event(Event("q1", "d1", "alice", "grade", grade=3))
+    tiny_store.record_event(Event("q1", "d1", "bob", "grade", grade=1))
+    tiny_store.record_event(Event("q1", "d1", "bob", "note", note="advice is generic"))
+    assert snap_compare(app_for(tiny_store, "carol", mode="adjudicate"), terminal_size=(80, 24))
+
+
+def test_jump_dialog(tiny_store, snap_compare):
+    assert snap_compare(app_for(tiny_store), press=["1", "j"], terminal_size=(80, 24))

@@ -1,0 +1,46 @@
+"""The fast standing-grade queries agree with Store.current_grades on any log (property)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from poolkit.store import Event, NewMember, Store
+from poolkit.store.judging import assessor_stacks, standing_votes
+
+PAIRS = [("q1", "a"), ("q1", "b"), ("q2", "a")]
+ASSESSORS = ["alice", "bob"]
+KINDS = ["grade", "import", "adjudicate"]
+
+steps = st.lists(st.tuples(st.sampled_from(PAIRS), st.sampled_from(ASSESSORS),
+                           st.sampled_from([*KINDS, "undo", "undo", "skip"]),
+                           st.integers(0, 3), st.integers(0, 30)), max_size=30)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(steps)
+def test_standing_votes_equal_current_grades(tmp_path_factory, log):
+    path = tmp_path_factory.mktemp("log") / "s.sqlite"
+    with Store(path) as store:
+        store.add_pool_version({"x": 1}, "shuffle", [NewMember("q1", "a", "", "t", 0.0)], [])
+        ids: list[int] = []
+        for (qid, docid), who, kind, grade, pick in log:
+            if kind == "undo":
+                # Undo names some earlier event (any kind, any pair: the rule must cope).
+                ref = ids[pick % len(ids)] if ids else None
+                ids.append(store.record_event(Event(qid, docid, who, "undo", ref=ref)))
+            else:
+                ids.append(store.record_event(Event(qid, docid, who, kind, grade=grade)))
+        for kinds in (("grade", "import"), ("adjudicate",), tuple(KINDS)):
+            for version in (None, 1):
+                expected = {pair: {a: (e.id, e.grade) for a, e in by.items()}
+                            for pair, by in store.current_grades(version, kinds).items()}
+                got = {pair: {a: (m.id, m.grade) for a, m in by.items()}
+                       for pair, by in standing_votes(store, kinds, version).items()}
+                assert got == expected
+        for who in ASSESSORS:
+            stacks = assessor_stacks(store, who, KINDS)
+            tops = {pair: s[-1].id for pair, s in stacks.items()}
+            assert tops == {pair: by[who].id for pair, by in store.current_grades().items()
+                            if who in by}
