@@ -267,6 +267,17 @@ def _check_option(path: Path, sec: _Section, where: str, key: str, value: Any) -
     if key in OPTION_CHOICES and value not in OPTION_CHOICES[key]:
         raise ConfigError(path, line_of(sec.node_of(key)),
                           f"{where}.{key}: " + one_of(value, OPTION_CHOICES[key], key))
+    if key == "stem" and isinstance(value, str):
+        try:
+            import Stemmer  # PyStemmer: a small C extension, cheap to import
+        except ImportError:  # checked again, with an install hint, when BM25 is built
+            return
+        if value not in Stemmer.algorithms():
+            raise ConfigError(path, line_of(sec.node_of(key)),
+                              f"{where}.stem: " + one_of(value, Stemmer.algorithms(), "stemmer"))
+    if key == "stopwords" and isinstance(value, str) and value != "english":
+        raise ConfigError(path, line_of(sec.node_of(key)),
+                          f"{where}.stopwords: " + one_of(value, ["english"], "stopword list"))
     if key in POSITIVE_OPTIONS and value < 1:
         raise ConfigError(path, line_of(sec.node_of(key)),
                           f"{where}.{key} must be a positive integer, found {value}")

@@ -50,6 +50,7 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.config import load_config
+    from poolkit.errors import PoolkitError, one_of
     from poolkit.pool.report import pool_report, render_table
     from poolkit.store.store import Store
 
@@ -57,13 +58,15 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None:
         config = replace(config, pool=replace(config.pool, depth=args.depth))
     if args.order is not None:
-        from poolkit.errors import ConfigError, one_of
         from poolkit.pool.order import ORDER_STRATEGIES
 
         if args.order not in ORDER_STRATEGIES:
-            raise ConfigError(None, None, "--order: " + one_of(args.order, ORDER_STRATEGIES,
-                                                                 "judging order"))
+            raise PoolkitError("--order: " + one_of(args.order, ORDER_STRATEGIES,
+                                                    "judging order"))
         config = replace(config, pool=replace(config.pool, order=args.order))
+    for name in args.systems or ():
+        if name not in config.systems:
+            raise PoolkitError("--system: " + one_of(name, config.systems, "system"))
     base = config.path.parent.parent
     added: dict[str, Any] | None = None
     warnings: list[str] = []
@@ -106,7 +109,7 @@ def _pool(config: Any, args: argparse.Namespace) -> tuple[dict[str, Any], list[s
         before_sources = sum(len(v) for v in store.sources().values())
         for r in runs.values():
             store.register_system(r.name, r.kind, r.settings, r.settings.get("run_sha256"),
-                                  str(r.path) if r.path else None, r.group)
+                                  r.registered_path, r.group)
         version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
                             corpus.docs(), order, note=args.note, queries=queries)
         members = store.pool()

@@ -48,6 +48,13 @@ class SystemRun:
     fetch_path: Path | None = None
     warnings: list[str] = field(default_factory=list)
     group: str | None = None
+    source: Path | None = None  # an external run's own file (what its hash is of)
+
+    @property
+    def registered_path(self) -> str | None:
+        """The run file the store names for this system: the user's file for external runs."""
+        path = self.source or self.path
+        return str(path) if path else None
 
 
 class _Memo:
@@ -189,6 +196,7 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
         if check is not None:
             sr.warnings = check.messages(name)
             sr.settings["run_sha256"] = inner.source.sha256  # the file the user gave
+            sr.source = inner.path
             sr.settings["validated_run_sha256"] = run.sha256
         fetch = getattr(inner, "fetch_results", None)
         if fetch is not None:

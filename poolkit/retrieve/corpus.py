@@ -81,10 +81,15 @@ class Corpus:
         return descending_id_order(self.ids)
 
 
+def _lines(path: str | Path) -> list[str]:
+    """Lines split on "\n" only: str.splitlines() would also split inside a passage at
+    U+0085, U+2028 and friends, which real corpora contain (MS MARCO's mojibake does)."""
+    return [line.rstrip("\r") for line in decode(path, read_bytes(path)).split("\n")]
+
+
 def _json_lines(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
-    text = decode(path, read_bytes(path))
     out = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -166,8 +171,7 @@ def _jsonl_queries(path: Path) -> list[QueryRecord]:
 def _tsv_queries(path: Path) -> list[QueryRecord]:
     out = []
     first: dict[str, int] = {}
-    text = decode(path, read_bytes(path))
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         parts = line.split("\t")

@@ -4,7 +4,8 @@ A run is checked against the collection before it is used: rows naming a doc id 
 not in the corpus (there is no text to judge) or a query id that is not in the queries file
 are dropped and *reported*, never silently kept. A doc id repeated within a query keeps its
 first (best) position only. What remains is ranked as read (``order:``, trec_eval's score
-order by default) and re-numbered 1..n.
+order by default) and re-numbered 1..n; like every system, it is then cut to the system's
+``depth`` (default 100) when written to the runs directory.
 """
 
 from __future__ import annotations

@@ -1,0 +1,171 @@
+"""``poolkit pool`` and ``poolkit import`` on the shipped sample config, end to end."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from poolkit.cli import main
+from poolkit.io.golden import read_golden
+from poolkit.io.run import read_run
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # runs the dense model
+
+
+@pytest.fixture
+def sample(tmp_path):
+    """configs/sample.yaml as shipped, beside a copy of the sample collection."""
+    (tmp_path / "configs").mkdir()
+    shutil.copy(REPO / "configs" / "sample.yaml", tmp_path / "configs" / "sample.yaml")
+    (tmp_path / "sample_corpus").mkdir()
+    for name in ("corpus.jsonl", "queries.jsonl", "golden.yaml"):
+        shutil.copy(REPO / "sample_corpus" / name, tmp_path / "sample_corpus" / name)
+    return tmp_path
+
+
+def pool(capsys, *args):
+    code = main(["pool", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def pooled_from_runs(root, depth):
+    """Each query's pool computed from the written run files alone."""
+    pools: dict[str, set[str]] = {}
+    for name in ("bm25", "dense", "rerank"):
+        for q, docs in read_run(root / "sample_corpus" / "runs" / f"{name}.run").rankings.items():
+            pools.setdefault(q, set()).update(docs[:depth])
+    return pools
+
+
+def events(root):
+    with sqlite3.connect(root / "sample_corpus" / "judgments.sqlite") as c:
+        return c.execute("SELECT * FROM events ORDER BY id").fetchall()
+
+
+def test_pool_the_sample_expand_it_and_re_pool(sample, capsys):
+    cfg = sample / "configs" / "sample.yaml"
+    code, out, err = pool(capsys, cfg)
+    assert code == 0
+    assert "collection sample: 24 documents, 4 queries" in err
+    assert "bm25 [bm25]" in err and "dense [dense]" in err and "rerank [rerank]" in err
+    lines = out.splitlines()
+    assert lines[0].startswith("pool version 1 of 1  |  4 queries,")
+    assert [line.split()[0] for line in lines if line[:2] in ("q_", "al")] == \
+        ["q_faw", "q_store", "q_milk", "q_broad", "all"]
+    assert "added pool version 1:" in out
+    runs = sample / "sample_corpus" / "runs"
+    assert sorted(p.name for p in runs.iterdir()) == [
+        "bm25.json", "bm25.run", "dense.json", "dense.run", "rerank.fetch.run", "rerank.json",
+        "rerank.run"]
+
+    # Unchanged: nothing added, and it says so.
+    code, out, err = pool(capsys, cfg, "--format", "json")
+    report = json.loads(out)
+    assert report["added"]["version"] is None and report["version"] == 1
+    assert report["added"]["new_docs"] == 0
+    expected = pooled_from_runs(sample, 10)
+    assert set(report["queries"]) == set(expected)
+    for q, info in report["queries"].items():
+        assert info["size"] == len(expected[q])
+        assert set(info["by_system"]) == {"bm25", "dense", "rerank"}
+        assert all(n == min(10, len(expected[q])) or n <= 10 for n in info["by_system"].values())
+    code, out, _ = pool(capsys, cfg)
+    assert "nothing new: the pool is unchanged at version 1" in out
+
+    # Existing labels, then a deeper pool: a new version with only new documents.
+    assert main(["import", str(cfg), str(sample / "sample_corpus" / "golden.yaml"),
+                 "--as", "golden"]) == 0
+    assert "17 graded pairs -> 17 new import events by 'golden'" in capsys.readouterr().out
+    before = events(sample)
+    code, out, _ = pool(capsys, cfg, "--depth", "15", "--format", "json", "--note", "deeper")
+    report = json.loads(out)
+    assert report["added"]["version"] == 2 and report["versions"][1]["note"] == "deeper"
+    deeper = pooled_from_runs(sample, 15)
+    assert report["overall"]["new"] == sum(len(deeper[q] - expected[q]) for q in deeper) > 0
+    golden = read_golden(sample / "sample_corpus" / "golden.yaml").grades
+    for q, info in report["queries"].items():
+        assert info["size"] == len(deeper[q])
+        assert info["by_version"]["2"] == len(deeper[q] - expected[q])
+        assert info["judged"] == info["judged_by"].get("golden", 0) == \
+            len(set(golden[q]) & deeper[q])
+    assert events(sample) == before  # nothing judged was touched
+
+    # Report as of version 1, without running anything.
+    code, out, err = pool(capsys, cfg, "--report-only", "--version", "1", "--format", "json")
+    assert json.loads(out)["overall"]["size"] == sum(len(v) for v in expected.values())
+    assert err == ""
+
+
+def test_external_run_with_unknown_ids(sample, capsys):
+    cfg = sample / "configs" / "vendor.yaml"
+    (sample / "configs" / "vendor.run").write_text(
+        "q_faw Q0 m1 1 3.0 v\nq_faw Q0 m9 2 2.0 v\nq_faw Q0 x1 3 1.0 v\nq_nope Q0 d1 1 1.0 v\n")
+    cfg.write_text("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\n"
+                   "store: ../sample_corpus/vendor.sqlite\n"
+                   "systems:\n  vendor: {kind: run, path: vendor.run}\n")
+    code, out, err = pool(capsys, cfg, "--format", "json")
+    assert code == 0
+    assert "warning: vendor: 1 rows name 1 doc id(s) not in the corpus (m9): dropped" in err
+    assert "warning: vendor: 1 query id(s) not in the queries file (q_nope): 1 rows dropped" in err
+    report = json.loads(out)
+    assert report["queries"]["q_faw"]["by_system"] == {"vendor": 2}
+    assert list(report["queries"]) == ["q_faw"]
+    assert len(report["warnings"]) == 3  # and: no results for three of the queries
+
+
+def test_import_reports_unknown_ids(sample, capsys, tmp_path):
+    cfg = sample / "configs" / "sample.yaml"
+    qrels = tmp_path / "extra.qrels"
+    qrels.write_text("q_faw 0 m1 2\nq_faw 0 ghost 1\nq_zzz 0 m1 1\n")
+    assert main(["import", str(cfg), str(qrels), "--as", "nist", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["pairs"], result["imported"]) == (3, 1)
+    assert result["unknown_queries"] == ["q_zzz"] and result["unknown_doc_pairs"] == 1
+    assert main(["import", str(cfg), str(qrels), "--as", "nist", "--keep-unknown"]) == 0
+    out = capsys.readouterr().out
+    assert "3 graded pairs -> 2 new import events by 'nist' (1 already standing)" in out
+    assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pairs imported anyway" in out
+
+
+BASE = "corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\nstore: s.sqlite\n"
+
+
+@pytest.mark.parametrize("body, args, message", [
+    ("sotre: x\nsystems: {b: {kind: bm25}}\n", [],
+     r"sample.yaml:4: unknown key in config 'sotre'.*did you mean 'store'"),
+    ("systems: {b: {kind: bm25, engine: lucene}}\n", [],
+     r"sample.yaml:4: systems.b.engine: unknown engine 'lucene'; valid: bm25s, rank_bm25"),
+    ("systems: {b: {kind: bm25, k1: high}}\n", [],
+     r"sample.yaml:4: systems.b.k1 must be int or float, found 'high'"),
+    ("systems: {b: {kind: bm25, stem: klingon}}\n", [],
+     r"sample.yaml:4: systems.b.stem: unknown stemmer 'klingon'"),
+    ("systems:\n  b: {kind: bm25}\n  r: {kind: rerank, over: b, fetch: 10, depth: 20}\n", [],
+     r"sample.yaml:6: systems.r.depth \(20\) is deeper than what it re-scores \(fetch: 10\)"),
+    ("systems: {b: {kind: bm25}}\n", ["--order", "rrf"],
+     r"error: --order: unknown judging order 'rrf'; valid: docid, priority, shuffle"),
+    ("systems: {b: {kind: bm25}}\n", ["--system", "bm52"],
+     r"error: --system: unknown system 'bm52'; valid: b"),
+])
+def test_config_errors_are_one_line_with_exit_2(sample, capsys, body, args, message):
+    import re
+
+    cfg = sample / "configs" / "sample.yaml"
+    cfg.write_text(BASE + body)
+    code, out, err = pool(capsys, cfg, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("poolkit pool: error: ") and err.count("\n") == 1
+    assert re.search(message, err), err
+
+
+def test_depth_must_be_positive(sample, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["pool", str(sample / "configs" / "sample.yaml"), "--depth", "0"])
+    assert exc.value.code == 2
+    assert "expected a positive integer, found 0" in capsys.readouterr().err

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import pytest
+
+from poolkit.errors import InputError
+from poolkit.retrieve.corpus import Corpus, read_corpus, read_queries
+
+
+def test_sample_corpus_has_the_seed_ids_in_order(sample_corpus):
+    expected = ([f"m{i}" for i in range(1, 7)] + [f"s{i}" for i in range(1, 5)]
+                + [f"d{i}" for i in range(1, 6)] + [f"p{i}" for i in range(1, 6)]
+                + [f"x{i}" for i in range(1, 5)])
+    assert sample_corpus.ids == expected
+    assert all(60 <= len(t.split()) <= 150 for t in sample_corpus.texts)
+    assert sample_corpus.docs()["m1"][0] == sample_corpus.titles[0]
+
+
+def test_sample_queries(sample_queries):
+    assert [q.qid for q in sample_queries] == ["q_faw", "q_store", "q_milk", "q_broad"]
+    assert all(q.text.endswith("?") for q in sample_queries)
+
+
+def test_content_hash_ignores_file_layout(tmp_path):
+    a = tmp_path / "a.jsonl"
+    b = tmp_path / "b.jsonl"
+    a.write_text('{"id": "1", "title": "T", "text": "x"}\n')
+    b.write_text('\n{"text": "x",   "title": "T", "_id": 1, "url": "u"}\n\n')
+    assert read_corpus(a).sha256 == read_corpus(b).sha256
+    c = Corpus.from_records([("1", "T", "y")])
+    assert c.sha256 != read_corpus(a).sha256
+
+
+def test_ids_are_strings_and_titles_optional(tmp_path):
+    p = tmp_path / "c.jsonl"
+    p.write_text('{"id": "007", "text": "a"}\n{"id": 7, "text": "b"}\n')
+    c = read_corpus(p)
+    assert c.ids == ["007", "7"] and c.titles == ["", ""] and c.passage(0) == "a"
+
+
+@pytest.mark.parametrize("body, message", [
+    ('{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n',
+     r"c.jsonl:2: doc id 'a' already used on line 1"),
+    ('{"id": "a", "text": "x"}\n{"id": "b", "text": \n', r"c.jsonl:2: not valid JSON"),
+    ('{"id": "a"}\n', r"c.jsonl:1: expected a 'text' \(string\)"),
+    ('{"text": "x"}\n', r"c.jsonl:1: expected an 'id' \(string\)"),
+    ('{"id": "a", "text": 3}\n', r"c.jsonl:1: 'text' must be a string, found int"),
+    ('["a", "x"]\n', r"c.jsonl:1: expected a JSON object, found list"),
+])
+def test_corpus_errors_name_file_and_line(tmp_path, body, message):
+    p = tmp_path / "c.jsonl"
+    p.write_text(body)
+    with pytest.raises(InputError, match=message):
+        read_corpus(p)
+
+
+def test_queries_tsv_and_jsonl(tmp_path):
+    t = tmp_path / "q.tsv"
+    t.write_text("1\twhat is x\tdesc\n#2\tand y\n")
+    assert [(q.qid, q.text, q.description) for q in read_queries(t)] == [
+        ("1", "what is x", "desc"), ("#2", "and y", None)]
+    j = tmp_path / "q.queries"  # unknown extension: sniffed
+    j.write_text('{"_id": "1", "text": "x", "narrative": "n"}\n')
+    assert read_queries(j)[0].narrative == "n"
+
+
+@pytest.mark.parametrize("name, body, message", [
+    ("q.tsv", "1\tx\n1\ty\n", r"q.tsv:2: query id '1' already used on line 1"),
+    ("q.tsv", "1 x\n", r"q.tsv:1: expected 'id<TAB>text'"),
+    ("q.jsonl", '{"id": "1", "text": " "}\n', r"q.jsonl:1: query '1' has an empty 'text'"),
+])
+def test_query_errors(tmp_path, name, body, message):
+    p = tmp_path / name
+    p.write_text(body)
+    with pytest.raises(InputError, match=message):
+        read_queries(p)
+
+
+def test_unicode_line_separators_inside_a_passage_are_text(tmp_path):
+    p = tmp_path / "c.jsonl"
+    p.write_text('{"id": "1", "text": "a\u0085b\u2028c"}\r\n{"id": "2", "text": "d"}\n',
+                 encoding="utf-8")
+    assert read_corpus(p).texts == ["a\u0085b\u2028c", "d"]
