@@ -57,18 +57,21 @@ def offline_env() -> dict[str, str]:
 
 
 def sample() -> None:
+    """The main job on the bundled sample: pool with three systems, then score every run."""
     ensure_env("all")
     poolkit = [PY, "-m", "poolkit"]
     env = offline_env()
-    config = ROOT / "configs" / "sample.yaml"
-    if config.exists() and (ROOT / "poolkit" / "cli" / "pool.py").exists():
-        sh(*poolkit, "pool", config, env=env)
-        runs = sorted((ROOT / "sample_corpus" / "runs").glob("*.run"))
-    else:
-        runs = []
-    seed_run = ROOT / "sample_corpus" / "seed.run"
-    sh(*poolkit, "score", ROOT / "sample_corpus" / "golden.yaml", seed_run, *runs,
-       "-k", "5,10", env=env)
+    corpus = ROOT / "sample_corpus"
+    sh(*poolkit, "pool", ROOT / "configs" / "sample.yaml", env=env)
+    runs = [corpus / "runs" / f"{name}.run" for name in ("bm25", "dense", "rerank")]
+    golden = corpus / "golden.yaml"
+    # Every system's run and the seed's own rankings against seed 000's judged grades.
+    sh(*poolkit, "score", golden, corpus / "seed.run", *runs, "-k", "5,10",
+       "--corpus", corpus / "corpus.jsonl", env=env)
+    # The reranker's two stages: recall of its fetch list vs what it kept.
+    sh(*poolkit, "score", golden, corpus / "runs" / "rerank.run",
+       "--fetch", corpus / "runs" / "rerank.fetch.run", "--stages", "100,10", "-m", "R@10",
+       env=env)
 
 
 def test() -> None:
