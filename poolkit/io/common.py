@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from poolkit.errors import InputError
@@ -40,3 +41,37 @@ def sha256_hex(data: bytes) -> str:
 def short_hash(digest: str) -> str:
     """The 12-character prefix printed in reports (enough to tell files apart)."""
     return digest[:12]
+
+
+def iter_chunks(path: str | Path, size: int = 1 << 21) -> Iterator[bytes]:
+    """The file's bytes in blocks of about ``size`` that end just after a ``\\n`` (the last
+    block may not), with the same errors as :func:`read_bytes` for a missing file or a
+    directory. Readers of big files (runs) parse block by block so that the whole file never
+    sits in memory twice (bytes and text) beside what is built from it.
+    """
+    p = Path(path)
+    try:
+        f = p.open("rb")
+    except FileNotFoundError:
+        raise InputError(p, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(p, None, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise InputError(p, None, f"cannot read: {exc.strerror}") from None
+    with f:
+        carry = b""
+        while True:
+            try:
+                block = f.read(size)
+            except OSError as exc:
+                raise InputError(p, None, f"cannot read: {exc.strerror}") from None
+            if not block:
+                break
+            cut = block.rfind(b"\n") + 1
+            if not cut:
+                carry += block
+                continue
+            yield carry + block[:cut] if carry else block[:cut]
+            carry = block[cut:]
+        if carry:
+            yield carry
