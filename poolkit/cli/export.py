@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
             write_qrels(labels.grades, args.output)
         else:
             sys.stdout.write(qrels_text(labels.grades))
+    if not len(labels) and not labels.unresolved:
+        print("poolkit export: no labels yet (judge with `poolkit judge`, or `poolkit import` a "
+              "label file)", file=sys.stderr)
     report_unresolved(labels, args.policy, args.unresolved)
     return 0
 

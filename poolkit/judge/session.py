@@ -36,10 +36,12 @@ from poolkit.store.judging import (
     Mark,
     assessor_stacks,
     check_pool_version,
+    disputed,
+    judged_by_others,
+    pool_rows,
     recent_seconds,
     seconds_taken,
     skips,
-    standing_votes,
 )
 from poolkit.store.store import Event, QueryRecord, Source, Store
 
@@ -117,31 +119,25 @@ class JudgingSession:
         self.settled_elsewhere: set[tuple[str, str]] = set()
         wanted: set[tuple[str, str]] | None = None
         if mode == "agreement":
-            wanted = {p for p, by in standing_votes(store, VOTE_KINDS).items()
-                      if set(by) - {assessor}}
+            wanted = judged_by_others(store, assessor)
         elif mode == "adjudicate":
-            for pair, by in standing_votes(store, VOTE_KINDS).items():
-                grades = {a: m.grade for a, m in by.items() if m.grade is not None}
-                if len(grades) >= 2 and len(set(grades.values())) > 1:
-                    self.votes[pair] = grades
+            self.votes = disputed(store)
             wanted = set(self.votes)
-            self.settled_elsewhere = {
-                p for p, by in standing_votes(store, ("adjudicate",)).items()
-                if set(by) - {assessor}}
+            self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
 
         self.items: dict[str, list[Item]] = {}
+        self.done_count: dict[str, int] = {}
         positions: dict[str, int] = {}
-        for m in store.pool(max_version=version):
-            positions[m.qid] = positions.get(m.qid, 0) + 1
-            if wanted is None or (m.qid, m.docid) in wanted:
-                self.items.setdefault(m.qid, []).append(
-                    Item(m.qid, m.docid, m.text_hash, m.version, positions[m.qid]))
+        done = self.stacks.keys() | self.settled_elsewhere
+        for qid, docid, version_, text_hash in pool_rows(store, version):
+            position = positions[qid] = positions.get(qid, 0) + 1
+            if wanted is None or (qid, docid) in wanted:
+                self.items.setdefault(qid, []).append(
+                    Item(qid, docid, text_hash, version_, position))
+                self.done_count[qid] = self.done_count.get(qid, 0) + ((qid, docid) in done)
         self.pooled_queries = list(positions)
         self.query_ids = list(self.items)
         self._index = {(it.qid, it.docid): it for items in self.items.values() for it in items}
-        self.done_count = {q: sum(1 for it in items if (it.qid, it.docid) in self.stacks
-                                  or (it.qid, it.docid) in self.settled_elsewhere)
-                           for q, items in self.items.items()}
         # The assessor's own live grades of this mode's kind on pairs this session shows,
         # oldest first: what undo takes back, last first.
         self.undo_log: list[tuple[int, tuple[str, str]]] = sorted(

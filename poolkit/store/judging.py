@@ -77,6 +77,50 @@ def standing_votes(store: Store, kinds: Iterable[str] = VOTE_KINDS,
     return out
 
 
+def judged_by_others(store: Store, assessor: str, kinds: Iterable[str] = VOTE_KINDS,
+                     ) -> set[tuple[str, str]]:
+    """Pairs on which someone other than ``assessor`` holds a standing grade."""
+    live, args = _live(kinds)
+    return set(store.conn.execute(
+        f"SELECT DISTINCT qid, docid FROM events WHERE assessor != ? AND {live}",
+        (assessor, *args)).fetchall())
+
+
+def disputed(store: Store, kinds: Iterable[str] = VOTE_KINDS,
+             ) -> dict[tuple[str, str], dict[str, int]]:
+    """Pairs where two or more assessors' standing grades differ: ``{pair: {assessor: grade}}``.
+
+    The standing grade is taken from the row with the highest live id (SQLite fills bare
+    columns of a MAX() aggregate from that row).
+    """
+    live, args = _live(kinds)
+    rows = store.conn.execute(
+        f"WITH standing AS (SELECT qid, docid, assessor, MAX(id) AS id, grade FROM events "
+        f"WHERE {live} GROUP BY qid, docid, assessor), "
+        f"split AS (SELECT qid, docid FROM standing GROUP BY qid, docid "
+        f"HAVING COUNT(*) >= 2 AND COUNT(DISTINCT grade) > 1) "
+        f"SELECT s.qid, s.docid, s.assessor, s.grade FROM standing s JOIN split "
+        f"USING (qid, docid) ORDER BY s.id", args)
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    for qid, docid, assessor, grade in rows:
+        out.setdefault((qid, docid), {})[assessor] = grade
+    return out
+
+
+def pool_rows(store: Store, max_version: int | None = None,
+              ) -> list[tuple[str, str, int, str]]:
+    """``(qid, docid, version, text_hash)`` in ``Store.pool``'s judging order, as plain
+    tuples (a test holds the order equal to ``Store.pool``'s): cheap for 100,000s of rows."""
+    sql = ("SELECT m.qid, m.docid, m.version, m.text_hash FROM pool_members m "
+           "LEFT JOIN queries q ON q.qid = m.qid")
+    args: tuple[int, ...] = ()
+    if max_version is not None:
+        sql += " WHERE m.version <= ?"
+        args = (max_version,)
+    sql += " ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid"
+    return store.conn.execute(sql, args).fetchall()
+
+
 def check_pool_version(store: Store, version: int) -> int:
     """``version`` if the store has it, else a StoreError listing the versions it has."""
     known = [v["version"] for v in store.pool_versions()]

@@ -161,3 +161,11 @@ def test_sample_golden_round_trips_through_import_and_export(tmp_path, capsys):
     assert main(["import", str(config), str(out), "--as", "golden"]) == 0
     with Store(store_path) as store:
         assert len(store.events()) == before
+
+
+def test_nothing_judged_yet_says_so(tmp_path, capsys):
+    build_store(tmp_path / "s.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
+    config = write_config(tmp_path / "cfg", tmp_path / "s.sqlite")
+    assert main(["export", str(config), "--format", "qrels"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "no labels yet" in err

@@ -6,7 +6,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolkit.store import Event, NewMember, Store
-from poolkit.store.judging import assessor_stacks, standing_votes
+from poolkit.store.judging import (
+    assessor_stacks,
+    disputed,
+    judged_by_others,
+    pool_rows,
+    standing_votes,
+)
 
 PAIRS = [("q1", "a"), ("q1", "b"), ("q2", "a")]
 ASSESSORS = ["alice", "bob"]
@@ -39,8 +45,26 @@ def test_standing_votes_equal_current_grades(tmp_path_factory, log):
                 got = {pair: {a: (m.id, m.grade) for a, m in by.items()}
                        for pair, by in standing_votes(store, kinds, version).items()}
                 assert got == expected
+        votes = store.current_grades(kinds=("grade", "import"))
+        split = {pair: {a: e.grade for a, e in by.items()} for pair, by in votes.items()
+                 if len(by) >= 2 and len({e.grade for e in by.values()}) > 1}
+        assert disputed(store) == split
         for who in ASSESSORS:
+            assert judged_by_others(store, who) == {p for p, by in votes.items()
+                                                    if set(by) - {who}}
             stacks = assessor_stacks(store, who, KINDS)
             tops = {pair: s[-1].id for pair, s in stacks.items()}
             assert tops == {pair: by[who].id for pair, by in store.current_grades().items()
                             if who in by}
+
+
+def test_pool_rows_keep_the_store_judging_order(tiny_store):
+    tiny_store.add_pool_version({"b": 1}, "shuffle", [
+        NewMember("q1", "late", "", "x", -5.0), NewMember("zz", "a", "", "y", 0.0),
+        NewMember("q2", "early", "", "z", -1.0)], [])
+    for version in (None, 1, 2):
+        expected = [(m.qid, m.docid, m.version, m.text_hash)
+                    for m in tiny_store.pool(max_version=version)]
+        assert pool_rows(tiny_store, version) == expected
+    assert [r[1] for r in pool_rows(tiny_store)] == ["d1", "d2", "d3", "late", "d4", "d5",
+                                                    "early", "a"]
