@@ -56,7 +56,6 @@ class JudgeScreen(Screen[None]):
         for action, key in judge.keys.items():
             self._bindings.bind(key, ACTIONS[action], description=action, show=False,
                                 priority=True)
-        self.saving = False
         self.painted = 0            # passages drawn (benchmarks wait on this)
         self.painted_at = 0.0       # perf_counter() when the last one was drawn
         self._shown: object = None
@@ -117,14 +116,11 @@ class JudgeScreen(Screen[None]):
         if event is None:
             self.notify(nothing, severity="warning", timeout=2)
             return
-        self.saving = True
         try:
             event_id = await asyncio.to_thread(self.session.store.record_event, event)
         except (PoolkitError, sqlite3.Error) as exc:
             self.notify(f"not saved, try again: {exc}", severity="error", timeout=8)
             return
-        finally:
-            self.saving = False
         self.session.apply(event, event_id)
         self.refresh_view()
 

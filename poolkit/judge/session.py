@@ -228,7 +228,7 @@ class JudgingSession:
         target_id, pair = self.undo_log[-1]
         item = self._index[pair]
         return Event(qid=item.qid, docid=item.docid, assessor=self.assessor, kind="undo",
-                     shown_at=self.shown_at, judged_at=stamp(self.clock()),
+                     judged_at=stamp(self.clock()),
                      text_hash=item.text_hash, pool_version=item.version,
                      position=item.position, ref=target_id)
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import threading
 
 from judge_helpers import POOL_SIZE, sync
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from poolkit.config import DEFAULT_KEYS, JudgeConfig
@@ -264,3 +267,34 @@ async def test_adjudication_with_names(tiny_store, clock):
     app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate", show_names=True)
     async with app.run_test(size=SIZE):
         assert "alice 3 (perfectly relevant) · bob 0 (not relevant)" in text_of(app, "#dispute")
+
+
+@sync
+async def test_the_screen_keeps_running_while_a_write_waits(tiny_store, clock, monkeypatch):
+    """A slow store (another process holding the write lock) does not freeze the UI, and the
+    next passage still waits for the commit."""
+    entered, gate = threading.Event(), threading.Event()
+    real = tiny_store.record_event
+
+    def slow(event: Event) -> int:
+        entered.set()
+        gate.wait(timeout=60)  # released by the test below
+        return real(event)
+
+    monkeypatch.setattr(tiny_store, "record_event", slow)
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE):
+        screen = app.judge_screen
+        painted = screen.painted
+        app._driver.send_message(events.Key("2", "2"))
+        while not entered.is_set():  # the write has started and is stuck...
+            await asyncio.sleep(0.01)
+        ticked = asyncio.Event()
+        screen.set_timer(0.01, ticked.set)  # the screen's own message loop still runs
+        await asyncio.wait_for(ticked.wait(), timeout=60)
+        assert app.session.current.docid == "d1" and tiny_store.events() == []
+        gate.set()
+        while screen.painted == painted or app.session.current.docid == "d1":
+            await asyncio.sleep(0.01)
+        assert app.session.current.docid == "d2"
+    assert [e.grade for e in tiny_store.events()] == [2]
