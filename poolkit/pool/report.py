@@ -2,11 +2,12 @@
 
 ``pool_report(store, version)`` is JSON-ready::
 
-    {"version": 2, "versions": [...], "systems": {name: {kind, group, depth, ...}},
-     "queries": {qid: {"text", "size", "new", "by_version", "by_system", "only",
+    {"version": 2, "versions": [...], "systems": {name: {kind, group, depth, about, ...}},
+     "queries": {qid: {"text", "size", "new", "by_version", "depth", "by_system", "only",
                        "overlap", "judged", "judged_by"}},
      "overall": {same counts summed over queries, plus "queries"}}
 
+- ``depth[s]``: the pool depth taken from system ``s`` (the deepest any version used).
 - ``size``: documents in the query's pool, all versions up to ``version``;
   ``new``: of them, those ``version`` added.
 - ``by_system[s]``: pooled documents that system ``s`` brought in (it ranked them within its
@@ -65,6 +66,7 @@ def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
         if q is None:
             q = queries[m.qid] = {
                 "text": texts.get(m.qid), "size": 0, "new": 0, "by_version": {},
+                "depth": dict(depth),
                 "by_system": _zero(systems), "only": _zero(systems),
                 "overlap": {a: _zero([b for b in systems if b != a]) for a in systems},
                 "judged": 0, "judged_by": {}}
@@ -86,7 +88,8 @@ def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
             for assessor in graded:
                 q["judged_by"][assessor] = q["judged_by"].get(assessor, 0) + 1
 
-    overall: dict[str, Any] = {"queries": len(queries), "size": 0, "new": 0,
+    overall: dict[str, Any] = {"queries": len(queries), "depth": dict(depth), "size": 0,
+                               "new": 0,
                                "by_version": Counter(), "by_system": Counter(_zero(systems)),
                                "only": Counter(_zero(systems)),
                                "overlap": {a: Counter(_zero([b for b in systems if b != a]))

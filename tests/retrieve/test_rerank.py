@@ -57,3 +57,22 @@ def test_cross_encoder_path_with_a_tiny_local_model(sample_corpus, sample_querie
     one = reranker.rerank(sample_queries[0].text, ["m1", "d1", "x1"], 2)
     assert len(one) == 2 and {h.docid for h in one} <= {"m1", "d1", "x1"}
     assert rr.settings()["scorer"] == "cross-encoder"
+
+
+def test_a_configured_cross_encoder_is_used(sample_corpus, sample_queries, tiny_cross_encoder,
+                                            tmp_path):
+    from poolkit.config import load_config
+    from poolkit.pool.run_systems import run_systems
+
+    corpus, queries = sample_corpus.path, tmp_path / "q.tsv"
+    queries.write_text("".join(f"{q.qid}\t{q.text}\n" for q in sample_queries))
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"corpus: {corpus}\nqueries: q.tsv\nstore: s.sqlite\nsystems:\n"
+                   f"  bm25: {{kind: bm25, depth: 10}}\n"
+                   f"  ce: {{kind: rerank, over: bm25, fetch: 10, depth: 3, "
+                   f"model: {tiny_cross_encoder}}}\n")
+    runs = run_systems(load_config(cfg), sample_corpus, sample_queries, ["ce"])
+    retriever = runs["ce"].settings["retriever"]
+    assert retriever["scorer"] == "cross-encoder"
+    assert retriever["model_path"] == str(tiny_cross_encoder)
+    assert {len(d) for d in runs["ce"].run.rankings.values()} == {3}
