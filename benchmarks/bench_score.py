@@ -1,0 +1,175 @@
+"""Whole-process scoring benchmark: ``poolkit score`` against pytrec_eval, ir_measures and ranx.
+
+Generates (once, deterministic seed) a qrels and a run of 10,000 queries x 1,000 ranked docs,
+about 20 graded relevant ids (grades 1-3) and about 20 judged non-relevant per query, then
+times each tool as its own process, file parsing included, for P@10, R@100, RR@10, AP and
+nDCG@10: wall time and peak RSS, median of ``--repeats`` runs, the tools interleaved (each
+repeat in a rotated order) so that load on the machine falls on all of them alike. Prints
+the table with poolkit/peer ratios, and checks that every tool computes the same means (to 4
+decimals against pytrec_eval, trec_eval's own C code).
+
+    python benchmarks/bench_score.py            # 10,000 queries (about 10 minutes)
+    python benchmarks/bench_score.py --small    # 1,000 queries, a quick check
+
+Needs the bench extra (``pip install -e '.[bench]'``); a peer that is not installed is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from _common import HERE, OUT, Sample, generate, measure, median_sample
+
+MEASURES = ["P@10", "R@100", "RR@10", "AP", "nDCG@10"]
+PEERS = HERE / "peers"
+
+
+def poolkit_cmd(qrels: Path, run: Path) -> list[str]:
+    script = Path(sys.executable).with_name("poolkit")
+    exe = [str(script)] if script.exists() else [sys.executable, "-m", "poolkit"]
+    return [*exe, "score", str(qrels), str(run), *(a for m in MEASURES for a in ("-m", m)),
+            "--format", "json"]
+
+
+def poolkit_means(stdout: str) -> dict[str, float]:
+    run = json.loads(stdout)["runs"][0]
+    return {m: run["measures"][m]["mean"] for m in MEASURES}
+
+
+def peer_means(stdout: str) -> dict[str, float]:
+    return json.loads(stdout)["means"]
+
+
+# name -> (module that must be importable, command builder, parser of its stdout)
+TOOLS = {
+    "poolkit": ("poolkit", poolkit_cmd, poolkit_means),
+    "pytrec_eval": ("pytrec_eval",
+                    lambda q, r: [sys.executable, str(PEERS / "pytrec_eval_score.py"), str(q),
+                                  str(r)], peer_means),
+    "ir_measures": ("ir_measures",
+                    lambda q, r: [sys.executable, str(PEERS / "ir_measures_score.py"), str(q),
+                                  str(r)], peer_means),
+    "ranx": ("ranx",
+             lambda q, r: [sys.executable, str(PEERS / "ranx_score.py"), str(q), str(r)],
+             peer_means),
+}
+# Not a peer: poolkit's Python API alone (read_qrels, read_run, evaluate), to show what the
+# CLI's audit, intervals and report add. Only with --api.
+API = ("poolkit", lambda q, r: [sys.executable, str(PEERS / "poolkit_api_score.py"), str(q),
+                                str(r)], peer_means)
+REFERENCE = "pytrec_eval"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", action="store_true", help="1,000 queries instead of 10,000")
+    parser.add_argument("--queries", type=int, help="number of queries (overrides --small)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per tool (median taken)")
+    parser.add_argument("--tools", default=",".join(TOOLS),
+                        help=f"comma-separated subset of {', '.join(TOOLS)}")
+    parser.add_argument("--api", action="store_true",
+                        help="also time poolkit's Python API alone (read + evaluate, no report)")
+    args = parser.parse_args(argv)
+    queries = args.queries or (1_000 if args.small else 10_000)
+
+    tools = {}
+    for name in args.tools.split(","):
+        if name not in TOOLS:
+            parser.error(f"unknown tool {name!r}; valid: {', '.join(TOOLS)}")
+        if importlib.util.find_spec(TOOLS[name][0]) is None:
+            print(f"skipping {name}: not installed (pip install -e '.[bench]')", file=sys.stderr)
+            continue
+        tools[name] = TOOLS[name]
+    if args.api:
+        tools["poolkit API"] = API
+
+    t0 = time.perf_counter()
+    qrels, run = generate(queries)
+    judged = qrels.read_bytes().count(b"\n")
+    print(f"data: {queries:,} queries x 1,000 docs: {run.name} ({run.stat().st_size / 2**20:.0f} "
+          f"MiB), {qrels.name} ({judged:,} judgments) "
+          f"[{time.perf_counter() - t0:.1f} s to generate or reuse]", flush=True)
+
+    # Warm-up on a tiny file, untimed: library files in the page cache, numba's compile cache.
+    tiny_q, tiny_r = generate(20)
+    for name, (_mod, cmd, _parse) in tools.items():
+        measure(cmd(tiny_q, tiny_r))
+
+    samples: dict[str, list[Sample]] = {name: [] for name in tools}
+    names = list(tools)
+    for rep in range(args.repeats):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for name in order:
+            s = measure(tools[name][1](qrels, run))
+            samples[name].append(s)
+            print(f"  run {rep + 1}/{args.repeats} {name:12s} {s.wall:7.2f} s "
+                  f"{s.rss_mb:7.0f} MiB", flush=True)
+    med = {name: median_sample(ss) for name, ss in samples.items()}
+    means = {name: tools[name][2](med[name].stdout) for name in tools}
+
+    print()
+    print(table(med, queries, args.repeats))
+    print()
+    print(agreement(means))
+    result = {"queries": queries, "repeats": args.repeats, "python": platform.python_version(),
+              "machine": platform.machine(),
+              "tools": {n: {"wall_s": m.wall, "peak_rss_mib": m.rss_mb, "cpu_s": m.cpu,
+                            "means": means[n]} for n, m in med.items()}}
+    out = OUT / f"bench_score-{queries}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\n(raw numbers: {out.relative_to(HERE.parent)})")
+    return 0
+
+
+def table(med: dict[str, Sample], queries: int, repeats: int) -> str:
+    """Markdown table: wall time and peak RSS per tool, and poolkit's ratio to each."""
+    base = med.get("poolkit")
+    rows = [f"Whole process, {queries:,} queries x 1,000 docs, median of {repeats} "
+            f"(ratio = poolkit / tool; < 1 means poolkit is faster / smaller)",
+            "",
+            "| tool | wall time (s) | peak RSS (MiB) | CPU (s) | time ratio | memory ratio |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for name, s in med.items():
+        peer = base is not None and name in TOOLS and name != "poolkit"
+        tr = f"{base.wall / s.wall:.2f}" if peer else "—"
+        mr = f"{base.rss_mb / s.rss_mb:.2f}" if peer else "—"
+        rows.append(f"| {name} | {s.wall:.2f} | {s.rss_mb:.0f} | {s.cpu:.2f} | {tr} | {mr} |")
+    return "\n".join(rows)
+
+
+def agreement(means: dict[str, dict[str, float]]) -> str:
+    """Each tool's means beside pytrec_eval's, and whether they agree to 4 decimals."""
+    names = list(means)
+    ref = means.get(REFERENCE)
+    rows = ["Means (agree = every tool within 0.00005 of pytrec_eval, i.e. the same to 4 "
+            "decimals)", "",
+            "| measure | " + " | ".join(names) + " | agree |",
+            "|---|" + "---:|" * len(names) + "---|"]
+    ok_all = True
+    for m in MEASURES:
+        vals = [means[n].get(m) for n in names]
+        if ref is None:
+            ok = None
+        else:
+            ok = all(v is not None and abs(v - ref[m]) < 5e-5 for v in vals)
+            ok_all = ok_all and ok
+        cells = " | ".join("—" if v is None else f"{v:.4f}" for v in vals)
+        rows.append(f"| {m} | {cells} | {'—' if ok is None else 'yes' if ok else 'NO'} |")
+    if ref is not None and "poolkit" in means:
+        same = all(abs(means["poolkit"][m] - ref[m]) < 5e-5 for m in MEASURES)
+        rows.append("")
+        rows.append(f"poolkit vs pytrec_eval, 5 measures to 4 decimals: "
+                    f"{'agree' if same else 'DIFFER'}")
+    if ref is not None and not ok_all:
+        rows.append("WARNING: some tool disagrees; its timing may not compare like with like")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
