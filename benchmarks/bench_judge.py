@@ -148,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         built = build(path, args.queries, args.docs, args.events)
         built["build_s"] = round(time.perf_counter() - t, 2)
         built["store_mb"] = round(path.stat().st_size / 2**20, 1)
-        starts = [startup(path, "alice", "judge"), startup(path, "carol", "agreement"),
+        small = Path(tmp) / "small.sqlite"
+        build(small, 1, 1, 0)
+        baseline = startup(small, "alice", "judge")  # interpreter, imports, app: fixed cost
+        baseline["assessor"] = "one-passage store"
+        starts = [baseline, startup(path, "alice", "judge"), startup(path, "carol", "agreement"),
                   startup(path, "carol", "adjudicate")]
         keys = asyncio.run(drive(path, "alice", "judge", args.keys))
     if args.json:

@@ -127,22 +127,23 @@ class JudgingSession:
 
         self.items: dict[str, list[Item]] = {}
         self.done_count: dict[str, int] = {}
+        self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
         done = self.stacks.keys() | self.settled_elsewhere
         for qid, docid, version_, text_hash in pool_rows(store, version):
             position = positions[qid] = positions.get(qid, 0) + 1
-            if wanted is None or (qid, docid) in wanted:
-                self.items.setdefault(qid, []).append(
-                    Item(qid, docid, text_hash, version_, position))
-                self.done_count[qid] = self.done_count.get(qid, 0) + ((qid, docid) in done)
+            pair = (qid, docid)
+            if wanted is None or pair in wanted:
+                item = self._index[pair] = Item(qid, docid, text_hash, version_, position)
+                if qid in self.items:
+                    self.items[qid].append(item)
+                    self.done_count[qid] += pair in done
+                else:
+                    self.items[qid] = [item]
+                    self.done_count[qid] = int(pair in done)
         self.pooled_queries = list(positions)
         self.query_ids = list(self.items)
-        self._index = {(it.qid, it.docid): it for items in self.items.values() for it in items}
-        # The assessor's own live grades of this mode's kind on pairs this session shows,
-        # oldest first: what undo takes back, last first.
-        self.undo_log: list[tuple[int, tuple[str, str]]] = sorted(
-            (m.id, pair) for pair, stack in self.stacks.items() if pair in self._index
-            for m in stack if m.kind == self.kind)
+        self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
 
         self.history: list[Item] = []
         self.current: Item | None = None
@@ -219,13 +220,24 @@ class JudgingSession:
             return None
         return self._event("note", self.current, note=text)
 
+    @property
+    def undo_log(self) -> list[tuple[int, tuple[str, str]]]:
+        """(event id, pair) of the assessor's live grades of this mode's kind on pairs this
+        session shows, oldest first: what undo takes back, last first."""
+        if self._undo_log is None:
+            self._undo_log = sorted(
+                (m.id, pair) for pair, stack in self.stacks.items() if pair in self._index
+                for m in stack if m.kind == self.kind)
+        return self._undo_log
+
     def undo_event(self) -> Event | None:
         """An undo of the latest standing grade of this session's kind, or None."""
-        while self.undo_log and not self._live(*self.undo_log[-1]):
-            self.undo_log.pop()
-        if not self.undo_log:
+        log = self.undo_log
+        while log and not self._live(*log[-1]):
+            log.pop()
+        if not log:
             return None
-        target_id, pair = self.undo_log[-1]
+        target_id, pair = log[-1]
         item = self._index[pair]
         return Event(qid=item.qid, docid=item.docid, assessor=self.assessor, kind="undo",
                      judged_at=stamp(self.clock()),
@@ -242,8 +254,8 @@ class JudgingSession:
         if event.kind == self.kind:
             was_done = item is not None and self.is_done(item)
             self.stacks.setdefault(pair, []).append(Mark(event_id, event.kind, event.grade))
-            if item is not None:
-                self.undo_log.append((event_id, pair))
+            if item is not None and self._undo_log is not None:
+                self._undo_log.append((event_id, pair))
             taken = seconds_taken(event)
             if taken is not None:
                 self.durations = [*self.durations[1 - PACE_WINDOW:], taken]
@@ -263,7 +275,8 @@ class JudgingSession:
             self.stacks[pair] = [m for m in self.stacks.get(pair, []) if m.id != event.ref]
             if not self.stacks[pair]:
                 del self.stacks[pair]
-            self.undo_log = [u for u in self.undo_log if u[0] != event.ref]
+            if self._undo_log is not None:
+                self._undo_log = [u for u in self._undo_log if u[0] != event.ref]
             if item is not None:
                 if was_done and not self.is_done(item):
                     self.done_count[item.qid] -= 1

@@ -88,23 +88,15 @@ def judged_by_others(store: Store, assessor: str, kinds: Iterable[str] = VOTE_KI
 
 def disputed(store: Store, kinds: Iterable[str] = VOTE_KINDS,
              ) -> dict[tuple[str, str], dict[str, int]]:
-    """Pairs where two or more assessors' standing grades differ: ``{pair: {assessor: grade}}``.
-
-    The standing grade is taken from the row with the highest live id (SQLite fills bare
-    columns of a MAX() aggregate from that row).
-    """
+    """Pairs where two or more assessors' standing grades differ: ``{pair: {assessor: grade}}``
+    (live rows in id order: the last one per assessor is the standing grade)."""
     live, args = _live(kinds)
-    rows = store.conn.execute(
-        f"WITH standing AS (SELECT qid, docid, assessor, MAX(id) AS id, grade FROM events "
-        f"WHERE {live} GROUP BY qid, docid, assessor), "
-        f"split AS (SELECT qid, docid FROM standing GROUP BY qid, docid "
-        f"HAVING COUNT(*) >= 2 AND COUNT(DISTINCT grade) > 1) "
-        f"SELECT s.qid, s.docid, s.assessor, s.grade FROM standing s JOIN split "
-        f"USING (qid, docid) ORDER BY s.id", args)
-    out: dict[tuple[str, str], dict[str, int]] = {}
-    for qid, docid, assessor, grade in rows:
-        out.setdefault((qid, docid), {})[assessor] = grade
-    return out
+    grades: dict[tuple[str, str], dict[str, int]] = {}
+    for qid, docid, assessor, grade in store.conn.execute(
+            f"SELECT qid, docid, assessor, grade FROM events WHERE {live} ORDER BY id", args):
+        grades.setdefault((qid, docid), {})[assessor] = grade
+    return {pair: by for pair, by in grades.items()
+            if len(by) >= 2 and len(set(by.values())) > 1}
 
 
 def pool_rows(store: Store, max_version: int | None = None,
