@@ -28,8 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "pool_depth still wins)")
     p.add_argument("--system", action="append", metavar="NAME", dest="systems",
                    help="pool only this system (repeatable; default: all)")
+    from poolkit.pool.order import ORDER_STRATEGIES  # light: the registry names the choices
+
     p.add_argument("--order", metavar="STRATEGY",
-                   help="judging order for new documents (overrides pool.order)")
+                   help="judging order for new documents, one of "
+                        f"{', '.join(ORDER_STRATEGIES)} (overrides pool.order)")
     p.add_argument("--note", help="a note stored with the new pool version")
     p.add_argument("--report-only", action="store_true",
                    help="do not run or pool anything; report the store's pool")
