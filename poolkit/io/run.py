@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import math
 from codecs import BOM_UTF8
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, islice
 from operator import gt, le
@@ -33,7 +34,8 @@ RUN_ORDERS = {
 class Run:
     """Ranked doc ids per query: ``rankings[qid]`` is a list in rank order (repeats kept).
 
-    ``scores[qid]`` runs parallel to ``rankings[qid]`` when the source had scores.
+    ``scores[qid]`` runs parallel to ``rankings[qid]`` when the source had scores (a
+    mapping of lists; ``read_run`` gives a :class:`RunScores`, which packs them).
     """
 
     rankings: dict[str, list[str]]
@@ -41,7 +43,7 @@ class Run:
     sha256: str = ""
     path: str | None = None
     tag: str | None = None
-    scores: dict[str, list[float]] = field(default_factory=dict, repr=False)
+    scores: MutableMapping[str, list[float]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_mapping(cls, rankings: Mapping[str, Sequence[str]], name: str = "<memory>",
@@ -63,6 +65,45 @@ class Run:
         return Run({q: d[:depth] for q, d in self.rankings.items()}, name=f"{self.name}@{depth}",
                    sha256=self.sha256, path=self.path, tag=self.tag,
                    scores={q: s[:depth] for q, s in self.scores.items()})
+
+
+class RunScores(MutableMapping[str, list[float]]):
+    """``qid -> list of scores``, held as packed doubles until a query's list is asked for.
+
+    A run file of 10M lines has 10M scores; as Python floats in lists they take about 40 bytes
+    each, as doubles 8. Scoring never reads them (the order is settled while reading), so
+    each query's list is made (once, then kept) only when someone looks at it.
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[str, array | list[float]] = {}
+
+    def set_packed(self, qid: str, values: array) -> None:
+        self._data[qid] = values
+
+    def __getitem__(self, qid: str) -> list[float]:
+        value = self._data[qid]
+        if isinstance(value, array):
+            value = self._data[qid] = value.tolist()
+        return value
+
+    def __setitem__(self, qid: str, value: list[float]) -> None:
+        self._data[qid] = value
+
+    def __delitem__(self, qid: str) -> None:
+        del self._data[qid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._data
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 def read_run(path: str | Path, order: str = "score", name: str | None = None) -> Run:
@@ -108,21 +149,21 @@ def read_run(path: str | Path, order: str = "score", name: str | None = None) ->
     if blank:
         raise InputError(path, None, "file is empty")
     rankings: dict[str, list[str]] = {}
-    scores_by_q: dict[str, list[float]] = {}
+    scores_by_q = RunScores()
     for qid, q in queries.items():
         docs, scs = q.docids, q.scores
         if not q.in_order:
             if order == "score":
                 pairs = sorted(zip(scs, docs), reverse=True)  # ties: doc id descending
-                scs = [p[0] for p in pairs]
+                scs = array("d", [p[0] for p in pairs])
                 docs = [p[1] for p in pairs]
             elif q.ranks is not None:
                 ranks = q.ranks
                 idx = sorted(range(len(ranks)), key=ranks.__getitem__)  # ties by line order
                 docs = [docs[i] for i in idx]
-                scs = [scs[i] for i in idx]
+                scs = array("d", [scs[i] for i in idx])
         rankings[qid] = docs
-        scores_by_q[qid] = scs
+        scores_by_q.set_packed(qid, scs)
     return Run(rankings, name=name or Path(path).name, sha256=digest.hexdigest(),
                path=str(path), tag=tag, scores=scores_by_q)
 
@@ -144,7 +185,7 @@ class _Query:
     def __init__(self, docids: list[str], scores: list[float], ranks: list[int] | None,
                  in_order: bool) -> None:
         self.docids = docids
-        self.scores = scores
+        self.scores = array("d", scores)  # packed: the floats of a block are freed with it
         self.ranks = ranks
         self.in_order = in_order
 
@@ -249,7 +290,7 @@ def _collect(queries: dict[str, _Query], order: str, qids: list[str], docids: li
                     in_order = in_order and q.ranks[-1] <= rk[0]
                 q.in_order = in_order
             q.docids.extend(docids[i:j])
-            q.scores.extend(sc)
+            q.scores.fromlist(sc)
             if rk is not None and q.ranks is not None:
                 q.ranks.extend(rk)
         i = j

@@ -255,3 +255,17 @@ def test_plain_qrels_never_take_the_careful_path_until_lines_are_asked(tmp_path:
     assert qrels.grades == {"q1": {"a": 1, "b": -1, "c": 0}, "q2": {"a": 3}}
     assert not calls
     assert qrels.source_lines[("q1", "c")] == 4 and calls == [1]
+
+
+def test_run_scores_are_packed_and_read_like_a_dict_of_lists(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("q Q0 a 1 2.5 t\nq Q0 b 2 -0.0 t\np Q0 c 1 1e3 t\n")
+    scores = read_run(path).scores
+    assert isinstance(scores, run_mod.RunScores)
+    assert scores == {"q": [2.5, -0.0], "p": [1000.0]} and len(scores) == 2
+    first = scores["q"]
+    assert scores["q"] is first and scores.get("x") is None and "p" in scores
+    assert math.copysign(1.0, first[1]) == -1.0  # -0.0 survives packing
+    scores["x"] = [1.0]
+    del scores["p"]
+    assert list(scores.items()) == [("q", [2.5, -0.0]), ("x", [1.0])]
