@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from poolkit.errors import InputError
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, or an InputError that names it (missing, a directory, empty)."""
-    p = Path(path)
+@contextmanager
+def _file_errors(p: Path) -> Iterator[None]:
+    """Turn the OS's errors on opening or reading ``p`` into InputErrors that name it."""
     try:
-        data = p.read_bytes()
+        yield
     except FileNotFoundError:
         raise InputError(p, None, "no such file") from None
     except IsADirectoryError:
         raise InputError(p, None, "is a directory, expected a file") from None
     except OSError as exc:
         raise InputError(p, None, f"cannot read: {exc.strerror}") from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, or an InputError that names it (missing, a directory, empty)."""
+    p = Path(path)
+    with _file_errors(p):
+        data = p.read_bytes()
     if not data.strip():
         raise InputError(p, None, "file is empty")
     return data
@@ -50,21 +58,10 @@ def iter_chunks(path: str | Path, size: int = 1 << 21) -> Iterator[bytes]:
     sits in memory twice (bytes and text) beside what is built from it.
     """
     p = Path(path)
-    try:
-        f = p.open("rb")
-    except FileNotFoundError:
-        raise InputError(p, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(p, None, "is a directory, expected a file") from None
-    except OSError as exc:
-        raise InputError(p, None, f"cannot read: {exc.strerror}") from None
-    with f:
+    with _file_errors(p), p.open("rb") as f:
         carry = b""
         while True:
-            try:
-                block = f.read(size)
-            except OSError as exc:
-                raise InputError(p, None, f"cannot read: {exc.strerror}") from None
+            block = f.read(size)
             if not block:
                 break
             cut = block.rfind(b"\n") + 1

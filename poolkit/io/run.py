@@ -211,7 +211,8 @@ def _fast_block(text: str, n: int, want_ranks: bool) -> _Block | None:
             list(map(int, rank_s))  # only to validate
     except ValueError:
         return None
-    if sum(scores) != sum(scores):  # a NaN somewhere (or inf - inf): the careful path decides
+    total = sum(scores)
+    if total != total:  # a NaN somewhere (or inf - inf): the careful path decides
         return None
     return toks[0::7], toks[2::7], scores, ranks, n, toks[5]
 

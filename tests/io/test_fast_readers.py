@@ -21,14 +21,18 @@ from poolkit.io import read_qrels, read_run
 _INT = re.compile(r"[+-]?[0-9]+\Z")
 
 
-def oracle_run(path: Path, order: str) -> tuple:
+def oracle_text(path: Path) -> tuple[bytes, str]:
     data = path.read_bytes()
     if not data.strip():
         raise InputError(path, None, "file is empty")
     try:
-        text = data.decode("utf-8-sig")
+        return data, data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
+
+
+def oracle_run(path: Path, order: str) -> tuple:
+    data, text = oracle_text(path)
     rows: dict[str, list] = {}
     tag = None
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -65,13 +69,7 @@ def oracle_run(path: Path, order: str) -> tuple:
 
 
 def oracle_qrels(path: Path) -> tuple:
-    data = path.read_bytes()
-    if not data.strip():
-        raise InputError(path, None, "file is empty")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
+    data, text = oracle_text(path)
     grades: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
