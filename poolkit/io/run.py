@@ -128,9 +128,9 @@ def read_run(path: str | Path, order: str = "score", name: str | None = None) ->
     tag: str | None = None
     lines = newlines = 0  # before this block: lines as splitlines() counts them, and b"\n"
     blank = True
-    for raw in iter_chunks(path, _BLOCK):
+    for i, raw in enumerate(iter_chunks(path, _BLOCK)):
         digest.update(raw)
-        body = raw[len(BOM_UTF8):] if blank and raw.startswith(BOM_UTF8) else raw
+        body = raw[len(BOM_UTF8):] if i == 0 and raw.startswith(BOM_UTF8) else raw
         n = raw.count(b"\n")
         block = None
         if body.isascii() and not any(b in body for b in _AWKWARD):

@@ -267,3 +267,12 @@ def test_run_scores_are_packed_and_read_like_a_dict_of_lists(tmp_path: Path) -> 
     scores["x"] = [1.0]
     del scores["p"]
     assert list(scores.items()) == [("q", [2.5, -0.0]), ("x", [1.0])]
+
+
+def test_only_a_byte_order_mark_at_the_very_start_is_dropped(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(run_mod, "_BLOCK", 4)
+    path = tmp_path / "r.run"
+    path.write_bytes(b"\n\n\n\n" + "\ufeffq Q0 a 1 1 t\n".encode())
+    assert read_run(path).rankings == {"\ufeffq": ["a"]}
+    path.write_bytes("\ufeffq Q0 a 1 1 t\n".encode())
+    assert read_run(path).rankings == {"q": ["a"]}
