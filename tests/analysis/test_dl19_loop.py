@@ -91,7 +91,7 @@ def restrict(nist: dict[str, dict[str, int]], pairs: set[tuple[str, str]]):
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory):
-    from conftest import shared_path
+    from shared_data import shared_path
 
     base = shared_path("collections", "dl19-passage-pool")
     tmp = tmp_path_factory.mktemp("dl19")

@@ -125,11 +125,10 @@ def test_every_shared_measure_prints_as_trec_eval(reference: Path, out: str) -> 
     assert EXPECTED_COMPARED[out] <= compared, EXPECTED_COMPARED[out] - compared
 
 
-@pytest.mark.parametrize("out", list(CASES))
+# out.test.meas_params prints only the measures it asked for: no counts to compare.
+@pytest.mark.parametrize("out", [c for c in CASES if c != "out.test.meas_params"])
 def test_query_counts_and_relevant_counts_match(reference: Path, out: str) -> None:
     table, ev = run_case(reference, out)
-    if "num_q" not in table:  # meas_params prints only the measures it asked for
-        pytest.skip(f"{out} prints no counts")
     assert int(table["num_q"]["all"]) == len(ev.scored)
     full = evaluate(ev.qrels, ev.run, [Measure("R")], level=ev.level, depth=ev.depth)
     rel_ret = {q: round(v * ev.num_rel[q]) for q, v in full.per_query["R"].items()}
