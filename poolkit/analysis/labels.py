@@ -48,14 +48,6 @@ class LabelSet:
         return out
 
 
-def check_version(store: Store, version: int) -> int:
-    versions = [v["version"] for v in store.pool_versions()]
-    if version not in versions:
-        have = ", ".join(map(str, versions)) or "none (run `poolkit pool` first)"
-        raise StoreError(f"{store.path}: no pool version {version}; the store has {have}")
-    return version
-
-
 def store_labels(store: Store, version: int | None = None, assessors: Iterable[str] | None = None,
                  policy: str = "latest") -> LabelSet:
     """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then.

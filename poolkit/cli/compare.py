@@ -126,8 +126,9 @@ def run_compare(args: argparse.Namespace) -> int:
         store_contributions,
     )
     from poolkit.analysis.inputs import config_runs, open_store, read_runs, split_config
-    from poolkit.analysis.labels import check_version, file_labels, store_labels
+    from poolkit.analysis.labels import file_labels, store_labels
     from poolkit.analysis.render import dumps, header
+    from poolkit.store.judging import check_pool_version as check_version
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     files_form = args.before_qrels is not None or args.after_qrels is not None

@@ -70,7 +70,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         read_runs,
         split_config,
     )
-    from poolkit.analysis.labels import check_version, file_labels, store_labels
+    from poolkit.analysis.labels import file_labels, store_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.reusability import (
         DEFAULT_MEASURES,
@@ -80,6 +80,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         sources_from_store,
     )
     from poolkit.cli.compare import measures_arg
+    from poolkit.store.judging import check_pool_version as check_version
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     files_form = args.qrels is not None
