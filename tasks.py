@@ -62,7 +62,11 @@ def sample() -> None:
     poolkit = [PY, "-m", "poolkit"]
     env = offline_env()
     corpus = ROOT / "sample_corpus"
-    sh(*poolkit, "pool", ROOT / "configs" / "sample.yaml", env=env)
+    config = ROOT / "configs" / "sample.yaml"
+    # The seed's hand labels go into the store first (idempotent), so the pool report shows
+    # how much of the pool they already cover.
+    sh(*poolkit, "import", config, corpus / "golden.yaml", "--as", "golden", env=env)
+    sh(*poolkit, "pool", config, env=env)
     runs = [corpus / "runs" / f"{name}.run" for name in ("bm25", "dense", "rerank")]
     golden = corpus / "golden.yaml"
     # Every system's run and the seed's own rankings against seed 000's judged grades.
