@@ -103,6 +103,9 @@ class Store:
 
     def __init__(self, path: str | Path, busy_timeout: float = 60.0) -> None:
         self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a directory, not a store file")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
@@ -127,7 +130,11 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; taken immediately so concurrent writers queue, not fail."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:  # still locked after busy_timeout
+            raise StoreError(f"{self.path}: cannot write ({exc}): another process has held "
+                             f"the store for over {self.busy_timeout:g}s") from None
         try:
             yield self.conn
         except BaseException:

@@ -89,3 +89,8 @@ def test_two_handles_see_each_others_writes(tmp_path):
     assert set(a.current_grades()[("q1", "a")]) == {"alice", "bob"}
     a.close()
     b.close()
+
+
+def test_a_directory_is_not_a_store(tmp_path):
+    with pytest.raises(StoreError, match="is a directory, not a store file"):
+        Store(tmp_path)
