@@ -121,17 +121,26 @@ class Config:
 class _Section:
     """A YAML mapping node with its file, for checked access that can name lines."""
 
-    def __init__(self, path: Path, node: yaml.Node, where: str, allowed: tuple[str, ...]):
+    def __init__(self, path: Path, node: yaml.Node, where: str,
+                 allowed: tuple[str, ...] | None):
         self.path, self.node, self.where = path, node, where
         if not isinstance(node, yaml.MappingNode):
             raise ConfigError(path, line_of(node), f"{where} must be a mapping")
         self.items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for k, v in node.value:
             key = str(k.value)
-            if key not in allowed:
-                raise ConfigError(path, line_of(k),
-                                  f"{one_of(key, allowed, f'key in {where}')}")
+            if key in self.items:  # safe_load would silently keep the last one
+                raise ConfigError(path, line_of(k), f"{where}: key {key!r} appears twice "
+                                                    f"(first on line {self.line(key)})")
             self.items[key] = (k, v)
+        if allowed is not None:
+            self.check_keys(allowed)
+
+    def check_keys(self, allowed: tuple[str, ...]) -> None:
+        for key, (k, _) in self.items.items():
+            if key not in allowed:
+                raise ConfigError(self.path, line_of(k),
+                                  one_of(key, set(allowed), f"key in {self.where}"))
 
     def has(self, key: str) -> bool:
         return key in self.items
@@ -167,8 +176,18 @@ class _Section:
         p = (base / str(self.value(key, str))).resolve()
         if must_exist and not p.is_file():
             raise ConfigError(self.path, self.line(key),
-                              f"{self.where}.{key}: no such file {p}")
+                              f"{self.where}.{key}: no such file {p}{_neighbour(p)}")
         return p
+
+
+def _neighbour(missing: Path) -> str:
+    """' (did you mean 'x'?)' naming a file beside ``missing`` with a close name, or why not."""
+    if not missing.parent.is_dir():
+        return f" (no directory {missing.parent})"
+    if missing.is_dir():
+        return " (it is a directory)"
+    names = [p.name for p in missing.parent.iterdir() if p.is_file()]
+    return did_you_mean(missing.name, names)
 
 
 def load_config(path: str | Path) -> Config:
@@ -181,6 +200,9 @@ def load_config(path: str | Path) -> Config:
     if not root.has("store"):
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
     store = (base / root.value("store", str)).resolve()
+    if store.is_dir():
+        raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
+                          f"name the store file (e.g. {store / 'judgments.sqlite'})")
     runs_dir = (base / root.value("runs_dir", str, str(store.parent / "runs"))).resolve()
     cache_dir = (base / root.value("cache_dir", str, str(store.parent / ".cache"))).resolve()
     if not root.has("systems"):
@@ -199,21 +221,21 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise ConfigError(path, line_of(node), "systems must be a non-empty mapping of name -> "
                                                "{kind: ...}")
+    _Section(path, node, "systems", None)  # refuses a name given twice
     names = [str(k.value) for k, _ in node.value]
     systems: dict[str, SystemConfig] = {}
     for k, v in node.value:
         name = str(k.value)
         where = f"systems.{name}"
-        kind_sec = _Section(path, v, where, COMMON_SYSTEM_KEYS + tuple(
-            key for keys in SYSTEM_KEYS.values() for key in keys))
-        if not kind_sec.has("kind"):
+        sec = _Section(path, v, where, None)  # keys are checked once the kind is known
+        if not sec.has("kind"):
             raise ConfigError(path, line_of(k), f"{where} needs 'kind:' "
                                                 f"(one of {', '.join(SYSTEM_KINDS)})")
-        kind = kind_sec.value("kind", str)
+        kind = sec.value("kind", str)
         if kind not in SYSTEM_KINDS:
-            raise ConfigError(path, kind_sec.line("kind"), f"{where}: "
+            raise ConfigError(path, sec.line("kind"), f"{where}: "
                               + one_of(kind, SYSTEM_KINDS, "system kind"))
-        sec = _Section(path, v, where, COMMON_SYSTEM_KEYS + SYSTEM_KEYS[kind])
+        sec.check_keys(COMMON_SYSTEM_KEYS + SYSTEM_KEYS[kind])
         options = {key: to_python(sec.node_of(key)) for key in SYSTEM_KEYS[kind]
                    if sec.has(key) and key not in ("path", "over")}
         for key, value in options.items():

@@ -48,14 +48,47 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     ("systems: {v: {kind: run, path: nope.run}}\n", "systems.v.path: no such file"),
     ("systems: {b: {kind: bm25}}\npool: {order: shufle}\n",
      "unknown judging order 'shufle'; valid: docid, priority, shuffle"),
-    ("systems: {b: {kind: bm25}}\nsotre: x\n", "unknown key in config 'sotre'.*did you mean 'store'"),
+    ("systems: {b: {kind: bm25}}\nsotre: x\n",
+     "unknown key in config 'sotre'.*did you mean 'store'"),
     ("systems: {b: {kind: bm25, depth: 0}}\n", "depth must be a positive integer"),
     ("systems: {b: {kind: bm25}}\njudge: {keys: {undo: '1'}}\n", "key '1' is bound to both"),
     ("systems: [\n", "not valid YAML"),
+    # The keys offered are the ones this kind of system takes, each once.
+    ("systems: {b: {kind: bm25, modle: x}}\n",
+     "c.yaml:4: unknown key in systems.b 'modle'; valid: b, depth, engine, group, k1, kind, "
+     "lowercase, pool_depth, stem, stopwords$"),
+    ("systems: {d: {kind: dense, modle: x}}\n",
+     "valid: batch_size, depth, doc_prefix, .*, query_prefix \\(did you mean 'model'\\?\\)$"),
+    ("systems:\n  b: {kind: bm25}\n  b: {kind: dense}\n",
+     "c.yaml:6: systems: key 'b' appears twice \\(first on line 5\\)"),
+    ("systems: {b: {kind: bm25}}\npool: {depth: 5, depth: 6}\n",
+     "c.yaml:5: pool: key 'depth' appears twice"),
+    ("systems: {b: {kind: bm25, depth: '10'}}\n", "c.yaml:4: systems.b.depth must be int, "
+                                                    "found '10'"),
+    ("systems: {b: {kind: bm25, k1: high}}\n", "systems.b.k1 must be int or float, found 'high'"),
+    ("systems: {b: {kind: bm25}}\npool: [1]\n", "c.yaml:5: pool must be a mapping"),
+    ("systems: {v: {kind: run, path: v.rn}}\n",
+     "c.yaml:4: systems.v.path: no such file .*v.rn \\(did you mean 'v.run'\\?\\)"),
 ])
 def test_config_errors_name_file_line_and_key(tmp_collection, body, message):
     with pytest.raises(InputError, match=message):
         load_config(tmp_collection(body))
+
+
+def test_missing_queries_file_suggests_a_neighbour(tmp_collection):
+    path = tmp_collection("systems: {b: {kind: bm25}}\n")
+    path.write_text(path.read_text().replace("q.jsonl", "q.json"))
+    with pytest.raises(ConfigError, match="c.yaml:2: config.queries: no such file .*q.json "
+                                          "\\(did you mean 'q.jsonl'\\?\\)$"):
+        load_config(path)
+
+
+def test_a_store_that_is_a_directory_is_refused(tmp_collection):
+    path = tmp_collection("systems: {b: {kind: bm25}}\n")
+    (path.parent / "s.sqlite").mkdir()
+    with pytest.raises(ConfigError, match="c.yaml:3: config.store: .*s.sqlite is a directory; "
+                                          "name the store file"):
+        load_config(path)
 
 
 def test_missing_corpus_is_named(tmp_path):
