@@ -110,7 +110,8 @@ def write_golden(path: str | Path, grades: Mapping[str, Mapping[str, int]],
                  texts: Mapping[str, str] | None = None,
                  provenance: Mapping[str, Any] | None = None,
                  header: Sequence[str] = ()) -> None:
-    """Write grades as golden.yaml (PyYAML quotes ids such as ``007`` that would read back as numbers)."""
+    """Write grades as golden.yaml (PyYAML quotes ids such as ``007`` that would read back as
+    numbers)."""
     Path(path).write_text(golden_text(grades, texts, provenance, header), encoding="utf-8")
 
 

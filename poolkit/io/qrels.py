@@ -2,9 +2,9 @@
 
 Column 2 (``0`` or ``Q0`` by convention) is read and ignored, as trec_eval does. Grades are
 integers and may be negative (TREC's -1). A line starting with ``#`` and a space (or a lone
-``#``) is a comment; ``#7 0 d1 1`` is data, since ids may start with ``#``. A pair listed twice with the same grade is
-tolerated; listed twice with different grades it is an error, because no reader can know
-which one was meant.
+``#``) is a comment; ``#7 0 d1 1`` is data, since ids may start with ``#``. A pair listed
+twice with the same grade is tolerated; listed twice with different grades it is an error,
+because no reader can know which one was meant.
 """
 
 from __future__ import annotations

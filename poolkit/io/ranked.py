@@ -26,7 +26,8 @@ def read_ranked(path: str | Path, name: str | None = None) -> Run:
         qid = scalar(path, k, "query id")
         if qid in rankings:
             raise InputError(path, line_of(k), f"query {qid!r} is listed twice")
-        rankings[qid] = [scalar(path, d, "doc id") for d in sequence_items(path, v, f"ranking of {qid!r}")]
+        items = sequence_items(path, v, f"ranking of {qid!r}")
+        rankings[qid] = [scalar(path, d, "doc id") for d in items]
     if not rankings:
         raise InputError(path, None, "no rankings found")
     run = Run.from_mapping(rankings, name=name or Path(path).name)

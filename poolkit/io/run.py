@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from codecs import BOM_UTF8
 from array import array
+from codecs import BOM_UTF8
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, islice

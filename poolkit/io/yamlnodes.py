@@ -38,7 +38,8 @@ def scalar(path: str | Path, node: yaml.Node, what: str) -> str:
     return str(node.value)
 
 
-def mapping_items(path: str | Path, node: yaml.Node, what: str) -> list[tuple[yaml.Node, yaml.Node]]:
+def mapping_items(path: str | Path, node: yaml.Node,
+                  what: str) -> list[tuple[yaml.Node, yaml.Node]]:
     if not isinstance(node, yaml.MappingNode):
         raise InputError(path, line_of(node), f"{what} must be a mapping, found a {_kind(node)}")
     return list(node.value)

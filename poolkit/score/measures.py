@@ -142,7 +142,7 @@ _GAIN_FN: dict[str, Callable[[int], float]] = {
 
 # ---------------------------------------------------------------------------------------------
 # The families. Signature: (facts, cutoff or None, level, measure) -> float in [0, 1].
-# Each docstring's first line is the formula shown by `poolkit score --help`.
+# Each docstring's first paragraph is the formula shown by `poolkit score --help`.
 
 
 def _hits_at(pos: list[int], k: int | None) -> int:
@@ -165,7 +165,8 @@ def precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
 
 
 def recall(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """R@K = hits@K / |Rel|, |Rel| = every judged-relevant id (trec_eval recall_K); R = full list."""
+    """R@K = hits@K / |Rel|, |Rel| = every judged-relevant id (trec_eval recall_K);
+    R = full list."""
     pos, num_rel, _ = f.relevant(level)
     return _hits_at(pos, k) / num_rel if num_rel else 0.0
 
@@ -191,7 +192,8 @@ def hit(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
 
 
 def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """RR@K = 1 / rank of the first relevant id if that rank <= K, else 0; RR = full list (recip_rank)."""
+    """RR@K = 1 / rank of the first relevant id if that rank <= K, else 0; RR = full list
+    (recip_rank)."""
     pos, _, _ = f.relevant(level)
     if pos and (k is None or pos[0] < k):
         return 1.0 / (pos[0] + 1)
@@ -199,7 +201,8 @@ def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> flo
 
 
 def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """AP@K = sum of P@i over relevant ranks i <= K, / |Rel| (trec_eval map_cut_K); AP = full list (map)."""
+    """AP@K = sum of P@i over relevant ranks i <= K, / |Rel| (trec_eval map_cut_K); AP = full
+    list (map)."""
     pos, num_rel, _ = f.relevant(level)
     if not num_rel:
         return 0.0
@@ -212,7 +215,8 @@ def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> f
 
 
 def context_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """CP@K = sum of P@i over relevant ranks i <= K, / hits@K (RAGAS context precision); 0 if no hit.
+    """CP@K = sum of P@i over relevant ranks i <= K, / hits@K (RAGAS context precision); 0 if
+    no hit.
 
     Equals AP@K only when every relevant id sits within K: it normalises by the relevant ids
     actually returned in the top K, not by |Rel|.
@@ -292,8 +296,8 @@ class Family:
 
     @property
     def formula(self) -> str:
-        """The docstring's first line: the one-line formula for help texts."""
-        return (self.fn.__doc__ or "").strip().splitlines()[0]
+        """The docstring's first paragraph on one line: the formula for help texts."""
+        return " ".join((self.fn.__doc__ or "").strip().split("\n\n")[0].split())
 
     @property
     def doc(self) -> str:
