@@ -160,7 +160,8 @@ def test_corpus_jsonl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert doc["runs"][0]["audit"]["queries"]["q_broad"]["labels"] == 1.0
     bad = write(tmp_path, "bad.jsonl", '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n')
     code, _, err = cli(capsys, GOLDEN, SEED_RUN, "--corpus", bad)
-    assert code == 2 and err == f"poolkit score: error: {bad}:2: doc id 'a' already used on line 1\n"
+    assert code == 2
+    assert err == f"poolkit score: error: {bad}:2: doc id 'a' already used on line 1\n"
 
 
 # --- formats --------------------------------------------------------------------------------------
@@ -203,6 +204,70 @@ def test_input_errors_name_the_file(capsys: pytest.CaptureFixture[str], tmp_path
     bad = write(tmp_path, "bad.run", "q1 Q0 d1 1 high t\n")
     code, _, err = cli(capsys, GOLDEN, bad)
     assert code == 2 and err == f"poolkit score: error: {bad}:1: score 'high' is not a number\n"
+
+
+# Every input error of `poolkit score`: one line on stderr naming file and line, exit code 2.
+# (name, qrels text or None for a missing file, extra arguments, message after "<path>")
+INPUT_ERRORS = [
+    ("missing.qrels", None, [], ": no such file"),
+    ("empty.qrels", "", [], ": file is empty"),
+    ("blank.qrels", "\n  \n", [], ": file is empty"),
+    ("short.qrels", "q1 0 d1 1\nq1 0 d2\n", [],
+     ":2: expected 4 columns 'qid iter docid grade', found 3: 'q1 0 d2'"),
+    ("grade.qrels", "q1 0 d1 1\nq1 0 d2 high\n", [], ":2: grade 'high' is not an integer"),
+    ("dupe.qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n", [],
+     ":3: query 'q1' doc 'd1' graded 2 here but 1 on line 1"),
+    ("seven.yaml", "- query: q1\n  grades: {d1: 1, d2: 7}\n", [],
+     ":2: grade '7' for query 'q1' doc 'd2' must be an integer 0-3"),
+    ("typo.yaml", "- query: q1\n  grdes: {d1: 1}\n", [],
+     ":2: unknown key 'grdes'; valid: grades, provenance, query, text (did you mean 'grades'?)"),
+    ("syntax.yaml", "- query: q1\n  grades: {d1: 1\n", [],
+     ":3: not valid YAML: expected ',' or '}', but got '<stream end>'"),
+]
+
+
+@pytest.mark.parametrize("name, text, extra, message", INPUT_ERRORS,
+                         ids=[e[0] for e in INPUT_ERRORS])
+def test_every_input_error_is_one_line_naming_file_and_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str | None,
+        extra: list[str], message: str) -> None:
+    labels = str(tmp_path / name) if text is None else write(tmp_path, name, text)
+    code, out, err = cli(capsys, labels, SEED_RUN, *extra)
+    assert (code, out) == (2, "")
+    assert err == f"poolkit score: error: {labels}{message}\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "P@5", "-m", "Rprc"], "unknown measure 'Rprc'; valid: AP, CP, Hit, Judged, P, R, "
+                                  "RR, Rcap, Rprec, bpref, nDCG (did you mean 'Rprec'?)"),
+    (["-m", "P@x"], "measure 'P@x': cutoff 'x' is not an integer"),
+    (["-k", "0"], "-k '0': cutoffs must be positive"),
+    (["-k", "5,ten"], "-k '5,ten': 'ten' is not an integer"),
+    (["--fail-on", "unjudged"], "--fail-on: condition 'unjudged' needs a threshold, written "
+                                "unjudged>X (got 'unjudged')"),
+    (["--fail-on", "unjudged>lots"], "--fail-on: threshold 'lots' of 'unjudged' is not a number"),
+    (["--fail-on", "repeats>0.1"], "--fail-on: condition 'repeats' takes no threshold "
+                                   "(got 'repeats>0.1')"),
+])
+def test_every_option_error_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str],
+                                        message: str) -> None:
+    code, out, err = cli(capsys, GOLDEN, SEED_RUN, *args)
+    assert (code, out) == (2, "")
+    assert err == f"poolkit score: error: {message}\n"
+
+
+def test_run_file_errors_name_file_and_line(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    for name, text, message in [
+        ("empty.run", "", ": file is empty"),
+        ("short.run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0\n",
+         ":2: expected 6 columns 'qid Q0 docid rank score tag', found 5: 'q1 Q0 d2 2 1.0'"),
+        ("rank.run", "q1 Q0 d1 first 2.0 t\n", ":1: rank 'first' is not an integer"),
+    ]:
+        run = write(tmp_path, name, text)
+        code, out, err = cli(capsys, GOLDEN, run)
+        assert (code, out) == (2, "")
+        assert err == f"poolkit score: error: {run}{message}\n"
 
 
 def test_argparse_rejects_unknown_format() -> None:
