@@ -140,8 +140,8 @@ def _dense(config, system, corpus, queries, built, base) -> Retriever:
 
 
 def _rerank(config, system, corpus, queries, built, base) -> Retriever:
-    from poolkit.retrieve.rerank import BiEncoderReranker, CrossEncoderReranker, RerankRetriever
     from poolkit.retrieve.dense import Encoder
+    from poolkit.retrieve.rerank import BiEncoderReranker, CrossEncoderReranker, RerankRetriever
 
     fetch = system.options.get("fetch", 100)
     opts = _encoder_options(config, system)

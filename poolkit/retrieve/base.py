@@ -15,8 +15,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from poolkit.io.run import Run, run_text
 from poolkit.io.common import sha256_hex
+from poolkit.io.run import Run, run_text
 from poolkit.store.store import QueryRecord
 
 SCORE_DECIMALS = 6  # what poolkit.io.run.run_text writes

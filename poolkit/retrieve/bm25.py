@@ -3,7 +3,8 @@
 Scoring is rank-bm25's ``BM25Okapi`` exactly: ``idf = ln((N - df + 0.5) / (df + 0.5))``,
 with a negative idf (a term in more than half the documents) replaced by
 ``epsilon * mean idf`` (epsilon 0.25), and
-``score = sum over query tokens (repeats count) of idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``.
+``score = sum over query tokens (repeats count) of
+ idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``.
 
 Engines (``engine:`` in the config):
 

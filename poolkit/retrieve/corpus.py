@@ -179,8 +179,9 @@ def _tsv_queries(path: Path) -> list[QueryRecord]:
             raise InputError(path, lineno, "expected 'id<TAB>text' (optionally <TAB>description"
                                            f"<TAB>narrative), found {line.strip()[:60]!r}")
         if len(parts) > 4:
-            raise InputError(path, lineno, f"expected at most 4 tab-separated columns "
-                                           f"(id, text, description, narrative), found {len(parts)}")
+            raise InputError(path, lineno,
+                             f"expected at most 4 tab-separated columns "
+                             f"(id, text, description, narrative), found {len(parts)}")
         qid = parts[0].strip()
         _check_new(path, lineno, qid, first)
         extra = [p.strip() or None for p in parts[2:]] + [None, None]

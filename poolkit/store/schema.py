@@ -74,7 +74,8 @@ MIGRATIONS: list[str] = [
         qid TEXT NOT NULL,
         docid TEXT NOT NULL,
         assessor TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('grade', 'undo', 'skip', 'note', 'adjudicate', 'import')),
+        kind TEXT NOT NULL
+            CHECK (kind IN ('grade', 'undo', 'skip', 'note', 'adjudicate', 'import')),
         grade INTEGER,
         shown_at TEXT,
         judged_at TEXT NOT NULL,

@@ -107,7 +107,8 @@ def test_external_run_with_unknown_ids(sample, capsys):
     cfg = sample / "configs" / "vendor.yaml"
     (sample / "configs" / "vendor.run").write_text(
         "q_faw Q0 m1 1 3.0 v\nq_faw Q0 m9 2 2.0 v\nq_faw Q0 x1 3 1.0 v\nq_nope Q0 d1 1 1.0 v\n")
-    cfg.write_text("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\n"
+    cfg.write_text("corpus: ../sample_corpus/corpus.jsonl\n"
+                   "queries: ../sample_corpus/queries.jsonl\n"
                    "store: ../sample_corpus/vendor.sqlite\n"
                    "systems:\n  vendor: {kind: run, path: vendor.run}\n")
     code, out, err = pool(capsys, cfg, "--format", "json")
@@ -134,7 +135,8 @@ def test_import_reports_unknown_ids(sample, capsys, tmp_path):
     assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pairs imported anyway" in out
 
 
-BASE = "corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\nstore: s.sqlite\n"
+BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\n"
+        "store: s.sqlite\n")
 
 
 @pytest.mark.parametrize("body, args, message", [

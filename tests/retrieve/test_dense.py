@@ -5,7 +5,7 @@ import pytest
 
 from poolkit.retrieve import dense
 from poolkit.retrieve.corpus import Corpus
-from poolkit.retrieve.dense import DenseRetriever, Encoder, EmbeddingCache, default_model_path
+from poolkit.retrieve.dense import DenseRetriever, EmbeddingCache, Encoder, default_model_path
 
 pytestmark = pytest.mark.slow  # loads MiniLM (once per session)
 
