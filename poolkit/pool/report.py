@@ -210,21 +210,39 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
         out.append(f"judged so far, by assessor/source: {by}")
     if len(systems) > 1:
         out.append("")
-        out.append("pairwise overlap, all queries: docs both brought in "
-                   "(share of the smaller system's contribution)")
-        rows = []
-        for i, a in enumerate(systems[:-1]):
-            row = [a] + [""] * i
-            for b in systems[i + 1:]:
-                both = overall["overlap"][a][b]
-                smaller = min(overall["by_system"][a], overall["by_system"][b])
-                row.append(f"{both} ({both / smaller:.0%})" if smaller else str(both))
-            rows.append(row)
-        out += _grid(["", *systems[1:]], rows, align="lr")
+        out += _overlap(report, systems)
     if added is not None:
         out.append("")
         out.append(added_line(added))
     return "\n".join(out) + "\n"
+
+
+MAX_PAIR_COLUMNS = 6  # up to four systems: every pair gets a column, one row per query
+
+
+def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
+    """Docs both systems of a pair brought in, with the share of the smaller contribution."""
+    overall = report["overall"]
+
+    def share(a: str, b: str) -> str:
+        both = overall["overlap"][a][b]
+        smaller = min(overall["by_system"][a], overall["by_system"][b])
+        return f"{both} ({both / smaller:.0%})" if smaller else str(both)
+
+    pairs = list(combinations(systems, 2))
+    if len(pairs) <= MAX_PAIR_COLUMNS:
+        rows = [[qid, *[str(q["overlap"][a][b]) for a, b in pairs]]
+                for qid, q in report["queries"].items()]
+        rows.append(["all", *[share(a, b) for a, b in pairs]])
+        grid = _grid(["query", *[f"{a}&{b}" for a, b in pairs]], rows, align="lr")
+        return ["pairwise overlap: docs both systems brought in ('all': share of the smaller "
+                "one's)",
+                *grid[:-1], "-" * len(grid[0]), grid[-1]]
+    rows = [[a, *[""] * i, *[share(a, b) for b in systems[i + 1:]]]
+            for i, a in enumerate(systems[:-1])]
+    return ["pairwise overlap, all queries (per query: --format json): docs both systems "
+            "brought in (share of the smaller one's)",
+            *_grid(["", *systems[1:]], rows, align="lr")]
 
 
 def added_line(added: Mapping[str, Any]) -> str:

@@ -72,7 +72,25 @@ def test_table_shows_the_counts(store):
         ["q1", "4", "1", "0", "2", "(1)", "2", "(1)", "2", "(1)"]
     assert next(line for line in lines if line.startswith("all")).split() == \
         ["all", "7", "1", "0", "4", "(2)", "4", "(2)", "2", "(1)"]
-    assert "pairwise overlap" in text and "2 (50%)" in text
+    # Pairwise overlap per query and overall (share of the smaller contribution).
+    at = lines.index(next(line for line in lines if line.startswith("pairwise overlap")))
+    assert lines[at + 1].split() == ["query", "A&B", "A&C", "B&C"]
+    assert lines[at + 2].split() == ["q1", "1", "1", "1"]
+    assert lines[at + 3].split() == ["q2", "1", "0", "0"]
+    assert lines[at + 5].split() == ["all", "2", "(50%)", "1", "(50%)", "1", "(50%)"]
+
+
+def test_table_with_many_systems_shows_overall_overlap_only(tmp_path):
+    runs = {n: Run.from_mapping({"q1": ["a", n]}, name=n) for n in "vwxyz"}
+    docs = {d: ("", d) for d in "avwxyz"}
+    with Store(tmp_path / "s.sqlite") as s:
+        pool_runs(s, runs, dict.fromkeys(runs, 2), docs)
+        text = render_table(pool_report(s))
+    assert "pairwise overlap, all queries (per query: --format json)" in text
+    lines = text.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("pairwise overlap")))
+    assert lines[at + 1].split() == ["w", "x", "y", "z"]
+    assert lines[at + 2].split() == ["v", *["1", "(50%)"] * 4]
 
 
 def test_empty_store_reports_an_empty_pool(tmp_path):
