@@ -12,8 +12,7 @@ import math
 from typing import Any
 
 from poolkit import __version__
-from poolkit.score.report import _grid as grid  # one aligned-table layout for every report
-from poolkit.score.report import report_date
+from poolkit.score.report import grid, report_date  # one table layout and date for every report
 
 __all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed"]
 

@@ -237,6 +237,10 @@ def _grid(headers: list[str], rows: list[list[str] | str], indent: int = 2,
     return out
 
 
+#: public name of the aligned-table layout, for the other reports (compare, reusability, ...)
+grid = _grid
+
+
 def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
     q = doc["qrels"]
     out = [f"poolkit {doc['poolkit_version']} score  {doc['date']}",
