@@ -17,7 +17,8 @@ JSON shape (``poolkit agreement --format json``; keys may be added, none removed
      "pairs": [{"a", "b", "shared", "queries", "raw_agreement", "binary_agreement",
                 "kappa": {"unweighted", "linear", "quadratic", "binary"},
                 "kappa_ci": {same keys: {"low", "high"} | null},
-                "confusion": {"rows": a, "columns": b, "labels": [0..3], "counts": 4x4}}],
+                "confusion": {"rows": a, "columns": b, "labels": [0..3], "counts": 4x4},
+                "notes": [text]}],
      "alpha": {"metric": "ordinal", "value", "units", "sources"},
      "reference": name | null,
      "flag": {"kappa", "threshold", "against_reference": {source: kappa}, "noisy": [names]},
@@ -41,7 +42,7 @@ from poolkit.analysis.stats import (
     kappa_from_confusion,
     krippendorff_alpha,
 )
-from poolkit.errors import PoolkitError, one_of
+from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.score.intervals import RESAMPLES, SEED
 
 Pair = tuple[str, str]
@@ -106,6 +107,10 @@ def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMP
     gb = [b.grades[p] for p in shared]
     values, cis = _kappas(ga, gb, level, resamples, seed)
     conf = confusion_matrix(ga, gb)
+    notes = [f"{s.name} graded every shared pair {'>=' if side else '<'} {level}: binary kappa "
+             f"cannot show agreement"
+             for s, grades in ((a, ga), (b, gb))
+             for side in (True, False) if all((g >= level) == side for g in grades)]
     return {
         "a": a.name, "b": b.name, "shared": len(shared),
         "queries": len({q for q, _ in shared}),
@@ -117,6 +122,7 @@ def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMP
                      for w, ci in cis.items()},
         "confusion": {"rows": a.name, "columns": b.name, "labels": list(SCALE),
                       "counts": conf.tolist()},
+        "notes": notes,
     }
 
 
@@ -206,8 +212,13 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[So
 
 
 def file_source(name: str, qrels: Any) -> Source:
-    """A label file (``Qrels``) as a source."""
+    """A label file (``Qrels``) as a source; a grade above the scale names its file and line."""
     grades = {(q, d): g for q, docs in qrels.grades.items() for d, g in docs.items()}
+    for (q, d), g in grades.items():
+        if g > SCALE[-1]:
+            raise InputError(qrels.path, qrels.source_lines.get((q, d)),
+                             f"grade {g} for query {q!r} doc {d!r}: agreement uses the fixed "
+                             f"{SCALE[0]}-{SCALE[-1]} scale (negative grades count as unjudged)")
     return Source.from_grades(name, grades, "file", {"path": qrels.path, "sha256": qrels.sha256})
 
 
@@ -237,6 +248,7 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
                       [[r["a"], r["b"], str(r["shared"]), fmt(r["raw_agreement"], 3),
                         *(fmt(r["kappa"][w], 3) for w in ws)] for r in doc["pairs"]],
                       left=(1,))
+        lines += [f"  note ({r['a']}, {r['b']}): {n}" for r in doc["pairs"] for n in r["notes"]]
         lines += ["", f"  {boot['level']:.0%} percentile bootstrap intervals ({boot['resamples']} "
                       f"resamples of the shared pairs, seed {boot['seed']})"]
         lines += grid(["a", "b", "kappa", "linear", "quadratic", "binary"],
@@ -249,7 +261,8 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
     flag = doc["flag"]
     lines.append("")
     if doc["reference"] is None:
-        lines.append("No --reference given: no source is checked against a human reference.")
+        lines.append("No --reference given: no source is checked against a human reference "
+                     "(name one with --reference NAME to flag noisy sources).")
     elif not flag["against_reference"]:
         lines.append(f"Reference {doc['reference']!r} shares no judged pair with any other "
                      f"source: nothing to flag.")

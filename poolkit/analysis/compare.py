@@ -37,11 +37,13 @@ JSON shape (``poolkit compare --format json``; keys may be added, none removed):
                                    "rank": {"before", "after", "change"},
                                    "per_query": {qid: {"before", "after", "change"}}}},
                "flags": [text]}],
-     "ranking": {name: {"kendall_tau", "before": [runs best first], "after": [...]}}}
+     "ranking": {name: {"kendall_tau", "before": [runs best first], "after": [...],
+                        "order_before": "a > b = c", "order_after": ...}}}
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -118,8 +120,9 @@ def store_contributions(store: Any, before: int, after: int, labels: Qrels, leve
             c["new_judged"] += grade >= 0
             c["new_relevant"] += grade >= level
     judged_new = [p for p in new if labels.grades.get(p[0], {}).get(p[1], -1) >= 0]
+    versions = f"version {after}" if after == before + 1 else f"versions {before + 1}..{after}"
     return {
-        "basis": f"pool provenance: documents first pooled in versions {before + 1}..{after}",
+        "basis": f"pool provenance: documents first pooled in {versions}",
         "systems": by_system, "pooled_before": pooled_before, "pooled_after": pooled_after,
         "total": {"new_docs": len(new), "new_judged": len(judged_new),
                   "new_relevant": sum(1 for p in new if _relevant(labels, p, level))},
@@ -215,7 +218,8 @@ def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
         u = entry["unjudged"][k0]
         if u["before"] or u["after"]:
             entry["flags"].append(f"unjudged in its top {k0}: {u['before']} before, "
-                                  f"{u['after']} after (read as non-relevant; X' drops them)")
+                                  f"{u['after']} after (read as non-relevant by the standard "
+                                  f"measures; the condensed X' variants drop them)")
         rows.append(entry)
 
     ranking = {}
@@ -230,6 +234,7 @@ def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
             "kendall_tau": kendall_tau(vb, va),
             "before": [n for _, n in sorted(zip(rb, names), key=lambda t: t[0])],
             "after": [n for _, n in sorted(zip(ra, names), key=lambda t: t[0])],
+            "order_before": ranking_order(names, vb), "order_after": ranking_order(names, va),
         }
     return {
         "level": level, "cutoffs": ks,
@@ -256,6 +261,17 @@ def short_name(name: str) -> str:
          .replace("(judged_only=true)", ""))
     head, at, cut = s.partition("@")
     return f"{head}'{at}{cut}"
+
+
+def ranking_order(names: Sequence[str], values: Sequence[float]) -> str:
+    """Runs best first, ``>`` between ranks and ``=`` within a tie: ``b > a = c``."""
+    ordered = sorted(zip(ranks(values), names), key=lambda t: t[0])
+    out = ""
+    for i, (rank, name) in enumerate(ordered):
+        if i:
+            out += " = " if rank == ordered[i - 1][0] else " > "
+        out += name
+    return out
 
 
 def _labels_line(side: str, s: dict[str, Any]) -> str:
@@ -315,9 +331,11 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
                          f"{m['rank']['before']} -> {m['rank']['after']}"])
     lines += grid(["run", "measure", "before", "after", "change", "rank"], rows, left=(1,))
     lines += ["", "System ranking: Kendall's tau between the before and after orderings"]
-    lines += grid(["measure", "tau", "order after (best first)"],
-                  [[short_name(n), fmt(v["kendall_tau"], 3), " > ".join(v["after"])]
-                   for n, v in doc["ranking"].items()], left=(2,))
+    lines += grid(["measure", "tau", "order before (best first)", "order after"],
+                  [[short_name(n), fmt(v["kendall_tau"], 3), v["order_before"], v["order_after"]]
+                   for n, v in doc["ranking"].items()], left=(2, 3))
+    if any(math.isnan(v["kendall_tau"]) for v in doc["ranking"].values()):
+        lines.append("  tau n/a: every run scored the same on one side, so there is no order")
     flags = [(r["name"], f) for r in doc["runs"] for f in r["flags"]]
     if flags:
         lines += ["", "Flags"] + [f"  {n}: {f}" for n, f in flags]

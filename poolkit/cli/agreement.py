@@ -32,6 +32,7 @@ examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.agreement import KAPPAS, THRESHOLD
+    from poolkit.analysis.render import FORMATS
 
     p = subparsers.add_parser(
         "agreement", help="assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
@@ -56,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default: the config's judge.relevance_level, else 1)")
     p.add_argument("--no-matrices", action="store_true",
                    help="leave the confusion matrices out of the table (JSON always has them)")
-    p.add_argument("--format", choices=["table", "json"], default="table",
+    p.add_argument("--format", choices=list(FORMATS), default="table",
                    help="output format (default: table)")
     p.set_defaults(handler=run_agreement)
 
@@ -65,9 +66,13 @@ def run_agreement(args: argparse.Namespace) -> int:
     from poolkit.analysis.agreement import agreement, file_source, render_table, store_sources
     from poolkit.analysis.inputs import named_paths, open_store
     from poolkit.analysis.render import dumps, header
+    from poolkit.analysis.stats import SCALE
+    from poolkit.cli.compare import check_range
     from poolkit.config import load_config
     from poolkit.io import read_labels
 
+    check_range(args.level, "--level", 1, SCALE[-1], "1, 2 or 3 (the 0-3 scale)")
+    check_range(args.threshold, "--threshold", -1, 1, "a kappa in [-1, 1]")
     if args.config is None and len(args.qrels) < 2:
         raise PoolkitError("give a CONFIG (its store's assessors are the sources) or at least "
                            "two label files with --qrels")

@@ -40,6 +40,7 @@ examples:
 
 def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) -> None:
     """Options the analysis commands share: measures, level, run order, output format."""
+    from poolkit.analysis.render import FORMATS
     from poolkit.io import RUN_ORDERS
 
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -50,8 +51,19 @@ def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) ->
                         "(default: the config's judge.relevance_level, else 1)")
     p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
                    help="how run files are ordered (default: score, trec_eval's order)")
-    p.add_argument("--format", choices=["table", "json"], default="table",
+    p.add_argument("--format", choices=list(FORMATS), default="table",
                    help="output format (default: table)")
+
+
+def check_range(value: float | None, flag: str, low: float, high: float | None,
+                what: str) -> None:
+    """One-line error for an option outside ``[low, high]`` (``high=None``: no upper bound)."""
+    if value is not None and (value < low or (high is not None and value > high)):
+        raise PoolkitError(f"{flag} must be {what}, got {value:g}")
+
+
+def check_level(level: int | None) -> None:
+    check_range(level, "--level", 1, None, "a positive integer")
 
 
 def add_store_labels(p: argparse.ArgumentParser) -> None:
@@ -131,6 +143,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from poolkit.store.judging import check_pool_version as check_version
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
+    check_level(args.level)
     files_form = args.before_qrels is not None or args.after_qrels is not None
     if files_form and (args.before_qrels is None or args.after_qrels is None):
         raise PoolkitError("the file form needs both --before-qrels and --after-qrels")
@@ -163,6 +176,8 @@ def run_compare(args: argparse.Namespace) -> int:
                 raise PoolkitError(f"{config.store}: no pool yet (run `poolkit pool "
                                    f"{config.path.name}` first)")
             check_version(store, v_after)
+            if args.before is not None:
+                check_version(store, args.before)
             v_before = args.before if args.before is not None else v_after - 1
             if v_before >= v_after:
                 raise PoolkitError(f"--before {v_before} must be an earlier pool version than "
@@ -171,7 +186,6 @@ def run_compare(args: argparse.Namespace) -> int:
                 raise PoolkitError(f"pool version {v_after} has no earlier version to compare "
                                    f"with; expand the pool (`poolkit pool` with a deeper depth "
                                    f"or another system) first")
-            check_version(store, v_before)
             before = store_labels(store, v_before, args.assessor, args.policy)
             after = store_labels(store, v_after, args.assessor, args.policy)
             runs = config_runs(config, store, paths, args.order)

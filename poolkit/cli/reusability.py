@@ -79,10 +79,12 @@ def run_reusability(args: argparse.Namespace) -> int:
         sources_from_runs,
         sources_from_store,
     )
-    from poolkit.cli.compare import measures_arg
+    from poolkit.cli.compare import check_level, check_range, measures_arg
     from poolkit.store.judging import check_pool_version as check_version
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
+    check_level(args.level)
+    check_range(args.warn_unique, "--warn-unique", 0, 1, "a share in [0, 1]")
     files_form = args.qrels is not None
     if files_form and args.version is not None:
         raise PoolkitError("--version names a pool version (store form); not with --qrels")

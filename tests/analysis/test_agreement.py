@@ -93,3 +93,24 @@ def test_store_sources_replay_undo_and_leave_out_adjudication(tmp_path):
             ("alice", {("q1", "a"): 2}), ("bob", {("q1", "a"): 3})]
         with pytest.raises(PoolkitError, match="unknown assessor 'bobb'"):
             store_sources(store, ["bobb"])
+
+
+def test_file_grade_off_the_scale_names_file_and_line(tmp_path):
+    from poolkit.errors import InputError
+    from poolkit.io import read_qrels
+
+    path = tmp_path / "judge.qrels"
+    path.write_text("q1 0 a 2\nq1 0 b 5\n")
+    with pytest.raises(InputError, match=r"judge\.qrels:2: grade 5 .*'q1'.*'b'.*0-3 scale"):
+        file_source("judge", read_qrels(path))
+
+
+def test_one_sided_binary_labels_are_noted():
+    """A source that used only one side of the level on the shared pairs makes binary kappa
+    0 or undefined by construction; the report says so instead of leaving a bare 0."""
+    d = agreement([src("seed", [1, 2, 3, 1]), src("bob", [0, 2, 3, 1])])
+    p = d["pairs"][0]
+    assert p["kappa"]["binary"] == 0.0
+    assert p["notes"] == ["seed graded every shared pair >= 1: binary kappa cannot show "
+                          "agreement"]
+    assert agreement([src("a", HUMAN), src("b", CLOSE)])["pairs"][0]["notes"] == []

@@ -145,3 +145,15 @@ def test_store_contributions(store):
     assert c["pooled_before"] == {"bm25"}
     assert c["pooled_after"] == {"bm25", "dense"}
     assert c["total"] == {"new_docs": 2, "new_judged": 1, "new_relevant": 1}
+
+
+def test_ranking_order_shows_ties():
+    from poolkit.analysis.compare import ranking_order
+
+    assert ranking_order(["a", "b", "c"], [0.5, 0.7, 0.5]) == "b > a = c"
+    assert ranking_order(["a"], [0.1]) == "a"
+
+
+def test_contribution_basis_names_one_version_plainly(store):
+    c = store_contributions(store, 1, 2, store_labels(store, 2).qrels, level=1)
+    assert c["basis"] == "pool provenance: documents first pooled in version 2"

@@ -84,7 +84,8 @@ def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys
     assert doc["contribution"]["total"] == {"new_docs": 4, "new_judged": 4, "new_relevant": 4}
     m = runs["neu"]["measures"]["AP"]
     assert set(m) == {"before", "after", "change", "rank", "per_query"}
-    assert set(doc["ranking"]["AP"]) == {"kendall_tau", "before", "after"}
+    assert set(doc["ranking"]["AP"]) == {"kendall_tau", "before", "after", "order_before",
+                                         "order_after"}
 
 
 def test_compare_table_and_per_query(collection, capsys):
@@ -121,6 +122,8 @@ def test_compare_file_form(collection, tmp_path, capsys):
     (["{cfg}", "--before", "2", "--after", "1"], "--before 2 must be an earlier pool version"),
     (["{cfg}", "--after", "1"], "pool version 1 has no earlier version"),
     (["{cfg}", "--after", "7"], "no pool version 7; the store has 1, 2"),
+    (["{cfg}", "--before", "0"], "no pool version 0; the store has 1, 2"),
+    (["{cfg}", "--level", "0"], "--level must be a positive integer, got 0"),
     (["{cfg}", "--pooled-before", "lex"], "--pooled-before/--pooled-after are for the file form"),
     (["{cfg}", "-m", "nDGC@10"], "unknown measure 'nDGC'"),
     (["x.run"], "expected a config (.yaml/.yml) first"),
@@ -186,7 +189,7 @@ def test_agreement_store_form(collection, capsys):
     assert [s["name"] for s in doc["sources"]] == ["alice", "bob"]
     pair = doc["pairs"][0]
     assert set(pair) == {"a", "b", "shared", "queries", "raw_agreement", "binary_agreement",
-                         "kappa", "kappa_ci", "confusion"}
+                         "kappa", "kappa_ci", "confusion", "notes"}
     assert set(pair["kappa"]) == {"unweighted", "linear", "quadratic", "binary"}
     assert pair["shared"] == 5 and pair["raw_agreement"] == 0.2  # bob = alice + 1, but 3 stays 3
     assert doc["flag"]["noisy"] == ["bob"]
@@ -207,3 +210,24 @@ def test_agreement_file_form(tmp_path, capsys):
     code, _, err = run_cli(capsys, "agreement", "--qrels", str(tmp_path / "a.qrels"),
                            str(tmp_path / "b.qrels"), "--reference", "c")
     assert code != 0 and "unknown reference source 'c'" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["agreement", "{cfg}", "--level", "4"], "--level must be 1, 2 or 3 (the 0-3 scale), got 4"),
+    (["agreement", "{cfg}", "--threshold", "2"], "--threshold must be a kappa in [-1, 1], got 2"),
+    (["reusability", "{cfg}", "--warn-unique", "1.5"],
+     "--warn-unique must be a share in [0, 1], got 1.5"),
+    (["reusability", "{cfg}", "--level", "-1"], "--level must be a positive integer, got -1"),
+])
+def test_option_ranges(collection, capsys, argv, message):
+    argv = [a.replace("{cfg}", str(collection)) for a in argv]
+    code, _, err = run_cli(capsys, *argv)
+    assert code != 0 and message in err and err.count("\n") == 1
+
+
+def test_agreement_off_scale_grade_in_a_file(tmp_path, capsys):
+    (tmp_path / "a.qrels").write_text("q1 0 a 2\n")
+    (tmp_path / "b.qrels").write_text("q1 0 a 2\nq1 0 b 4\n")
+    code, _, err = run_cli(capsys, "agreement", "--qrels", str(tmp_path / "a.qrels"),
+                           str(tmp_path / "b.qrels"))
+    assert code != 0 and "b.qrels:2: grade 4" in err and err.count("\n") == 1
