@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--note", help="a note stored with the new pool version")
     p.add_argument("--report-only", action="store_true",
                    help="do not run or pool anything; report the store's pool")
-    p.add_argument("--version", type=_positive, dest="pool_version", metavar="V",
-                   help="with --report-only: report the pool as of version V")
+    p.add_argument("--pool-version", "--version", type=_positive, dest="pool_version",
+                   metavar="V", help="with --report-only: report the pool as of version V")
     p.set_defaults(handler=run)
 
 
@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.pool.report import pool_report, render_table
     from poolkit.store.store import Store
 
+    if args.pool_version is not None and not args.report_only:
+        raise PoolkitError("--pool-version V reports an earlier version; it needs --report-only "
+                           "(pooling always adds to the latest)")
     config = load_config(args.config)
     if args.depth is not None:
         config = replace(config, pool=replace(config.pool, depth=args.depth))

@@ -57,8 +57,9 @@ def test_pool_the_sample_expand_it_and_re_pool(sample, capsys):
     assert "bm25 [bm25]" in err and "dense [dense]" in err and "rerank [rerank]" in err
     lines = out.splitlines()
     assert lines[0].startswith("pool version 1 of 1  |  4 queries,")
-    assert [line.split()[0] for line in lines if line[:2] in ("q_", "al")] == \
-        ["q_faw", "q_store", "q_milk", "q_broad", "all"]
+    firsts = [line.split()[0] for line in lines if line[:2] in ("q_", "al")]
+    # The contributions table, then the pairwise overlap table: each query, then 'all'.
+    assert firsts == ["q_faw", "q_store", "q_milk", "q_broad", "all"] * 2
     assert "added pool version 1:" in out
     runs = sample / "sample_corpus" / "runs"
     assert sorted(p.name for p in runs.iterdir()) == [
@@ -98,7 +99,8 @@ def test_pool_the_sample_expand_it_and_re_pool(sample, capsys):
     assert events(sample) == before  # nothing judged was touched
 
     # Report as of version 1, without running anything.
-    code, out, err = pool(capsys, cfg, "--report-only", "--version", "1", "--format", "json")
+    code, out, err = pool(capsys, cfg, "--report-only", "--pool-version", "1", "--format",
+                          "json")
     assert json.loads(out)["overall"]["size"] == sum(len(v) for v in expected.values())
     assert err == ""
 
@@ -164,6 +166,13 @@ def test_config_errors_are_one_line_with_exit_2(sample, capsys, body, args, mess
     assert code == 2 and out == ""
     assert err.startswith("poolkit pool: error: ") and err.count("\n") == 1
     assert re.search(message, err), err
+
+
+def test_pool_version_is_for_reports_only(sample, capsys):
+    code, out, err = pool(capsys, sample / "configs" / "sample.yaml", "--pool-version", "1")
+    assert code == 2 and out == ""
+    assert err == ("poolkit pool: error: --pool-version V reports an earlier version; it needs "
+                   "--report-only (pooling always adds to the latest)\n")
 
 
 def test_depth_must_be_positive(sample, capsys):
