@@ -80,6 +80,7 @@ class SystemConfig:
     options: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None         # kind: run
     over: str | None = None          # kind: rerank
+    line: int | None = None          # where the config defines it, for errors found later
 
 
 @dataclass(frozen=True)
@@ -264,7 +265,8 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
         systems[name] = SystemConfig(
             name=name, kind=kind, depth=depth,
             pool_depth=sec.positive_int("pool_depth", None),
-            group=sec.value("group", str), options=options, path=run_path, over=over)
+            group=sec.value("group", str), options=options, path=run_path, over=over,
+            line=line_of(k))
     # A rerank chain must bottom out in a first-stage system.
     for name, s in systems.items():
         seen = {name}

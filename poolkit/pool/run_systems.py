@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -111,14 +112,21 @@ def build_retriever(config: Config, system: SystemConfig, corpus: Corpus,
     try:
         builder = BUILDERS[system.kind]
     except KeyError:  # config.py already refuses unknown kinds
-        raise ConfigError(config.path, None, f"systems.{system.name}: no builder for kind "
+        raise ConfigError(config.path, system.line, f"systems.{system.name}: no builder for kind "
                           f"{system.kind!r}") from None
-    try:
+    with _blame(config, system):
         return builder(config, system, corpus, queries, built, base)
+
+
+@contextmanager
+def _blame(config: Config, system: SystemConfig) -> Iterator[None]:
+    """A system that cannot be built or run is named with its line in the config."""
+    try:
+        yield
     except ConfigError:
         raise
     except PoolkitError as exc:
-        raise ConfigError(config.path, None, f"systems.{system.name}: {exc}") from None
+        raise ConfigError(config.path, system.line, f"systems.{system.name}: {exc}") from None
 
 
 def _bm25(config, system, corpus, queries, built, base) -> Retriever:
@@ -181,7 +189,8 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
         start = time.perf_counter()
         retriever = _Memo(build_retriever(config, system, corpus, queries, built))
         built[name] = retriever
-        results = retriever.search(queries, system.depth)
+        with _blame(config, system):  # models load, and external runs are read, lazily
+            results = retriever.search(queries, system.depth)
         seconds = time.perf_counter() - start
         inner = retriever.inner
         run = results_to_run(results, name)

@@ -6,6 +6,7 @@ import pytest
 from pool_helpers import write_config
 
 from poolkit.config import load_config
+from poolkit.errors import ConfigError
 from poolkit.io.common import sha256_hex
 from poolkit.io.run import read_run
 from poolkit.pool.run_systems import run_systems
@@ -60,3 +61,19 @@ def test_only_the_named_systems_and_what_they_need(tmp_path, embedding_cache):
     runs = run_systems(cfg, read_corpus(cfg.corpus), read_queries(cfg.queries), ["rerank"])
     assert list(runs) == ["rerank"]
     assert not (cfg.runs_dir / "dense.run").exists()
+
+
+@pytest.mark.parametrize("systems, message", [
+    ("b: {kind: bm25}\nd: {kind: dense, model: no/such-model}",
+     r"collection.yaml:7: systems.d: cannot load model 'no/such-model': "),
+    ("b: {kind: bm25}\nr: {kind: rerank, over: b, model: ./no-model}",
+     r"collection.yaml:7: systems.r: model directory .*no-model does not exist$"),
+    ("v: {kind: run, path: broken.run}",
+     r"collection.yaml:6: systems.v: .*broken.run:1: .*'x'"),
+])
+def test_a_system_that_cannot_run_names_its_config_line(tmp_path, systems, message):
+    (tmp_path / "broken.run").write_text("q_faw Q0 m1 1 x v\n")
+    cfg = load_config(write_config(tmp_path, systems))
+    with pytest.raises(ConfigError, match=message) as exc:
+        run_systems(cfg, read_corpus(cfg.corpus), read_queries(cfg.queries), write=False)
+    assert "\n" not in str(exc.value)
