@@ -107,10 +107,10 @@ def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMP
     gb = [b.grades[p] for p in shared]
     values, cis = _kappas(ga, gb, level, resamples, seed)
     conf = confusion_matrix(ga, gb)
-    notes = [f"{s.name} graded every shared pair {'>=' if side else '<'} {level}: binary kappa "
-             f"cannot show agreement"
-             for s, grades in ((a, ga), (b, gb))
-             for side in (True, False) if all((g >= level) == side for g in grades)]
+    one_sided = {side: [s.name for s, grades in ((a, ga), (b, gb))
+                        if all((g >= level) == side for g in grades)] for side in (True, False)}
+    notes = [f"binary kappa cannot show agreement: {' and '.join(names)} graded every shared "
+             f"pair {'>=' if side else '<'} {level}" for side, names in one_sided.items() if names]
     return {
         "a": a.name, "b": b.name, "shared": len(shared),
         "queries": len({q for q, _ in shared}),

@@ -111,6 +111,9 @@ def test_one_sided_binary_labels_are_noted():
     d = agreement([src("seed", [1, 2, 3, 1]), src("bob", [0, 2, 3, 1])])
     p = d["pairs"][0]
     assert p["kappa"]["binary"] == 0.0
-    assert p["notes"] == ["seed graded every shared pair >= 1: binary kappa cannot show "
-                          "agreement"]
+    assert p["notes"] == ["binary kappa cannot show agreement: seed graded every shared "
+                          "pair >= 1"]
+    both = agreement([src("seed", [1, 2]), src("bob", [3, 2])])["pairs"][0]
+    assert both["notes"] == ["binary kappa cannot show agreement: seed and bob graded every "
+                             "shared pair >= 1"]
     assert agreement([src("a", HUMAN), src("b", CLOSE)])["pairs"][0]["notes"] == []
