@@ -380,7 +380,3 @@ def check_fail_on(conditions: Sequence[FailCondition],
             if hit:
                 failures.append(Failure(cond.text, run_name, hit))
     return failures
-
-
-def fail_on_help() -> str:
-    return "; ".join(f"{r.spelling}: {r.help}" for r in FAIL_ON.values())
