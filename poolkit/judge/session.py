@@ -145,7 +145,8 @@ class JudgingSession:
         self.query_ids = list(self.items)
         self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
 
-        self.history: list[Item] = []
+        # Passages shown, least recent first, each once (an ordered set): back walks it.
+        self.history: dict[Item, None] = {}
         self.current: Item | None = None
         self.shown_at: str | None = None
         self.pending_note: str | None = None
@@ -306,14 +307,16 @@ class JudgingSession:
 
     # -- navigation -----------------------------------------------------------------------
     def back(self) -> bool:
-        """Show the previously shown passage again; False when there is none."""
-        if self.current is None and self.history:
-            self._show(self.history[-1], remember=False)
-            return True
-        if len(self.history) < 2:
+        """Show the passage shown before the current one; False when there is none. Each
+        passage is remembered once, where it was last shown, so going back never walks
+        forward again (an undo that re-shows a passage moves it, it does not copy it)."""
+        if self.current is not None:
+            if len(self.history) < 2:
+                return False
+            self.history.popitem()
+        elif not self.history:
             return False
-        self.history.pop()
-        self._show(self.history[-1], remember=False)
+        self._show(next(reversed(self.history)), remember=False)
         return True
 
     def jump(self, qid: str) -> None:
@@ -328,8 +331,9 @@ class JudgingSession:
             self.pending_note = None
         self.current = item
         self.shown_at = stamp(self.clock()) if item is not None else None
-        if item is not None and remember and (not self.history or self.history[-1] != item):
-            self.history.append(item)
+        if item is not None and remember:
+            self.history.pop(item, None)
+            self.history[item] = None
 
     def _pending_in(self, qid: str, skipped: bool) -> Item | None:
         if self.done_count[qid] >= len(self.items[qid]):

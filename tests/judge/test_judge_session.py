@@ -156,6 +156,18 @@ def test_back_shows_the_previous_passage_and_a_new_grade_is_a_regrade(tiny_store
     assert len(tiny_store.events(kinds=["grade"])) == 3
 
 
+def test_back_visits_each_passage_once_most_recent_first(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.grade(1)  # d1 -> d2
+    s.undo()    # d1 shown again
+    s.grade(2)  # d1 -> d2
+    s.grade(3)  # d2 -> d3
+    assert s.back() and shown(s) == ("q1", "d2")
+    assert s.back() and shown(s) == ("q1", "d1")
+    assert not s.back()  # d1 was first; back never walks forward again
+    assert shown(s) == ("q1", "d1")
+
+
 def test_back_from_the_end_shows_the_last_passage(tiny_store, clock):
     s = JudgingSession(tiny_store, "alice", clock=clock, start_qid="q2")
     for _ in range(5):
