@@ -90,12 +90,14 @@ class Unresolved:
 
 @dataclass
 class Labels:
-    """Resolved grades (``grades[qid][docid]``), the pairs left undecided and who judged."""
+    """Resolved grades (``grades[qid][docid]``), the pairs left undecided, who judged and,
+    per query, whose adjudications decided a label."""
 
     policy: str
     grades: dict[str, dict[str, int]] = field(default_factory=dict)
     unresolved: list[Unresolved] = field(default_factory=list)
     assessors: dict[str, list[str]] = field(default_factory=dict)
+    adjudicators: dict[str, list[str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.grades.values())
@@ -127,7 +129,7 @@ def current_labels(store: Store, policy: str = "latest",
     for qid, docid in _pair_order(store, set(votes_by_pair) | set(adjudications), pool_version):
         votes = [Vote(a, m.grade, m.id) for a, m in votes_by_pair.get((qid, docid), {}).items()
                  if m.grade is not None and (wanted is None or a in wanted)]
-        adjudicated = adjudications.get((qid, docid))
+        adjudicated, adjudicator = adjudications.get((qid, docid), (None, ""))
         if not votes and (adjudicated is None or policy != "adjudicated"):
             continue
         names = labels.assessors.setdefault(qid, [])
@@ -139,17 +141,24 @@ def current_labels(store: Store, policy: str = "latest",
                                                 str(why)))
             continue
         labels.grades.setdefault(qid, {})[docid] = grade
-    for qid in labels.assessors:
-        labels.assessors[qid].sort()
+        if adjudicated is not None and policy == "adjudicated":
+            names = labels.adjudicators.setdefault(qid, [])
+            if adjudicator not in names:
+                names.append(adjudicator)
+    for by_query in (labels.assessors, labels.adjudicators):
+        for names in by_query.values():
+            names.sort()
     return labels
 
 
-def _adjudications(store: Store, pool_version: int | None) -> dict[tuple[str, str], int]:
-    out: dict[tuple[str, str], int] = {}
+def _adjudications(store: Store, pool_version: int | None,
+                   ) -> dict[tuple[str, str], tuple[int, str]]:
+    """(grade, adjudicator) of the latest standing adjudication per pair."""
+    out: dict[tuple[str, str], tuple[int, str]] = {}
     for pair, by_adjudicator in standing_votes(store, ("adjudicate",), pool_version).items():
-        last = max(by_adjudicator.values(), key=lambda m: m.id)
+        who, last = max(by_adjudicator.items(), key=lambda kv: kv[1].id)
         if last.grade is not None:
-            out[pair] = last.grade
+            out[pair] = (last.grade, who)
     return out
 
 
@@ -181,7 +190,9 @@ def _pair_order(store: Store, pairs: set[tuple[str, str]],
 def provenance(store: Store, labels: Labels, pool_version: int | None,
                date: str) -> dict[str, dict[str, object]]:
     """Per query: pool version and depth, contributing systems, assessors, policy, date and
-    poolkit version (what golden.yaml carries so a label file says where it came from)."""
+    poolkit version (what golden.yaml carries so a label file says where it came from); also
+    ``adjudicators`` when adjudications decided labels, and ``unresolved``, the pairs the
+    policy left out, when there are any."""
     from poolkit import __version__
 
     versions = [v for v in store.pool_versions()
@@ -198,17 +209,20 @@ def provenance(store: Store, labels: Labels, pool_version: int | None,
     for m in store.pool(max_version=pool_version):
         pooled[m.qid] = pooled.get(m.qid, 0) + 1
     version = versions[-1]["version"] if versions else None
+    unresolved = Counter(u.qid for u in labels.unresolved)
     out: dict[str, dict[str, object]] = {}
     for qid, docs in labels.grades.items():
-        out[qid] = {
+        entry: dict[str, object] = {
             "pool_version": version,
             "pool_depth": {s: depth[s] for s in sorted(depth)},
             "systems": sorted(systems.get(qid, ())),
             "assessors": labels.assessors.get(qid, []),
-            "policy": labels.policy,
-            "judged": len(docs),
-            "pooled": pooled.get(qid, 0),
-            "date": date,
-            "poolkit_version": __version__,
         }
+        if labels.adjudicators.get(qid):
+            entry["adjudicators"] = labels.adjudicators[qid]
+        entry.update(policy=labels.policy, judged=len(docs), pooled=pooled.get(qid, 0))
+        if unresolved[qid]:
+            entry["unresolved"] = unresolved[qid]
+        entry.update(date=date, poolkit_version=__version__)
+        out[qid] = entry
     return out

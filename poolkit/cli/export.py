@@ -10,7 +10,7 @@ from pathlib import Path
 
 from poolkit.cli.judge import existing_store
 from poolkit.config import load_config
-from poolkit.errors import StoreError, one_of
+from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.labels import POLICIES, Labels, current_labels, provenance
 
 FORMATS = ("qrels", "golden")
@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.io.golden import golden_text, write_golden
-    from poolkit.io.qrels import qrels_text, write_qrels
+    from poolkit.io.golden import golden_text
+    from poolkit.io.qrels import qrels_text
     from poolkit.store.store import Store
 
     config = load_config(args.config)
@@ -61,16 +61,18 @@ def run(args: argparse.Namespace) -> int:
             now = datetime.now(timezone.utc)
             prov = provenance(store, labels, args.pool_version, now.date().isoformat())
             texts = {q: r.text for q, r in store.queries().items()}
+            left_out = len(labels.unresolved)
             header = [f"poolkit export from {config.store.name}: policy {args.policy}, "
-                      f"{len(labels)} labels, {now.isoformat(timespec='seconds')}"]
-            if args.output:
-                write_golden(args.output, labels.grades, texts, prov, header)
-            else:
-                sys.stdout.write(golden_text(labels.grades, texts, prov, header))
-        elif args.output:
-            write_qrels(labels.grades, args.output)
+                      f"{len(labels)} labels, " + (
+                          f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
+                          if left_out else "") + now.isoformat(timespec="seconds")]
+            text = golden_text(labels.grades, texts, prov, header)
         else:
-            sys.stdout.write(qrels_text(labels.grades))
+            text = qrels_text(labels.grades)
+    if args.output:
+        write_file(args.output, text)
+    else:
+        sys.stdout.write(text)
     if not len(labels) and not labels.unresolved:
         print("poolkit export: no labels yet (judge with `poolkit judge`, or `poolkit import` a "
               "label file)", file=sys.stderr)
@@ -78,13 +80,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def write_file(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise PoolkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
 def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:
     items = labels.unresolved
     if path:
-        Path(path).write_text(json.dumps(
-            {"policy": policy, "unresolved": [
-                {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
-                for u in items]}, indent=2) + "\n", encoding="utf-8")
+        write_file(path, json.dumps({"policy": policy, "unresolved": [
+            {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
+            for u in items]}, indent=2) + "\n")
     if not items:
         return
     print(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "

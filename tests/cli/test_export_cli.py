@@ -98,6 +98,26 @@ def test_golden_carries_provenance(tiny, tmp_path, capsys):
     assert "grades:" in capsys.readouterr().out
 
 
+def test_golden_header_and_provenance_count_unresolved_pairs(tiny, tmp_path, capsys):
+    out = tmp_path / "golden.yaml"
+    assert main(["export", str(tiny), "--format", "golden", "-o", str(out)]) == 0
+    _, _, prov = read_golden_full(out)
+    assert prov["q1"]["unresolved"] == 1 and "unresolved" not in prov["q2"]
+    assert "policy adjudicated, 4 labels, 1 unresolved pair left out" in out.read_text()
+    capsys.readouterr()
+
+
+def test_unwritable_output_is_one_line_naming_the_file(tiny, tmp_path, capsys):
+    missing = tmp_path / "no" / "such"
+    for args in (["--format", "qrels", "-o", str(missing / "x.qrels")],
+                 ["--format", "golden", "-o", str(missing / "x.yaml")],
+                 ["--format", "qrels", "--unresolved", str(missing / "u.json")]):
+        assert main(["export", str(tiny), *args]) == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert err.startswith(f"poolkit export: error: {missing}/") and "cannot write" in err
+        assert "Traceback" not in err
+
+
 def test_unknown_pool_version_and_missing_store(tiny, tmp_path, capsys):
     assert main(["export", str(tiny), "--format", "qrels", "--pool-version", "4"]) == 2
     assert "no pool version 4; the store has 1" in capsys.readouterr().err

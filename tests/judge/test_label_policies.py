@@ -150,3 +150,18 @@ def test_unanimous_votes_resolve_the_same_under_every_policy(votes):
 @given(votes_st, st.integers(0, 3))
 def test_an_adjudication_decides_under_adjudicated(votes, ruling):
     assert POLICIES["adjudicated"].decide(votes, ruling) == ruling
+
+
+def test_provenance_names_adjudicators_and_counts_what_was_left_out(disputed):
+    labels = current_labels(disputed, "adjudicated")
+    prov = provenance(disputed, labels, None, "2026-01-05")
+    assert prov["q1"]["unresolved"] == 2 and prov["q1"]["judged"] == 1
+    assert "adjudicators" not in prov["q1"] and "unresolved" not in prov["q2"]
+    grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")
+    labels = current_labels(disputed, "adjudicated")
+    assert labels.adjudicators == {"q1": ["dave"]}
+    prov = provenance(disputed, labels, None, "2026-01-05")["q1"]
+    assert (prov["assessors"], prov["adjudicators"], prov["unresolved"]) == (
+        ["alice", "bob", "carol"], ["dave"], 1)
+    # Under a mechanical policy the adjudication decided nothing, so it is not credited.
+    assert current_labels(disputed, "max").adjudicators == {}
