@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,6 +25,8 @@ from poolkit.config import JudgeConfig
 from poolkit.errors import PoolkitError
 from poolkit.judge.session import JudgingSession
 from poolkit.judge.widgets import (
+    all_done_text,
+    binding_key,
     disagreement_text,
     grade_bar,
     key_bar,
@@ -45,6 +47,22 @@ ACTIONS: Mapping[str, str] = {
 }
 
 
+class Bar(Static):
+    """A line of key hints re-packed to the bar's width whenever it changes, so that on a
+    narrow terminal it wraps between hints, never inside one."""
+
+    def __init__(self, make: Callable[[int | None], Text], **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self._make = make
+
+    def show(self, make: Callable[[int | None], Text]) -> None:
+        self._make = make
+        self.update(make(self.content_size.width or None))
+
+    def on_resize(self) -> None:
+        self.update(self._make(self.content_size.width or None))
+
+
 class JudgeScreen(Screen[None]):
     def __init__(self, session: JudgingSession, judge: JudgeConfig,
                  show_names: bool = False) -> None:
@@ -54,8 +72,8 @@ class JudgeScreen(Screen[None]):
         # acted on (and its event committed) in arrival order, and no widget can swallow it.
         # They apply only while this screen is on top (dialogs have their own keys).
         for action, key in judge.keys.items():
-            self._bindings.bind(key, ACTIONS[action], description=action, show=False,
-                                priority=True)
+            self._bindings.bind(binding_key(key), ACTIONS[action], description=action,
+                                show=False, priority=True)
         self.painted = 0            # passages drawn (benchmarks wait on this)
         self.painted_at = 0.0       # perf_counter() when the last one was drawn
         self._shown: object = None
@@ -67,9 +85,9 @@ class JudgeScreen(Screen[None]):
         with VerticalScroll(id="passage-box"):
             yield Static(id="passage")
         yield Static(id="dispute")
-        yield Static(id="grades")
+        yield Bar(lambda width: Text(), id="grades")
         yield Static(id="progress")
-        yield Static(key_bar(self.judge.keys), id="keys")
+        yield Bar(lambda width: key_bar(self.judge.keys, width), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#dispute").display = self.session.mode == "adjudicate"
@@ -90,7 +108,7 @@ class JudgeScreen(Screen[None]):
             title, body = s.text(item)
             passage.update(passage_text(query.text, title, body))
         else:
-            passage.update("")
+            passage.update(all_done_text(self.judge.keys))
         if item != self._shown:
             self.query_one("#passage-box", VerticalScroll).scroll_home(animate=False)
             self._shown = item
@@ -102,8 +120,9 @@ class JudgeScreen(Screen[None]):
                                                  self.show_names, notes))
             else:
                 dispute.update("")
-        self.query_one("#grades", Static).update(
-            grade_bar(self.judge.keys, grades, s.grade_of(item) if item else None))
+        current = s.grade_of(item) if item else None
+        self.query_one("#grades", Bar).show(
+            lambda width: grade_bar(self.judge.keys, grades, current, width))
         self.query_one("#progress", Static).update(progress_text(s.progress()))
         self.call_after_refresh(self._painted)
 
@@ -190,11 +209,13 @@ class JumpScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         s = self.session
+        counts = {q: f"{s.done_count[q]}/{len(s.items[q])}" for q in s.query_ids}
+        qid_w = max(map(len, counts), default=0)
+        count_w = max(map(len, counts.values()), default=0)
         options = []
-        for qid in s.query_ids:
-            done, total = s.done_count[qid], len(s.items[qid])
+        for qid, count in counts.items():
             text = s.query(qid).text.replace("\n", " ")
-            options.append(Option(Text(f"{qid}  {done}/{total}  {text}"), id=qid))
+            options.append(Option(Text(f"{qid:<{qid_w}}  {count:>{count_w}}  {text}"), id=qid))
         with Vertical(id="jump-box", classes="dialog"):
             yield Static("Jump to query (Enter goes, Escape cancels)", classes="dialog-title")
             yield OptionList(*options, id="jump-list")
@@ -220,7 +241,8 @@ class GuidelinesScreen(ModalScreen[None]):
     def __init__(self, judge: JudgeConfig) -> None:
         super().__init__()
         self.judge = judge
-        for key in {"escape", judge.keys["guidelines"], judge.keys["quit"]}:
+        for key in {"escape", binding_key(judge.keys["guidelines"]),
+                    binding_key(judge.keys["quit"])}:
             self._bindings.bind(key, "close", description="close", show=False)
 
     def compose(self) -> ComposeResult:

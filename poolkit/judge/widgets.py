@@ -22,11 +22,21 @@ ACTION_LABELS = {
 HIGHLIGHT = "bold black on yellow"
 
 
+def binding_key(key: str) -> str:
+    """The Textual key name for a configured key: a config may say ``?`` or ``/`` where
+    Textual binds ``question_mark`` or ``slash`` (Textual's own character-to-name rule)."""
+    if len(key) != 1 or key.isalnum():
+        return key
+    from textual.keys import _character_to_key
+
+    return _character_to_key(key)
+
+
 def key_label(key: str) -> str:
-    """How a Textual key name reads on screen (``question_mark`` -> ``?``)."""
+    """How a configured key reads on screen (``question_mark`` and ``?`` alike -> ``?``)."""
     from textual.keys import format_key
 
-    return format_key(key)
+    return format_key(binding_key(key))
 
 
 def title_text(session: JudgingSession) -> Text:
@@ -54,7 +64,7 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     if item is None:
         return Text("Nothing left to show in this mode: every passage is done.", style="bold")
     total = session.items[item.qid]
-    out = Text.assemble(("Passage ", "bold"), (f"{total.index(item) + 1} of {len(total)}", "bold"),
+    out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
                         f" · doc {item.docid}")
     grade = session.grade_of(item)
     label = "adjudicated" if session.mode == "adjudicate" else "your grade"
@@ -74,6 +84,15 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     return out
 
 
+def all_done_text(keys: Mapping[str, str]) -> Text:
+    """What the passage box says once this mode has nothing left to show."""
+    k = {a: key_label(keys[a]) for a in ("jump", "back", "undo", "quit")}
+    return Text.assemble(
+        "Press ", (k["jump"], "bold"), " to pick a query and look at its passages again, ",
+        (k["back"], "bold"), " to see the last passage, ", (k["undo"], "bold"),
+        " to undo your last grade, or ", (k["quit"], "bold"), " to quit.")
+
+
 def passage_text(query: str, title: str, body: str) -> Text:
     """Title and body with the query's terms highlighted."""
     pattern = term_pattern(query_terms(query))
@@ -87,16 +106,30 @@ def passage_text(query: str, title: str, body: str) -> Text:
     return out
 
 
-def grade_bar(keys: Mapping[str, str], grades: Mapping[int, str], current: int | None) -> Text:
-    out = Text()
-    for g, meaning in sorted(grades.items()):
-        if out:
-            out.append("  ")
-        chosen = g == current
-        out.append(f" {key_label(keys[f'grade_{g}'])} ",
-                   style="bold green reverse" if chosen else "bold reverse")
-        out.append(f" {meaning}", style="bold green" if chosen else "")
+def pack(parts: Sequence[Text], width: int | None = None, sep: str = "  ") -> Text:
+    """``parts`` joined by ``sep``; given a width, lines break between parts, never inside one
+    (a key stays next to what it does)."""
+    out, used = Text(), 0
+    for part in parts:
+        if used and width is not None and used + len(sep) + len(part) > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append(sep)
+            used += len(sep)
+        out.append_text(part)
+        used += len(part)
     return out
+
+
+def grade_bar(keys: Mapping[str, str], grades: Mapping[int, str], current: int | None,
+              width: int | None = None) -> Text:
+    parts = []
+    for g, meaning in sorted(grades.items()):
+        style = "bold green" if g == current else ""
+        parts.append(Text.assemble((f" {key_label(keys[f'grade_{g}'])} ", f"bold reverse {style}"),
+                                   (f" {meaning}", style)))
+    return pack(parts, width)
 
 
 def progress_text(progress: Progress) -> Text:
@@ -107,32 +140,34 @@ def progress_text(progress: Progress) -> Text:
     out.append(f"overall {progress.done}/{progress.total}")
     if progress.total:
         out.append(f" ({100 * progress.done / progress.total:.0f}%)")
-    if progress.seconds_per_judgment is not None and progress.seconds_left is not None:
-        out.append(f" · {duration(progress.seconds_per_judgment)}/judgment · "
-                   f"~{duration(progress.seconds_left)} left")
+    if progress.seconds_per_judgment is not None:
+        out.append(f" · {duration(progress.seconds_per_judgment)}/judgment")
+        if progress.seconds_left is not None and progress.done < progress.total:
+            left = duration(progress.seconds_left)
+            out.append(f" · {'' if left.startswith('<') else '~'}{left} left")
     return out
 
 
 def duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f}m"
-    return f"{seconds // 3600:.0f}h{(seconds % 3600) / 60:02.0f}m"
+    if seconds < 0.5:
+        return "<1s"
+    if round(seconds) < 60:
+        return f"{round(seconds)}s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes}m"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
-def key_bar(keys: Mapping[str, str]) -> Text:
-    """Every binding, grades first; wraps on narrow terminals rather than hiding any."""
-    out = Text()
-    grade_keys = " ".join(key_label(keys[f"grade_{g}"]) for g in range(4))
+def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:
+    """Every binding, grades first; on a narrow terminal it wraps between bindings rather
+    than hiding any. The default grade keys read as one range (``0-3``) so that the default
+    bar fits one line at 80 columns."""
+    labels = [key_label(keys[f"grade_{g}"]) for g in range(4)]
+    grade_keys = "0-3" if labels == ["0", "1", "2", "3"] else " ".join(labels)
     parts = [(grade_keys, "grade")] + [(key_label(keys[a]), label)
                                        for a, label in ACTION_LABELS.items()]
-    for i, (key, label) in enumerate(parts):
-        if i:
-            out.append(" · ", style="dim")
-        out.append(key, style="bold")
-        out.append(f" {label}")
-    return out
+    return pack([Text.assemble((key, "bold"), f" {label}") for key, label in parts], width)
 
 
 def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_names: bool,
@@ -145,7 +180,7 @@ def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_
         if i > 1:
             out.append(" · ")
         who = name if show_names else f"assessor {i}"
-        out.append(f"{who} ", style="bold")
+        out.append(f"{who}: ", style="bold")
         out.append(f"{g} ({grades.get(g, '?')})")
     for name, note in notes:
         out.append("\n")

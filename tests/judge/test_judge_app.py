@@ -176,11 +176,56 @@ async def test_remapped_keys_from_config(tiny_store, clock):
 
 
 @sync
+async def test_keys_written_as_characters_work(tiny_store, clock):
+    # A config naturally says "?" or "/" where Textual's key names are question_mark, slash.
+    keys = {**DEFAULT_KEYS, "guidelines": "?", "note": "/", "skip": " "}
+    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys))
+    async with app.run_test(size=SIZE) as pilot:
+        assert "? guidelines" in text_of(app, "#keys") and "/ note" in text_of(app, "#keys")
+        assert "space skip" in text_of(app, "#keys")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, GuidelinesScreen)
+        await pilot.press("question_mark")
+        await pilot.press("slash")
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press("escape", "space")
+    assert [e.kind for e in tiny_store.events()] == ["skip"]
+
+
+@sync
 async def test_footer_lists_every_binding(tiny_store, clock):
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE):
-        assert text_of(app, "#keys") == ("0 1 2 3 grade · u undo · s skip · n note · b back · "
-                                         "j jump · ? guidelines · q quit")
+        assert text_of(app, "#keys") == ("0-3 grade  u undo  s skip  n note  b back  "
+                                         "j jump  ? guidelines  q quit")
+        assert app.judge_screen.query_one("#keys").size.height == 1
+
+
+@sync
+async def test_footer_wraps_between_bindings_on_a_very_narrow_terminal(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=(40, 24)):
+        lines = text_of(app, "#keys").split("\n")
+        assert len(lines) > 1 and all(len(line) <= 38 for line in lines)
+        assert "q quit" in lines[-1]
+
+
+@sync
+async def test_jump_dialog_lines_up_its_columns(sample_store, clock):
+    app = make_app(sample_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        options = app.screen.query_one("#jump-list").options
+        prompts = [str(o.prompt) for o in options]
+        starts = {p.index(app.session.query(o.id).text[:20]) for p, o in zip(prompts, options)}
+        assert len(starts) == 1, prompts
+
+
+@sync
+async def test_wide_terminal_keeps_passage_lines_readable(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=(200, 40)):
+        assert app.judge_screen.query_one("#passage").size.width <= 100
 
 
 @sync
@@ -250,12 +295,15 @@ async def test_adjudication_view_shows_both_grades_and_records_the_ruling(tiny_s
     app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate")
     async with app.run_test(size=SIZE) as pilot:
         dispute = text_of(app, "#dispute")
-        assert "assessor 1 3 (perfectly relevant) · assessor 2 0 (not relevant)" in dispute
+        assert "assessor 1: 3 (perfectly relevant) · assessor 2: 0 (not relevant)" in dispute
         assert "alice" not in screen_text(app) and "bob" not in screen_text(app)
         assert "note: only termites" in dispute
         await pilot.press("1")
         assert app.session.current is None
         assert "every passage is done" in text_of(app, "#head")
+        what_now = text_of(app, "#passage")
+        assert "j to pick a query" in what_now and "q to quit" in what_now
+        assert "left" not in text_of(app, "#progress")
     last = tiny_store.events()[-1]
     assert (last.kind, last.assessor, last.grade) == ("adjudicate", "carol", 1)
 
@@ -266,7 +314,7 @@ async def test_adjudication_with_names(tiny_store, clock):
     tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
     app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate", show_names=True)
     async with app.run_test(size=SIZE):
-        assert "alice 3 (perfectly relevant) · bob 0 (not relevant)" in text_of(app, "#dispute")
+        assert "alice: 3 (perfectly relevant) · bob: 0 (not relevant)" in text_of(app, "#dispute")
 
 
 @sync
