@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.io.labels import read_labels
     from poolkit.io.qrels import Qrels
     from poolkit.retrieve.corpus import read_corpus, read_queries
+    from poolkit.retrieve.run import counted
     from poolkit.store.imports import import_labels
     from poolkit.store.store import Store
 
@@ -71,13 +72,15 @@ def run(args: argparse.Namespace) -> int:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"{labels.name}: {total} graded pairs -> {added} new import events by "
+    print(f"{labels.name}: {counted(total, 'graded pair')} -> "
+          f"{counted(added, 'new import event')} by "
           f"{args.source!r} ({result['unchanged']} already standing) in {config.store}")
     skipped = "imported anyway" if args.keep_unknown else "skipped"
     if unknown_q:
         shown = ", ".join(unknown_q[:5]) + (", ..." if len(unknown_q) > 5 else "")
         print(f"  {len(unknown_q)} query id(s) not in {config.queries.name} ({shown}): "
-              f"{result['unknown_query_pairs']} pairs {skipped}")
+              f"{counted(result['unknown_query_pairs'], 'pair')} {skipped}")
     if unknown_pairs:
-        print(f"  {unknown_pairs} pairs name doc ids not in {config.corpus.name}: {skipped}")
+        print(f"  {counted(unknown_pairs, 'pair')} name{'s' if unknown_pairs == 1 else ''} "
+              f"doc ids not in {config.corpus.name}: {skipped}")
     return 0

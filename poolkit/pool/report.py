@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from poolkit.errors import StoreError
+from poolkit.retrieve.run import counted
 from poolkit.store.store import Store
 
 
@@ -140,7 +141,7 @@ def describe(settings: Mapping[str, Any]) -> str:
         v = r.get("validation", {})
         dropped = v.get("unknown_doc_rows", 0) + v.get("unknown_query_rows", 0)
         return (f"external run {Path(str(r.get('path'))).name}"
-                + (f", {dropped} rows dropped (unknown ids)" if dropped else ""))
+                + (f", {counted(dropped, 'row')} dropped (unknown ids)" if dropped else ""))
     return "-"
 
 
@@ -253,5 +254,6 @@ def added_line(added: Mapping[str, Any]) -> str:
     if not added.get("new_docs"):
         return (f"added pool version {added['version']}: no new documents, new provenance "
                 f"({added.get('new_provenance', 0)} system/rank records) for pooled ones")
-    return (f"added pool version {added['version']}: {added['new_docs']} new documents "
-            f"across {added['queries']} queries; nothing judged was touched")
+    docs = counted(added["new_docs"], "new document")
+    return (f"added pool version {added['version']}: {docs} "
+            f"across {counted(added['queries'], 'query', 'queries')}; nothing judged was touched")

@@ -22,6 +22,11 @@ from poolkit.store.store import QueryRecord
 EXAMPLES = 5  # how many unknown ids a report names
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 row', '2 rows': a count with its noun agreeing."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 @dataclass
 class RunCheck:
     """What validating a run against the corpus and queries found."""
@@ -46,12 +51,14 @@ class RunCheck:
             shown = ", ".join(self.unknown_queries[:EXAMPLES])
             more = "" if len(self.unknown_queries) <= EXAMPLES else ", ..."
             out.append(f"{name}: {len(self.unknown_queries)} query id(s) not in the queries "
-                       f"file ({shown}{more}): {self.unknown_query_rows} rows dropped")
+                       f"file ({shown}{more}): {counted(self.unknown_query_rows, 'row')} dropped")
         if self.unknown_docs:
             shown = ", ".join(self.unknown_doc_ids[:EXAMPLES])
             more = "" if self.distinct_unknown_docs <= EXAMPLES else ", ..."
-            out.append(f"{name}: {self.unknown_docs} rows name {self.distinct_unknown_docs} "
-                       f"doc id(s) not in the corpus ({shown}{more}): dropped")
+            out.append(f"{name}: {counted(self.unknown_docs, 'row')} "
+                       f"name{'s' if self.unknown_docs == 1 else ''} "
+                       f"{self.distinct_unknown_docs} doc id(s) not in the corpus "
+                       f"({shown}{more}): dropped")
         if self.repeats:
             out.append(f"{name}: {self.repeats} repeated doc id(s) within a query: "
                        f"only the first is kept")

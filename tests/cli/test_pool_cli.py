@@ -115,8 +115,8 @@ def test_external_run_with_unknown_ids(sample, capsys):
                    "systems:\n  vendor: {kind: run, path: vendor.run}\n")
     code, out, err = pool(capsys, cfg, "--format", "json")
     assert code == 0
-    assert "warning: vendor: 1 rows name 1 doc id(s) not in the corpus (m9): dropped" in err
-    assert "warning: vendor: 1 query id(s) not in the queries file (q_nope): 1 rows dropped" in err
+    assert "warning: vendor: 1 row names 1 doc id(s) not in the corpus (m9): dropped" in err
+    assert "warning: vendor: 1 query id(s) not in the queries file (q_nope): 1 row dropped" in err
     report = json.loads(out)
     assert report["queries"]["q_faw"]["by_system"] == {"vendor": 2}
     assert list(report["queries"]) == ["q_faw"]
@@ -134,7 +134,7 @@ def test_import_reports_unknown_ids(sample, capsys, tmp_path):
     assert main(["import", str(cfg), str(qrels), "--as", "nist", "--keep-unknown"]) == 0
     out = capsys.readouterr().out
     assert "3 graded pairs -> 2 new import events by 'nist' (1 already standing)" in out
-    assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pairs imported anyway" in out
+    assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pair imported anyway" in out
 
 
 BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\n"
