@@ -94,3 +94,21 @@ def test_two_handles_see_each_others_writes(tmp_path):
 def test_a_directory_is_not_a_store(tmp_path):
     with pytest.raises(StoreError, match="is a directory, not a store file"):
         Store(tmp_path)
+
+
+def test_opening_an_older_store_applies_only_the_missing_migrations(tmp_path, monkeypatch):
+    import poolkit.store.store as store_module
+
+    path = tmp_path / "s.sqlite"
+    with Store(path) as s:
+        s.record_event(Event("q1", "a", "alice", "grade", grade=2))
+    step = "ALTER TABLE events ADD COLUMN extra TEXT; CREATE INDEX events_extra ON events (extra)"
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, step])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with Store(path) as s:
+        assert s.schema_version == SCHEMA_VERSION + 1
+        columns = [r[1] for r in s.conn.execute("PRAGMA table_info(events)")]
+        assert "extra" in columns
+        assert [e.grade for e in s.events()] == [2]  # the data came along
+    with Store(path) as s:  # and a store already at the new version is left alone
+        assert s.schema_version == SCHEMA_VERSION + 1
