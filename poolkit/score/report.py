@@ -248,6 +248,8 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
            f"{_n(q['queries'], 'query', 'queries')}, "
            f"{_n(q['judgments'], 'judgment')}",
            _settings_line(doc)]
+    if len(doc["runs"]) > 1:
+        out += _runs_side_by_side(doc["runs"])
     for run in doc["runs"]:
         out += ["", f"run {run['name']}  sha256:{short_hash(run['sha256'])}",
                 f"  queries: {_queries_line(run)}", ""]
@@ -267,6 +269,20 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
                     + ("FAILED" if failed else "passed")]
         out += [f"  ! {f['message']}" for f in failed]
     return "\n".join(out) + "\n"
+
+
+def _runs_side_by_side(runs: list[dict[str, Any]]) -> list[str]:
+    """Every run's means in one grid, with Judged@K: the comparison a reader wants first."""
+    names = list(dict.fromkeys(m for run in runs for m in run["measures"]))
+    ks = list(dict.fromkeys(k for run in runs for k in run["audit"]["k"]))
+    rows = []
+    for run in runs:
+        at = run["audit"]["summary"]["at"]
+        rows.append([run["name"], *(_f(run["measures"][m]["mean"]) if m in run["measures"]
+                                    else "-" for m in names),
+                     *(_f(at[str(k)]["mean_judged"]) if str(k) in at else "-" for k in ks)])
+    return ["", "runs side by side (means; intervals and the audit per run below)",
+            *_grid(["run", *names, *(f"Judged@{k}" for k in ks)], list(rows))]
 
 
 def _mean_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
