@@ -27,6 +27,7 @@ from poolkit.judge.session import JudgingSession
 from poolkit.judge.widgets import (
     all_done_text,
     binding_key,
+    clip,
     disagreement_text,
     grade_bar,
     key_bar,
@@ -37,7 +38,7 @@ from poolkit.judge.widgets import (
     query_text,
     title_text,
 )
-from poolkit.store.store import Event
+from poolkit.store.store import Event, QueryRecord
 
 # config action -> screen action
 ACTIONS: Mapping[str, str] = {
@@ -47,9 +48,12 @@ ACTIONS: Mapping[str, str] = {
 }
 
 
-class Bar(Static):
-    """A line of key hints re-packed to the bar's width whenever it changes, so that on a
-    narrow terminal it wraps between hints, never inside one."""
+QUERY_LINES = 6  # the query block's max-height in judge.tcss
+
+
+class Fitted(Static):
+    """Text made for the widget's width and made again whenever that changes (key hints
+    that wrap between hints, never inside one; a query cut with a note that it was)."""
 
     def __init__(self, make: Callable[[int | None], Text], **kwargs: str) -> None:
         super().__init__(**kwargs)
@@ -80,14 +84,14 @@ class JudgeScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
-        yield Static(id="query")
+        yield Fitted(lambda width: Text(), id="query")
         yield Static(id="head")
         with VerticalScroll(id="passage-box"):
             yield Static(id="passage")
         yield Static(id="dispute")
-        yield Bar(lambda width: Text(), id="grades")
+        yield Fitted(lambda width: Text(), id="grades")
         yield Static(id="progress")
-        yield Bar(lambda width: key_bar(self.judge.keys, width), id="keys")
+        yield Fitted(lambda width: key_bar(self.judge.keys, width), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#dispute").display = self.session.mode == "adjudicate"
@@ -100,7 +104,11 @@ class JudgeScreen(Screen[None]):
         item = s.current
         query = s.query(item.qid) if item else None
         self.query_one("#title", Static).update(title_text(s))
-        self.query_one("#query", Static).update(query_text(query) if query else "")
+        help_key = key_label(self.judge.keys["guidelines"])
+        more = f"… the whole query is with the guidelines ({help_key})"
+        shown = query_text(query) if query else Text()
+        self.query_one("#query", Fitted).show(
+            lambda width: clip(shown, width, QUERY_LINES, more))
         sources = s.sources(item) if item and not self.judge.blind else ()
         self.query_one("#head", Static).update(passage_head(s, item, grades, sources))
         passage = self.query_one("#passage", Static)
@@ -121,7 +129,7 @@ class JudgeScreen(Screen[None]):
             else:
                 dispute.update("")
         current = s.grade_of(item) if item else None
-        self.query_one("#grades", Bar).show(
+        self.query_one("#grades", Fitted).show(
             lambda width: grade_bar(self.judge.keys, grades, current, width))
         self.query_one("#progress", Static).update(progress_text(s.progress()))
         self.call_after_refresh(self._painted)
@@ -178,7 +186,9 @@ class JudgeScreen(Screen[None]):
         self.app.push_screen(JumpScreen(self.session), go)
 
     def action_guidelines(self) -> None:
-        self.app.push_screen(GuidelinesScreen(self.judge))
+        item = self.session.current
+        self.app.push_screen(GuidelinesScreen(
+            self.judge, self.session.query(item.qid) if item else None))
 
     def action_quit(self) -> None:
         self.app.exit()
@@ -238,9 +248,12 @@ def _key_note(key: str, grade: int) -> str:
 
 
 class GuidelinesScreen(ModalScreen[None]):
-    def __init__(self, judge: JudgeConfig) -> None:
+    """The config's guidelines and grade scale, after the current query in full (the main
+    screen may have had to cut a long description or narrative)."""
+
+    def __init__(self, judge: JudgeConfig, query: QueryRecord | None = None) -> None:
         super().__init__()
-        self.judge = judge
+        self.judge, self.query_record = judge, query
         for key in {"escape", binding_key(judge.keys["guidelines"]),
                     binding_key(judge.keys["quit"])}:
             self._bindings.bind(key, "close", description="close", show=False)
@@ -250,10 +263,13 @@ class GuidelinesScreen(ModalScreen[None]):
                           for g, meaning in sorted(self.judge.grades.items()))
         text = self.judge.guidelines.strip() or "No guidelines in the config (judge.guidelines)."
         close = key_label(self.judge.keys["guidelines"])
+        q = self.query_record
+        about = "" if q is None else "\n".join(
+            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x)]) + "\n\n"
         with Vertical(id="guidelines-box", classes="dialog"):
             yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
             with VerticalScroll(id="guidelines-scroll"):
-                yield Static(f"{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
+                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
                              markup=False)
 
     def on_mount(self) -> None:

@@ -59,6 +59,25 @@ def query_text(query: QueryRecord) -> Text:
     return out
 
 
+def clip(text: Text, width: int | None, max_lines: int, more: str) -> Text:
+    """``text`` as it wraps at ``width``, cut to ``max_lines`` with ``more`` as the last line
+    when it does not fit (so a cut is never silent)."""
+    if width is None:
+        return text
+    from rich.console import Console
+
+    lines = text.wrap(Console(width=width), width)
+    if len(lines) <= max_lines:
+        return text
+    kept = lines[: max_lines - 1]
+    for line in kept:
+        line.rstrip()
+    out = Text("\n").join(kept)
+    out.append("\n")
+    out.append(more, style="dim")
+    return out
+
+
 def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int, str],
                  sources: Sequence[Source] = ()) -> Text:
     if item is None:

@@ -6,7 +6,7 @@ import asyncio
 import sqlite3
 import threading
 
-from judge_helpers import POOL_SIZE, sync
+from judge_helpers import POOL_SIZE, TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, sync
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
@@ -15,7 +15,7 @@ from poolkit.config import DEFAULT_KEYS, JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.screens import GuidelinesScreen, JudgeScreen, JumpScreen, NoteScreen
 from poolkit.judge.session import JudgingSession
-from poolkit.store import Event, Store
+from poolkit.store import Event, QueryRecord, Store
 from poolkit.store.judging import seconds_taken
 
 SIZE = (80, 24)
@@ -226,6 +226,24 @@ async def test_wide_terminal_keeps_passage_lines_readable(tiny_store, clock):
     app = make_app(tiny_store, clock)
     async with app.run_test(size=(200, 40)):
         assert app.judge_screen.query_one("#passage").size.width <= 100
+
+
+@sync
+async def test_a_long_narrative_is_clipped_and_shown_whole_with_the_guidelines(tmp_path, clock):
+    narrative = " ".join(f"Point {i}: passages about stored-grain insects are related." for i
+                         in range(1, 12))
+    queries = [QueryRecord("q1", TINY_QUERIES[0].text, TINY_QUERIES[0].description, narrative),
+               TINY_QUERIES[1]]
+    with build_store(tmp_path / "n.sqlite", queries, TINY_DOCS, TINY_POOLS) as store:
+        app = make_app(store, clock)
+        async with app.run_test(size=SIZE) as pilot:
+            shown = text_of(app, "#query").split("\n")
+            assert len(shown) == 6 and shown[0] == TINY_QUERIES[0].text
+            assert shown[-1] == "… the whole query is with the guidelines (?)"
+            await pilot.press("question_mark")
+            whole = str(app.screen.query_one("#guidelines-text", Static).content)
+            assert "Point 11: passages about stored-grain insects are related." in whole
+            assert whole.startswith(f"Query q1: {TINY_QUERIES[0].text}")
 
 
 @sync

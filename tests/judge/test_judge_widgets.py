@@ -3,15 +3,20 @@ progress, the header and the adjudication line."""
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from poolkit.config import DEFAULT_GRADES, DEFAULT_KEYS
 from poolkit.judge.session import Progress
 from poolkit.judge.widgets import (
+    clip,
     disagreement_text,
     duration,
     grade_bar,
     key_bar,
     progress_text,
+    query_text,
 )
+from poolkit.store import QueryRecord
 
 
 def test_default_footer_fits_one_line_at_80_columns():
@@ -65,3 +70,18 @@ def test_disagreement_separates_who_from_the_grade():
                     "assessor 2: 0 (not relevant)")
     named = disagreement_text({"bob": 0, "alice": 3}, DEFAULT_GRADES, show_names=True).plain
     assert named.endswith("alice: 3 (perfectly relevant) · bob: 0 (not relevant)")
+
+
+def test_query_shows_description_and_narrative():
+    q = QueryRecord("q1", "maize pests", "How to control pests.", "Chemical-only advice is 1.")
+    text = query_text(q)
+    assert text.plain == "maize pests\nHow to control pests.\nChemical-only advice is 1."
+    assert query_text(QueryRecord("q2", "only text")).plain == "only text"
+
+
+def test_clip_keeps_what_fits_and_says_where_the_rest_is():
+    text = Text("one two three four five six seven eight nine ten")
+    assert clip(text, 20, 4, "more").plain == text.plain  # 3 lines at 20 columns
+    clipped = clip(text, 10, 3, "(more)").plain.split("\n")
+    assert clipped == ["one two", "three four", "(more)"]
+    assert clip(text, None, 1, "more") is text
