@@ -135,8 +135,17 @@ class JudgeScreen(Screen[None]):
         self.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
+        self._scroll_hint()
         self.painted += 1
         self.painted_at = time.perf_counter()
+
+    def _scroll_hint(self) -> None:
+        """Name the scrolling keys on the passage's border when there is more to read."""
+        box = self.query_one("#passage-box", VerticalScroll)
+        box.border_subtitle = "↑↓ PgUp PgDn scroll" if box.max_scroll_y > 0 else ""
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._scroll_hint)
 
     # -- writing --------------------------------------------------------------------------
     async def _commit(self, event: Event | None, nothing: str) -> None:

@@ -278,10 +278,14 @@ async def test_long_passage_scrolls_at_80x24(tiny_store, clock):
         await pilot.press("1")  # d2 is the long one
         box = app.judge_screen.query_one("#passage-box")
         assert box.max_scroll_y > 0
+        await pilot.pause()
+        assert box.border_subtitle == "↑↓ PgUp PgDn scroll"  # the keys that scroll are told
         await pilot.press("pagedown")
         assert box.scroll_y > 0
         await pilot.press("2")  # next passage starts at the top
         assert box.scroll_y == 0
+        await pilot.pause()
+        assert not box.border_subtitle  # short: nothing to scroll
 
 
 @sync
