@@ -17,6 +17,13 @@ store before the next passage appears; undo, skip and notes are recorded as even
 Keys are listed in the footer and remapped under judge.keys in the config."""
 
 
+NOTHING = {
+    "judge": "nothing to judge: the pool is empty",
+    "adjudicate": "nothing to adjudicate: no two assessors disagree on a pair",
+    "agreement": "nothing to double-judge: no one but {name} has judged a passage",
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("judge", help="grade pooled passages 0-3 in a terminal UI",
                        description=DESCRIPTION,
@@ -58,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
     with Store(existing_store(config, args.config)) as store:
         session = JudgingSession(store, args.assessor, mode=mode, start_qid=args.query,
                                  pool_version=args.pool_version)
+        if not session.query_ids:  # (judge mode always has the pool to show)
+            print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
+                  file=sys.stderr)
+            return 0
         from poolkit.judge.app import JudgeApp  # Textual: only when the UI really opens
 
         JudgeApp(session, config.judge, show_names=args.show_names).run()

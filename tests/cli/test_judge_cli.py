@@ -66,6 +66,17 @@ def test_judge_without_a_store_says_what_to_run(tmp_path, capsys):
     assert "no judging store yet; run `poolkit pool" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("mode, says", [
+    ("--adjudicate", "nothing to adjudicate: no two assessors disagree on a pair"),
+    ("--agreement", "nothing to double-judge: no one but carol has judged a passage")])
+def test_a_mode_with_nothing_to_show_says_so_without_opening_the_ui(tmp_path, capsys, mode,
+                                                                    says):
+    build_store(tmp_path / "s.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
+    config = write_config(tmp_path / "cfg", tmp_path / "s.sqlite")
+    assert main(["judge", str(config), "--assessor", "carol", mode]) == 0
+    assert capsys.readouterr().err.strip() == f"poolkit judge: {says}"
+
+
 def test_status_json(config, capsys):
     assert main(["status", str(config), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
