@@ -65,6 +65,9 @@ class Fitted(Static):
 
     def on_resize(self) -> None:
         self.update(self._make(self.content_size.width or None))
+        # The update lands inside the layout pass that resized us, which does not run again
+        # for a height that changed with the new text: ask for one more.
+        self.call_after_refresh(self.refresh, layout=True)
 
 
 class JudgeScreen(Screen[None]):

@@ -211,6 +211,15 @@ async def test_footer_wraps_between_bindings_on_a_very_narrow_terminal(tiny_stor
 
 
 @sync
+async def test_a_wrapped_footer_is_wholly_on_screen(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        keys = app.judge_screen.query_one("#keys")
+        assert keys.size.height == 2 and keys.region.bottom == 16
+
+
+@sync
 async def test_jump_dialog_lines_up_its_columns(sample_store, clock):
     app = make_app(sample_store, clock)
     async with app.run_test(size=SIZE) as pilot:
