@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
 
