@@ -66,6 +66,14 @@ def check_level(level: int | None) -> None:
     check_range(level, "--level", 1, None, "a positive integer")
 
 
+def add_inputs(p: argparse.ArgumentParser) -> None:
+    """The positional CONFIG|RUN list shared by the store and file forms."""
+    p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
+                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
+                        "run is named by its file name without extension; in the store form a "
+                        "name matching a system links the run to that system's pool provenance")
+
+
 def add_store_labels(p: argparse.ArgumentParser) -> None:
     from poolkit.labels import POLICIES
 
@@ -83,10 +91,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="re-score every run under two label sets (pool versions or files)",
         description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
-                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
-                        "run is named by its file name without extension; in the store form a "
-                        "name matching a system links the run to that system's pool provenance")
+    add_inputs(p)
     p.add_argument("--before", type=int, default=None, metavar="V",
                    help="store form: the earlier pool version")
     p.add_argument("--after", type=int, default=None, metavar="V",

@@ -35,17 +35,15 @@ examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.reusability import DEFAULT_MEASURES, WARN_UNIQUE
-    from poolkit.cli.compare import add_common, add_store_labels
+    from poolkit.cli.compare import add_common, add_inputs, add_store_labels
 
     p = subparsers.add_parser(
         "reusability", help="leave-one-run/group-out: how reusable the pool is",
         description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
-                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
-                        "run is named by its file name without extension; in the store form a "
-                        "name matching a system links the run to that system's pool provenance")
-    p.add_argument("--version", type=int, default=None, metavar="V",
+    add_inputs(p)
+    p.add_argument("--pool-version", "--version", dest="version", type=int, default=None,
+                   metavar="V",
                    help="store form: the pool version (default: latest)")
     p.add_argument("--qrels", default=None, metavar="FILE",
                    help="file form: the labels (qrels or golden.yaml)")
