@@ -13,6 +13,9 @@
 - ``by_system[s]``: pooled documents that system ``s`` brought in (it ranked them within its
   pool depth), shared or not; ``only[s]``: those no other system brought in.
 - ``overlap[a][b]``: documents both ``a`` and ``b`` brought in.
+- ``systems[s]``: kind, settings summary (``about``), ``run_sha256`` and ``run_path`` as the
+  latest version up to ``version`` that pooled ``s`` recorded them (so an old version shows
+  the run it was built from), ``runs``: run sha256 per version that pooled ``s``.
 - ``judged``: pooled documents that already carry a standing grade from anyone (imported
   labels included); ``judged_by[assessor]`` breaks it down.
 """
@@ -48,6 +51,7 @@ def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
     sources = store.sources()
     standing = store.current_grades()
     registered = store.systems()
+    history = store.pool_version_systems(max_version=version or 0)
     texts = {q: r.text for q, r in store.queries().items()}
 
     # Systems: every one that brought something in, in first-pooled order.
@@ -112,16 +116,27 @@ def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
         "version": version,
         "versions": [{**v, "added": overall["by_version"].get(str(v["version"]), 0)}
                      for v in versions],
-        "systems": {s: {"kind": registered.get(s, {}).get("kind"),
-                        "group": registered.get(s, {}).get("group"),
-                        "depth": depth[s], "first_version": first_version[s],
-                        "about": describe(registered.get(s, {}).get("settings", {})),
-                        "run_sha256": registered.get(s, {}).get("run_sha256"),
-                        "run_path": registered.get(s, {}).get("run_path")}
+        "systems": {s: _system(s, depth[s], first_version[s], history, registered)
                     for s in systems},
         "queries": queries,
         "overall": overall,
     }
+
+
+def _system(name: str, depth: int, first_version: int,
+            history: Mapping[int, Mapping[str, Mapping[str, Any]]],
+            registered: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A system as the report's version used it: the record of the last version up to it
+    that pooled the system (the store's latest registration only when none was recorded,
+    as for systems pooled without being registered). ``runs``: run sha256 per version."""
+    runs = {str(v): systems[name]["run_sha256"] for v, systems in history.items()
+            if name in systems}
+    used = [systems[name] for systems in history.values() if name in systems]
+    record = used[-1] if used else registered.get(name, {})
+    return {"kind": record.get("kind"), "group": record.get("group"), "depth": depth,
+            "first_version": first_version, "about": describe(record.get("settings", {})),
+            "run_sha256": record.get("run_sha256"), "run_path": record.get("run_path"),
+            "runs": runs, "backfilled": bool(record.get("backfilled"))}
 
 
 def describe(settings: Mapping[str, Any]) -> str:
@@ -192,9 +207,17 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
         out.append(f"  v{v['version']}  {v['created_at'][:16].replace('T', ' ')}  "
                    f"+{v['added']} docs  from {depths}  (order: {v['order_strategy']}){note}")
     out.append("")
-    rows = [[s, str(info["depth"]), info["about"], (info["run_sha256"] or "-")[:12],
+    rows = [[s, str(info["depth"]), info["about"],
+             (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),
              _short(info["run_path"], base)] for s, info in report["systems"].items()]
     out += _grid(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
+    for s, info in report["systems"].items():
+        if len(set(info["runs"].values())) > 1:
+            out.append(f"{s}'s run changed between versions: " + ", ".join(
+                f"v{v} {(h or '-')[:12]}" for v, h in info["runs"].items()))
+    if any(info["backfilled"] for info in report["systems"].values()):
+        out.append("* recorded when a schema-1 store was migrated: its latest registration, "
+                   "not necessarily the run this version used")
     out.append("")
     out.append("per query: pooled docs; docs each system brought in (only it found)")
     header = ["query", "size", "new", "judged", *systems]

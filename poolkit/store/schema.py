@@ -90,6 +90,27 @@ MIGRATIONS: list[str] = [
     CREATE INDEX events_assessor ON events (assessor, qid);
     CREATE INDEX pool_members_order ON pool_members (qid, version, order_key);
     """,
+    # 1 -> 2: per pool version, the systems it pooled as they were then (``systems`` keeps
+    # only the latest registration, so an old version's run hashes were lost on re-pooling).
+    # A v1 store is backfilled from its ``systems`` rows, the best record it kept: those rows
+    # are marked ``backfilled`` since an older version may have used an earlier run.
+    """
+    CREATE TABLE pool_version_systems (
+        version INTEGER NOT NULL REFERENCES pool_versions(version),
+        system TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        grp TEXT,
+        settings TEXT NOT NULL,          -- JSON
+        run_sha256 TEXT,
+        run_path TEXT,
+        backfilled INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (version, system)
+    );
+
+    INSERT INTO pool_version_systems
+        SELECT v.version, s.name, s.kind, s.grp, s.settings, s.run_sha256, s.run_path, 1
+        FROM pool_versions v, json_each(v.depths) j JOIN systems s ON s.name = j.key
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -94,6 +94,13 @@ class Event:
     id: int | None = None
 
 
+def _system_record(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A system's (kind, grp, settings, run_sha256, run_path) row as the API's dict."""
+    kind, group, settings, run_sha256, run_path = row
+    return {"kind": kind, "group": group, "settings": json.loads(settings),
+            "run_sha256": run_sha256, "run_path": run_path}
+
+
 _EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judged_at",
                   "text_hash", "pool_version", "position", "note", "ref", "source")
 
@@ -203,11 +210,27 @@ class Store:
                  run_sha256, run_path, now()))
 
     def systems(self) -> dict[str, dict[str, Any]]:
+        """Each system's latest registration (see ``pool_version_systems`` for history)."""
         rows = self.conn.execute(
             "SELECT name, kind, grp, settings, run_sha256, run_path, registered_at FROM systems")
-        return {r[0]: {"kind": r[1], "group": r[2], "settings": json.loads(r[3]),
-                       "run_sha256": r[4], "run_path": r[5], "registered_at": r[6]}
-                for r in rows}
+        return {r[0]: {**_system_record(r[1:6]), "registered_at": r[6]} for r in rows}
+
+    def pool_version_systems(self, max_version: int | None = None,
+                             ) -> dict[int, dict[str, dict[str, Any]]]:
+        """``{version: {system: record}}``: the systems each pool version pooled, as they
+        were when it was made (kind, group, settings, run_sha256, run_path, and
+        ``backfilled``: true when copied at migration from a v1 store's latest registration).
+        """
+        sql = ("SELECT version, system, kind, grp, settings, run_sha256, run_path, backfilled "
+               "FROM pool_version_systems")
+        args: tuple[Any, ...] = ()
+        if max_version is not None:
+            sql += " WHERE version <= ?"
+            args = (max_version,)
+        out: dict[int, dict[str, dict[str, Any]]] = {}
+        for r in self.conn.execute(sql + " ORDER BY version, rowid", args):
+            out.setdefault(r[0], {})[r[1]] = {**_system_record(r[2:7]), "backfilled": bool(r[7])}
+        return out
 
     # -- pools ----------------------------------------------------------------------------
     def pool_versions(self) -> list[dict[str, Any]]:
@@ -229,6 +252,8 @@ class Store:
         All in one transaction. Members already pooled are left alone (their first version,
         text and order stay); sources already recorded for a (qid, docid, system) stay too.
         Returns the new version, or None when nothing at all was new (no version is made).
+        The version also records, in the same transaction, each system in ``depths`` as
+        registered now (``register_system`` first), so its provenance outlives re-pooling.
         """
         members = list(members)
         sources = list(sources)
@@ -255,6 +280,11 @@ class Store:
                            for m in new_members])
             c.executemany("INSERT INTO pool_sources VALUES (?, ?, ?, ?, ?, ?)",
                           [(q, d, s, r, sc, version) for q, d, s, r, sc in new_sources])
+            names = list(dict(depths))
+            c.execute("INSERT INTO pool_version_systems (version, system, kind, grp, settings, "
+                      "run_sha256, run_path) SELECT ?, name, kind, grp, settings, run_sha256, "
+                      f"run_path FROM systems WHERE name IN ({', '.join('?' * len(names))})",
+                      (version, *names))
             return version
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:

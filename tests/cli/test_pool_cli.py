@@ -180,3 +180,35 @@ def test_depth_must_be_positive(sample, capsys):
         main(["pool", str(sample / "configs" / "sample.yaml"), "--depth", "0"])
     assert exc.value.code == 2
     assert "expected a positive integer, found 0" in capsys.readouterr().err
+
+
+def bm25_config(root, k1):
+    path = root / "configs" / "bm25.yaml"
+    path.write_text("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries."
+                    "jsonl\nstore: ../sample_corpus/bm25.sqlite\nsystems:\n"
+                    f"  bm25: {{kind: bm25, depth: 20, k1: {k1}}}\npool:\n  depth: 3\n")
+    return path
+
+
+def test_an_old_pool_version_reports_the_run_it_was_built_from(sample, capsys):
+    cfg = bm25_config(sample, 1.2)
+    code, out, _ = pool(capsys, cfg, "--format", "json")
+    first = json.loads(out)["systems"]["bm25"]
+    assert first["runs"] == {"1": first["run_sha256"]} and "k1=1.2" in first["about"]
+
+    cfg = bm25_config(sample, 0.05)  # a different ranking brings new documents in
+    code, out, _ = pool(capsys, cfg, "--format", "json")
+    report = json.loads(out)
+    assert report["added"]["version"] == 2
+    second = report["systems"]["bm25"]
+    assert second["run_sha256"] != first["run_sha256"] and "k1=0.05" in second["about"]
+    assert second["runs"] == {"1": first["run_sha256"], "2": second["run_sha256"]}
+
+    code, out, _ = pool(capsys, cfg, "--report-only", "--pool-version", "1", "--format", "json")
+    assert json.loads(out)["systems"]["bm25"] == first  # version 1's record stayed
+    code, out, _ = pool(capsys, cfg, "--report-only", "--pool-version", "1")
+    assert first["run_sha256"][:12] in out and second["run_sha256"][:12] not in out
+    assert "k1=1.2" in out
+    code, out, _ = pool(capsys, cfg, "--report-only")
+    assert (f"bm25's run changed between versions: v1 {first['run_sha256'][:12]}, "
+            f"v2 {second['run_sha256'][:12]}") in out

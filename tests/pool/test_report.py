@@ -98,3 +98,19 @@ def test_empty_store_reports_an_empty_pool(tmp_path):
         r = pool_report(s)
     assert r["queries"] == {} and r["version"] is None
     assert render_table(r).startswith("pool: empty")
+
+
+def test_an_old_version_reports_the_runs_it_was_built_from(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.register_system("A", "bm25", {"k1": 0.9}, "a" * 64, "runs/A.run")
+        pool_runs(s, {"A": A}, {"A": 1}, DOCS)  # v1
+        s.register_system("A", "bm25", {"k1": 2.0}, "b" * 64, "runs/A.run")
+        pool_runs(s, {"A": A}, {"A": 2}, DOCS)  # v2
+        old, new = pool_report(s, version=1), pool_report(s)
+    assert old["systems"]["A"]["run_sha256"] == "a" * 64
+    assert old["systems"]["A"]["runs"] == {"1": "a" * 64}
+    assert new["systems"]["A"]["run_sha256"] == "b" * 64
+    assert new["systems"]["A"]["runs"] == {"1": "a" * 64, "2": "b" * 64}
+    assert "A's run changed between versions: v1 aaaaaaaaaaaa, v2 bbbbbbbbbbbb" in \
+        render_table(new)
+    assert "changed between versions" not in render_table(old)
