@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                 if name not in known:
                     raise StoreError(f"{config.store}: " + one_of(name, known, "assessor"))
         labels = current_labels(store, args.policy, args.assessor, args.pool_version)
+        # Doc ids sorted within each query, so two exports of one store diff cleanly.
+        grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         if args.format == "golden":
             now = datetime.now(timezone.utc)
             prov = provenance(store, labels, args.pool_version, now.date().isoformat())
@@ -66,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
                       f"{len(labels)} labels, " + (
                           f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
                           if left_out else "") + now.isoformat(timespec="seconds")]
-            text = golden_text(labels.grades, texts, prov, header)
+            text = golden_text(grades, texts, prov, header)
         else:
-            text = qrels_text(labels.grades)
+            text = qrels_text(grades)
     if args.output:
         write_file(args.output, text)
     else:

@@ -25,7 +25,7 @@ from poolkit.cli import main  # noqa: E402
 from poolkit.io import read_golden, read_qrels  # noqa: E402
 from poolkit.io.golden import read_golden_full  # noqa: E402
 from poolkit.judge.session import JudgingSession  # noqa: E402
-from poolkit.store import Event, Store  # noqa: E402
+from poolkit.store import Event, QueryRecord, Store  # noqa: E402
 
 
 @pytest.fixture
@@ -189,3 +189,16 @@ def test_nothing_judged_yet_says_so(tmp_path, capsys):
     assert main(["export", str(config), "--format", "qrels"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and "no labels yet" in err
+
+
+def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_path, capsys):
+    pools = {"q1": ["d9", "d10", "d2", "d1"]}
+    docs = {d: ("", f"text {d}") for d in pools["q1"]}
+    store_path = tmp_path / "s.sqlite"
+    with build_store(store_path, [QueryRecord("q1", "a query")], docs, pools) as store:
+        for doc, grade in zip(pools["q1"], (1, 0, 2, 3)):
+            store.record_event(Event("q1", doc, "alice", "grade", grade=grade))
+    cfg = write_config(tmp_path / "cfg", store_path)
+    assert main(["export", str(cfg), "--format", "qrels", "--policy", "latest"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[2] for line in out.splitlines()] == ["d1", "d10", "d2", "d9"]
