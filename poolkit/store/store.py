@@ -103,6 +103,14 @@ def _system_record(row: tuple[Any, ...]) -> dict[str, Any]:
 
 _EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judged_at",
                   "text_hash", "pool_version", "position", "note", "ref", "source")
+_INSERT_EVENT = (f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})")
+
+
+def _event_row(event: Event) -> tuple[Any, ...]:
+    if event.kind in GRADING_KINDS and event.grade is None:
+        raise StoreError(f"a {event.kind!r} event needs a grade")
+    return tuple(getattr(event, col) for col in _EVENT_COLUMNS)
 
 
 class Store:
@@ -315,22 +323,15 @@ class Store:
     # -- the judgment log -----------------------------------------------------------------
     def record_event(self, event: Event) -> int:
         """Append one event; durable when this returns. Returns its id."""
-        if event.kind in GRADING_KINDS and event.grade is None:
-            raise StoreError(f"a {event.kind!r} event needs a grade")
+        row = _event_row(event)
         with self.transaction() as c:
-            cur = c.execute(
-                f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})",
-                tuple(getattr(event, col) for col in _EVENT_COLUMNS))
-            return int(cur.lastrowid)
+            return int(c.execute(_INSERT_EVENT, row).lastrowid)
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""
-        rows = [tuple(getattr(e, col) for col in _EVENT_COLUMNS) for e in events]
+        rows = [_event_row(e) for e in events]
         with self.transaction() as c:
-            c.executemany(
-                f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})", rows)
+            c.executemany(_INSERT_EVENT, rows)
         return len(rows)
 
     def events(self, qid: str | None = None, assessor: str | None = None,
