@@ -8,19 +8,23 @@ the confusion matrix and a percentile bootstrap interval for each kappa. Across 
 Krippendorff's alpha (ordinal; units are the judged pairs, missing labels allowed).
 
 A source whose kappa against the human reference is below the threshold (0.6 by default,
-the customary "substantial agreement" floor) is flagged as too noisy to trust.
+the customary "substantial agreement" floor) is flagged as too noisy to trust. When no
+reference is named and exactly one source is a human assessor (kind "assessor": grading in
+the store, not labels imported into it nor a label file), the CLI takes it as the reference
+(:func:`default_reference`) and the report says so (``reference_default``).
 
 JSON shape (``poolkit agreement --format json``; keys may be added, none removed)::
 
     {"command", "poolkit_version", "date", "scale": [0, 1, 2, 3], "level",
-     "sources": [{"name", "kind": "assessor"|"file", "judged", "queries", "unjudged", ...}],
+     "sources": [{"name", "kind": "assessor"|"import"|"file", "judged", "queries",
+                  "unjudged", ...}],
      "pairs": [{"a", "b", "shared", "queries", "raw_agreement", "binary_agreement",
                 "kappa": {"unweighted", "linear", "quadratic", "binary"},
                 "kappa_ci": {same keys: {"low", "high"} | null},
                 "confusion": {"rows": a, "columns": b, "labels": [0..3], "counts": 4x4},
                 "notes": [text]}],
      "alpha": {"metric": "ordinal", "value", "units", "sources"},
-     "reference": name | null,
+     "reference": name | null, "reference_default": bool,
      "flag": {"kappa", "threshold", "against_reference": {source: kappa}, "noisy": [names]},
      "bootstrap": {"resamples", "seed", "level"}}
 """
@@ -63,7 +67,9 @@ class Source:
 
     name: str
     grades: dict[Pair, int]
-    kind: str = "assessor"  # assessor | file
+    #: assessor (a human grading in the store) | import (labels imported into the store,
+    #: e.g. NIST qrels or a judge's) | file (a label file given on the command line)
+    kind: str = "assessor"
     origin: dict[str, Any] = field(default_factory=dict)
     #: pairs carrying a negative grade (TREC's -1, "pooled, not judged"): not labels
     unjudged: int = 0
@@ -148,10 +154,21 @@ def alpha_across(sources: Sequence[Source], level_of_measurement: str = "ordinal
     return out
 
 
+def default_reference(sources: Sequence[Source]) -> str | None:
+    """The reference when none is named: the only human assessor among the sources, if there
+    is exactly one (imported labels and label files are not human assessors)."""
+    humans = [s.name for s in sources if s.kind == "assessor"]
+    return humans[0] if len(humans) == 1 else None
+
+
 def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | None = None,
-              threshold: float = THRESHOLD, flag_on: str = "unweighted",
-              resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
-    """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags."""
+              reference_default: bool = False, threshold: float = THRESHOLD,
+              flag_on: str = "unweighted", resamples: int = RESAMPLES, seed: int = SEED,
+              ) -> dict[str, Any]:
+    """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags.
+
+    ``reference_default``: the reference was chosen by :func:`default_reference`, not named.
+    """
     names = [s.name for s in sources]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -184,6 +201,7 @@ def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | Non
         "pairs": pairs,
         "alpha": alpha_across(sources),
         "reference": reference,
+        "reference_default": reference is not None and reference_default,
         "flag": {"kappa": flag_on, "threshold": threshold, "against_reference": against,
                  "noisy": noisy},
         "bootstrap": {"resamples": resamples, "seed": seed, "level": 0.95},
@@ -199,16 +217,20 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[So
     from poolkit.store.judging import VOTE_KINDS  # an assessor's own grades, not adjudications
 
     by: dict[str, dict[Pair, int]] = {}
+    graded: set[str] = set()  # assessors with a standing grade of their own, not imported
     for pair, events in store.current_grades(kinds=VOTE_KINDS).items():
         for assessor, event in events.items():
             by.setdefault(assessor, {})[pair] = event.grade
+            if event.kind != "import":
+                graded.add(assessor)
     names = sorted(by)
     if assessors is not None:
         for name in assessors:
             if name not in by:
                 raise PoolkitError(f"{store.path}: " + one_of(name, names, "assessor"))
         names = list(assessors)
-    return [Source.from_grades(n, by[n], "assessor", {"store": str(store.path)}) for n in names]
+    return [Source.from_grades(n, by[n], "assessor" if n in graded else "import",
+                               {"store": str(store.path)}) for n in names]
 
 
 def file_source(name: str, qrels: Any) -> Source:
@@ -260,14 +282,22 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
                  f"{fmt(a['value'], 3)} on {a['units']} pairs judged by at least two sources")
     flag = doc["flag"]
     lines.append("")
-    if doc["reference"] is None:
-        lines.append("No --reference given: no source is checked against a human reference "
-                     "(name one with --reference NAME to flag noisy sources).")
+    ref = doc["reference"]
+    chosen = (f"Reference {ref!r} (the only human assessor; pick another with --reference NAME)"
+              if doc.get("reference_default") else None)
+    if ref is None:
+        humans = [s["name"] for s in doc["sources"] if s["kind"] == "assessor"]
+        among = (f"{len(humans)} human assessors ({', '.join(humans)})" if humans
+                 else "no human assessor among the sources")
+        lines.append(f"No --reference given, {among}: name the reference with --reference NAME "
+                     f"to flag noisy sources.")
     elif not flag["against_reference"]:
-        lines.append(f"Reference {doc['reference']!r} shares no judged pair with any other "
+        lines.append(f"{chosen or f'Reference {ref!r}'} shares no judged pair with any other "
                      f"source: nothing to flag.")
     else:
-        lines.append(f"Against the reference {doc['reference']!r} ({flag['kappa']} kappa; below "
+        if chosen:
+            lines.append(chosen + ".")
+        lines.append(f"Against the reference {ref!r} ({flag['kappa']} kappa; below "
                      f"{flag['threshold']} is too noisy to trust):")
         lines += grid(["source", "kappa", "verdict"],
                       [[n, fmt(v, 3), "TOO NOISY" if n in flag["noisy"] else "ok"]

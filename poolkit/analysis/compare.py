@@ -43,7 +43,6 @@ JSON shape (``poolkit compare --format json``; keys may be added, none removed):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -287,7 +286,7 @@ def _n(x: int | None) -> str:
 
 
 def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
-    from poolkit.analysis.render import fmt, grid, signed
+    from poolkit.analysis.render import fmt, grid, signed, tau_note
 
     k = str(doc["cutoffs"][0])
     lines = [f"poolkit compare: {len(doc['runs'])} runs under two label sets "
@@ -334,8 +333,7 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
     lines += grid(["measure", "tau", "order before (best first)", "order after"],
                   [[short_name(n), fmt(v["kendall_tau"], 3), v["order_before"], v["order_after"]]
                    for n, v in doc["ranking"].items()], left=(2, 3))
-    if any(math.isnan(v["kendall_tau"]) for v in doc["ranking"].values()):
-        lines.append("  tau n/a: every run scored the same on one side, so there is no order")
+    lines += tau_note((v["kendall_tau"] for v in doc["ranking"].values()), len(doc["runs"]))
     flags = [(r["name"], f) for r in doc["runs"] for f in r["flags"]]
     if flags:
         lines += ["", "Flags"] + [f"  {n}: {f}" for n, f in flags]

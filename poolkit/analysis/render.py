@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from poolkit import __version__
 from poolkit.score.report import grid, report_date  # one table layout and date for every report
 
-__all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed"]
+__all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed", "tau_note"]
 
 FORMATS = ("table", "json")
 
@@ -50,3 +51,15 @@ def signed(x: float | None, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{x:+.{digits}f}"
+
+
+def tau_note(taus: Iterable[float | None], runs: int) -> list[str]:
+    """The table line that says why a Kendall's tau is n/a, or none when every tau is defined.
+
+    Tau is undefined with fewer than two runs, or when one ordering is all ties.
+    """
+    if not any(t is None or math.isnan(t) for t in taus):
+        return []
+    if runs < 2:
+        return ["  tau n/a: only one run, so there is no order to compare"]
+    return ["  tau n/a: every run scored the same on one side, so there is no order"]

@@ -227,7 +227,7 @@ def _summary_rows(summary: Mapping[str, dict[str, Any]]) -> list[list[str]]:
 
 
 def render_table(doc: dict[str, Any]) -> str:
-    from poolkit.analysis.render import grid
+    from poolkit.analysis.render import grid, tau_note
 
     lab = doc["labels"]
     where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name}"
@@ -257,6 +257,7 @@ def render_table(doc: dict[str, Any]) -> str:
         lines += ["", f"  overall ({'each run' if label == 'run' else 'each group'} left out in "
                       f"turn; tau = full-pool order vs left-out order)"]
         lines += grid(summary_head, _summary_rows(part["summary"]))
+        lines += tau_note((s["kendall_tau"] for s in part["summary"].values()), len(doc["full"]))
     s = doc["single_run"]
     lines += ["", f"Relevant docs found by a single run: {s['found_by_one']} of "
                   f"{s['relevant_pooled']} relevant pooled docs ({s['share']:.1%})"]

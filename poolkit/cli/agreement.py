@@ -15,8 +15,11 @@ pairs, raw agreement, Cohen's kappa unweighted and with linear and quadratic wei
 fixed 0-3 scale (a grade nobody used still counts), kappa on labels binarised at the
 relevance level, each with a 95% percentile bootstrap interval (1000 resamples over the
 shared pairs, fixed seed), and the confusion matrix. Across all sources: Krippendorff's
-alpha (ordinal). With --reference, a source whose kappa against it is below --threshold is
-flagged as too noisy to trust. Negative grades (TREC's -1) are not labels and are set aside."""
+alpha (ordinal). A source whose kappa against the reference is below --threshold is flagged
+as too noisy to trust; the reference is --reference, or else the only human assessor among
+the sources when there is exactly one (labels brought in with `poolkit import` and --qrels
+files are not human assessors). Negative grades (TREC's -1) are not labels and are set
+aside."""
 
 EPILOG = """\
 forms:
@@ -46,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="only these store assessors (repeatable; default: all)")
     p.add_argument("--reference", default=None, metavar="NAME",
-                   help="the human reference source that the others are checked against")
+                   help="the human reference source that the others are checked against "
+                        "(default: the only human assessor, if there is exactly one)")
     p.add_argument("--threshold", type=float, default=THRESHOLD, metavar="X",
                    help=f"flag a source whose kappa against the reference is below X "
                         f"(default {THRESHOLD})")
@@ -63,7 +67,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from poolkit.analysis.agreement import agreement, file_source, render_table, store_sources
+    from poolkit.analysis.agreement import (
+        agreement,
+        default_reference,
+        file_source,
+        render_table,
+        store_sources,
+    )
     from poolkit.analysis.inputs import named_paths, open_store
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.stats import SCALE
@@ -88,9 +98,11 @@ def run_agreement(args: argparse.Namespace) -> int:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
     for name, path in named_paths(args.qrels):
         sources.append(file_source(name, read_labels(path)))
+    reference = args.reference if args.reference is not None else default_reference(sources)
     doc = {**header("agreement"),
-           **agreement(sources, level=level if level is not None else 1,
-                       reference=args.reference, threshold=args.threshold, flag_on=args.kappa)}
+           **agreement(sources, level=level if level is not None else 1, reference=reference,
+                       reference_default=args.reference is None, threshold=args.threshold,
+                       flag_on=args.kappa)}
     if args.format == "json":
         sys.stdout.write(dumps(doc))
     else:

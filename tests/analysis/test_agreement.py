@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from poolkit.analysis.agreement import Source, agreement, file_source, store_sources
+from poolkit.analysis.agreement import (
+    Source,
+    agreement,
+    default_reference,
+    file_source,
+    render_table,
+    store_sources,
+)
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels
 from poolkit.store import Event, Store
@@ -117,3 +124,50 @@ def test_one_sided_binary_labels_are_noted():
     assert both["notes"] == ["binary kappa cannot show agreement: seed and bob graded every "
                              "shared pair >= 1"]
     assert agreement([src("a", HUMAN), src("b", CLOSE)])["pairs"][0]["notes"] == []
+
+
+def test_store_sources_tell_imported_labels_from_human_assessors(tmp_path):
+    """An assessor whose standing grades were all imported (``poolkit import``) is an imported
+    label source, not a human judging in the store."""
+    with Store(tmp_path / "s.sqlite") as store:
+        store.record_event(Event("q1", "a", "alice", "grade", grade=2))
+        store.record_event(Event("q1", "a", "nist", "import", grade=1))
+        store.record_event(Event("q1", "b", "nist", "import", grade=0))
+        store.record_event(Event("q1", "b", "bob", "import", grade=0))
+        store.record_event(Event("q1", "a", "bob", "grade", grade=3))  # regraded by hand
+        kinds = {s.name: s.kind for s in store_sources(store)}
+    assert kinds == {"alice": "assessor", "bob": "assessor", "nist": "import"}
+
+
+def test_default_reference_is_the_only_human_assessor():
+    human, judge = src("human", HUMAN), Source.from_grades("llm", {}, kind="file")
+    imported = Source.from_grades("nist", {}, kind="import")
+    assert default_reference([human, judge, imported]) == "human"
+    assert default_reference([judge, imported]) is None
+    assert default_reference([human, src("other", CLOSE), judge]) is None
+
+
+def test_default_reference_is_reported():
+    sources = [src("human", HUMAN), Source.from_grades("llm", dict(zip(PAIRS, NOISY)), "file")]
+    d = agreement(sources, reference="human", reference_default=True)
+    assert d["reference"] == "human" and d["reference_default"] is True
+    assert d["flag"]["noisy"] == ["llm"]
+    table = render_table(d)
+    assert "Reference 'human' (the only human assessor; pick another with --reference NAME)" \
+        in table
+    given = agreement(sources, reference="human")
+    assert given["reference_default"] is False
+    assert "Against the reference 'human' (unweighted" in render_table(given)
+
+
+@pytest.mark.parametrize(("kinds", "says"), [
+    (("assessor", "assessor"), "2 human assessors (a, b): name the reference with "
+                               "--reference NAME to flag noisy sources"),
+    (("file", "file"), "no human assessor among the sources: name the reference with "
+                       "--reference NAME to flag noisy sources"),
+])
+def test_no_reference_says_how_to_set_it(kinds, says):
+    d = agreement([Source.from_grades(n, dict(zip(PAIRS, g)), k)
+                   for n, g, k in zip("ab", (HUMAN, CLOSE), kinds)])
+    assert d["reference"] is None and d["reference_default"] is False
+    assert f"No --reference given, {says}." in render_table(d)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from poolkit.analysis.labels import LabelSet
@@ -69,3 +71,17 @@ def test_leave_one_group_out(setup):
     assert doc["single_group"]["found_by_one"] == 3
     table = render_table({"command": "reusability", **doc})
     assert "Leave one group out" in table and "WARNING" in table
+
+
+def test_tau_na_is_explained(setup):
+    """A tau of n/a says why, in the words compare uses (shared helper)."""
+    labels, runs, sources = setup
+    twins = {n: Run.from_mapping({"q1": RUNS["r1"]}, name=n) for n in ("t1", "t2")}
+    doc = reusability(labels, twins, sources_from_runs(twins, 2), parse_measures(["AP"]))
+    assert math.isnan(doc["leave_one_run_out"]["summary"]["AP"]["kendall_tau"])
+    table = render_table({"command": "reusability", **doc})
+    assert "tau n/a: every run scored the same on one side, so there is no order" in table
+    alone = reusability(labels, {"r1": runs["r1"]}, sources, parse_measures(["AP"]))
+    assert "tau n/a: only one run, so there is no order to compare" in render_table(alone)
+    full = render_table(reusability(labels, runs, sources, parse_measures(["AP"])))
+    assert "tau n/a" not in full

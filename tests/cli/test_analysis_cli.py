@@ -212,6 +212,40 @@ def test_agreement_file_form(tmp_path, capsys):
     assert code != 0 and "unknown reference source 'c'" in err
 
 
+def test_agreement_defaults_to_the_only_human_assessor(collection, tmp_path, capsys):
+    """One human assessor among the sources is the reference unless --reference names another;
+    labels imported into the store (``poolkit import``) are not a human assessor."""
+    with Store(tmp_path / "s.sqlite") as store:
+        for pair, g in GRADES.items():
+            store.record_event(Event(*pair, "nist", "import", grade=g))
+    (tmp_path / "llm.qrels").write_text("q1 0 a 0\nq1 0 b 3\nq1 0 c 0\nq1 0 d 1\n")
+    argv = ["agreement", str(collection), "--assessor", "alice", "--assessor", "nist",
+            "--qrels", f"llm={tmp_path / 'llm.qrels'}"]
+    doc = as_json(capsys, *argv)
+    assert [(s["name"], s["kind"]) for s in doc["sources"]] == [
+        ("alice", "assessor"), ("nist", "import"), ("llm", "file")]
+    assert doc["reference"] == "alice" and doc["reference_default"] is True
+    assert doc["flag"]["noisy"] == ["llm"] and doc["flag"]["against_reference"]["nist"] == 1.0
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0 and "Reference 'alice' (the only human assessor; pick another with " \
+                         "--reference NAME)" in out and "TOO NOISY" in out
+    chosen = as_json(capsys, *argv, "--reference", "nist")
+    assert chosen["reference"] == "nist" and chosen["reference_default"] is False
+    # alice and bob are both human: no default, and the table says how to choose
+    both = as_json(capsys, "agreement", str(collection))
+    assert both["reference"] is None and both["flag"]["noisy"] == []
+    code, out, _ = run_cli(capsys, "agreement", str(collection))
+    assert code == 0 and "No --reference given, 2 human assessors (alice, bob): name the " \
+                         "reference with --reference NAME to flag noisy sources." in out
+
+
+def test_reusability_table_explains_tau_na(collection, tmp_path, capsys):
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    code, out, _ = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), "-m", "AP")
+    assert code == 0 and "tau n/a: only one run, so there is no order to compare" in out
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["agreement", "{cfg}", "--level", "4"], "--level must be 1, 2 or 3 (the 0-3 scale), got 4"),
     (["agreement", "{cfg}", "--threshold", "2"], "--threshold must be a kappa in [-1, 1], got 2"),
