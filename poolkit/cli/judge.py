@@ -69,7 +69,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
                   file=sys.stderr)
             return 0
-        from poolkit.judge.app import JudgeApp  # Textual: only when the UI really opens
+        try:  # Textual: only when the UI really opens (the core install has none)
+            from poolkit.judge.app import JudgeApp
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] != "textual":
+                raise
+            raise PoolkitError("the judging UI needs Textual: pip install 'poolkit[judge]'"
+                               ) from None
 
         JudgeApp(session, config.judge, show_names=args.show_names).run()
         progress = session.progress()

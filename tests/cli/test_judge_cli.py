@@ -66,6 +66,16 @@ def test_judge_without_a_store_says_what_to_run(tmp_path, capsys):
     assert "no judging store yet; run `poolkit pool" in capsys.readouterr().err
 
 
+def test_judge_without_textual_says_which_extra_to_install(config, capsys, monkeypatch):
+    # `pip install -e .` (the core) has no Textual: a one-line error, not a traceback.
+    monkeypatch.delitem(sys.modules, "poolkit.judge.app", raising=False)
+    for name in [m for m in sys.modules if m.split(".")[0] == "textual"] + ["textual"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    assert main(["judge", str(config), "--assessor", "carol"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "poolkit judge: error: the judging UI needs Textual: pip install 'poolkit[judge]'")
+
+
 @pytest.mark.parametrize("mode, says", [
     ("--adjudicate", "nothing to adjudicate: no two assessors disagree on a pair"),
     ("--agreement", "nothing to double-judge: no one but carol has judged a passage")])
