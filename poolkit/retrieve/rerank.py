@@ -89,7 +89,8 @@ class BiEncoderReranker(_Batched):
             return {q: [] for q in candidates}
         docs, _hit = document_embeddings(self.encoder, self.corpus, self.cache_dir)
         q_emb = self.encoder.encode_queries([queries[q] for q in qids])
-        owners, scores = [], []
+        owners: list[tuple[str, str]] = []
+        scores: list[np.ndarray] = []
         for qid, qv in zip(qids, q_emb):
             rows = [self.corpus.index[d] for d in candidates[qid]]
             scores.append(np.asarray(docs[rows]) @ qv)

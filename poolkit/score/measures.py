@@ -97,6 +97,7 @@ class QueryFacts:
         """Cumulative ideal DCG by depth: every judged grade, best first (retrieved or not)."""
         cached = self._ideal.get(gain)
         if cached is None:
+            gains: list[float]
             if gain == "linear":
                 gains = [g for g in self.grades.values() if g > 0]
             else:

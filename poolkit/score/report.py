@@ -203,7 +203,7 @@ def _summary_lines(run: dict[str, Any], k: int) -> list[str]:
 
 # --- table ----------------------------------------------------------------------------------
 
-def _grid(headers: list[str], rows: list[list[str] | str], indent: int = 2,
+def _grid(headers: list[str], rows: Sequence[Sequence[str] | str], indent: int = 2,
           width: int = WIDTH, left: tuple[int, ...] = ()) -> list[str]:
     """Aligned columns (the first and those in ``left`` left-aligned, the rest right); columns
     past ``width`` wrap into further blocks that repeat the first column. A row given as a
@@ -226,7 +226,7 @@ def _grid(headers: list[str], rows: list[list[str] | str], indent: int = 2,
         if b:
             out.append("")
 
-        def line(r: list[str], cols: list[int] = cols) -> str:
+        def line(r: Sequence[str], cols: list[int] = cols) -> str:
             return (pad + r[0].ljust(widths[0]) + "".join(
                 "  " + (r[i].ljust(widths[i]) if i in left else r[i].rjust(widths[i]))
                 for i in cols)).rstrip()

@@ -270,9 +270,10 @@ class Store:
             known = {(q, d, s) for q, d, s in c.execute(
                 "SELECT qid, docid, system FROM pool_sources")}
             new_members = [m for m in members if (m.qid, m.docid) not in pooled]
-            seen: set[tuple[str, str]] = set()
-            new_members = [m for m in new_members
-                           if not ((m.qid, m.docid) in seen or seen.add((m.qid, m.docid)))]
+            first: dict[tuple[str, str], NewMember] = {}  # one member per pair, the first given
+            for m in new_members:
+                first.setdefault((m.qid, m.docid), m)
+            new_members = list(first.values())
             new_sources = [s for s in sources if (s[0], s[1], s[2]) not in known]
             if not new_members and not new_sources:
                 return None
@@ -325,7 +326,9 @@ class Store:
         """Append one event; durable when this returns. Returns its id."""
         row = _event_row(event)
         with self.transaction() as c:
-            return int(c.execute(_INSERT_EVENT, row).lastrowid)
+            rowid = c.execute(_INSERT_EVENT, row).lastrowid
+            assert rowid is not None  # sqlite sets it on every INSERT
+            return rowid
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""
