@@ -81,6 +81,7 @@ def sample() -> None:
 def test() -> None:
     ensure_env("all,dev")
     sh(PY, "-m", "ruff", "check", "poolkit", "tests", "benchmarks", "tasks.py")
+    sh(PY, "-m", "mypy")  # files and settings in pyproject.toml
     sh(PY, "-m", "pytest", "-n", "2", "-q", *sys.argv[2:], env=offline_env())
 
 
