@@ -44,7 +44,8 @@ def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) ->
     from poolkit.io import RUN_ORDERS
 
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
-                   help=f"a measure (repeatable; ir_measures spelling as in `poolkit score`; "
+                   help=f"a measure (repeatable or comma separated; ir_measures spelling as in "
+                        f"`poolkit score`; "
                         f"default: {' '.join(default_measures)})")
     p.add_argument("--level", type=int, default=None, metavar="N",
                    help="relevance level: grade >= N is relevant for binary measures "
@@ -117,9 +118,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def measures_arg(texts: list[str], default: tuple[str, ...]) -> list:
+    from poolkit.cli.score import measure_texts
     from poolkit.score.measures import parse_measures
 
-    return parse_measures(texts or list(default))
+    return parse_measures(measure_texts(texts) or list(default))
 
 
 def pooled_names(text: str | None, runs: dict) -> set[str] | None:

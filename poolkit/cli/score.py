@@ -88,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="TREC run file, or JSON/YAML ranked list")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
-                   help="a measure to report (repeatable; default: the RAG set listed below)")
+                   help="a measure to report (repeatable or comma separated; default: the RAG set "
+                        "listed below)")
     p.add_argument("-k", "--cutoff", action="append", default=[], metavar="K,...",
                    help=f"cutoffs for the default measures and the audit (repeatable or comma "
                         f"separated; default: the cutoffs of -m, else {DEFAULT_K})")
@@ -155,6 +156,23 @@ def _needs_cutoff(text: str) -> bool:
     return MEASURES[fam].cutoff == "required"
 
 
+def measure_texts(texts: Sequence[str]) -> list[str]:
+    """The measure names in ``-m`` values: split on spaces and on commas outside parentheses
+    (``P@5,nDCG(gain=exp,rel=2)@10`` is two measures), as ``-k`` and ``--fail-on`` split."""
+    out: list[str] = []
+    for text in texts:
+        depth, cur = 0, []
+        for ch in text + ",":
+            depth += (ch == "(") - (ch == ")")
+            if depth <= 0 and (ch == "," or ch.isspace()):
+                if cur:
+                    out.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+    return out
+
+
 def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
                      gain: str = "linear") -> tuple[list[Measure], list[int]]:
     """The measures to report and the cutoffs K of the audit.
@@ -163,7 +181,7 @@ def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
     ``NAME@K``, or a family that needs a cutoff written without one (``P``), is taken at every
     K. ``gain='exp'`` switches every nDCG to 2^grade - 1.
     """
-    parts = [p for t in texts for p in t.split()]
+    parts = measure_texts(texts)
     literal: list[Measure] = []
     pending: list[str] = []
     for part in parts:

@@ -65,6 +65,14 @@ def as_json(capsys, *argv: str) -> dict:
 
 # --- compare --------------------------------------------------------------------------------------
 
+def test_compare_and_reusability_take_comma_separated_measures(collection, capsys):
+    # As `poolkit score -m P@5,R@5`: one -m value may list several measures.
+    doc = as_json(capsys, "compare", str(collection), "-m", "nDCG@10,AP")
+    assert doc["primary"] == ["nDCG@10", "AP"]
+    doc = as_json(capsys, "reusability", str(collection), "-m", "AP,P@10")
+    assert doc["measures"] == ["AP", "P@10"]
+
+
 def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys):
     doc = as_json(capsys, "compare", str(collection))
     assert set(doc) >= {"command", "poolkit_version", "date", "level", "cutoffs", "measures",

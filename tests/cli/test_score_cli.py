@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from poolkit.cli import main
-from poolkit.cli.score import corpus_size, parse_cutoffs, resolve_measures
+from poolkit.cli.score import corpus_size, measure_texts, parse_cutoffs, resolve_measures
 from poolkit.errors import PoolkitError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,6 +83,15 @@ def test_resolve_measures() -> None:
     assert names(ms) == ["nDCG(gain=exp)@5", "P@5"]
     with pytest.raises(PoolkitError, match="unknown measure 'Precison'"):
         resolve_measures(["Precison@5"], [])
+
+
+def test_measures_split_on_commas_like_k_and_fail_on() -> None:
+    # -k 5,10 and --fail-on a,b take commas, so -m P@5,nDCG@10 must too; a comma inside
+    # parentheses separates a measure's parameters.
+    assert measure_texts(["P@5,nDCG(gain=exp,rel=2)@10 RR", " AP , "]) == [
+        "P@5", "nDCG(gain=exp,rel=2)@10", "RR", "AP"]
+    ms, ks = resolve_measures(["P@5,R@5", "P(rel=2,judged_only=false)@5"], [])
+    assert ([m.name for m in ms], ks) == (["P@5", "R@5", "P(rel=2)@5"], [5])
 
 
 def test_parse_cutoffs() -> None:
