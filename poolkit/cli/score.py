@@ -161,7 +161,8 @@ def measure_texts(texts: Sequence[str]) -> list[str]:
     (``P@5,nDCG(gain=exp,rel=2)@10`` is two measures), as ``-k`` and ``--fail-on`` split."""
     out: list[str] = []
     for text in texts:
-        depth, cur = 0, []
+        depth = 0
+        cur: list[str] = []
         for ch in text + ",":
             depth += (ch == "(") - (ch == ")")
             if depth <= 0 and (ch == "," or ch.isspace()):
