@@ -53,10 +53,6 @@ def sequence_items(path: str | Path, node: yaml.Node, what: str) -> list[yaml.No
 
 def to_python(node: yaml.Node):
     """A plain Python value for free-form parts (provenance), loaded the safe way."""
-    return _construct(node)
-
-
-def _construct(node: yaml.Node):
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
