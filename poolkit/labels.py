@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError, one_of
-from poolkit.store.judging import VOTE_KINDS, check_pool_version, pool_rows, standing_votes
+from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
 from poolkit.store.store import Store
 
 
@@ -166,7 +166,7 @@ def _pair_order(store: Store, pairs: set[tuple[str, str]],
                 pool_version: int | None) -> list[tuple[str, str]]:
     """Store query order; pooled docs in judging order, then others by first event."""
     rank: dict[tuple[str, str], tuple[int, int]] = {}
-    for i, (qid, docid, _version, _hash) in enumerate(pool_rows(store, pool_version)):
+    for i, (qid, docid, _version, _hash) in enumerate(store.pool_rows(pool_version)):
         if (qid, docid) in pairs:
             rank[(qid, docid)] = (0, i)
     first: dict[tuple[str, str], int] = {}

@@ -38,7 +38,6 @@ from poolkit.store.judging import (
     check_pool_version,
     disputed,
     judged_by_others,
-    pool_rows,
     recent_seconds,
     seconds_taken,
     skips,
@@ -130,7 +129,7 @@ class JudgingSession:
         self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
         done = self.stacks.keys() | self.settled_elsewhere
-        for qid, docid, version_, text_hash in pool_rows(store, version):
+        for qid, docid, version_, text_hash in store.pool_rows(version):
             position = positions[qid] = positions.get(qid, 0) + 1
             pair = (qid, docid)
             if wanted is None or pair in wanted:

@@ -99,20 +99,6 @@ def disputed(store: Store, kinds: Iterable[str] = VOTE_KINDS,
             if len(by) >= 2 and len(set(by.values())) > 1}
 
 
-def pool_rows(store: Store, max_version: int | None = None,
-              ) -> list[tuple[str, str, int, str]]:
-    """``(qid, docid, version, text_hash)`` in ``Store.pool``'s judging order, as plain
-    tuples (a test holds the order equal to ``Store.pool``'s): cheap for 100,000s of rows."""
-    sql = ("SELECT m.qid, m.docid, m.version, m.text_hash FROM pool_members m "
-           "LEFT JOIN queries q ON q.qid = m.qid")
-    args: tuple[int, ...] = ()
-    if max_version is not None:
-        sql += " WHERE m.version <= ?"
-        args = (max_version,)
-    sql += " ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid"
-    return store.conn.execute(sql, args).fetchall()
-
-
 def check_pool_version(store: Store, version: int) -> int:
     """``version`` if the store has it, else a StoreError listing the versions it has."""
     known = [v["version"] for v in store.pool_versions()]

@@ -298,7 +298,18 @@ class Store:
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
         """Pooled docs in judging order: by query (store order), then version, then order key."""
-        sql = ("SELECT m.qid, m.docid, m.version, m.text_hash, m.order_key FROM pool_members m "
+        cols = "m.qid, m.docid, m.version, m.text_hash, m.order_key"
+        return [PoolMember(*r) for r in self._pool_query(cols, qid, max_version)]
+
+    def pool_rows(self, max_version: int | None = None) -> list[tuple[str, str, int, str]]:
+        """``(qid, docid, version, text_hash)`` in ``pool``'s order, as plain tuples: what the
+        judging screens and exports read, cheap for 100,000s of rows."""
+        cols = "m.qid, m.docid, m.version, m.text_hash"
+        return self._pool_query(cols, None, max_version).fetchall()
+
+    def _pool_query(self, columns: str, qid: str | None,
+                    max_version: int | None) -> sqlite3.Cursor:
+        sql = (f"SELECT {columns} FROM pool_members m "
                "LEFT JOIN queries q ON q.qid = m.qid WHERE 1=1")
         args: list[Any] = []
         if qid is not None:
@@ -307,8 +318,9 @@ class Store:
         if max_version is not None:
             sql += " AND m.version <= ?"
             args.append(max_version)
+        # The one judging order: queries in store order, then version, order key, doc id.
         sql += " ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid"
-        return [PoolMember(*r) for r in self.conn.execute(sql, args)]
+        return self.conn.execute(sql, args)
 
     def sources(self, qid: str | None = None) -> dict[tuple[str, str], list[Source]]:
         sql = "SELECT qid, docid, system, rank, score, version FROM pool_sources"

@@ -10,7 +10,6 @@ from poolkit.store.judging import (
     assessor_stacks,
     disputed,
     judged_by_others,
-    pool_rows,
     standing_votes,
 )
 
@@ -65,6 +64,6 @@ def test_pool_rows_keep_the_store_judging_order(tiny_store):
     for version in (None, 1, 2):
         expected = [(m.qid, m.docid, m.version, m.text_hash)
                     for m in tiny_store.pool(max_version=version)]
-        assert pool_rows(tiny_store, version) == expected
-    assert [r[1] for r in pool_rows(tiny_store)] == ["d1", "d2", "d3", "late", "d4", "d5",
+        assert tiny_store.pool_rows(version) == expected
+    assert [r[1] for r in tiny_store.pool_rows()] == ["d1", "d2", "d3", "late", "d4", "d5",
                                                     "early", "a"]
