@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -125,7 +126,7 @@ class Store:
         try:
             self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
                                         check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            self._enable_wal()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a poolkit store ({exc})") from None
         self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives a process kill
@@ -133,6 +134,23 @@ class Store:
         self._migrate()
 
     # -- plumbing -------------------------------------------------------------------------
+    def _enable_wal(self) -> None:
+        """Switch to WAL, waiting out other processes opening the same new file.
+
+        Switching the journal mode needs a lock SQLite does not wait for (its busy handler is
+        not called), so two assessors opening a fresh store at the same instant would see
+        "database is locked"; retry until ``busy_timeout`` like every other write.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
     def close(self) -> None:
         self.conn.close()
 

@@ -25,13 +25,19 @@ WORKER = textwrap.dedent("""
     import os, sys, time
     from poolkit.store import Event, NewMember, Store
 
-    path, role, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    path, role, n, WRITERS = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     open(f"{path}.ready-{role}", "w").close()
     while not os.path.exists(path + ".go"):  # start together, once every process is up
         time.sleep(0.005)
     with Store(path, busy_timeout=120) as s:
         if role.startswith("writer"):
-            for i in range(n):
+            s.record_event(Event("q1", "d0", role, "grade", grade=0))
+            # Barrier: no writer goes on until every writer has committed once, so the log
+            # interleaves by construction rather than by the scheduler's whim.
+            open(f"{path}.first-{role}", "w").close()
+            while sum(os.path.exists(f"{path}.first-writer{w}") for w in range(WRITERS)) < WRITERS:
+                time.sleep(0.005)
+            for i in range(1, n):
                 s.record_event(Event("q1", f"d{i}", role, "grade", grade=i % 4))
         elif role == "pooler":
             for i in range(n):
@@ -48,7 +54,7 @@ WORKER = textwrap.dedent("""
 
 
 def spawn(path: Path, role: str, n: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(path), role, str(n)],
+    return subprocess.Popen([sys.executable, "-c", WORKER, str(path), role, str(n), str(WRITERS)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -59,7 +65,9 @@ def test_several_processes_write_and_read_one_store_at_once(tmp_path):
     roles = [*(f"writer{i}" for i in range(WRITERS)), "pooler", "reader"]
     deadline = time.monotonic() + 120
     while not all(Path(f"{path}.ready-{r}").exists() for r in roles):
-        assert all(p.poll() is None for p in procs) and time.monotonic() < deadline
+        dead = [p for p in procs if p.poll() is not None]
+        assert not dead, dead[0].communicate()[1]
+        assert time.monotonic() < deadline
         time.sleep(0.01)
     Path(f"{path}.go").touch()
     for p in procs:
@@ -72,7 +80,8 @@ def test_several_processes_write_and_read_one_store_at_once(tmp_path):
         for i in range(WRITERS):
             mine = [e.docid for e in events if e.assessor == f"writer{i}"]
             assert mine == [f"d{j}" for j in range(EVENTS_EACH)]  # each writer's order kept
-        # The writers really ran at once: their events interleave in the log.
+        # The writers really ran at once (the barrier after each one's first grade makes
+        # sure): their events interleave in the log.
         who = [e.assessor for e in events]
         assert sum(a != b for a, b in zip(who, who[1:])) > WRITERS - 1  # 3 if one by one
         assert [v["version"] for v in s.pool_versions()] == list(range(1, 21))
