@@ -1,13 +1,28 @@
-"""Small helpers shared by the readers: content hashes and whole-file reads with clear errors."""
+"""Small helpers shared by the readers: content hashes and whole-file reads with clear errors.
+
+Every read goes through :func:`open_binary`, which sees through gzip, bzip2 and xz by their
+magic bytes (not the file name), so every reader takes compressed files. Hashes are of the
+content, so a file and its compressed copy hash alike.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from poolkit.errors import InputError
+
+# magic bytes -> (name, the standard-library module whose open() reads it; imported on use)
+COMPRESSIONS: dict[bytes, tuple[str, str]] = {
+    b"\x1f\x8b": ("gzip", "gzip"),
+    b"BZh": ("bzip2", "bz2"),
+    b"\xfd7zXZ\x00": ("xz", "lzma"),
+}
 
 
 @contextmanager
@@ -19,15 +34,43 @@ def _file_errors(p: Path) -> Iterator[None]:
         raise InputError(p, None, "no such file") from None
     except IsADirectoryError:
         raise InputError(p, None, "is a directory, expected a file") from None
+    except EOFError:
+        raise InputError(p, None, "compressed file is cut short") from None
     except OSError as exc:
+        if exc.strerror is None:  # gzip, bz2 and lzma report bad data as a bare OSError
+            raise InputError(p, None, f"compressed file is damaged: {exc}") from None
         raise InputError(p, None, f"cannot read: {exc.strerror}") from None
+    except Exception as exc:
+        lzma = sys.modules.get("lzma")  # imported only when an xz file was opened
+        if lzma is not None and isinstance(exc, lzma.LZMAError):
+            raise InputError(p, None, f"compressed file is damaged: {exc}") from None
+        raise
+
+
+def compression_of(head: bytes) -> str | None:
+    """'gzip', 'bzip2' or 'xz' when ``head`` (a file's first bytes) starts with its magic."""
+    for magic, (name, _module) in COMPRESSIONS.items():
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def open_binary(p: Path) -> IO[bytes]:
+    """``p`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz."""
+    with p.open("rb") as f:
+        head = f.read(6)
+    for magic, (_name, module) in COMPRESSIONS.items():
+        if head.startswith(magic):
+            return importlib.import_module(module).open(p, "rb")  # type: ignore[no-any-return]
+    return p.open("rb")
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, or an InputError that names it (missing, a directory, empty)."""
+    """The file's bytes (decompressed), or an InputError that names it (missing, a directory,
+    empty, damaged compression)."""
     p = Path(path)
-    with _file_errors(p):
-        data = p.read_bytes()
+    with _file_errors(p), open_binary(p) as f:
+        data = f.read()
     if not data.strip():
         raise InputError(p, None, "file is empty")
     return data
@@ -58,7 +101,7 @@ def iter_chunks(path: str | Path, size: int = 1 << 21) -> Iterator[bytes]:
     sits in memory twice (bytes and text) beside what is built from it.
     """
     p = Path(path)
-    with _file_errors(p), p.open("rb") as f:
+    with _file_errors(p), open_binary(p) as f:
         carry = b""
         while True:
             block = f.read(size)
