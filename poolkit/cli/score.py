@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from poolkit.cli.formats import add_format_options
 from poolkit.errors import AuditFailure, PoolkitError
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
 from poolkit.score.audit import (
@@ -39,8 +40,10 @@ audit that makes it readable: |Rel|, the ceiling min(1, K/|Rel|) and the score's
 label coverage, Judged@K, repeats (positional vs distinct hits), excluded queries and queries
 with no results.
 
-QRELS is a TREC qrels file or a golden.yaml; each RUN is a TREC run file or a JSON/YAML
-ranked list (query id -> list of doc ids, list order is the ranking)."""
+QRELS is TREC qrels, BEIR qrels (TSV with its header), golden.yaml or a JSON qrels dictionary;
+each RUN is a TREC run, an MS MARCO run (qid pid rank), a JSON/JSONL run dictionary ({qid:
+{docid: score}}) or a JSON/YAML ranked list (query id -> list of doc ids). Formats are told from
+the content (gzip, bzip2 and xz are read through); --qrels-format/--run-format force one."""
 
 
 def _entries(items: Sequence[tuple[str, str]], width: int) -> str:
@@ -84,9 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score", help="score runs against qrels/golden.yaml, with intervals and the audit",
         description=DESCRIPTION, epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels or golden.yaml")
-    p.add_argument("runs", metavar="RUN", nargs="+",
-                   help="TREC run file, or JSON/YAML ranked list")
+    p.add_argument("qrels", metavar="QRELS", help="qrels in any accepted format")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="run in any accepted format")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                    help="a measure to report (repeatable or comma separated; default: the RAG set "
                         "listed below)")
@@ -125,6 +127,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", action="append", default=[], metavar="CONDITION",
                    help="exit non-zero (3) when an audit condition holds: "
                         + ", ".join(r.spelling for r in FAIL_ON.values()))
+    add_format_options(p)
     p.set_defaults(handler=run_score)
 
 
@@ -237,10 +240,10 @@ def run_score(args: argparse.Namespace) -> int:
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
                            "or --corpus corpus.jsonl")
 
-    qrels = read_labels(args.qrels)
-    runs = [read_any_run(path, order=args.order) for path in args.runs]
-    truth = read_labels(args.truth) if args.truth else None
-    fetches = [read_any_run(path, order=args.order) for path in args.fetch]
+    qrels = read_labels(args.qrels, args.qrels_format)
+    runs = [read_any_run(path, args.order, args.run_format) for path in args.runs]
+    truth = read_labels(args.truth, args.qrels_format) if args.truth else None
+    fetches = [read_any_run(path, args.order, args.run_format) for path in args.fetch]
 
     settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
                         gain=args.gain, corpus_size=size)

@@ -1,14 +1,15 @@
-"""Any label file: golden.yaml (by .yaml/.yml/.json extension) or TREC qrels (anything else)."""
+"""Any label file, its format told from its content (see :mod:`poolkit.io.formats`): TREC
+qrels, BEIR qrels, golden.yaml or a JSON qrels dictionary, compressed or not."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.io.golden import read_golden
-from poolkit.io.qrels import Qrels, read_qrels
+from poolkit.io.qrels import Qrels
 
 
-def read_labels(path: str | Path) -> Qrels:
-    if Path(path).suffix.lower() in (".yaml", ".yml", ".json"):
-        return read_golden(path)
-    return read_qrels(path)
+def read_labels(path: str | Path, fmt: str | None = None) -> Qrels:
+    """Qrels from ``path`` in format ``fmt`` (None: detected from the content)."""
+    from poolkit.io.formats import read_labels_as
+
+    return read_labels_as(path, fmt)

@@ -314,10 +314,9 @@ def write_run(run: Run, path: str | Path, tag: str | None = None) -> None:
                           encoding="utf-8")
 
 
-def read_any_run(path: str | Path, order: str = "score") -> Run:
-    """A TREC run file, or a JSON/YAML ranked list (by extension)."""
-    from poolkit.io.ranked import RANKED_SUFFIXES, read_ranked
+def read_any_run(path: str | Path, order: str = "score", fmt: str | None = None) -> Run:
+    """A run in any accepted format (see :mod:`poolkit.io.formats`), told from its content
+    unless ``fmt`` names it; ``order`` applies to TREC run files."""
+    from poolkit.io.formats import read_run_as
 
-    if Path(path).suffix.lower() in RANKED_SUFFIXES:
-        return read_ranked(path)
-    return read_run(path, order=order)
+    return read_run_as(path, fmt, order)[0]

@@ -1,0 +1,52 @@
+"""BEIR qrels: a TSV ``query-id<TAB>corpus-id<TAB>score`` with that header line (BEIR's
+``qrels/test.tsv``). Scores are integer grades; the header may be absent when the format is
+forced (``--qrels-format beir``). The same rules as TREC qrels: a pair listed twice with the
+same grade is tolerated, with different grades it is an error naming both lines.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from poolkit.errors import InputError
+from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.qrels import Qrels
+
+BEIR_HEADER = ("query-id", "corpus-id", "score")
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def is_beir_header(line: str) -> bool:
+    return tuple(line.lower().split()) == BEIR_HEADER
+
+
+def read_beir_qrels(path: str | Path) -> Qrels:
+    data = read_bytes(path)
+    text = decode(path, data)
+    grades: dict[str, dict[str, int]] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts or (lineno == 1 and is_beir_header(line)):
+            continue
+        if len(parts) != 3:
+            raise InputError(path, lineno, f"expected 3 columns 'query-id corpus-id score', "
+                                           f"found {len(parts)}: {line.strip()!r}")
+        qid, docid, grade_s = parts
+        if not _INT.match(grade_s):
+            raise InputError(path, lineno, f"score {grade_s!r} is not an integer grade")
+        grade = int(grade_s)
+        docs = grades.setdefault(qid, {})
+        if docid in docs:
+            if docs[docid] != grade:
+                raise InputError(path, lineno,
+                                 f"query {qid!r} doc {docid!r} graded {grade} here but "
+                                 f"{docs[docid]} on line {lines[(qid, docid)]}")
+            continue
+        docs[docid] = grade
+        lines[(qid, docid)] = lineno
+    if not grades:
+        raise InputError(path, None, "no qrels lines found (only the header)")
+    return Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),
+                 source_lines=lines)

@@ -1,0 +1,93 @@
+"""Nested dictionaries ``{qid: {docid: value}}`` as ranx, ir_measures and pytrec_eval hold
+them: JSON (one object) or JSONL (one or more queries per line, a query on one line only).
+
+As a run the values are scores, ranked high to low with ties by doc id descending
+(trec_eval's order, so a run and its TREC twin score alike); as qrels they are integer grades.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from poolkit.errors import InputError
+from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.qrels import Qrels
+from poolkit.io.run import Run
+
+# (qid, {docid: value}, line or None) in file order
+_Entries = list[tuple[str, dict[str, Any], "int | None"]]
+
+
+def _entries(path: str | Path, text: str) -> _Entries:
+    """The queries of a JSON object or of JSONL lines, each with the line it came from."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+        whole = None
+    out: _Entries = []
+    if whole is not None:
+        if not isinstance(whole, dict):
+            raise InputError(path, None, "expected an object {query id: {doc id: value}}")
+        out = [(q, v, None) for q, v in whole.items()]
+    else:
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, lineno, f"not valid JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise InputError(path, lineno, "expected an object {query id: {doc id: value}}")
+            out += [(q, v, lineno) for q, v in obj.items()]
+    seen: dict[str, int | None] = {}
+    for qid, docs, at in out:
+        if not isinstance(docs, dict):
+            raise InputError(path, at, f"query {qid!r}: expected an object {{doc id: value}}, "
+                                       f"found {type(docs).__name__}")
+        if qid in seen:
+            where = f" (first on line {seen[qid]})" if seen[qid] else ""
+            raise InputError(path, at, f"query {qid!r} is listed twice{where}")
+        seen[qid] = at
+    if not out:
+        raise InputError(path, None, "no queries found")
+    return out
+
+
+def _number(path: str | Path, line: int | None, qid: str, docid: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise InputError(path, line, f"query {qid!r} doc {docid!r}: score {value!r} is not a "
+                                     f"number")
+    return float(value)
+
+
+def read_json_run(path: str | Path, name: str | None = None) -> Run:
+    data = read_bytes(path)
+    rankings: dict[str, list[str]] = {}
+    scores: dict[str, list[float]] = {}
+    for qid, docs, line in _entries(path, decode(path, data)):
+        pairs = sorted(((_number(path, line, qid, d, v), d) for d, v in docs.items()),
+                       reverse=True)  # ties: doc id descending, as trec_eval
+        rankings[qid] = [d for _, d in pairs]
+        scores[qid] = [s for s, _ in pairs]
+    return Run(rankings, name=name or Path(path).name, sha256=sha256_hex(data), path=str(path),
+               scores=scores)
+
+
+def read_json_qrels(path: str | Path) -> Qrels:
+    data = read_bytes(path)
+    grades: dict[str, dict[str, int]] = {}
+    for qid, docs, line in _entries(path, decode(path, data)):
+        out: dict[str, int] = {}
+        for docid, value in docs.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InputError(path, line, f"query {qid!r} doc {docid!r}: grade {value!r} is "
+                                             f"not an integer")
+            out[docid] = value
+        grades[qid] = out
+    return Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path))
