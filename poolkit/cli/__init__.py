@@ -31,6 +31,7 @@ SUBCOMMANDS = {
     "compare": "compare",
     "reusability": "reusability",
     "agreement": "agreement",
+    "trec-eval": "trec_eval",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -44,6 +45,7 @@ SUMMARIES = {
     "compare": "re-score every run under two label sets (pool versions or files)",
     "reusability": "leave-one-run/group-out: how reusable the pool is",
     "agreement": "assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
+    "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
 }
 
 

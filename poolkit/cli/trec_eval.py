@@ -1,0 +1,64 @@
+"""``poolkit trec-eval``: a drop-in for trec_eval's command line, for the measures poolkit
+computes (see :mod:`poolkit.score.trec_eval` for the conventions it reproduces)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from poolkit.errors import PoolkitError
+
+DESCRIPTION = """\
+trec_eval's command line and output, byte for byte, for the measures poolkit computes:
+runid, num_q, num_ret, num_rel, num_rel_ret, map, Rprec, bpref, recip_rank, P, recall, ndcg,
+ndcg_cut, map_cut, success, set_recall, num_nonrel_judged_ret (-m NAME, -m NAME.5,10 for
+cutoffs, or the nicknames official (default), all_trec and set, which stand for the measures
+of theirs poolkit computes).
+
+Unlike `poolkit score`, a query whose judgments hold no relevant document is averaged as 0
+(trec_eval's convention); `poolkit score` leaves it out of every mean and counts it."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from poolkit.cli.formats import add_format_options
+
+    p = subparsers.add_parser(
+        "trec-eval", help="trec_eval's output, byte for byte, for the measures poolkit computes",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help="relevance judgments (any accepted format)")
+    p.add_argument("run", metavar="RUN", help="the run to evaluate (any accepted format)")
+    p.add_argument("-q", dest="per_query", action="store_true",
+                   help="also print every query's values")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every query of the qrels; one the run lacks scores 0")
+    p.add_argument("-n", dest="no_summary", action="store_true",
+                   help="no summary (the 'all' lines)")
+    p.add_argument("-J", dest="judged_only", action="store_true",
+                   help="drop unjudged documents from every ranking before scoring")
+    p.add_argument("-l", dest="level", type=int, default=1, metavar="N",
+                   help="relevance level: grade >= N is relevant (default 1)")
+    p.add_argument("-M", dest="depth", type=int, default=None, metavar="N",
+                   help="use only the top N documents of every ranking")
+    p.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
+                   help="a measure (repeatable): NAME, NAME.K1,K2 or a nickname "
+                        "(default: official)")
+    add_format_options(p, runs=True)
+    p.set_defaults(handler=run_trec_eval)
+
+
+def run_trec_eval(args: argparse.Namespace) -> int:
+    from poolkit.io.formats import read_labels_as, read_run_as, run_tag_of_last_line
+    from poolkit.score.trec_eval import Options, select_measures, trec_eval
+
+    selection = select_measures(args.measures)
+    if args.depth is not None and args.depth < 0:
+        raise PoolkitError(f"-M must not be negative, got {args.depth}")
+    qrels = read_labels_as(args.qrels, args.qrels_format)
+    run, fmt = read_run_as(args.run, args.run_format)
+    runid = run_tag_of_last_line(args.run) if fmt == "trec" else None
+    opts = Options(complete=args.complete, level=args.level, depth=args.depth,
+                   judged_only=args.judged_only)
+    sys.stdout.write(trec_eval(qrels, run, selection, opts, per_query=args.per_query,
+                               summary=not args.no_summary, runid=runid))
+    sys.stdout.flush()
+    return 0

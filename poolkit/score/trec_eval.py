@@ -1,0 +1,300 @@
+"""``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for the measures
+poolkit computes.
+
+The values come from poolkit's own measures (:mod:`poolkit.score.measures`); this module only
+reproduces trec_eval's conventions around them, which differ from ``poolkit score``'s:
+
+* Queries: those in both the qrels and the run, in byte order of their ids (``-c``: every
+  query of the qrels, a missing one scoring 0). A query whose judgments hold no relevant
+  document is evaluated and averaged as 0; ``poolkit score`` excludes and counts it.
+* Ranking: score descending, ties by doc id descending (the run's rank column is ignored);
+  ``-M N`` keeps the top N, then ``-J`` drops every document without a judgment >= 0.
+  A document listed twice for a query is an error, as in trec_eval.
+* Means: a plain sum over the queries in order, divided by their number; counts
+  (``num_ret``, ``num_rel``, ``num_rel_ret``) are summed; ``runid`` is the run tag of the
+  file's last line.
+* Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), measures in trec_eval's table order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from poolkit.errors import PoolkitError, did_you_mean
+from poolkit.io.qrels import Qrels
+from poolkit.io.run import Run
+from poolkit.score.measures import Measure, QueryFacts
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# Every measure name trec_eval knows (its measure table), so that one it computes and poolkit
+# does not is told apart from a typo.
+TREC_EVAL_NAMES = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp",
+    "rbp_resid", "unj",
+)
+
+
+class QueryView:
+    """One query as trec_eval sees it: the ranking after -M/-J and its shared facts."""
+
+    __slots__ = ("ranking", "facts", "level")
+
+    def __init__(self, ranking: Sequence[str], facts: QueryFacts, level: int) -> None:
+        self.ranking = ranking
+        self.facts = facts
+        self.level = level
+
+    def value(self, measure: Measure) -> float:
+        return measure.from_facts(self.facts, self.level)
+
+
+Compute = Callable[[QueryView, "int | None"], float]
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: how a query's value is computed and how the summary reads.
+
+    ``kind``: ``runid`` (summary line only), ``count`` (an integer per query, summed),
+    ``value`` (a number per query, averaged) or ``cutoffs`` (one ``value`` per cutoff,
+    named ``NAME_K``; ``-m NAME.5,10`` sets them).
+    """
+
+    name: str
+    kind: str
+    compute: Compute | None = None
+    cutoffs: tuple[int, ...] = ()
+    per_query: bool = True
+
+
+def _poolkit(family: str) -> Compute:
+    """A value from poolkit's measure ``family`` (at the cutoff when there is one)."""
+    cache: dict[int | None, Measure] = {}
+
+    def compute(q: QueryView, k: int | None) -> float:
+        m = cache.get(k)
+        if m is None:
+            m = cache[k] = Measure(family, k)
+        return q.value(m)
+
+    return compute
+
+
+def _num_ret(q: QueryView, k: int | None) -> float:
+    return float(len(q.ranking))
+
+
+def _num_rel(q: QueryView, k: int | None) -> float:
+    return float(q.facts.relevant(q.level)[1])
+
+
+def _num_rel_ret(q: QueryView, k: int | None) -> float:
+    return float(len(q.facts.relevant(q.level)[0]))
+
+
+def _num_nonrel_judged_ret(q: QueryView, k: int | None) -> float:
+    return float(sum(1 for _, g in q.facts.hits if 0 <= g < q.level))
+
+
+def _num_q(q: QueryView, k: int | None) -> float:
+    return 1.0
+
+
+# In trec_eval's table order, which is the order lines are printed in.
+TREC_MEASURES: dict[str, TrecMeasure] = {
+    m.name: m
+    for m in (
+        TrecMeasure("runid", "runid", per_query=False),
+        TrecMeasure("num_q", "count", _num_q, per_query=False),
+        TrecMeasure("num_ret", "count", _num_ret),
+        TrecMeasure("num_rel", "count", _num_rel),
+        TrecMeasure("num_rel_ret", "count", _num_rel_ret),
+        TrecMeasure("map", "value", _poolkit("AP")),
+        TrecMeasure("Rprec", "value", _poolkit("Rprec")),
+        TrecMeasure("bpref", "value", _poolkit("bpref")),
+        TrecMeasure("recip_rank", "value", _poolkit("RR")),
+        TrecMeasure("P", "cutoffs", _poolkit("P"), DEFAULT_CUTOFFS),
+        TrecMeasure("recall", "cutoffs", _poolkit("R"), DEFAULT_CUTOFFS),
+        TrecMeasure("ndcg", "value", _poolkit("nDCG")),
+        TrecMeasure("ndcg_cut", "cutoffs", _poolkit("nDCG"), DEFAULT_CUTOFFS),
+        TrecMeasure("map_cut", "cutoffs", _poolkit("AP"), DEFAULT_CUTOFFS),
+        TrecMeasure("success", "cutoffs", _poolkit("Hit"), (1, 5, 10)),
+        TrecMeasure("set_recall", "value", _poolkit("R")),
+        TrecMeasure("num_nonrel_judged_ret", "count", _num_nonrel_judged_ret),
+    )
+}
+
+# trec_eval's nicknames; each stands for the measures of its list that poolkit computes.
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+                 "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+                 "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+}
+
+_LEADING_INT = re.compile(r"\s*([+-]?\d+)")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The measures asked for, in table order, with their cutoffs."""
+
+    measures: tuple[tuple[TrecMeasure, tuple[int, ...]], ...]
+
+    def names(self) -> list[str]:
+        """The names printed, in order (``P_5``, ``map``...)."""
+        out: list[str] = []
+        for m, cutoffs in self.measures:
+            out += [f"{m.name}_{k}" for k in cutoffs] if m.kind == "cutoffs" else [m.name]
+        return out
+
+
+def _unsupported(name: str) -> PoolkitError:
+    if name in TREC_EVAL_NAMES or name in NICKNAMES:
+        return PoolkitError(f"measure {name!r} is trec_eval's but poolkit does not compute it; "
+                            f"supported: {', '.join(TREC_MEASURES)} (and the nicknames "
+                            f"{', '.join(NICKNAMES)})")
+    return PoolkitError(f"unknown trec_eval measure {name!r}; supported: "
+                        f"{', '.join(TREC_MEASURES)}"
+                        f"{did_you_mean(name, [*TREC_MEASURES, *NICKNAMES])}")
+
+
+def _cutoffs(name: str, params: str) -> tuple[int, ...]:
+    """``5,10`` -> (5, 10): read as trec_eval does (each part's leading integer, sorted);
+    non-positive or repeated cutoffs are refused, as trec_eval refuses them."""
+    values = []
+    for part in params.split(","):
+        m = _LEADING_INT.match(part)
+        if not m:
+            raise PoolkitError(f"-m {name}.{params}: cutoff {part!r} is not an integer")
+        values.append(int(m[1]))
+    values.sort()
+    if values[0] <= 0:
+        raise PoolkitError(f"-m {name}.{params}: cutoffs must be positive")
+    if len(set(values)) != len(values):
+        raise PoolkitError(f"-m {name}.{params}: a cutoff is given twice")
+    return tuple(values)
+
+
+def select_measures(texts: Sequence[str]) -> Selection:
+    """What ``-m`` asked for (default ``official``), as trec_eval reads it: ``NAME``,
+    ``NAME.P1,P2`` (cutoffs) or a nickname; a nickname's measures poolkit does not compute
+    are left out, a measure named on its own that poolkit does not compute is an error."""
+    marked: set[str] = set()
+    params: dict[str, tuple[int, ...]] = {}
+    for text in texts or ["official"]:
+        name, dot, rest = text.partition(".")
+        if dot:
+            if not rest:
+                raise PoolkitError(f"-m {text}: no parameters after the '.'")
+            if name in NICKNAMES:
+                raise PoolkitError(f"-m {text}: the nickname {name!r} takes no parameters")
+            meas = TREC_MEASURES.get(name)
+            if meas is None:
+                raise _unsupported(name)
+            if meas.kind != "cutoffs":
+                raise PoolkitError(f"-m {text}: poolkit computes {name} only with its default "
+                                   f"parameters (none)")
+            params.setdefault(name, _cutoffs(name, rest))  # the first one wins, as in trec_eval
+        if name in NICKNAMES:
+            marked.update(n for n in NICKNAMES[name] if n in TREC_MEASURES)
+        elif name in TREC_MEASURES:
+            marked.add(name)
+        else:
+            raise _unsupported(name)
+    return Selection(tuple((m, params.get(m.name, m.cutoffs)) for m in TREC_MEASURES.values()
+                           if m.name in marked))
+
+
+@dataclass(frozen=True)
+class Options:
+    """trec_eval's switches that change values: -c, -l, -M, -J."""
+
+    complete: bool = False
+    level: int = 1
+    depth: int | None = None
+    judged_only: bool = False
+
+
+def _ranking(run: Run, qid: str, opts: Options, grades: dict[str, int]) -> list[str]:
+    ranking = run.rankings.get(qid, [])
+    if opts.depth is not None:
+        ranking = ranking[:max(opts.depth, 0)]
+    if len(set(ranking)) != len(ranking):
+        dup = next(d for d, n in Counter(ranking).items() if n > 1)
+        raise PoolkitError(f"{run.path or run.name}: query {qid!r} lists doc {dup!r} twice "
+                           f"(trec_eval refuses duplicate docs too)")
+    if opts.judged_only:
+        ranking = [d for d in ranking if grades.get(d, -1) >= 0]
+    return ranking
+
+
+def _fmt_value(name: str, qid: str, value: float) -> str:
+    return f"{name:<22}\t{qid}\t{value:6.4f}\n"
+
+
+def _fmt_count(name: str, qid: str, value: float) -> str:
+    return f"{name:<22}\t{qid}\t{int(value)}\n"
+
+
+def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
+              per_query: bool = False, summary: bool = True, runid: str | None = None) -> str:
+    """trec_eval's stdout for ``run`` against ``qrels``."""
+    in_run = set(run.rankings)
+    qids = sorted(q for q in qrels.grades if opts.complete or q in in_run)
+    if not qids:
+        raise PoolkitError("no query has both results and relevance judgments "
+                           "(trec_eval stops here too)")
+    # (measure, cutoff or None, printed name, summed value)
+    slots: list[tuple[TrecMeasure, int | None, str]] = []
+    for m, cutoffs in selection.measures:
+        if m.kind == "cutoffs":
+            slots.extend((m, k, f"{m.name}_{k}") for k in cutoffs)
+        elif m.kind != "runid":
+            slots.append((m, None, m.name))
+    totals = [0.0] * len(slots)
+    out: list[str] = []
+    for qid in qids:
+        grades = qrels.grades[qid]
+        ranking = _ranking(run, qid, opts, grades)
+        view = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+        for i, (m, k, name) in enumerate(slots):
+            assert m.compute is not None
+            value = m.compute(view, k)
+            totals[i] += value
+            if per_query and m.per_query:
+                fmt = _fmt_count if m.kind == "count" else _fmt_value
+                out.append(fmt(name, qid, value))
+    if summary:
+        n = len(qids)
+        tag = runid if runid is not None else (run.tag or run.name)
+        totals_by_slot = iter(zip(slots, totals))
+        for m, cutoffs in selection.measures:
+            if m.kind == "runid":
+                out.append(f"{'runid':<22}\tall\t{tag}\n")
+                continue
+            for _ in (cutoffs if m.kind == "cutoffs" else (None,)):
+                (_m, _k, name), total = next(totals_by_slot)
+                if m.kind == "count":
+                    out.append(_fmt_count(name, "all", total))
+                else:
+                    out.append(_fmt_value(name, "all", total / n))
+    return "".join(out)

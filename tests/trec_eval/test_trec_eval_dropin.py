@@ -1,0 +1,136 @@
+"""`poolkit trec-eval` against trec_eval itself: its published test outputs, the binary built
+from its source on the DL19 runs, and the binary on random small inputs (hypothesis)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shared_data import shared_path
+
+from poolkit.cli import main
+
+pytestmark = pytest.mark.shared
+
+# (published output, the invocation its README gives; -m measures poolkit lacks left out)
+PUBLISHED = [
+    ("out.test", ["qrels.test", "results.test"]),
+    ("out.test.a", ["-m", "all_trec", "qrels.test", "results.test"]),
+    ("out.test.aq", ["-m", "all_trec", "-q", "qrels.test", "results.test"]),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"]),
+    ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"]),
+    ("out.test.aql", ["-m", "all_trec", "-q", "-l2", "qrels.rel_level", "results.test"]),
+    ("out.test.meas_params", ["-q", "-m", "P.5,7,3", "-m", "recall.20,2000",
+                              "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test",
+                              "results.test"]),
+]
+
+OPTION_SETS = [
+    [],
+    ["-m", "all_trec", "-q"],
+    ["-m", "all_trec", "-q", "-c", "-J"],
+    ["-m", "all_trec", "-q", "-l", "2"],
+    ["-m", "all_trec", "-q", "-n", "-M", "10", "-l", "3"],
+    ["-m", "ndcg_cut.1,3,1000", "-m", "P.1,2", "-m", "map_cut.7", "-m", "success.3", "-q"],
+]
+
+
+def poolkit_trec_eval(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    code = main(["trec-eval", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def only(lines: str, names: set[str]) -> str:
+    """trec_eval's lines for the measures named (its output holds measures poolkit lacks)."""
+    return "".join(line for line in lines.splitlines(keepends=True)
+                   if line.split("\t")[0].rstrip() in names)
+
+
+def names_in(out: str) -> set[str]:
+    return {line.split("\t")[0].rstrip() for line in out.splitlines()}
+
+
+@pytest.mark.parametrize(("published", "args"), PUBLISHED, ids=[p for p, _ in PUBLISHED])
+def test_byte_identical_to_published_outputs(capsys: pytest.CaptureFixture[str], published: str,
+                                             args: list[str]) -> None:
+    ref = shared_path("reference", "trec_eval")
+    paths = [str(ref / a) if (ref / a).is_file() else a for a in args]
+    out = poolkit_trec_eval(capsys, paths)
+    expected = (ref / published).read_text()
+    assert out == only(expected, names_in(out))
+    # every supported measure of the invocation is there, not a convenient subset
+    assert names_in(out) == names_in(only(expected, names_in(out)))
+    assert len(out.splitlines()) >= 18
+
+
+def reference(binary: Path, args: list[str]) -> str:
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+DL19_RUNS = ["bm25", "bm25-rm3", "openai-ada2", "repllama", "splade-pp-ed", "tasb"]
+
+
+@pytest.mark.parametrize("run", DL19_RUNS)
+@pytest.mark.parametrize("opts", OPTION_SETS, ids=lambda o: " ".join(o) or "default")
+def test_byte_identical_to_the_binary_on_dl19(capsys: pytest.CaptureFixture[str],
+                                              trec_eval_binary: Path, run: str,
+                                              opts: list[str]) -> None:
+    base = shared_path("collections", "dl19-passage-pool")
+    args = [*opts, str(base / "qrels.full.txt"), str(base / "runs" / f"{run}.run")]
+    out = poolkit_trec_eval(capsys, args)
+    assert out == only(reference(trec_eval_binary, args), names_in(out))
+    if "all_trec" in opts:  # every measure poolkit computes took part
+        assert {"map", "P_5", "recall_1000", "ndcg", "ndcg_cut_10", "map_cut_100", "success_1",
+                "Rprec", "bpref", "recip_rank", "set_recall",
+                "num_nonrel_judged_ret"} <= names_in(out)
+
+
+# Random small collections: grades -1..3, scores with ties, ids that sort in tricky orders.
+_ids = st.sampled_from(["d1", "d10", "d2", "D1", "a", "b", "c", "z9", "d01", "x"])
+_qids = st.sampled_from(["1", "10", "2", "q", "Q"])
+
+
+@st.composite
+def collections(draw: st.DrawFn) -> tuple[str, str]:
+    """Qrels and a run holding every qrels query (trec_eval stops on one it lacks, without
+    -c) and maybe more; each query has a judgment >= 0 (trec_eval cannot score a query
+    whose judgments are all negative)."""
+    qrels = []
+    qids = draw(st.lists(_qids, min_size=1, max_size=4, unique=True))
+    for qid in qids:
+        docs = draw(st.lists(_ids, min_size=1, max_size=6, unique=True))
+        grades = [draw(st.integers(-1, 3)) for _ in docs]
+        grades[0] = max(grades[0], 0)
+        qrels += [f"{qid} 0 {doc} {g}\n" for doc, g in zip(docs, grades)]
+    run = []
+    extra = draw(st.lists(_qids, max_size=2, unique=True))
+    for qid in dict.fromkeys([*qids, *extra]):
+        for i, doc in enumerate(draw(st.lists(_ids, min_size=1, max_size=8, unique=True))):
+            score = draw(st.sampled_from([1.0, 2.0, 0.5, 3.25, -1.0]))
+            run.append(f"{qid} Q0 {doc} {i + 1} {score} tag{qid}\n")
+    return "".join(qrels), "".join(run)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(collections(), st.sampled_from(OPTION_SETS[1:5]))
+def test_random_collections_match_the_binary(tmp_path: Path, trec_eval_binary: Path,
+                                             capsys: pytest.CaptureFixture[str],
+                                             data: tuple[str, str], opts: list[str]) -> None:
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text(data[0])
+    run.write_text(data[1])
+    args = [*opts, str(qrels), str(run)]
+    done = subprocess.run([str(trec_eval_binary), *args], capture_output=True, text=True)
+    code = main(["trec-eval", *args])
+    out, err = capsys.readouterr()
+    assert done.returncode == 0, done.stderr
+    assert code == 0, err
+    assert out == only(done.stdout, names_in(out))

@@ -1,0 +1,111 @@
+"""`poolkit trec-eval`'s own rules: trec_eval's conventions where they differ from `poolkit
+score`, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from poolkit.cli import main
+from poolkit.score.trec_eval import TREC_MEASURES, select_measures
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 0\nq3 0 d9 2\n"  # q2: judged, nothing relevant
+RUN = ("q1 Q0 d2 1 3.0 first\nq1 Q0 d1 2 2.0 first\nq2 Q0 d3 1 1.0 first\n"
+       "q9 Q0 d1 1 1.0 last\n")  # q3 missing, q9 unknown
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["trec-eval", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+def test_a_query_without_relevant_documents_is_averaged_as_zero(
+        capsys: pytest.CaptureFixture[str], files: tuple[str, str]) -> None:
+    code, out, _ = run_cli(capsys, "-m", "map", "-m", "num_q", "-m", "runid", *files)
+    assert code == 0
+    # q1 AP 0.5, q2 (nothing relevant) 0; q3 is missing from the run and skipped (no -c)
+    assert out == ("runid                 \tall\tlast\n"
+                   "num_q                 \tall\t2\n"
+                   "map                   \tall\t0.2500\n")
+    code, out, _ = run_cli(capsys, "-c", "-m", "map", "-m", "num_q", *files)
+    assert out == "num_q                 \tall\t3\nmap                   \tall\t0.1667\n"
+    # poolkit score leaves q2 out of the mean and counts it; q3 scores 0 (as with -c)
+    code = main(["score", *files, "-m", "AP", "--format", "json"])
+    result = json.loads(capsys.readouterr().out)["runs"][0]
+    assert code == 0 and result["measures"]["AP"]["mean"] == pytest.approx(0.25)
+    assert result["queries"]["excluded"] == ["q2"] and result["queries"]["missing"] == ["q3"]
+
+
+def test_per_query_lines_follow_query_id_byte_order(capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("b 0 d 1\nB 0 d 1\n10 0 d 1\n9 0 d 1\n")
+    (tmp_path / "run").write_text("".join(f"{q} Q0 d 1 1 t\n" for q in ("b", "B", "10", "9")))
+    code, out, _ = run_cli(capsys, "-q", "-n", "-m", "num_ret", str(tmp_path / "qrels"),
+                           str(tmp_path / "run"))
+    assert code == 0 and [line.split("\t")[1] for line in out.splitlines()] == \
+        ["10", "9", "B", "b"]
+
+
+@pytest.mark.parametrize(("measure", "message"), [
+    ("gm_map", "measure 'gm_map' is trec_eval's but poolkit does not compute it"),
+    ("iprec_at_recall", "measure 'iprec_at_recall' is trec_eval's but poolkit does not"),
+    ("mapp", "unknown trec_eval measure 'mapp'"),
+    ("P.0,5", "-m P.0,5: cutoffs must be positive"),
+    ("P.5,5", "-m P.5,5: a cutoff is given twice"),
+    ("P.x", "-m P.x: cutoff 'x' is not an integer"),
+    ("ndcg.1=3", "poolkit computes ndcg only with its default parameters"),
+])
+def test_an_unsupported_measure_is_one_line_naming_it(capsys: pytest.CaptureFixture[str],
+                                                      files: tuple[str, str], measure: str,
+                                                      message: str) -> None:
+    code, out, err = run_cli(capsys, "-m", measure, *files)
+    assert code == 2 and out == ""
+    assert err.startswith("poolkit trec-eval: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_nicknames_stand_for_the_measures_poolkit_computes() -> None:
+    official = [m.name for m, _ in select_measures([]).measures]
+    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec",
+                        "bpref", "recip_rank", "P"]
+    assert [m.name for m, _ in select_measures(["all_trec"]).measures] == list(TREC_MEASURES)
+    assert select_measures(["P.10,5", "P.20"]).names() == ["P_5", "P_10"]  # first one wins
+
+
+def test_a_document_listed_twice_is_refused_like_trec_eval(capsys: pytest.CaptureFixture[str],
+                                                         tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n")
+    code, _, err = run_cli(capsys, str(tmp_path / "qrels"), str(tmp_path / "run"))
+    assert code == 2 and "query 'q1' lists doc 'd1' twice" in err and err.count("\n") == 1
+
+
+def test_no_common_query_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "run").write_text("q2 Q0 d1 1 2.0 t\n")
+    code, _, err = run_cli(capsys, str(tmp_path / "qrels"), str(tmp_path / "run"))
+    assert code == 2 and "no query has both results and relevance judgments" in err
+
+
+def test_other_run_formats_score_like_their_trec_twin(capsys: pytest.CaptureFixture[str],
+                                                     files: tuple[str, str],
+                                                     tmp_path: Path) -> None:
+    qrels, trec = files
+    as_json = tmp_path / "run.json"
+    as_json.write_text(json.dumps({"q1": {"d2": 3.0, "d1": 2.0}, "q2": {"d3": 1.0},
+                                   "q9": {"d1": 1.0}}))
+    _, want, _ = run_cli(capsys, "-m", "all_trec", "-q", "-c", qrels, trec)
+    code, got, err = run_cli(capsys, "-m", "all_trec", "-q", "-c", qrels, str(as_json))
+    assert code == 0, err
+    # the same lines but runid: a JSON run has no tag, its file name stands in
+    assert got.replace("run.json", "last") == want
