@@ -39,6 +39,15 @@ class StoreError(PoolkitError):
     """The judging store cannot do what was asked (unknown pool version, newer schema...)."""
 
 
+class NoStoreError(StoreError):
+    """The config's store does not exist yet: the one message every command gives."""
+
+    def __init__(self, location: object, hint: str = "") -> None:
+        self.location = location
+        hint = hint or "run `poolkit pool CONFIG` (or `poolkit import`) first"
+        super().__init__(f"{location}: no judging store yet; {hint}")
+
+
 class AuditFailure(PoolkitError):
     """A ``--fail-on`` condition held: the report was printed, the exit code says no."""
 

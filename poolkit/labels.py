@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
-from poolkit.store.store import Store
 
 
 class Unresolvable(Exception):
@@ -109,7 +109,7 @@ def get_policy(name: str) -> Policy:
     return POLICIES[name]
 
 
-def current_labels(store: Store, policy: str = "latest",
+def current_labels(store: StoreBackend, policy: str = "latest",
                    assessors: Iterable[str] | None = None,
                    pool_version: int | None = None) -> Labels:
     """Labels as the log stands now under ``policy``.
@@ -151,7 +151,7 @@ def current_labels(store: Store, policy: str = "latest",
     return labels
 
 
-def _adjudications(store: Store, pool_version: int | None,
+def _adjudications(store: StoreBackend, pool_version: int | None,
                    ) -> dict[tuple[str, str], tuple[int, str]]:
     """(grade, adjudicator) of the latest standing adjudication per pair."""
     out: dict[tuple[str, str], tuple[int, str]] = {}
@@ -162,7 +162,7 @@ def _adjudications(store: Store, pool_version: int | None,
     return out
 
 
-def _pair_order(store: Store, pairs: set[tuple[str, str]],
+def _pair_order(store: StoreBackend, pairs: set[tuple[str, str]],
                 pool_version: int | None) -> list[tuple[str, str]]:
     """Store query order; pooled docs in judging order, then others by first event."""
     rank: dict[tuple[str, str], tuple[int, int]] = {}
@@ -170,8 +170,7 @@ def _pair_order(store: Store, pairs: set[tuple[str, str]],
         if (qid, docid) in pairs:
             rank[(qid, docid)] = (0, i)
     first: dict[tuple[str, str], int] = {}
-    for i, (q, d) in enumerate(store.conn.execute(
-            "SELECT qid, docid FROM events GROUP BY qid, docid ORDER BY MIN(id)")):
+    for i, (q, d) in enumerate(store.labelled_pairs_in_order()):
         first.setdefault((q, d), i)
     query_rank = {q: i for i, q in enumerate(store.queries())}
     query_first: dict[str, int] = {}
@@ -187,7 +186,7 @@ def _pair_order(store: Store, pairs: set[tuple[str, str]],
     return sorted(pairs, key=key)
 
 
-def provenance(store: Store, labels: Labels, pool_version: int | None,
+def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
                date: str) -> dict[str, dict[str, object]]:
     """Per query: pool version and depth, contributing systems, assessors, policy, date and
     poolkit version (what golden.yaml carries so a label file says where it came from); also

@@ -1,9 +1,7 @@
-"""What the analysis commands read: a config's store and run files, or plain files.
+"""What the analysis commands read in the file form: runs and labels from plain files.
 
-The config form works on the judging store (labels as of a pool version, which system
-brought which document in) and defaults the runs to the config's systems' run files. The
-file form needs no store: labels come from qrels/golden files and runs are named by their
-file name without extension.
+The file form needs no store: labels come from qrels/golden files and runs are named by
+their file name without extension. (The config form reads through ``poolkit.collection``.)
 """
 
 from __future__ import annotations
@@ -11,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from poolkit.config import Config, load_config
+from poolkit.config import Config
 from poolkit.errors import PoolkitError
 from poolkit.io import Run, read_any_run
-from poolkit.store import Store
-
-RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
 
 
 def run_name(path: str | Path) -> str:
@@ -36,65 +31,6 @@ def read_runs(paths: Sequence[str | Path], order: str = "score") -> dict[str, Ru
         run.name = name
         runs[name] = run
     return runs
-
-
-def open_store(config: Config) -> Store:
-    if not config.store.is_file():
-        raise PoolkitError(f"{config.path}: store {config.store} does not exist yet "
-                           f"(run `poolkit pool {config.path.name}` first)")
-    return Store(config.store)
-
-
-def system_run_path(config: Config, store: Store | None, name: str) -> Path | None:
-    """Where system ``name``'s run file is: ``runs_dir/NAME.run`` (what ``poolkit pool``
-    writes; also .trec/.txt/.tsv), the path the store registered when it pooled, or the
-    configured ``path:`` of an external run."""
-    candidates = [config.runs_dir / f"{name}{suffix}" for suffix in RUN_SUFFIXES]
-    if store is not None:
-        registered = store.systems().get(name, {}).get("run_path")
-        if registered:
-            p = Path(registered)
-            candidates += [p] if p.is_absolute() else [config.path.parent / p,
-                                                       config.store.parent / p, p]
-    system = config.systems[name]
-    if system.path is not None:
-        candidates.append(system.path)
-    return next((c for c in candidates if c.is_file()), None)
-
-
-def config_runs(config: Config, store: Store | None, explicit: Sequence[str],
-                order: str = "score") -> dict[str, Run]:
-    """The runs to score: ``explicit`` files if any, else every configured system's run file."""
-    if explicit:
-        return read_runs(explicit, order)
-    runs: dict[str, Run] = {}
-    missing = []
-    for name in config.systems:
-        path = system_run_path(config, store, name)
-        if path is None:
-            missing.append(name)
-            continue
-        run = read_any_run(path, order=order)
-        run.name = name
-        runs[name] = run
-    if missing:
-        raise PoolkitError(f"{config.path}: no run file for system(s) {', '.join(missing)} in "
-                           f"{config.runs_dir} (run `poolkit pool {config.path.name}` first, or "
-                           f"name the run files on the command line)")
-    return runs
-
-
-def split_config(positionals: Sequence[str], files_form: bool) -> tuple[Config | None, list[str]]:
-    """``[CONFIG] RUN...``: the first positional is the config unless the file form is used."""
-    if files_form:
-        return None, list(positionals)
-    if not positionals:
-        raise PoolkitError("give a CONFIG (store form) or label files (file form); see --help")
-    first = positionals[0]
-    if Path(first).suffix.lower() not in (".yaml", ".yml"):
-        raise PoolkitError(f"{first}: expected a config (.yaml/.yml) first; for plain files use "
-                           f"the file form (see --help)")
-    return load_config(first), list(positionals[1:])
 
 
 def named_paths(items: Iterable[str]) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from typing import Any
 from poolkit.errors import StoreError, one_of
 from poolkit.io.labels import read_labels
 from poolkit.io.qrels import Qrels
-from poolkit.store.store import Store
+from poolkit.store.contract import StoreBackend
 
 Pair = tuple[str, str]
 
@@ -48,8 +48,8 @@ class LabelSet:
         return out
 
 
-def store_labels(store: Store, version: int | None = None, assessors: Iterable[str] | None = None,
-                 policy: str = "latest") -> LabelSet:
+def store_labels(store: StoreBackend, version: int | None = None,
+                 assessors: Iterable[str] | None = None, policy: str = "latest") -> LabelSet:
     """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then.
 
     Several assessors on one pair are resolved by ``policy`` (see ``poolkit.labels``);
@@ -57,10 +57,7 @@ def store_labels(store: Store, version: int | None = None, assessors: Iterable[s
     """
     from poolkit.labels import current_labels
 
-    if version is None:
-        version = store.latest_pool_version()
-        if version is None:
-            raise StoreError(f"{store.path}: the store has no pool yet (run `poolkit pool`)")
+    version = store.resolve_pool_version(version)
     if assessors is not None:
         assessors = list(assessors)
         known = store.assessors()

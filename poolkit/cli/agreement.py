@@ -74,11 +74,11 @@ def run_agreement(args: argparse.Namespace) -> int:
         render_table,
         store_sources,
     )
-    from poolkit.analysis.inputs import named_paths, open_store
+    from poolkit.analysis.inputs import named_paths
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.stats import SCALE
-    from poolkit.cli.compare import check_range
-    from poolkit.config import load_config
+    from poolkit.cli.options import check_range
+    from poolkit.collection import Collection
     from poolkit.io import read_labels
 
     check_range(args.level, "--level", 1, SCALE[-1], "1, 2 or 3 (the 0-3 scale)")
@@ -89,11 +89,10 @@ def run_agreement(args: argparse.Namespace) -> int:
     level = args.level
     sources = []
     if args.config is not None:
-        config = load_config(args.config)
-        if level is None:
-            level = config.judge.relevance_level
-        with open_store(config) as store:
-            sources += store_sources(store, args.assessor)
+        with Collection.open(args.config) as collection:
+            if level is None:
+                level = collection.config.judge.relevance_level
+            sources += store_sources(collection.store, args.assessor)
     elif args.assessor:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
     for name, path in named_paths(args.qrels):

@@ -38,55 +38,9 @@ examples:
 """
 
 
-def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) -> None:
-    """Options the analysis commands share: measures, level, run order, output format."""
-    from poolkit.analysis.render import FORMATS
-    from poolkit.io import RUN_ORDERS
-
-    p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
-                   help=f"a measure (repeatable or comma separated; ir_measures spelling as in "
-                        f"`poolkit score`; "
-                        f"default: {' '.join(default_measures)})")
-    p.add_argument("--level", type=int, default=None, metavar="N",
-                   help="relevance level: grade >= N is relevant for binary measures "
-                        "(default: the config's judge.relevance_level, else 1)")
-    p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
-                   help="how run files are ordered (default: score, trec_eval's order)")
-    p.add_argument("--format", choices=list(FORMATS), default="table",
-                   help="output format (default: table)")
-
-
-def check_range(value: float | None, flag: str, low: float, high: float | None,
-                what: str) -> None:
-    """One-line error for an option outside ``[low, high]`` (``high=None``: no upper bound)."""
-    if value is not None and (value < low or (high is not None and value > high)):
-        raise PoolkitError(f"{flag} must be {what}, got {value:g}")
-
-
-def check_level(level: int | None) -> None:
-    check_range(level, "--level", 1, None, "a positive integer")
-
-
-def add_inputs(p: argparse.ArgumentParser) -> None:
-    """The positional CONFIG|RUN list shared by the store and file forms."""
-    p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
-                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
-                        "run is named by its file name without extension; in the store form a "
-                        "name matching a system links the run to that system's pool provenance")
-
-
-def add_store_labels(p: argparse.ArgumentParser) -> None:
-    from poolkit.labels import POLICIES
-
-    p.add_argument("--assessor", action="append", default=None, metavar="NAME",
-                   help="store form: only these assessors' grades count (repeatable)")
-    p.add_argument("--policy", choices=list(POLICIES), default="latest",
-                   help="store form: how several assessors' grades on one pair become one "
-                        "label (default: latest; see `poolkit export --help`)")
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.compare import DEFAULT_MEASURES
+    from poolkit.cli.options import add_common, add_inputs, add_store_labels
 
     p = subparsers.add_parser(
         "compare", help="re-score every run under two label sets (pool versions or files)",
@@ -117,13 +71,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_compare)
 
 
-def measures_arg(texts: list[str], default: tuple[str, ...]) -> list:
-    from poolkit.cli.score import measure_texts
-    from poolkit.score.measures import parse_measures
-
-    return parse_measures(measure_texts(texts) or list(default))
-
-
 def pooled_names(text: str | None, runs: dict) -> set[str] | None:
     from poolkit.errors import one_of
 
@@ -144,10 +91,10 @@ def run_compare(args: argparse.Namespace) -> int:
         render_table,
         store_contributions,
     )
-    from poolkit.analysis.inputs import config_runs, open_store, read_runs, split_config
-    from poolkit.analysis.labels import file_labels, store_labels
+    from poolkit.analysis.inputs import read_runs
+    from poolkit.analysis.labels import file_labels
     from poolkit.analysis.render import dumps, header
-    from poolkit.store.judging import check_pool_version as check_version
+    from poolkit.cli.options import check_level, measures_arg, split_config
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     check_level(args.level)
@@ -162,9 +109,9 @@ def run_compare(args: argparse.Namespace) -> int:
     if not files_form and (args.pooled_before or args.pooled_after):
         raise PoolkitError("--pooled-before/--pooled-after are for the file form; the store "
                            "knows which systems were pooled")
-    config, paths = split_config(args.inputs, files_form)
+    chosen, paths = split_config(args.inputs, files_form)
     level = args.level
-    if config is None:
+    if chosen is None:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if level is None else level
@@ -176,15 +123,11 @@ def run_compare(args: argparse.Namespace) -> int:
         doc = compare(before, after, runs, measures, level=level,
                       condensed=not args.no_condensed, contributions=contributions)
     else:
-        level = config.judge.relevance_level if level is None else level
-        with open_store(config) as store:
-            v_after = args.after if args.after is not None else store.latest_pool_version()
-            if v_after is None:
-                raise PoolkitError(f"{config.store}: no pool yet (run `poolkit pool "
-                                   f"{config.path.name}` first)")
-            check_version(store, v_after)
+        level = chosen.config.judge.relevance_level if level is None else level
+        with chosen as collection:
+            v_after = collection.version(args.after)
             if args.before is not None:
-                check_version(store, args.before)
+                collection.version(args.before)
             v_before = args.before if args.before is not None else v_after - 1
             if v_before >= v_after:
                 raise PoolkitError(f"--before {v_before} must be an earlier pool version than "
@@ -193,10 +136,11 @@ def run_compare(args: argparse.Namespace) -> int:
                 raise PoolkitError(f"pool version {v_after} has no earlier version to compare "
                                    f"with; expand the pool (`poolkit pool` with a deeper depth "
                                    f"or another system) first")
-            before = store_labels(store, v_before, args.assessor, args.policy)
-            after = store_labels(store, v_after, args.assessor, args.policy)
-            runs = config_runs(config, store, paths, args.order)
-            contributions = store_contributions(store, v_before, v_after, after.qrels, level)
+            before = collection.labels(v_before, args.policy, args.assessor)
+            after = collection.labels(v_after, args.policy, args.assessor)
+            runs = collection.runs(paths, args.order)
+            contributions = store_contributions(collection.store, v_before, v_after,
+                                                after.qrels, level)
         doc = compare(before, after, runs, measures, level=level,
                       condensed=not args.no_condensed, contributions=contributions)
     doc = {**header("compare"), **doc}

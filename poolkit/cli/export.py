@@ -8,8 +8,6 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from poolkit.cli.judge import existing_store
-from poolkit.config import load_config
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.labels import POLICIES, Labels, current_labels, provenance
 
@@ -45,12 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from poolkit.collection import Collection
     from poolkit.io.golden import golden_text
     from poolkit.io.qrels import qrels_text
-    from poolkit.store.store import Store
 
-    config = load_config(args.config)
-    with Store(existing_store(config, args.config)) as store:
+    with Collection.open(args.config) as collection:
+        config, store = collection.config, collection.store
+        if args.pool_version is not None:
+            collection.version(args.pool_version)
         if args.assessor:
             known = store.assessors()
             for name in args.assessor:

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from poolkit.cli.pool import FORMATS
+from poolkit.cli.options import REPORT_FORMATS as FORMATS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,19 +33,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.config import load_config
+    from poolkit.collection import Collection
     from poolkit.errors import PoolkitError
     from poolkit.io.labels import read_labels
     from poolkit.io.qrels import Qrels
     from poolkit.retrieve.corpus import read_corpus, read_queries
     from poolkit.retrieve.run import counted
     from poolkit.store.imports import import_labels
-    from poolkit.store.store import Store
 
     if not args.source.strip() or args.source != args.source.strip():
         raise PoolkitError(f"--as: source name {args.source!r} must be non-empty, "
                            f"without surrounding spaces")
-    config = load_config(args.config)
+    collection = Collection.open(args.config, write=True, create=True)
+    config = collection.config
     labels = read_labels(args.labels)
     queries = read_queries(config.queries)
     known_q = {q.qid for q in queries}
@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
                       for q, docs in labels.grades.items() if q in known_q},
                      name=labels.name, sha256=labels.sha256, path=labels.path)
     total = len(labels)
-    with Store(config.store) as store:
+    with collection:
+        store = collection.store
         store.upsert_queries(queries)
         added = import_labels(store, kept, args.source, source=Path(args.labels).name)
     result = {"labels": str(args.labels), "labels_sha256": labels.sha256, "source": args.source,

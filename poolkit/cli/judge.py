@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from poolkit.config import Config, load_config
-from poolkit.errors import PoolkitError, StoreError
+from poolkit.errors import PoolkitError
 
 DESCRIPTION = """\
 Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
@@ -46,25 +44,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def existing_store(config: Config, config_arg: str) -> Path:
-    """The config's store file, which must exist (opening a Store would create it empty)."""
-    if not config.store.is_file():
-        raise StoreError(f"{config.store}: no judging store yet; run "
-                         f"`poolkit pool {config_arg}` (or `poolkit import`) first")
-    return config.store
-
-
 def run(args: argparse.Namespace) -> int:
+    from poolkit.collection import Collection
     from poolkit.judge.session import JudgingSession
-    from poolkit.store.store import Store
 
     if args.show_names and not args.adjudicate:
         raise PoolkitError("--show-names only applies with --adjudicate")
-    config = load_config(args.config)
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
-    with Store(existing_store(config, args.config)) as store:
-        session = JudgingSession(store, args.assessor, mode=mode, start_qid=args.query,
-                                 pool_version=args.pool_version)
+    with Collection.open(args.config, write=True) as collection:
+        config = collection.config
+        session = JudgingSession(collection.store, args.assessor, mode=mode,
+                                 start_qid=args.query,
+                                 pool_version=collection.version(args.pool_version))
         if not session.query_ids:  # (judge mode always has the pool to show)
             print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
                   file=sys.stderr)

@@ -11,9 +11,13 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-FORMATS = ("table", "json")
+if TYPE_CHECKING:
+    from poolkit.collection import Collection
+
+from poolkit.cli.options import REPORT_FORMATS as FORMATS
+from poolkit.cli.options import positive as _positive
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,21 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {value}")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
+    from poolkit.collection import Collection
     from poolkit.config import load_config
     from poolkit.errors import PoolkitError, one_of
     from poolkit.pool.report import pool_report, render_table
-    from poolkit.store.store import Store
 
     if args.pool_version is not None and not args.report_only:
         raise PoolkitError("--pool-version V reports an earlier version; it needs --report-only "
@@ -76,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
     base = config.path.parent.parent
     added: dict[str, Any] | None = None
     warnings: list[str] = []
-    if not args.report_only:
-        added, warnings = _pool(config, args)
-    with Store(config.store) as store:
-        report = pool_report(store, args.pool_version if args.report_only else None)
+    with Collection.open(args.config, config=config, write=True, create=True) as collection:
+        if not args.report_only:
+            added, warnings = _pool(collection, args)
+        report = pool_report(collection.store,
+                             args.pool_version if args.report_only else None)
     if args.format == "json":
         report = {**report, "config": str(config.path)}
         if added is not None:
@@ -96,13 +91,14 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _pool(config: Any, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+def _pool(collection: Collection, args: argparse.Namespace,
+          ) -> tuple[dict[str, Any], list[str]]:
     from poolkit.pool.build import pool_runs
     from poolkit.pool.order import make_order
     from poolkit.pool.run_systems import run_systems
     from poolkit.retrieve.corpus import read_corpus, read_queries
-    from poolkit.store.store import Store
 
+    config = collection.config
     corpus = read_corpus(config.corpus)
     queries = read_queries(config.queries)
     _log(f"collection {config.name}: {len(corpus)} documents, {len(queries)} queries")
@@ -110,19 +106,19 @@ def _pool(config: Any, args: argparse.Namespace) -> tuple[dict[str, Any], list[s
     warnings = [w for r in runs.values() for w in r.warnings]
     depths = {name: config.pool_depth(name) for name in runs}
     order = make_order(config.pool.order, config.pool.seed, config.pool.rrf_k)
-    with Store(config.store) as store:
-        before = len(store.pool())
-        before_sources = sum(len(v) for v in store.sources().values())
-        for r in runs.values():
-            store.register_system(r.name, r.kind, r.settings, r.settings.get("run_sha256"),
-                                  r.registered_path, r.group)
-        version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
-                            corpus.docs(), order, note=args.note, queries=queries)
-        members = store.pool()
-        new = [m for m in members if version is not None and m.version == version]
-        added = {"version": version, "latest": store.latest_pool_version(),
-                 "new_docs": len(members) - before, "queries": len({m.qid for m in new}),
-                 "new_provenance": sum(len(v) for v in store.sources().values())
-                 - before_sources,
-                 "depths": depths, "order": order.name}
+    store = collection.store
+    before = len(store.pool())
+    before_sources = sum(len(v) for v in store.sources().values())
+    for r in runs.values():
+        store.register_system(r.name, r.kind, r.settings, r.settings.get("run_sha256"),
+                              r.registered_path, r.group)
+    version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
+                        corpus.docs(), order, note=args.note, queries=queries)
+    members = store.pool()
+    new = [m for m in members if version is not None and m.version == version]
+    added = {"version": version, "latest": store.latest_pool_version(),
+             "new_docs": len(members) - before, "queries": len({m.qid for m in new}),
+             "new_provenance": sum(len(v) for v in store.sources().values())
+             - before_sources,
+             "depths": depths, "order": order.name}
     return added, warnings

@@ -35,7 +35,7 @@ examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.reusability import DEFAULT_MEASURES, WARN_UNIQUE
-    from poolkit.cli.compare import add_common, add_inputs, add_store_labels
+    from poolkit.cli.options import add_common, add_inputs, add_store_labels
 
     p = subparsers.add_parser(
         "reusability", help="leave-one-run/group-out: how reusable the pool is",
@@ -61,14 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_reusability(args: argparse.Namespace) -> int:
-    from poolkit.analysis.inputs import (
-        config_runs,
-        groups_of,
-        open_store,
-        read_runs,
-        split_config,
-    )
-    from poolkit.analysis.labels import file_labels, store_labels
+    from poolkit.analysis.inputs import groups_of, read_runs
+    from poolkit.analysis.labels import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.reusability import (
         DEFAULT_MEASURES,
@@ -77,8 +71,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         sources_from_runs,
         sources_from_store,
     )
-    from poolkit.cli.compare import check_level, check_range, measures_arg
-    from poolkit.store.judging import check_pool_version as check_version
+    from poolkit.cli.options import check_level, check_range, measures_arg, split_config
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     check_level(args.level)
@@ -88,8 +81,8 @@ def run_reusability(args: argparse.Namespace) -> int:
         raise PoolkitError("--version names a pool version (store form); not with --qrels")
     if args.depth < 1:
         raise PoolkitError(f"--depth must be a positive integer, got {args.depth}")
-    config, paths = split_config(args.inputs, files_form)
-    if config is None:
+    chosen, paths = split_config(args.inputs, files_form)
+    if chosen is None:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if args.level is None else args.level
@@ -98,18 +91,14 @@ def run_reusability(args: argparse.Namespace) -> int:
         sources = sources_from_runs(runs, args.depth)
         basis = f"union of every run's top {args.depth}"
     else:
-        level = config.judge.relevance_level if args.level is None else args.level
-        with open_store(config) as store:
-            version = args.version if args.version is not None else store.latest_pool_version()
-            if version is None:
-                raise PoolkitError(f"{config.store}: no pool yet (run `poolkit pool "
-                                   f"{config.path.name}` first)")
-            check_version(store, version)
-            labels = store_labels(store, version, args.assessor, args.policy)
-            runs = config_runs(config, store, paths, args.order)
-            sources = sources_from_store(store, version)
+        level = chosen.config.judge.relevance_level if args.level is None else args.level
+        with chosen as collection:
+            version = collection.version(args.version)
+            labels = collection.labels(version, args.policy, args.assessor)
+            runs = collection.runs(paths, args.order)
+            sources = sources_from_store(collection.store, version)
             basis = f"pool provenance up to version {version}"
-    groups = groups_of(config, args.group, runs)
+    groups = groups_of(chosen.config if chosen else None, args.group, runs)
     doc = reusability(labels, runs, sources, measures, level=level, groups=groups or None,
                       warn_unique=args.warn_unique, basis=basis)
     doc = {**header("reusability"), **doc}

@@ -27,9 +27,11 @@ from poolkit.score.audit import (
 )
 from poolkit.score.evaluate import evaluate
 from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, intervals
-from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure
+from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import FORMATS, RunResult, Settings, build_document
 from poolkit.score.stages import compare_stages, parse_stages
+
+measure_texts = split_measures  # its old name here (moved to score.measures)
 
 DEFAULT_K = 10
 DEFAULT_FAMILIES = ("P", "R", "Hit", "RR", "AP", "nDCG")
@@ -159,24 +161,6 @@ def _needs_cutoff(text: str) -> bool:
     return MEASURES[fam].cutoff == "required"
 
 
-def measure_texts(texts: Sequence[str]) -> list[str]:
-    """The measure names in ``-m`` values: split on spaces and on commas outside parentheses
-    (``P@5,nDCG(gain=exp,rel=2)@10`` is two measures), as ``-k`` and ``--fail-on`` split."""
-    out: list[str] = []
-    for text in texts:
-        depth = 0
-        cur: list[str] = []
-        for ch in text + ",":
-            depth += (ch == "(") - (ch == ")")
-            if depth <= 0 and (ch == "," or ch.isspace()):
-                if cur:
-                    out.append("".join(cur))
-                cur = []
-            else:
-                cur.append(ch)
-    return out
-
-
 def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
                      gain: str = "linear") -> tuple[list[Measure], list[int]]:
     """The measures to report and the cutoffs K of the audit.
@@ -185,7 +169,7 @@ def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
     ``NAME@K``, or a family that needs a cutoff written without one (``P``), is taken at every
     K. ``gain='exp'`` switches every nDCG to 2^grade - 1.
     """
-    parts = measure_texts(texts)
+    parts = split_measures(texts)
     literal: list[Measure] = []
     pending: list[str] = []
     for part in parts:

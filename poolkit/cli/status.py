@@ -7,10 +7,7 @@ import json
 import sys
 from typing import Any
 
-from poolkit.cli.judge import existing_store
-from poolkit.config import load_config
-
-FORMATS = ("table", "json")
+from poolkit.cli.options import REPORT_FORMATS as FORMATS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,14 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.store.judging import check_pool_version, status_report
-    from poolkit.store.store import Store
+    from poolkit.collection import Collection
+    from poolkit.store.judging import status_report
 
-    config = load_config(args.config)
-    with Store(existing_store(config, args.config)) as store:
+    with Collection.open(args.config) as collection:
         if args.pool_version is not None:
-            check_pool_version(store, args.pool_version)
-        report = status_report(store, args.pool_version)
+            collection.version(args.pool_version)
+        report = status_report(collection.store, args.pool_version)
     if args.format == "json":
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")

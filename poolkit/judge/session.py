@@ -31,18 +31,18 @@ from datetime import datetime, timezone
 from typing import NamedTuple
 
 from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import (
     VOTE_KINDS,
     Mark,
     assessor_stacks,
-    check_pool_version,
     disputed,
     judged_by_others,
     recent_seconds,
     seconds_taken,
     skips,
 )
-from poolkit.store.store import Event, QueryRecord, Source, Store
+from poolkit.store.store import Event, QueryRecord, Source
 
 MODES = ("judge", "agreement", "adjudicate")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over
@@ -84,7 +84,7 @@ class Progress:
 
 
 class JudgingSession:
-    def __init__(self, store: Store, assessor: str, mode: str = "judge",
+    def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
                  clock: Clock | None = None) -> None:
         if mode not in MODES:
@@ -95,10 +95,7 @@ class JudgingSession:
         self.store, self.assessor, self.mode = store, assessor, mode
         self.clock: Clock = clock or utc_now
         self.kind = "adjudicate" if mode == "adjudicate" else "grade"
-        version = pool_version if pool_version is not None else store.latest_pool_version()
-        if version is None:
-            raise StoreError(f"{store.path}: the store has no pool yet; run `poolkit pool` first")
-        self.pool_version = check_pool_version(store, version)
+        self.pool_version = version = store.resolve_pool_version(pool_version)
         self.queries: dict[str, QueryRecord] = store.queries()
         self._texts: dict[str, tuple[str, str]] = {}
         self._sources: dict[tuple[str, str], list[Source]] | None = None

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
 from poolkit.pool.order import Shuffle
-from poolkit.store.store import NewMember, QueryRecord, Store
+from poolkit.store.contract import StoreBackend
+from poolkit.store.store import NewMember, QueryRecord
 
 Provenance = tuple[str, str, str, int, float | None]  # qid, docid, system, rank, score
 
@@ -76,7 +77,7 @@ def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
     return PoolPlan(members, sources)
 
 
-def pool_runs(store: Store, runs: Mapping[str, Run], depths: Mapping[str, int],
+def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str, int],
               docs: Mapping[str, tuple[str, str]], order: object = Shuffle(13),
               note: str | None = None, queries: Iterable[QueryRecord] | None = None,
               ) -> int | None:

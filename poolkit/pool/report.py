@@ -28,23 +28,18 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from poolkit.errors import StoreError
 from poolkit.retrieve.run import counted
-from poolkit.store.store import Store
+from poolkit.store.contract import StoreBackend
 
 
 def _zero(systems: list[str]) -> dict[str, int]:
     return {s: 0 for s in systems}
 
 
-def pool_report(store: Store, version: int | None = None) -> dict[str, Any]:
+def pool_report(store: StoreBackend, version: int | None = None) -> dict[str, Any]:
     """Per-query and overall contribution counts for the pool as of ``version`` (default latest)."""
-    latest = store.latest_pool_version()
-    if version is None:
-        version = latest
-    elif latest is None or not 1 <= version <= latest:
-        raise StoreError(f"{store.path}: no pool version {version} "
-                         f"(versions: {'none' if latest is None else f'1-{latest}'})")
+    if version is not None or store.latest_pool_version() is not None:
+        version = store.resolve_pool_version(version)
     versions = [v for v in store.pool_versions() if version is not None
                 and v["version"] <= version]
     members = store.pool(max_version=version) if version is not None else []

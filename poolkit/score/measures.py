@@ -491,3 +491,21 @@ def parse_measures(texts: Sequence[str]) -> list[Measure]:
             if meas not in out:
                 out.append(meas)
     return out
+
+
+def split_measures(texts: Sequence[str]) -> list[str]:
+    """The measure names in ``-m`` values: split on spaces and on commas outside parentheses
+    (``P@5,nDCG(gain=exp,rel=2)@10`` is two measures), as ``-k`` and ``--fail-on`` split."""
+    out: list[str] = []
+    for text in texts:
+        depth = 0
+        cur: list[str] = []
+        for ch in text + ",":
+            depth += (ch == "(") - (ch == ")")
+            if depth <= 0 and (ch == "," or ch.isspace()):
+                if cur:
+                    out.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+    return out

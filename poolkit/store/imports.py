@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from poolkit.io.qrels import Qrels
-from poolkit.store.store import Event, Store, now
+from poolkit.store.contract import StoreBackend
+from poolkit.store.store import Event, now
 
 
-def import_labels(store: Store, qrels: Qrels, assessor: str, source: str | None = None) -> int:
+def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
+                  source: str | None = None) -> int:
     """Append import events for every grade not already standing; returns how many."""
     standing = store.current_grades()
     source = source or (Path(qrels.path).name if qrels.path else qrels.name)

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from poolkit.errors import StoreError
-from poolkit.store.store import GRADING_KINDS, Event, Store
+from poolkit.store.contract import StoreBackend
+from poolkit.store.store import GRADING_KINDS, Event
 
 # Kinds an assessor's own grade can come from (adjudications are a separate layer).
 VOTE_KINDS = ("grade", "import")
@@ -29,32 +29,16 @@ class Mark(NamedTuple):
     grade: int | None
 
 
-# Live grading events: those no undo names. An undo pops the event its ``ref`` names from
-# that (pair, assessor) stack wherever it sits, and stacks are in id order, so "live" is
-# exactly "not named by an undo of the same pair and assessor", and the standing grade is the
-# live event with the highest id: the rule of ``Store.current_grades``, done inside SQLite.
-_LIVE = ("kind IN ({kinds}) AND (id, qid, docid, assessor) NOT IN "
-         "(SELECT ref, qid, docid, assessor FROM events WHERE kind = 'undo' AND ref IS NOT NULL)")
-
-
-def _live(kinds: Iterable[str]) -> tuple[str, list[str]]:
-    kinds = list(kinds)
-    return _LIVE.format(kinds=", ".join("?" * len(kinds))), kinds
-
-
-def assessor_stacks(store: Store, assessor: str, kinds: Iterable[str] = GRADING_KINDS,
+def assessor_stacks(store: StoreBackend, assessor: str, kinds: Iterable[str] = GRADING_KINDS,
                     ) -> dict[tuple[str, str], list[Mark]]:
     """One assessor's live grading events per (qid, docid), oldest first (non-empty only)."""
-    live, args = _live(kinds)
     stacks: dict[tuple[str, str], list[Mark]] = {}
-    for event_id, kind, grade, qid, docid in store.conn.execute(
-            f"SELECT id, kind, grade, qid, docid FROM events WHERE assessor = ? AND {live} "
-            f"ORDER BY id", (assessor, *args)):
+    for event_id, kind, grade, qid, docid, _ in store.live_marks(kinds, assessor=assessor):
         stacks.setdefault((qid, docid), []).append(Mark(event_id, kind, grade))
     return stacks
 
 
-def standing_votes(store: Store, kinds: Iterable[str] = VOTE_KINDS,
+def standing_votes(store: StoreBackend, kinds: Iterable[str] = VOTE_KINDS,
                    max_pool_version: int | None = None,
                    ) -> dict[tuple[str, str], dict[str, Mark]]:
     """Every assessor's standing grade per pair: ``{(qid, docid): {assessor: Mark}}``.
@@ -63,65 +47,48 @@ def standing_votes(store: Store, kinds: Iterable[str] = VOTE_KINDS,
     replaying the log in Python; with ``max_pool_version`` only pairs pooled in that version
     or earlier.
     """
-    live, args = _live(kinds)
-    allowed = None
-    if max_pool_version is not None:
-        allowed = set(store.conn.execute("SELECT qid, docid FROM pool_members WHERE version <= ?",
-                                         (max_pool_version,)).fetchall())
+    allowed = None if max_pool_version is None else store.pooled_pairs(max_pool_version)
     out: dict[tuple[str, str], dict[str, Mark]] = {}
-    for event_id, kind, grade, qid, docid, assessor in store.conn.execute(
-            f"SELECT id, kind, grade, qid, docid, assessor FROM events WHERE {live} ORDER BY id",
-            args):
+    for event_id, kind, grade, qid, docid, assessor in store.live_marks(kinds):
         if allowed is None or (qid, docid) in allowed:
             out.setdefault((qid, docid), {})[assessor] = Mark(event_id, kind, grade)  # last wins
     return out
 
 
-def judged_by_others(store: Store, assessor: str, kinds: Iterable[str] = VOTE_KINDS,
+def judged_by_others(store: StoreBackend, assessor: str, kinds: Iterable[str] = VOTE_KINDS,
                      ) -> set[tuple[str, str]]:
     """Pairs on which someone other than ``assessor`` holds a standing grade."""
-    live, args = _live(kinds)
-    return set(store.conn.execute(
-        f"SELECT DISTINCT qid, docid FROM events WHERE assessor != ? AND {live}",
-        (assessor, *args)).fetchall())
+    return {(q, d) for _, _, _, q, d, _ in store.live_marks(kinds, not_assessor=assessor)}
 
 
-def disputed(store: Store, kinds: Iterable[str] = VOTE_KINDS,
+def disputed(store: StoreBackend, kinds: Iterable[str] = VOTE_KINDS,
              ) -> dict[tuple[str, str], dict[str, int]]:
     """Pairs where two or more assessors' standing grades differ: ``{pair: {assessor: grade}}``
     (live rows in id order: the last one per assessor is the standing grade)."""
-    live, args = _live(kinds)
     grades: dict[tuple[str, str], dict[str, int]] = {}
-    for qid, docid, assessor, grade in store.conn.execute(
-            f"SELECT qid, docid, assessor, grade FROM events WHERE {live} ORDER BY id", args):
-        grades.setdefault((qid, docid), {})[assessor] = grade
+    for _, _, grade, qid, docid, assessor in store.live_marks(kinds):
+        if grade is not None:
+            grades.setdefault((qid, docid), {})[assessor] = grade
     return {pair: by for pair, by in grades.items()
             if len(by) >= 2 and len(set(by.values())) > 1}
 
 
-def check_pool_version(store: Store, version: int) -> int:
-    """``version`` if the store has it, else a StoreError listing the versions it has."""
-    known = [v["version"] for v in store.pool_versions()]
-    if version not in known:
-        have = ", ".join(map(str, known)) or "none (run `poolkit pool` first)"
-        raise StoreError(f"{store.path}: no pool version {version}; the store has {have}")
-    return version
+def check_pool_version(store: StoreBackend, version: int) -> int:
+    """``version`` if the store has it, else a StoreError listing the versions it has
+    (``Store.resolve_pool_version``, kept under its old name)."""
+    return store.resolve_pool_version(version)
 
 
-def skips(store: Store, assessor: str) -> dict[tuple[str, str], int]:
+def skips(store: StoreBackend, assessor: str) -> dict[tuple[str, str], int]:
     """(qid, docid) -> id of the assessor's latest skip of it."""
-    return {(q, d): i for i, q, d in store.conn.execute(
-        "SELECT id, qid, docid FROM events WHERE assessor = ? AND kind = 'skip' ORDER BY id",
-        (assessor,))}
+    return store.latest_skips(assessor)
 
 
-def recent_seconds(store: Store, assessor: str, kind: str, limit: int) -> list[float]:
+def recent_seconds(store: StoreBackend, assessor: str, kind: str, limit: int) -> list[float]:
     """Seconds taken (judged_at - shown_at) by the assessor's last ``limit`` events of a kind,
     oldest first."""
-    rows = store.conn.execute(
-        "SELECT shown_at, judged_at FROM events WHERE assessor = ? AND kind = ? "
-        "ORDER BY id DESC LIMIT ?", (assessor, kind, limit)).fetchall()
-    out = [_seconds(shown, judged) for shown, judged in reversed(rows)]
+    out = [_seconds(shown, judged)
+           for _, _, shown, judged in store.timings(kind, assessor, limit)]
     return [s for s in out if s is not None]
 
 
@@ -145,7 +112,7 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def status_report(store: Store, pool_version: int | None = None) -> dict[str, Any]:
+def status_report(store: StoreBackend, pool_version: int | None = None) -> dict[str, Any]:
     """Per query and per assessor: judged / pooled, grade histogram, median seconds, doubles.
 
     ``judged`` counts pooled pairs holding a standing grade (grade or import events, after
@@ -153,15 +120,15 @@ def status_report(store: Store, pool_version: int | None = None) -> dict[str, An
     ``median_seconds`` is over the assessor's ``grade`` events (judged_at - shown_at).
     ``doubly_judged`` counts pooled pairs with standing grades from two or more assessors.
     """
-    version = pool_version if pool_version is not None else store.latest_pool_version()
+    version = (store.resolve_pool_version(pool_version)
+               if pool_version is not None or store.latest_pool_version() is not None else None)
     members = store.pool(max_version=version) if version is not None else []
     pooled: dict[str, set[str]] = {}
     for m in members:
         pooled.setdefault(m.qid, set()).add(m.docid)
     standing = standing_votes(store, VOTE_KINDS)
     timing: dict[tuple[str, str], list[float]] = {}
-    for qid, assessor, shown, judged in store.conn.execute(
-            "SELECT qid, assessor, shown_at, judged_at FROM events WHERE kind = 'grade'"):
+    for qid, assessor, shown, judged in store.timings("grade"):
         seconds = _seconds(shown, judged)
         if seconds is not None:
             timing.setdefault((qid, assessor), []).append(seconds)

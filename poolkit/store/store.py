@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from poolkit.errors import StoreError
+from poolkit.errors import NoStoreError, StoreError
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 GRADING_KINDS = ("grade", "adjudicate", "import")
@@ -117,11 +117,23 @@ def _event_row(event: Event) -> tuple[Any, ...]:
 class Store:
     """A handle on one judging-store file. Cheap to open; open one per process/thread."""
 
-    def __init__(self, path: str | Path, busy_timeout: float = 60.0) -> None:
+    def __init__(self, path: str | Path, busy_timeout: float = 60.0, *, create: bool = True,
+                 read_only: bool = False, missing_hint: str = "") -> None:
+        """Open (``create``: or make) the store at ``path``.
+
+        ``create=False`` refuses a missing file with the one "no judging store yet" error
+        (``missing_hint`` says which command makes one) instead of creating an empty store.
+        ``read_only`` makes every write fail (``PRAGMA query_only``), so a reporting command
+        cannot change the store by mistake; a store of an older schema is still migrated
+        first, as every command has always done.
+        """
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        self.read_only = False  # set after migrating, which may write
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, not a store file")
+        if not create and not self.path.is_file():
+            raise NoStoreError(self.path, missing_hint)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
@@ -132,6 +144,9 @@ class Store:
         self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives a process kill
         self.conn.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+        if read_only:
+            self.conn.execute("PRAGMA query_only=ON")
+            self.read_only = True
 
     # -- plumbing -------------------------------------------------------------------------
     def _enable_wal(self) -> None:
@@ -163,6 +178,8 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; taken immediately so concurrent writers queue, not fail."""
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read-only; this command does not write")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:  # still locked after busy_timeout
@@ -418,3 +435,78 @@ class Store:
     def assessors(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT assessor FROM events ORDER BY assessor")]
+
+    # -- pool versions: the one resolver ---------------------------------------------------
+    def resolve_pool_version(self, version: int | None = None) -> int:
+        """``version`` checked against the store, or the latest when None: the one place a
+        command's "no --pool-version means the latest" is decided. A StoreError when the
+        store has no pool yet or not that version (listing the versions it has)."""
+        known = [v["version"] for v in self.pool_versions()]
+        if version is None:
+            if not known:
+                raise StoreError(f"{self.path}: the store has no pool yet; run `poolkit pool` "
+                                 f"first")
+            return known[-1]
+        if version not in known:
+            have = ", ".join(map(str, known)) or "none (run `poolkit pool` first)"
+            raise StoreError(f"{self.path}: no pool version {version}; the store has {have}")
+        return version
+
+    def pooled_pairs(self, max_version: int | None = None) -> set[tuple[str, str]]:
+        """(qid, docid) of every pair pooled in ``max_version`` or earlier (None: all)."""
+        sql = "SELECT qid, docid FROM pool_members"
+        args: tuple[Any, ...] = ()
+        if max_version is not None:
+            sql, args = sql + " WHERE version <= ?", (max_version,)
+        return set(self.conn.execute(sql, args).fetchall())
+
+    # -- read side of the judgment log (what judging, labels and status need fast) ----------
+    def live_marks(self, kinds: Iterable[str], assessor: str | None = None,
+                   not_assessor: str | None = None,
+                   ) -> Iterator[tuple[int, str, int | None, str, str, str]]:
+        """``(id, kind, grade, qid, docid, assessor)`` of live events of ``kinds`` in id order.
+
+        Live = not named by an undo of the same pair and assessor. An undo pops the event its
+        ``ref`` names from that (pair, assessor) stack wherever it sits, and stacks are in id
+        order, so the standing grade is the live event with the highest id: the rule of
+        ``current_grades``, done inside the database. ``assessor`` keeps one assessor's,
+        ``not_assessor`` everyone else's.
+        """
+        kinds = list(kinds)
+        sql = (f"SELECT id, kind, grade, qid, docid, assessor FROM events WHERE kind IN "
+               f"({', '.join('?' * len(kinds))}) AND (id, qid, docid, assessor) NOT IN "
+               f"(SELECT ref, qid, docid, assessor FROM events WHERE kind = 'undo' "
+               f"AND ref IS NOT NULL)")
+        args: list[Any] = list(kinds)
+        if assessor is not None:
+            sql += " AND assessor = ?"
+            args.append(assessor)
+        if not_assessor is not None:
+            sql += " AND assessor != ?"
+            args.append(not_assessor)
+        return iter(self.conn.execute(sql + " ORDER BY id", args))
+
+    def latest_skips(self, assessor: str) -> dict[tuple[str, str], int]:
+        """(qid, docid) -> id of the assessor's latest skip of it."""
+        return {(q, d): i for i, q, d in self.conn.execute(
+            "SELECT id, qid, docid FROM events WHERE assessor = ? AND kind = 'skip' ORDER BY id",
+            (assessor,))}
+
+    def timings(self, kind: str, assessor: str | None = None, limit: int | None = None,
+                ) -> list[tuple[str, str, str | None, str | None]]:
+        """``(qid, assessor, shown_at, judged_at)`` of events of ``kind``, oldest first;
+        with ``limit``, only the last ``limit`` of them (of ``assessor`` when given)."""
+        sql = "SELECT qid, assessor, shown_at, judged_at FROM events WHERE kind = ?"
+        args: list[Any] = [kind]
+        if assessor is not None:
+            sql += " AND assessor = ?"
+            args.append(assessor)
+        if limit is None:
+            return self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        rows = self.conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
+        return rows[::-1]
+
+    def labelled_pairs_in_order(self) -> list[tuple[str, str]]:
+        """Every (qid, docid) any event names, in the order they were first named."""
+        return self.conn.execute(
+            "SELECT qid, docid FROM events GROUP BY qid, docid ORDER BY MIN(id)").fetchall()

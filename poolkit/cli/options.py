@@ -1,0 +1,101 @@
+"""Options and argument helpers several subcommands share (no subcommand imports another).
+
+Kept free of heavy imports: every helper imports what it needs when called.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poolkit.errors import PoolkitError
+
+if TYPE_CHECKING:
+    from poolkit.collection import Collection
+    from poolkit.score.measures import Measure
+
+#: the formats of the store commands' reports (pool, import, status)
+REPORT_FORMATS = ("table", "json")
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {value}")
+    return value
+
+
+def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) -> None:
+    """Options the analysis commands share: measures, level, run order, output format."""
+    from poolkit.analysis.render import FORMATS
+    from poolkit.io import RUN_ORDERS
+
+    p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
+                   help=f"a measure (repeatable or comma separated; ir_measures spelling as in "
+                        f"`poolkit score`; "
+                        f"default: {' '.join(default_measures)})")
+    p.add_argument("--level", type=int, default=None, metavar="N",
+                   help="relevance level: grade >= N is relevant for binary measures "
+                        "(default: the config's judge.relevance_level, else 1)")
+    p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
+                   help="how run files are ordered (default: score, trec_eval's order)")
+    p.add_argument("--format", choices=list(FORMATS), default="table",
+                   help="output format (default: table)")
+
+
+def check_range(value: float | None, flag: str, low: float, high: float | None,
+                what: str) -> None:
+    """One-line error for an option outside ``[low, high]`` (``high=None``: no upper bound)."""
+    if value is not None and (value < low or (high is not None and value > high)):
+        raise PoolkitError(f"{flag} must be {what}, got {value:g}")
+
+
+def check_level(level: int | None) -> None:
+    check_range(level, "--level", 1, None, "a positive integer")
+
+
+def add_inputs(p: argparse.ArgumentParser) -> None:
+    """The positional CONFIG|RUN list shared by the store and file forms."""
+    p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
+                   help="store form: CONFIG then optional RUN files; file form: RUN files. A "
+                        "run is named by its file name without extension; in the store form a "
+                        "name matching a system links the run to that system's pool provenance")
+
+
+def add_store_labels(p: argparse.ArgumentParser) -> None:
+    from poolkit.labels import POLICIES
+
+    p.add_argument("--assessor", action="append", default=None, metavar="NAME",
+                   help="store form: only these assessors' grades count (repeatable)")
+    p.add_argument("--policy", choices=list(POLICIES), default="latest",
+                   help="store form: how several assessors' grades on one pair become one "
+                        "label (default: latest; see `poolkit export --help`)")
+
+
+def measures_arg(texts: list[str], default: tuple[str, ...]) -> list[Measure]:
+    """The ``-m`` measures (comma or repeat separated), else ``default``."""
+    from poolkit.score.measures import parse_measures, split_measures
+
+    return parse_measures(split_measures(texts) or list(default))
+
+
+def split_config(positionals: Sequence[str], files_form: bool,
+                 ) -> tuple[Collection | None, list[str]]:
+    """``[CONFIG] RUN...``: the first positional is the config (its collection, read-only)
+    unless the file form is used."""
+    from poolkit.collection import Collection
+
+    if files_form:
+        return None, list(positionals)
+    if not positionals:
+        raise PoolkitError("give a CONFIG (store form) or label files (file form); see --help")
+    first = positionals[0]
+    if Path(first).suffix.lower() not in (".yaml", ".yml"):
+        raise PoolkitError(f"{first}: expected a config (.yaml/.yml) first; for plain files use "
+                           f"the file form (see --help)")
+    return Collection.open(first), list(positionals[1:])

@@ -1,0 +1,154 @@
+"""A collection: one config and its judging store, the object every command works on.
+
+Between the CLI and the stages. Built from a config, a ``Collection`` owns:
+
+- ``config``: the parsed collection config (validated once, each stage's section by its
+  stage);
+- ``store``: the judging store, opened on first use, read-only or read-write, existing or
+  new (a missing store is the one ``NoStoreError``, naming the command that makes one);
+- ``version(v)``: a pool version resolved (None: the latest) and checked, once;
+- ``labels(version, policy, assessors)``: the labels as of a pool version;
+- ``runs()``: the configured systems' run files (or explicit ones);
+- ``pool(version)``: the pooled documents in judging order, each with its provenance.
+
+pyterrier's ``Dataset.get_topics / get_qrels(variant)`` is the model: commands ask the
+collection, never the store's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from poolkit.config import Config, load_config
+from poolkit.errors import PoolkitError
+from poolkit.store.backends import open_store
+from poolkit.store.contract import StoreBackend
+from poolkit.store.store import Source
+
+if TYPE_CHECKING:
+    from poolkit.analysis.labels import LabelSet
+    from poolkit.io.run import Run
+
+RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
+
+
+@dataclass(frozen=True)
+class PooledDoc:
+    """One pooled (query, doc) in judging order, with every system that brought it in."""
+
+    qid: str
+    docid: str
+    version: int            # the pool version that added it
+    text_hash: str          # the text the assessor is shown
+    order_key: float        # its judging-order key within the query
+    sources: tuple[Source, ...]  # (system, rank, score, version), best rank first
+
+
+class Collection:
+    """A config and its judging store. Use as a context manager; the store opens lazily."""
+
+    def __init__(self, config: Config, *, config_arg: str | None = None,
+                 write: bool = False, create: bool = False) -> None:
+        self.config = config
+        self.config_arg = config_arg or str(config.path)
+        self.write = write
+        self.create = create
+        self._store: StoreBackend | None = None
+
+    @classmethod
+    def open(cls, path: str | Path, *, write: bool = False, create: bool = False,
+             config: Config | None = None) -> Collection:
+        """The collection a config file describes (``config``: already loaded and perhaps
+        overridden from the command line)."""
+        return cls(config if config is not None else load_config(path), config_arg=str(path),
+                   write=write, create=create)
+
+    # -- the store --------------------------------------------------------------------------
+    @property
+    def store(self) -> StoreBackend:
+        if self._store is None:
+            self._store = open_store(
+                self.config.store, create=self.create, read_only=not self.write,
+                missing_hint=f"run `poolkit pool {self.config_arg}` (or `poolkit import`) "
+                             f"first")
+        return self._store
+
+    def has_store(self) -> bool:
+        return self._store is not None or self.config.store.is_file()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- what commands ask for ----------------------------------------------------------------
+    def version(self, version: int | None = None) -> int:
+        """``version`` checked against the store, or the latest when None."""
+        return self.store.resolve_pool_version(version)
+
+    def labels(self, version: int | None = None, policy: str = "latest",
+               assessors: Iterable[str] | None = None) -> LabelSet:
+        """Labels as of pool ``version`` (default: latest) under ``policy``."""
+        from poolkit.analysis.labels import store_labels
+
+        return store_labels(self.store, self.version(version), assessors, policy)
+
+    def pool(self, version: int | None = None) -> list[PooledDoc]:
+        """The pool as of ``version`` (default: latest) in judging order, with provenance
+        limited to what that version knew."""
+        v = self.version(version)
+        sources = self.store.sources()
+        return [PooledDoc(m.qid, m.docid, m.version, m.text_hash, m.order_key,
+                          tuple(s for s in sources.get((m.qid, m.docid), ()) if s.version <= v))
+                for m in self.store.pool(max_version=v)]
+
+    def run_path(self, name: str) -> Path | None:
+        """Where system ``name``'s run file is: ``runs_dir/NAME.run`` (what ``poolkit pool``
+        writes; also .trec/.txt/.tsv), the path the store registered when it pooled, or the
+        configured ``path:`` of an external run."""
+        config = self.config
+        candidates = [config.runs_dir / f"{name}{suffix}" for suffix in RUN_SUFFIXES]
+        if self.has_store():
+            registered = self.store.systems().get(name, {}).get("run_path")
+            if registered:
+                p = Path(registered)
+                candidates += [p] if p.is_absolute() else [config.path.parent / p,
+                                                           config.store.parent / p, p]
+        system = config.systems[name]
+        if system.path is not None:
+            candidates.append(system.path)
+        return next((c for c in candidates if c.is_file()), None)
+
+    def runs(self, explicit: Sequence[str] = (), order: str = "score") -> dict[str, Run]:
+        """The runs to score: ``explicit`` files if any, else every configured system's run
+        file (named by the system)."""
+        from poolkit.analysis.inputs import read_runs
+        from poolkit.io import read_any_run
+
+        if explicit:
+            return read_runs(explicit, order)
+        config = self.config
+        runs: dict[str, Run] = {}
+        missing = []
+        for name in config.systems:
+            path = self.run_path(name)
+            if path is None:
+                missing.append(name)
+                continue
+            run = read_any_run(path, order=order)
+            run.name = name
+            runs[name] = run
+        if missing:
+            raise PoolkitError(f"{config.path}: no run file for system(s) {', '.join(missing)} "
+                               f"in {config.runs_dir} (run `poolkit pool {config.path.name}` "
+                               f"first, or name the run files on the command line)")
+        return runs

@@ -1,0 +1,46 @@
+"""Store backends by location: the one place that maps a config's ``store:`` to a class.
+
+A location with a URI scheme (``postgresql://...``) selects the backend registered under
+that scheme; a plain path is the embedded SQLite store. Adding a backend is one module
+implementing ``store.contract.StoreBackend`` and one entry in ``BACKENDS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from poolkit.errors import StoreError, one_of
+from poolkit.store.contract import StoreBackend
+
+
+def _sqlite(location: str | Path, *, create: bool, read_only: bool,
+            missing_hint: str) -> StoreBackend:
+    from poolkit.store.store import Store
+
+    return Store(location, create=create, read_only=read_only, missing_hint=missing_hint)
+
+
+Opener = Callable[..., StoreBackend]
+
+#: scheme -> opener(location, *, create, read_only, missing_hint)
+BACKENDS: dict[str, Opener] = {"sqlite": _sqlite}
+
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
+
+
+def scheme_of(location: str | Path) -> str:
+    """The backend a location names: its URI scheme, or ``sqlite`` for a file path."""
+    match = _SCHEME.match(str(location)) if not isinstance(location, Path) else None
+    return match.group(1).lower() if match else "sqlite"
+
+
+def open_store(location: str | Path, *, create: bool = True, read_only: bool = False,
+               missing_hint: str = "") -> StoreBackend:
+    """Open the store at ``location`` with the backend its scheme names."""
+    scheme = scheme_of(location)
+    if scheme not in BACKENDS:
+        raise StoreError(f"{location}: " + one_of(scheme, BACKENDS, "store backend"))
+    return BACKENDS[scheme](location, create=create, read_only=read_only,
+                            missing_hint=missing_hint)
