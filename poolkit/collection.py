@@ -31,6 +31,7 @@ from poolkit.store.store import Source
 if TYPE_CHECKING:
     from poolkit.analysis.labels import LabelSet
     from poolkit.io.run import Run
+    from poolkit.pool.view import QueryPool
 
 RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
 
@@ -62,9 +63,14 @@ class Collection:
     def open(cls, path: str | Path, *, write: bool = False, create: bool = False,
              config: Config | None = None) -> Collection:
         """The collection a config file describes (``config``: already loaded and perhaps
-        overridden from the command line)."""
-        return cls(config if config is not None else load_config(path), config_arg=str(path),
-                   write=write, create=create)
+        overridden from the command line). Each stage's section of the config is checked
+        here by the stage that declares it (``pool.section``), so every command refuses a
+        bad config before it does anything."""
+        from poolkit.pool.section import check_pool_section
+
+        config = config if config is not None else load_config(path)
+        check_pool_section(config)
+        return cls(config, config_arg=str(path), write=write, create=create)
 
     # -- the store --------------------------------------------------------------------------
     @property
@@ -110,6 +116,19 @@ class Collection:
         return [PooledDoc(m.qid, m.docid, m.version, m.text_hash, m.order_key,
                           tuple(s for s in sources.get((m.qid, m.docid), ()) if s.version <= v))
                 for m in self.store.pool(max_version=v)]
+
+    def query_pools(self, version: int | None = None) -> dict[str, QueryPool]:
+        """Per query, the pool as a judging-order strategy sees it (``pool.view.QueryPool``:
+        documents in judging order, each with the runs and ranks that brought it)."""
+        from poolkit.pool.view import Hit, QueryPool
+
+        docs: dict[str, list[PooledDoc]] = {}
+        for d in self.pool(version):
+            docs.setdefault(d.qid, []).append(d)
+        return {q: QueryPool(q, tuple(d.docid for d in ds),
+                             {d.docid: tuple(Hit(s.system, s.rank, s.score) for s in d.sources)
+                              for d in ds})
+                for q, ds in docs.items()}
 
     def run_path(self, name: str) -> Path | None:
         """Where system ``name``'s run file is: ``runs_dir/NAME.run`` (what ``poolkit pool``

@@ -66,7 +66,7 @@ DEFAULT_KEYS = {
 }
 TOP_KEYS = ("corpus", "queries", "store", "systems", "pool", "judge", "runs_dir", "cache_dir",
             "name")
-POOL_KEYS = ("depth", "order", "seed", "rrf_k")
+POOL_KEYS = ("depth", "order", "strategy")  # the others are the strategies' own (pool/)
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind")
 
 
@@ -85,10 +85,23 @@ class SystemConfig:
 
 @dataclass(frozen=True)
 class PoolConfig:
+    """The ``pool:`` section. ``order`` names the judging-order strategy and ``strategy``
+    the pooling strategy; ``settings`` holds every key but ``depth`` as written (each
+    strategy reads the keys it declares), ``lines`` where each key is."""
+
     depth: int = 10
     order: str = "shuffle"
-    seed: int = 13
-    rrf_k: int = 60
+    strategy: str = "depth"
+    settings: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def seed(self) -> int:
+        return int(self.settings.get("seed", 13))
+
+    @property
+    def rrf_k(self) -> int:
+        return int(self.settings.get("rrf_k", 60))
 
 
 @dataclass(frozen=True)
@@ -112,7 +125,6 @@ class Config:
     pool: PoolConfig
     judge: JudgeConfig
     name: str = "collection"
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def pool_depth(self, system: str) -> int:
         s = self.systems[system]
@@ -219,8 +231,7 @@ def load_config(path: str | Path) -> Config:
     judge = _judge(path, base, root)
     return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
                   runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
-                  judge=judge, name=root.value("name", str, path.stem),
-                  raw=to_python(root.node))
+                  judge=judge, name=root.value("name", str, path.stem))
 
 
 def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
@@ -317,17 +328,18 @@ def _check_option(path: Path, sec: _Section, where: str, key: str, value: Any) -
 
 
 def _pool(path: Path, root: _Section) -> PoolConfig:
+    """The pool section: ``depth`` here; the strategies' names and settings are kept with
+    their lines and checked by ``poolkit.pool.section`` against the strategy registries
+    (a stage's options are declared by the stage)."""
     if not root.has("pool"):
         return PoolConfig()
-    sec = _Section(path, root.node_of("pool"), "pool", POOL_KEYS)
-    order = sec.value("order", str, "shuffle")
-    from poolkit.pool.order import ORDER_STRATEGIES  # light module
-
-    if order not in ORDER_STRATEGIES:
-        raise ConfigError(path, sec.line("order"),
-                          "pool.order: " + one_of(order, ORDER_STRATEGIES, "judging order"))
-    return PoolConfig(depth=sec.positive_int("depth", 10), order=order,
-                      seed=sec.value("seed", int, 13), rrf_k=sec.positive_int("rrf_k", 60))
+    sec = _Section(path, root.node_of("pool"), "pool", None)
+    settings = {key: to_python(sec.node_of(key)) for key in sec.items if key != "depth"}
+    lines = {key: line_of(sec.node_of(key)) for key in sec.items}
+    return PoolConfig(depth=sec.positive_int("depth", 10),
+                      order=str(settings.get("order", "shuffle")),
+                      strategy=str(settings.get("strategy", "depth")),
+                      settings=settings, lines=lines)
 
 
 def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:

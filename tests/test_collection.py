@@ -102,3 +102,15 @@ def test_runs_are_the_configured_systems_run_files(two_versions):
     with Collection.open(two_versions) as c:
         runs = c.runs()
     assert list(runs) == ["sysA"] and runs["sysA"].rankings == {"q1": ["d1"]}
+
+
+def test_query_pools_give_strategies_the_pool_with_provenance(two_versions):
+    from poolkit.pool.view import Hit
+
+    with Collection.open(two_versions) as c:
+        pools = c.query_pools()
+        v1 = c.query_pools(1)
+    assert pools["q1"].docs == ("d1", "d2", "d3", "d9")
+    assert pools["q1"].hits["d1"] == (Hit("sysA", 1, 1.0), Hit("sysB", 2, 2.0))
+    assert pools["q1"].run_lists() == {"sysA": ["d1", "d2", "d3"], "sysB": ["d9", "d1"]}
+    assert v1["q1"].docs == ("d1", "d2", "d3") and v1["q1"].hits["d1"] == (Hit("sysA", 1, 1.0),)

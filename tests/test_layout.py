@@ -38,3 +38,70 @@ def test_no_sql_outside_the_store():
         if ".execute(" in text or ".conn." in text or "sqlite3.connect" in text:
             offenders.append(str(path.relative_to(PACKAGE)))
     assert offenders == []
+
+
+#: Each top-level module or stage package and its layer: a module may import only from a
+#: strictly lower layer (or from its own package). Adding a stage means placing it here.
+LAYERS: dict[str, int] = {
+    "poolkit": 0, "errors": 0,
+    "io": 1, "params": 1,
+    "store": 2, "score": 2,
+    "retrieve": 3, "labels": 3,
+    "config": 4,
+    "pool": 5, "judge": 5, "analysis": 5,
+    "collection": 6,
+    "cli": 7, "__main__": 8,
+}
+
+
+def module_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        graph[name] = imports_of(path)
+    return graph
+
+
+def stage(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "poolkit"
+
+
+def test_every_stage_has_a_layer():
+    assert {stage(m) for m in module_graph()} <= set(LAYERS)
+
+
+def test_nothing_imports_from_a_stage_above_or_beside_it():
+    offenders = sorted(f"{m} ({LAYERS[stage(m)]}) imports {d} ({LAYERS[stage(d)]})"
+                       for m, deps in module_graph().items() for d in deps
+                       if stage(d) != stage(m) and LAYERS[stage(d)] >= LAYERS[stage(m)])
+    assert offenders == []
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = module_graph()
+
+    def resolve(name: str) -> str | None:  # `from poolkit.io import x` names a package
+        return name if name in graph else None
+
+    edges = {m: {d for d in map(resolve, deps) if d and d != m} for m, deps in graph.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(edges[m]):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d):] + [d])
+            elif d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+    assert cycles == []

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from poolkit.errors import StoreError, one_of
-from poolkit.io.labels import read_labels
 from poolkit.io.qrels import Qrels
+from poolkit.io.readers import read_labels
 from poolkit.store.contract import StoreBackend
 
 Pair = tuple[str, str]

@@ -35,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
     from poolkit.errors import PoolkitError
-    from poolkit.io.labels import read_labels
     from poolkit.io.qrels import Qrels
+    from poolkit.io.readers import read_labels
     from poolkit.retrieve.corpus import read_corpus, read_queries
     from poolkit.retrieve.run import counted
     from poolkit.store.imports import import_labels

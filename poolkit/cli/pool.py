@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="pool only this system (repeatable; default: all)")
     from poolkit.pool.order import ORDER_STRATEGIES  # light: the registry names the choices
 
-    p.add_argument("--order", metavar="STRATEGY",
+    p.add_argument("--judging-order", "--order", dest="order", metavar="STRATEGY",
                    help="judging order for new documents, one of "
                         f"{', '.join(ORDER_STRATEGIES)} (overrides pool.order)")
     p.add_argument("--note", help="a note stored with the new pool version")
@@ -47,19 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
-    from poolkit.config import load_config
     from poolkit.errors import PoolkitError, one_of
+    from poolkit.pool.order import ORDER_STRATEGIES
     from poolkit.pool.report import pool_report, render_table
 
     if args.pool_version is not None and not args.report_only:
         raise PoolkitError("--pool-version V reports an earlier version; it needs --report-only "
                            "(pooling always adds to the latest)")
-    config = load_config(args.config)
+    config = Collection.open(args.config).config  # checked: the pool section too
     if args.depth is not None:
         config = replace(config, pool=replace(config.pool, depth=args.depth))
     if args.order is not None:
-        from poolkit.pool.order import ORDER_STRATEGIES
-
         if args.order not in ORDER_STRATEGIES:
             raise PoolkitError("--order: " + one_of(args.order, ORDER_STRATEGIES,
                                                     "judging order"))
@@ -94,8 +92,8 @@ def _log(message: str) -> None:
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
     from poolkit.pool.build import pool_runs
-    from poolkit.pool.order import make_order
     from poolkit.pool.run_systems import run_systems
+    from poolkit.pool.section import order_of, pooling_of
     from poolkit.retrieve.corpus import read_corpus, read_queries
 
     config = collection.config
@@ -105,7 +103,7 @@ def _pool(collection: Collection, args: argparse.Namespace,
     runs = run_systems(config, corpus, queries, names=args.systems, log=_log)
     warnings = [w for r in runs.values() for w in r.warnings]
     depths = {name: config.pool_depth(name) for name in runs}
-    order = make_order(config.pool.order, config.pool.seed, config.pool.rrf_k)
+    order = order_of(config)
     store = collection.store
     before = len(store.pool())
     before_sources = sum(len(v) for v in store.sources().values())
@@ -113,7 +111,8 @@ def _pool(collection: Collection, args: argparse.Namespace,
         store.register_system(r.name, r.kind, r.settings, r.settings.get("run_sha256"),
                               r.registered_path, r.group)
     version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
-                        corpus.docs(), order, note=args.note, queries=queries)
+                        corpus.docs(), order, note=args.note, queries=queries,
+                        pooling=pooling_of(config))
     members = store.pool()
     new = [m for m in members if version is not None and m.version == version]
     added = {"version": version, "latest": store.latest_pool_version(),

@@ -4,10 +4,10 @@ Ids are strings everywhere: ``#7`` and ``007`` survive a round trip unchanged.
 """
 
 from poolkit.io.golden import read_golden, write_golden
-from poolkit.io.labels import read_labels
 from poolkit.io.qrels import Qrels, read_qrels, write_qrels
 from poolkit.io.ranked import read_ranked
-from poolkit.io.run import RUN_ORDERS, Run, read_any_run, read_run, write_run
+from poolkit.io.readers import read_any_run, read_labels
+from poolkit.io.run import RUN_ORDERS, Run, read_run, write_run
 
 __all__ = [
     "Qrels",

@@ -312,11 +312,3 @@ def run_text(rankings: Mapping[str, Sequence[str]], scores: Mapping[str, Sequenc
 def write_run(run: Run, path: str | Path, tag: str | None = None) -> None:
     Path(path).write_text(run_text(run.rankings, run.scores, tag or run.tag or run.name),
                           encoding="utf-8")
-
-
-def read_any_run(path: str | Path, order: str = "score", fmt: str | None = None) -> Run:
-    """A run in any accepted format (see :mod:`poolkit.io.formats`), told from its content
-    unless ``fmt`` names it; ``order`` applies to TREC run files."""
-    from poolkit.io.formats import read_run_as
-
-    return read_run_as(path, fmt, order)[0]

@@ -1,6 +1,8 @@
 """Merge systems' runs into a versioned judging pool.
 
-Per query, the pool is the union of each run's top ``depths[name]`` documents. Every
+Per query, a pooling strategy (``pooling.POOLING_STRATEGIES``; default: the union of each
+run's top ``depths[name]`` documents) selects the documents and a judging-order strategy
+(``order.ORDER_STRATEGIES``) keys them. Every
 (system, rank, score) that brought a document in is recorded as its provenance; the text
 each document had when pooled goes into the store content-addressed. A second call with a
 deeper N or another run makes a new pool version holding only documents not pooled before
@@ -11,11 +13,14 @@ Nothing judged is touched: judgments live in their own append-only log.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
-from poolkit.pool.order import Shuffle
+from poolkit.pool.order import OrderStrategy, Shuffle
+from poolkit.pool.pooling import Depth, PoolingStrategy
+from poolkit.pool.pooling import top_docs as top_docs  # its old home
+from poolkit.pool.view import Candidate, QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.store import NewMember, QueryRecord
 
@@ -28,28 +33,16 @@ class PoolPlan:
 
     members: list[NewMember]
     sources: list[Provenance]
-
-
-def top_docs(run: Run, qid: str, depth: int) -> list[tuple[str, int, float | None]]:
-    """(docid, rank, score) of a run's top ``depth`` for one query; a repeat keeps its first rank.
-
-    Ranks are positions in the run's ranking (1-based), so ``depth`` counts positions, as
-    trec_eval's cut-offs do: a repeated id uses up a slot.
-    """
-    docs = run.rankings.get(qid, [])[:depth]
-    scores = run.scores.get(qid)
-    out, seen = [], set()
-    for i, d in enumerate(docs):
-        if d not in seen:
-            seen.add(d)
-            out.append((d, i + 1, float(scores[i]) if scores else None))
-    return out
+    #: per query, what the pooling strategy selected (hits, stratum, inclusion probability)
+    candidates: dict[str, list[Candidate]] = field(default_factory=dict)
 
 
 def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
-              docs: Mapping[str, tuple[str, str]], order: object = Shuffle(13),
-              query_ids: Iterable[str] | None = None) -> PoolPlan:
-    """The members (with judging-order keys) and provenance rows for these runs at these depths."""
+              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(13),
+              query_ids: Iterable[str] | None = None,
+              pooling: PoolingStrategy = Depth()) -> PoolPlan:
+    """The members (with judging-order keys) and provenance rows for these runs at these
+    depths: ``pooling`` selects each query's candidates, ``order`` keys them."""
     missing = [n for n in runs if n not in depths]
     if missing:
         raise PoolkitError(f"no pool depth given for system(s) {', '.join(missing)}")
@@ -59,28 +52,31 @@ def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
             qids.extend(q for q in run.rankings if q not in qids)
     members: list[NewMember] = []
     sources: list[Provenance] = []
+    candidates: dict[str, list[Candidate]] = {}
     for qid in qids:
-        ranks: dict[str, list[int]] = {}
-        for name, run in runs.items():
-            for docid, rank, score in top_docs(run, qid, depths[name]):
-                if docid not in docs:
-                    raise PoolkitError(f"run {name!r} ranks doc {docid!r} for query {qid!r}, "
-                                       f"which is not in the corpus (validate runs first)")
-                ranks.setdefault(docid, []).append(rank)
-                sources.append((qid, docid, name, rank, score))
-        if not ranks:
+        chosen = pooling.select(qid, runs, depths)
+        for c in chosen:
+            if c.docid not in docs:
+                raise PoolkitError(f"run {c.hits[0].system!r} ranks doc {c.docid!r} for query "
+                                   f"{qid!r}, which is not in the corpus (validate runs first)")
+        order_of_run = {name: i for i, name in enumerate(runs)}  # provenance: run, then rank
+        sources.extend(sorted(((qid, c.docid, h.system, h.rank, h.score)
+                               for c in chosen for h in c.hits),
+                              key=lambda s: (order_of_run[s[2]], s[3])))
+        if not chosen:
             continue
-        keys = order.keys(qid, list(ranks), ranks)  # type: ignore[attr-defined]
-        for docid in ranks:
-            title, body = docs[docid]
-            members.append(NewMember(qid, docid, title, body, float(keys[docid])))
-    return PoolPlan(members, sources)
+        candidates[qid] = chosen
+        keys = order.keys(QueryPool.of(qid, chosen))
+        for c in chosen:
+            title, body = docs[c.docid]
+            members.append(NewMember(qid, c.docid, title, body, float(keys[c.docid])))
+    return PoolPlan(members, sources, candidates)
 
 
 def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str, int],
-              docs: Mapping[str, tuple[str, str]], order: object = Shuffle(13),
+              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(13),
               note: str | None = None, queries: Iterable[QueryRecord] | None = None,
-              ) -> int | None:
+              pooling: PoolingStrategy = Depth()) -> int | None:
     """Pool the runs into the store; the new pool version, or None if nothing was new.
 
     ``docs`` maps doc id -> (title, body). ``queries``, when given, are stored (their text
@@ -91,7 +87,7 @@ def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str,
     if qlist is not None:
         store.upsert_queries(qlist)
     plan = plan_pool(runs, depths, docs, order,
-                     [q.qid for q in qlist] if qlist is not None else None)
+                     [q.qid for q in qlist] if qlist is not None else None, pooling)
     used = {name: int(depths[name]) for name in runs}
-    return store.add_pool_version(used, getattr(order, "name", str(order)), plan.members,
+    return store.add_pool_version(used, order.name, plan.members,
                                   plan.sources, note=note)

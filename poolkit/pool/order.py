@@ -1,7 +1,21 @@
 """Judging-order strategies: in which order an assessor sees a query's pooled documents.
 
-The order is a choice separate from what is pooled. Each strategy is a small value object
-that gives every (query, doc) an order key; the store sorts by it.
+The order is a choice separate from what is pooled. ``ORDER_STRATEGIES`` is the registry
+(name -> class) and the only constructor (``order_strategy``); CLI choices, config
+validation and error messages read it. Adding a strategy is one class here (or in its own
+module, registered here) declaring its ``name``, ``summary``, ``params`` (config keys under
+``pool:``, with types, defaults and bounds) and ``keys``.
+
+A strategy sees a query's pool with provenance (``view.QueryPool``: which run brought which
+document at which rank). Two hooks:
+
+- ``keys(pool)``: an order key per document, given when the document is pooled and stored
+  with it; the store sorts by it (``Store.pool``). Static strategies need only this.
+- ``next(pool, grades, pending)``: the passage to judge next, given the grades so far
+  (``{docid: grade}``, every assessor's standing grade) and the pending documents in stored
+  order. The default takes the first pending one, i.e. the stored order. An ADAPTIVE
+  strategy (``adaptive = True``: move-to-front, bandits) overrides it to learn from the
+  grades; the judging session asks it for every passage.
 
 - ``shuffle`` (default): seeded random order, blind to which system found what.
 - ``docid``: by doc id, TREC style; blind too.
@@ -14,55 +28,91 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.params import Param, ParamError, build_kwargs
+from poolkit.pool.view import QueryPool
+
+
+class OrderStrategy:
+    """Base of every judging-order strategy (see the module docstring for the contract)."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]] = ()
+    blind: ClassVar[bool] = True      # the order reveals nothing about systems
+    adaptive: ClassVar[bool] = False  # ``next`` learns from grades
+
+    def keys(self, pool: QueryPool) -> dict[str, float]:
+        raise NotImplementedError
+
+    def next(self, pool: QueryPool, grades: Mapping[str, int],
+             pending: Sequence[str]) -> str | None:
+        """The document to judge next among ``pending`` (stored order), or None."""
+        return pending[0] if pending else None
 
 
 @dataclass(frozen=True)
-class Shuffle:
+class Shuffle(OrderStrategy):
     seed: int = 13
-    name = "shuffle"
+    name: ClassVar[str] = "shuffle"
+    summary: ClassVar[str] = "seeded random order, blind to which system found what"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("seed", (int,), 13, "seed of the shuffle"),)
 
-    def keys(self, qid: str, docs: Sequence[str],
-             ranks: Mapping[str, Sequence[int]]) -> dict[str, float]:
+    def keys(self, pool: QueryPool) -> dict[str, float]:
         # A hash per (seed, qid, doc) rather than random.shuffle: a doc keeps its place when
         # the pool grows, and the order does not depend on the order docs arrived in.
         def h(doc: str) -> float:
-            digest = hashlib.sha256(f"{self.seed}\0{qid}\0{doc}".encode()).digest()
+            digest = hashlib.sha256(f"{self.seed}\0{pool.qid}\0{doc}".encode()).digest()
             return int.from_bytes(digest[:8], "big") / 2**64
 
-        return {d: h(d) for d in docs}
+        return {d: h(d) for d in pool.docs}
 
 
 @dataclass(frozen=True)
-class ByDocId:
-    name = "docid"
+class ByDocId(OrderStrategy):
+    name: ClassVar[str] = "docid"
+    summary: ClassVar[str] = "by doc id, TREC style; blind"
 
-    def keys(self, qid: str, docs: Sequence[str],
-             ranks: Mapping[str, Sequence[int]]) -> dict[str, float]:
-        return {d: float(i) for i, d in enumerate(sorted(docs))}
+    def keys(self, pool: QueryPool) -> dict[str, float]:
+        return {d: float(i) for i, d in enumerate(sorted(pool.docs))}
 
 
 @dataclass(frozen=True)
-class Priority:
+class Priority(OrderStrategy):
     """Reciprocal-rank fusion: key = -sum over systems of 1 / (k + rank)."""
 
     k: int = 60
-    name = "priority"
+    name: ClassVar[str] = "priority"
+    summary: ClassVar[str] = "reciprocal-rank fusion over the runs (not blind)"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("rrf_k", (int,), 60, "RRF's k", minimum=1, attr="k"),)
+    blind: ClassVar[bool] = False
 
-    def keys(self, qid: str, docs: Sequence[str],
-             ranks: Mapping[str, Sequence[int]]) -> dict[str, float]:
-        return {d: -sum(1.0 / (self.k + r) for r in ranks.get(d, ())) for d in docs}
+    def keys(self, pool: QueryPool) -> dict[str, float]:
+        return {d: -sum(1.0 / (self.k + r) for r in pool.ranks(d)) for d in pool.docs}
 
 
-ORDER_STRATEGIES = {"shuffle": Shuffle, "docid": ByDocId, "priority": Priority}
+#: name -> strategy class: the one registry of judging orders
+ORDER_STRATEGIES: dict[str, type[OrderStrategy]] = {
+    cls.name: cls for cls in (Shuffle, ByDocId, Priority)}
 
 
-def make_order(name: str, seed: int = 13, rrf_k: int = 60) -> Shuffle | ByDocId | Priority:
-    if name == "shuffle":
-        return Shuffle(seed)
-    if name == "docid":
-        return ByDocId()
-    if name == "priority":
-        return Priority(rrf_k)
-    raise PoolkitError(one_of(name, ORDER_STRATEGIES, "judging order strategy"))
+def order_strategy(name: str, settings: Mapping[str, Any] | None = None,
+                   where: str = "pool") -> OrderStrategy:
+    """The strategy ``name`` built from ``settings`` (the ``pool:`` section's values; each
+    strategy reads only the keys it declares)."""
+    if name not in ORDER_STRATEGIES:
+        raise PoolkitError(one_of(name, ORDER_STRATEGIES, "judging order strategy"))
+    cls = ORDER_STRATEGIES[name]
+    try:
+        return cls(**build_kwargs(cls.params, settings or {}, where))
+    except ParamError as exc:
+        raise PoolkitError(str(exc)) from None
+
+
+def make_order(name: str, seed: int = 13, rrf_k: int = 60) -> OrderStrategy:
+    """``order_strategy`` with the two settings the built-in strategies read."""
+    return order_strategy(name, {"seed": seed, "rrf_k": rrf_k})

@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from poolkit.collection import Collection
 from poolkit.config import load_config
 from poolkit.errors import ConfigError, InputError
 
@@ -47,7 +48,13 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     ("systems: {b: {kind: bm26}}\n", "unknown system kind 'bm26'.*did you mean 'bm25'"),
     ("systems: {v: {kind: run, path: nope.run}}\n", "systems.v.path: no such file"),
     ("systems: {b: {kind: bm25}}\npool: {order: shufle}\n",
-     "unknown judging order 'shufle'; valid: docid, priority, shuffle"),
+     "c.yaml:5: pool.order: unknown judging order 'shufle'; valid: docid, priority, shuffle"),
+    ("systems: {b: {kind: bm25}}\npool: {strategy: sampel}\n",
+     "c.yaml:5: pool.strategy: unknown pooling strategy 'sampel'; valid: depth"),
+    ("systems: {b: {kind: bm25}}\npool: {sede: 3}\n",
+     "c.yaml:5: unknown key in pool 'sede'; valid: .*seed.* \\(did you mean 'seed'\\?\\)"),
+    ("systems: {b: {kind: bm25}}\npool: {seed: x}\n", "c.yaml:5: pool.seed must be int, found 'x'"),
+    ("systems: {b: {kind: bm25}}\npool: {rrf_k: 0}\n", "c.yaml:5: pool.rrf_k must be at least 1"),
     ("systems: {b: {kind: bm25}}\nsotre: x\n",
      "unknown key in config 'sotre'.*did you mean 'store'"),
     ("systems: {b: {kind: bm25, depth: 0}}\n", "depth must be a positive integer"),
@@ -71,8 +78,9 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
      "c.yaml:4: systems.v.path: no such file .*v.rn \\(did you mean 'v.run'\\?\\)"),
 ])
 def test_config_errors_name_file_line_and_key(tmp_collection, body, message):
+    # Collection.open: the config file, then each stage's section (pool.order: pool/).
     with pytest.raises(InputError, match=message):
-        load_config(tmp_collection(body))
+        Collection.open(tmp_collection(body))
 
 
 def test_missing_queries_file_suggests_a_neighbour(tmp_collection):

@@ -1,0 +1,82 @@
+"""Pooling strategies: which of the runs' documents enter a query's pool.
+
+``POOLING_STRATEGIES`` is the registry (name -> class), chosen by ``pool.strategy`` in the
+config (default ``depth``). A strategy declares its ``params`` (config keys under ``pool:``)
+and implements ``select``: given one query's runs and each run's pool depth, the
+``Candidate`` documents with the hits that brought them and, for a sampled pool, each one's
+stratum and inclusion probability. Adding a strategy (a stratified sample, a per-query
+budget) is one class in its own module, registered here; ``build.plan_pool`` and the store
+take the candidates as they come.
+
+- ``depth`` (default): the union of every run's top ``depth`` documents (TREC depth-k
+  pooling); a run's ``pool_depth`` overrides the pool's. Every document is judged
+  (inclusion 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from poolkit.errors import PoolkitError, one_of
+from poolkit.io.run import Run
+from poolkit.params import Param, ParamError, build_kwargs
+from poolkit.pool.view import Candidate, Hit
+
+
+def top_docs(run: Run, qid: str, depth: int) -> list[tuple[str, int, float | None]]:
+    """(docid, rank, score) of a run's top ``depth`` for one query; a repeat keeps its first rank.
+
+    Ranks are positions in the run's ranking (1-based), so ``depth`` counts positions, as
+    trec_eval's cut-offs do: a repeated id uses up a slot.
+    """
+    docs = run.rankings.get(qid, [])[:depth]
+    scores = run.scores.get(qid)
+    out, seen = [], set()
+    for i, d in enumerate(docs):
+        if d not in seen:
+            seen.add(d)
+            out.append((d, i + 1, float(scores[i]) if scores else None))
+    return out
+
+
+class PoolingStrategy:
+    """Base of every pooling strategy (see the module docstring for the contract)."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    def select(self, qid: str, runs: Mapping[str, Run],
+               depths: Mapping[str, int]) -> list[Candidate]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Depth(PoolingStrategy):
+    name: ClassVar[str] = "depth"
+    summary: ClassVar[str] = "the union of every run's top N (TREC depth-k pooling)"
+
+    def select(self, qid: str, runs: Mapping[str, Run],
+               depths: Mapping[str, int]) -> list[Candidate]:
+        hits: dict[str, list[Hit]] = {}
+        for name, run in runs.items():
+            for docid, rank, score in top_docs(run, qid, depths[name]):
+                hits.setdefault(docid, []).append(Hit(name, rank, score))
+        return [Candidate(d, tuple(h)) for d, h in hits.items()]
+
+
+#: name -> strategy class: the one registry of pooling strategies
+POOLING_STRATEGIES: dict[str, type[PoolingStrategy]] = {cls.name: cls for cls in (Depth,)}
+
+
+def pooling_strategy(name: str, settings: Mapping[str, Any] | None = None,
+                     where: str = "pool") -> PoolingStrategy:
+    if name not in POOLING_STRATEGIES:
+        raise PoolkitError(one_of(name, POOLING_STRATEGIES, "pooling strategy"))
+    cls = POOLING_STRATEGIES[name]
+    try:
+        return cls(**build_kwargs(cls.params, settings or {}, where))
+    except ParamError as exc:
+        raise PoolkitError(str(exc)) from None

@@ -1,0 +1,61 @@
+"""The config's ``pool:`` section, checked against the strategy registries.
+
+``config.py`` reads the section's keys with their lines; what they may be is declared here,
+by the stage that uses them: ``pool.order`` names a judging-order strategy
+(``order.ORDER_STRATEGIES``), ``pool.strategy`` a pooling strategy
+(``pooling.POOLING_STRATEGIES``), and every other key must be a parameter some registered
+strategy declares, of the declared type and within its bounds. ``Collection.open`` runs this
+check, so every command refuses a bad pool section before it does anything.
+"""
+
+from __future__ import annotations
+
+from poolkit.config import POOL_KEYS, Config
+from poolkit.errors import ConfigError, one_of
+from poolkit.params import Param, ParamError
+from poolkit.pool.order import ORDER_STRATEGIES, OrderStrategy, order_strategy
+from poolkit.pool.pooling import POOLING_STRATEGIES, PoolingStrategy, pooling_strategy
+
+
+def declared_params() -> dict[str, Param]:
+    """Every ``pool:`` key a registered strategy declares (first declaration wins)."""
+    out: dict[str, Param] = {}
+    declared = [p for cls in ORDER_STRATEGIES.values() for p in cls.params]
+    declared += [p for kind in POOLING_STRATEGIES.values() for p in kind.params]
+    for param in declared:
+        out.setdefault(param.key, param)
+    return out
+
+
+def check_pool_section(config: Config) -> None:
+    """A ConfigError naming the file and line of the first bad ``pool:`` key, if any."""
+    pool = config.pool
+
+    def fail(key: str, message: str) -> None:
+        raise ConfigError(config.path, pool.lines.get(key), message)
+
+    params = declared_params()
+    for key in pool.settings:
+        if key not in POOL_KEYS and key not in params:
+            fail(key, one_of(key, sorted({*POOL_KEYS, *params}), "key in pool"))
+    for key, registry, what in (("order", ORDER_STRATEGIES, "judging order"),
+                                ("strategy", POOLING_STRATEGIES, "pooling strategy")):
+        value = pool.settings.get(key)
+        if value is not None and (not isinstance(value, str) or value not in registry):
+            fail(key, f"pool.{key}: " + one_of(str(value), registry, what))
+    for key, param in params.items():
+        if key in pool.settings:
+            try:
+                param.check(pool.settings[key], "pool")
+            except ParamError as exc:
+                fail(key, str(exc))
+
+
+def order_of(config: Config, name: str | None = None) -> OrderStrategy:
+    """The judging-order strategy the config names (or ``name``), built from ``pool:``."""
+    return order_strategy(name or config.pool.order, config.pool.settings)
+
+
+def pooling_of(config: Config) -> PoolingStrategy:
+    """The pooling strategy the config names, built from ``pool:``."""
+    return pooling_strategy(config.pool.strategy, config.pool.settings)

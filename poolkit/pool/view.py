@@ -1,0 +1,74 @@
+"""What a pooling or judging-order strategy sees of one query's pool.
+
+``Hit``: one run's reason for pooling a document (it ranked it ``rank`` with ``score``).
+``Candidate``: a document a pooling strategy selects, with every hit that brought it and,
+for sampled pools, its stratum and inclusion probability. ``QueryPool``: a query's pool as a
+judging-order strategy sees it, with provenance (which run brought which document at which
+rank), in the stored judging order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Hit:
+    system: str
+    rank: int
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A pooled document as a pooling strategy selected it.
+
+    ``inclusion`` is the probability the design gave it of being judged (1.0 for depth-k:
+    every pooled document is judged); ``stratum`` names its stratum in a stratified sample;
+    ``sampled`` is False for a pooled document the sample left unjudged (recorded so the
+    estimators know the pool, not only the sample).
+    """
+
+    docid: str
+    hits: tuple[Hit, ...]
+    stratum: str | None = None
+    inclusion: float = 1.0
+    sampled: bool = True
+
+    @property
+    def ranks(self) -> list[int]:
+        return [h.rank for h in self.hits]
+
+
+@dataclass(frozen=True)
+class QueryPool:
+    """One query's pool: documents in stored judging order and the hits behind each."""
+
+    qid: str
+    docs: tuple[str, ...]
+    hits: Mapping[str, tuple[Hit, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, qid: str, candidates: Sequence[Candidate]) -> QueryPool:
+        return cls(qid, tuple(c.docid for c in candidates),
+                   {c.docid: c.hits for c in candidates})
+
+    def ranks(self, docid: str) -> list[int]:
+        return [h.rank for h in self.hits.get(docid, ())]
+
+    def systems(self) -> list[str]:
+        """Every run that brought something in, in first-seen order."""
+        seen: dict[str, None] = {}
+        for d in self.docs:
+            for h in self.hits.get(d, ()):
+                seen.setdefault(h.system, None)
+        return list(seen)
+
+    def run_lists(self) -> dict[str, list[str]]:
+        """Each run's pooled documents, best rank first (what MTF and bandits walk)."""
+        lists: dict[str, list[tuple[int, str]]] = {}
+        for d in self.docs:
+            for h in self.hits.get(d, ()):
+                lists.setdefault(h.system, []).append((h.rank, d))
+        return {s: [d for _, d in sorted(pairs)] for s, pairs in lists.items()}
