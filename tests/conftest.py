@@ -23,3 +23,11 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach a model hub."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval built from ../shared/reference/trec_eval-src in a temporary folder (once)."""
+    from trec_eval_binary import build_trec_eval
+
+    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))

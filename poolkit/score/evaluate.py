@@ -13,12 +13,13 @@ Which queries count:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.score.inferred import PoolSample
 from poolkit.score.measures import Measure, QueryFacts
 
 
@@ -53,12 +54,14 @@ class Evaluation:
 
 
 def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure], *, level: int = 1,
-             depth: int | None = None) -> Evaluation:
+             depth: int | None = None,
+             sample: Mapping[str, PoolSample] | None = None) -> Evaluation:
     """Score ``run`` against ``qrels`` with every measure in ``measures``.
 
     ``level`` is the relevance level of binary measures (grade >= level is relevant; a
     measure's own ``rel=`` overrides it) and decides which queries are scored. ``depth``
-    cuts every ranking to its top ``depth`` first (trec_eval ``-M``).
+    cuts every ranking to its top ``depth`` first (trec_eval ``-M``). ``sample`` is the pool's
+    sample design per query, read by the estimated measures (xinfAP, statAP, infNDCG).
     """
     if depth is not None and depth < 1:
         raise PoolkitError(f"depth must be a positive integer, got {depth}")
@@ -90,7 +93,7 @@ def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure], *, level: int 
             ranking = empty
         elif depth is not None and len(ranking) > depth:
             ranking = ranking[:depth]
-        facts = QueryFacts(ranking, grades)
+        facts = QueryFacts(ranking, grades, sample.get(qid) if sample else None)
         for measure, column in plan:
             column[qid] = measure.from_facts(facts, level)
 

@@ -33,6 +33,7 @@ from itertools import accumulate, compress
 from operator import mul
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.score.inferred import PoolSample, inferred_ap, inferred_ndcg, rbp, stat_ap
 
 GAINS = ("linear", "exp")
 
@@ -55,11 +56,15 @@ class QueryFacts:
     non-relevant slot, so it never appears here.
     """
 
-    __slots__ = ("ranking", "grades", "n", "hits", "_by_level", "_ideal", "_condensed")
+    __slots__ = ("ranking", "grades", "sample", "n", "hits", "_by_level", "_ideal",
+                 "_condensed")
 
-    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int]) -> None:
+    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int],
+                 sample: PoolSample | None = None) -> None:
         self.ranking = ranking
         self.grades = grades
+        #: the query's pool sample design, for the estimated measures (None: uniform)
+        self.sample = sample
         n = self.n = len(ranking)
         hits: list[tuple[int, int]] = []
         if n and grades:
@@ -131,7 +136,7 @@ class QueryFacts:
         if self._condensed is None:
             grades = self.grades
             kept = [d for d in self.ranking if grades.get(d, -1) >= 0]
-            self._condensed = QueryFacts(kept, grades)
+            self._condensed = QueryFacts(kept, grades, self.sample)
         return self._condensed
 
 
@@ -285,6 +290,77 @@ def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return sum(1 for d in top if grades.get(d, -1) >= 0) / len(top)
 
 
+def inf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """infAP = estimated AP when the qrels judge a random sample of the pool (trec_eval infAP).
+
+    Ids in the qrels are the pool, grade -1 marks a pooled id left unjudged, ids absent from
+    the qrels were never pooled (non-relevant). For a judged relevant id at rank k > 1 the
+    expected precision is 1/k + (pooled ids above)/k * (rel + eps) / (judged + 2 eps) over the
+    judged ids above; infAP averages it over the judged relevant ids. Equals AP when nothing
+    pooled is left unjudged. Reads the grades only: a sample file's strata are xinfAP's.
+    """
+    return inferred_ap(f.ranking, f.grades, level)
+
+
+def xinf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """xinfAP = infAP per stratum of a stratified pool sample, weighted by 1/rate, over R_est.
+
+    Uses the sample file's strata (``poolkit score --sample``); without one, the qrels are one
+    uniform stratum and xinfAP = infAP.
+    """
+    return inferred_ap(f.ranking, f.grades, level, f.sample)
+
+
+def stat_ap_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """statAP = AP from Horvitz-Thompson weights 1/pi of the judged ids (Aslam et al. 2006).
+
+    pi is each pair's inclusion probability from the sample file (else its stratum's judging
+    rate); R_hat = sum 1/pi over judged relevant ids, precision at rank k = (1 + sum 1/pi over
+    the judged relevant above) / k, statAP = sum precision/pi / R_hat. Equals AP when all
+    pooled ids are judged.
+    """
+    return stat_ap(f.ranking, f.grades, level, f.sample)
+
+
+def inf_ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """infNDCG@K = estimated DCG@K / estimated ideal DCG@K over a (stratified) pool sample.
+
+    Each judged id's gain counts 1 / (its stratum's judging rate); the ideal ranking holds the
+    estimated number of ids of each grade (N_s * judged-of-that-grade / n_s, rounded). Equals
+    nDCG@K when all pooled ids are judged. Graded: ignores the level.
+    """
+    table = None if m.gain == "linear" else _GAIN_TABLE
+    return inferred_ndcg(f.ranking, f.grades, k, table, f.sample)
+
+
+class _ExpGains(dict[int, float]):
+    def __missing__(self, g: int) -> float:
+        return _GAIN_FN["exp"](g)
+
+
+_GAIN_TABLE = _ExpGains()
+
+
+def rbp_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """RBP(p) = (1 - p) * sum p^(i-1) * grade_i / max grade (Moffat and Zobel; trec_eval rbp).
+
+    Graded as trec_eval computes it: the gain is the grade over the query's highest grade; the
+    relevance level plays no part. p defaults to 0.8 (ir_measures); trec_eval's ``rbp`` is
+    p=0.9.
+    """
+    return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[0]
+
+
+def rbp_residual(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+    """RBP_resid(p) = the most unjudged ids could add to RBP(p) (trec_eval rbp_resid).
+
+    The weight (1 - p) p^(i-1) of every unjudged slot (absent from the qrels or graded -1),
+    plus the weight p^n below the ranking's end when any retrieved id is unjudged; 0 for a
+    fully judged ranking. RBP + RBP_resid is the best RBP the unjudged could still reach.
+    """
+    return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[1]
+
+
 @dataclass(frozen=True)
 class Family:
     """One measure family in the registry: how it computes and which parameters it takes."""
@@ -319,6 +395,13 @@ MEASURES: dict[str, Family] = {
         Family("bpref", bpref, "none", aliases=("Bpref",)),
         Family("Judged", judged, "optional", binary=False),
         Family("CP", context_precision, "optional", aliases=("ContextPrecision",)),
+        Family("infAP", inf_ap, "none"),
+        Family("xinfAP", xinf_ap, "none"),
+        Family("statAP", stat_ap_family, "none", aliases=("StatAP",)),
+        Family("infNDCG", inf_ndcg, "optional", binary=False),
+        Family("RBP", rbp_family, "optional", binary=False),
+        Family("RBP_resid", rbp_residual, "optional", binary=False,
+               aliases=("RBPresid", "RBP-resid")),
     )
 }
 
@@ -326,7 +409,13 @@ MEASURES: dict[str, Family] = {
 TREC_NAMES = {
     "P": "P", "recall": "R", "success": "Hit", "map_cut": "AP", "ndcg_cut": "nDCG",
 }
-TREC_PLAIN = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "bpref"}
+TREC_PLAIN = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "bpref",
+              "infAP": "infAP"}
+#: Families taking a persistence p, with their default (ir_measures' RBP default, 0.8).
+PERSISTENCE_FAMILIES = {"RBP": 0.8, "RBP_resid": 0.8}
+#: trec_eval's rbp / rbp_resid default to p = 0.9; rbp_p=0.8 (its output name) sets it.
+_TREC_RBP = re.compile(r"^(?P<name>rbp|rbp_resid)(?:[_.]p=(?P<p>[0-9.eE+-]+))?$")
+_TREC_RBP_FAMILY = {"rbp": "RBP", "rbp_resid": "RBP_resid"}
 
 _LOOKUP: dict[str, str] = {}
 for _fam in MEASURES.values():
@@ -340,7 +429,8 @@ class Measure:
 
     ``rel`` overrides the evaluation's relevance level for a binary family; ``gain`` is
     nDCG's gain ("linear" = grade, "exp" = 2^grade - 1); ``judged_only`` scores the condensed
-    list (ids without a judgment removed before ranking positions are counted).
+    list (ids without a judgment removed before ranking positions are counted); ``p`` is RBP's
+    persistence (0 < p < 1; the family's default when not given).
     """
 
     family: str
@@ -348,6 +438,7 @@ class Measure:
     rel: int | None = None
     gain: str = "linear"
     judged_only: bool = False
+    p: float | None = None
     _family: Family = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -365,8 +456,19 @@ class Measure:
             raise PoolkitError(f"{self.family} needs a cutoff, e.g. {self.family}@10")
         if self.gain not in GAINS:
             raise PoolkitError(one_of(str(self.gain), GAINS, "gain"))
-        if self.gain != "linear" and self.family != "nDCG":
-            raise PoolkitError(f"{self.family} takes no gain (only nDCG does)")
+        if self.gain != "linear" and self.family not in ("nDCG", "infNDCG"):
+            raise PoolkitError(f"{self.family} takes no gain (only nDCG and infNDCG do)")
+        default_p = PERSISTENCE_FAMILIES.get(self.family)
+        if default_p is None:
+            if self.p is not None:
+                raise PoolkitError(f"{self.family} takes no p= (only "
+                                   f"{', '.join(PERSISTENCE_FAMILIES)} do)")
+        elif self.p is None:
+            object.__setattr__(self, "p", default_p)
+        elif isinstance(self.p, bool) or not isinstance(self.p, (int, float)) or not (
+                0.0 < self.p < 1.0):
+            raise PoolkitError(f"{self.family}: p must be a number strictly between 0 and 1, "
+                               f"got {self.p!r}")
         if self.rel is not None and not fam.binary:
             raise PoolkitError(f"{self.family} is graded and takes no rel= level")
         if self.judged_only and self.family == "Judged":
@@ -382,8 +484,16 @@ class Measure:
             params.append(f"gain={self.gain}")
         if self.judged_only:
             params.append("judged_only=true")
+        if self.p is not None:
+            params.append(f"p={self.p:g}")
         text = self.family + (f"({','.join(params)})" if params else "")
         return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+    @property
+    def persistence(self) -> float:
+        """RBP's p (only the persistence families have one)."""
+        assert self.p is not None, f"{self.family} has no persistence"
+        return float(self.p)
 
     @property
     def binary(self) -> bool:
@@ -421,7 +531,7 @@ _SYNTAX = re.compile(
     r"(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
 )
 _TREC_CUT = re.compile(r"^(?P<prefix>P|recall|success|map_cut|ndcg_cut)_(?P<cutoff>\d+)$")
-_PARAMS = ("rel", "gain", "judged_only")
+_PARAMS = ("rel", "gain", "judged_only", "p")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 
@@ -441,6 +551,10 @@ def parse_measure(text: str) -> Measure:
         return Measure(TREC_NAMES[trec["prefix"]], int(trec["cutoff"]))
     if raw in TREC_PLAIN:
         return Measure(TREC_PLAIN[raw])
+    trec_rbp = _TREC_RBP.match(raw)
+    if trec_rbp:
+        return Measure(_TREC_RBP_FAMILY[trec_rbp["name"]],
+                       p=_number(text, "p", trec_rbp["p"]) if trec_rbp["p"] else 0.9)
     m = _SYNTAX.match(raw)
     if not m:
         raise PoolkitError(f"cannot read measure {text!r}; expected e.g. P@5, nDCG@10, "
@@ -466,6 +580,8 @@ def parse_measure(text: str) -> Measure:
                                        f"got {value!r}") from None
             elif key == "gain":
                 kwargs["gain"] = value.lower()
+            elif key == "p":
+                kwargs["p"] = _number(text, "p", value)
             else:
                 low = value.lower()
                 if low not in _TRUE + _FALSE:
@@ -480,6 +596,13 @@ def parse_measure(text: str) -> Measure:
             raise PoolkitError(f"measure {text!r}: cutoff {m['cutoff']!r} is not an "
                                f"integer") from None
     return Measure(family, cutoff, **kwargs)  # type: ignore[arg-type]
+
+
+def _number(text: str, key: str, value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise PoolkitError(f"measure {text!r}: {key} must be a number, got {value!r}") from None
 
 
 def parse_measures(texts: Sequence[str]) -> list[Measure]:

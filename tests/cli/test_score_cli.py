@@ -186,8 +186,9 @@ def test_formats(capsys: pytest.CaptureFixture[str], fmt: str, marker: str) -> N
 # --- errors and exit codes -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
-    (["-m", "nDGC@10"], "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RR, Rcap, "
-                        "Rprec, bpref, nDCG (did you mean 'nDCG'?)"),
+    (["-m", "nDGC@10"], "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RBP, "
+                        "RBP_resid, RR, Rcap, Rprec, bpref, infAP, infNDCG, nDCG, statAP, "
+                        "xinfAP (did you mean 'nDCG'?)"),
     (["-k", "five"], "-k 'five': 'five' is not an integer"),
     (["--fail-on", "dupes"], "--fail-on: unknown condition 'dupes'; valid: coverage<X, "
                              "excluded, no-results, rel-lt-k, repeats, unjudged>X, unknown"),
@@ -248,7 +249,8 @@ def test_every_input_error_is_one_line_naming_file_and_line(
 
 @pytest.mark.parametrize("args, message", [
     (["-m", "P@5", "-m", "Rprc"], "unknown measure 'Rprc'; valid: AP, CP, Hit, Judged, P, R, "
-                                  "RR, Rcap, Rprec, bpref, nDCG (did you mean 'Rprec'?)"),
+                                  "RBP, RBP_resid, RR, Rcap, Rprec, bpref, infAP, infNDCG, "
+                                  "nDCG, statAP, xinfAP (did you mean 'Rprec'?)"),
     (["-m", "P@x"], "measure 'P@x': cutoff 'x' is not an integer"),
     (["-k", "0"], "-k '0': cutoffs must be positive"),
     (["-k", "5,ten"], "-k '5,ten': 'ten' is not an integer"),

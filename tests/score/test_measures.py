@@ -353,17 +353,18 @@ def test_aliases(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("nDGC@10", "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RR, Rcap, Rprec, "
-                "bpref, nDCG (did you mean 'nDCG'?)"),
+    ("nDGC@10", "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RBP, RBP_resid, RR, "
+                "Rcap, Rprec, bpref, infAP, infNDCG, nDCG, statAP, xinfAP (did you mean "
+                "'nDCG'?)"),
     ("P", "P needs a cutoff, e.g. P@10"),
     ("P@0", "P: cutoff must be a positive integer, got 0"),
     ("P@x", "measure 'P@x': cutoff 'x' is not an integer"),
     ("bpref@10", "bpref takes no cutoff (got @10)"),
     ("nDCG(rel=2)@10", "nDCG is graded and takes no rel= level"),
-    ("P(gain=exp)@5", "P takes no gain (only nDCG does)"),
+    ("P(gain=exp)@5", "P takes no gain (only nDCG and infNDCG do)"),
     ("nDCG(gain=log)@5", "unknown gain 'log'; valid: exp, linear"),
     ("P(level=2)@5", "measure 'P(level=2)@5': unknown parameter 'level'; valid: gain, "
-                     "judged_only, rel"),
+                     "judged_only, p, rel"),
     ("P(rel=two)@5", "measure 'P(rel=two)@5': rel must be an integer, got 'two'"),
     ("P(rel)@5", "measure 'P(rel)@5': parameter 'rel' must be key=value"),
     ("AP(judged_only=maybe)", "measure 'AP(judged_only=maybe)': judged_only must be true or "

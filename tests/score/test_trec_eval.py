@@ -37,9 +37,12 @@ PLAIN = {
     "Rprec": Measure("Rprec"),
     "bpref": Measure("bpref"),
     "ndcg": Measure("nDCG"),  # trec_eval's full-list nDCG with grade gains
+    "infAP": Measure("infAP"),
+    "rbp": Measure("RBP", p=0.9),  # trec_eval's default persistence
+    "rbp_resid": Measure("RBP_resid", p=0.9),
 }
 ALL_TREC = {"map", "Rprec", "bpref", "recip_rank", "P_5", "recall_1000", "ndcg_cut_10",
-            "map_cut_100", "success_1", "ndcg", "unj_10"}
+            "map_cut_100", "success_1", "ndcg", "unj_10", "infAP", "rbp", "rbp_resid"}
 EXPECTED_COMPARED = {
     "out.test": {"map", "Rprec", "bpref", "recip_rank", "P_5", "P_1000"},
     "out.test.a": ALL_TREC,
