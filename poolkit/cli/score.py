@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from poolkit.cli.formats import add_format_options
 from poolkit.errors import AuditFailure, PoolkitError
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
+from poolkit.io.sample import PoolSample, read_sample
 from poolkit.score.audit import (
     FAIL_ON,
     Audit,
@@ -126,6 +127,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stages", default=None, metavar="FETCH_K,KEEP_K",
                    help="depths for the stage table; without --fetch, each RUN is read at both "
                         "(default with --fetch: the fetch run's full depth and the first K)")
+    p.add_argument("--sample", default=None, metavar="SAMPLE",
+                   help="the pool's sample design (qid docid stratum inclusion_probability, "
+                        "as export --sample writes it): xinfAP, statAP and infNDCG weigh "
+                        "judged pairs by it, and the audit adds R_est beside |Rel|")
     p.add_argument("--fail-on", action="append", default=[], metavar="CONDITION",
                    help="exit non-zero (3) when an audit condition holds: "
                         + ", ".join(r.spelling for r in FAIL_ON.values()))
@@ -228,12 +233,13 @@ def run_score(args: argparse.Namespace) -> int:
     runs = [read_any_run(path, args.order, args.run_format) for path in args.runs]
     truth = read_labels(args.truth, args.qrels_format) if args.truth else None
     fetches = [read_any_run(path, args.order, args.run_format) for path in args.fetch]
+    sample = read_sample(args.sample) if args.sample else None
 
     settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
                         gain=args.gain, corpus_size=size)
     results = [score_run(qrels, run, shown, settings, truth=truth,
                          fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                         stages=stages)
+                         stages=stages, sample=sample)
                for i, run in enumerate(runs)]
     failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
     doc = build_document(settings, qrels, results, truth=truth,
@@ -247,14 +253,16 @@ def run_score(args: argparse.Namespace) -> int:
 
 def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settings, *,
               truth: Qrels | None = None, fetch: Run | None = None,
-              stages: tuple[int, int] | None = None) -> RunResult:
+              stages: tuple[int, int] | None = None,
+              sample: Mapping[str, PoolSample] | None = None) -> RunResult:
     """Evaluate, interval, audit (and optionally stage and truth tables) for one run."""
     level, depth, ks = settings.level, settings.depth, settings.ks
-    ev = evaluate(qrels, run, [*shown, *audit_measures(ks)], level=level, depth=depth)
+    ev = evaluate(qrels, run, [*shown, *audit_measures(ks)], level=level, depth=depth,
+                  sample=sample)
     cis = intervals({m.name: ev.per_query[m.name] for m in shown},
                     {m.name: m.family for m in shown}, ev.scored)
     audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,
-                             corpus_size=settings.corpus_size)
+                             corpus_size=settings.corpus_size, sample=sample)
     result = RunResult(run, ev, list(shown), cis, audit)
     if fetch is not None or stages is not None:
         fetch_run = fetch or run

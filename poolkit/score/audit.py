@@ -18,12 +18,14 @@ needs), so the audit never disagrees with the measures printed beside it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io import Qrels, Run
+from poolkit.io.sample import PoolSample
+from poolkit.score.inferred import RelEstimate, estimate_relevant
 from poolkit.score.measures import Measure, parse_measure
 
 
@@ -68,9 +70,15 @@ class QueryAudit:
     repeated_ids: list[str]
     at: dict[int, AtK]
     warnings: list[str] = field(default_factory=list)
+    #: R_est with its 95% interval when the labels are a sample of the pool (else None)
+    rel_est: RelEstimate | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        est = self.rel_est
         return {"rel": self.rel, "judged": self.judged, "results": self.results,
+                "rel_est": None if est is None else {
+                    "value": est.value, "low": est.low, "high": est.high,
+                    "judged": est.judged, "pooled": est.pooled},
                 "labels": self.labels, "repeats": self.repeats,
                 "repeated_ids": list(self.repeated_ids), "warnings": list(self.warnings),
                 "at": {str(k): a.to_dict() for k, a in self.at.items()}}
@@ -147,11 +155,15 @@ def repeats_of(ranking: Sequence[str]) -> tuple[int, list[str]]:
 
 def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
               level: int = 1, depth: int | None = None,
-              corpus_size: int | None = None) -> Audit:
+              corpus_size: int | None = None,
+              sample: Mapping[str, PoolSample] | None = None) -> Audit:
     """Audit ``run`` against ``qrels`` at every K in ``ks``.
 
     ``evaluation`` is the :class:`poolkit.score.evaluate.Evaluation` of the same run, qrels,
-    level and depth, holding at least :func:`audit_measures` (R@K and Judged@K).
+    level and depth, holding at least :func:`audit_measures` (R@K and Judged@K). When the
+    labels are a sample of the pool (a ``sample`` design is given, or the query's qrels hold
+    pooled-but-unjudged -1 grades) each query also gets R_est, the estimated |Rel| with its
+    95% interval, beside the judged |Rel|.
     """
     names = {k: (parse_measure(f"R@{k}").name, parse_measure(f"Judged@{k}").name) for k in ks}
     queries: dict[str, QueryAudit] = {}
@@ -197,8 +209,11 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
                 a.warnings.append(f"positional count {positional} hits vs distinct {distinct} "
                                   f"at k={k}: a repeated id would count a hit twice")
             at[k] = a
+        design = sample.get(qid) if sample else None
+        est = (estimate_relevant(grades, design, level)
+               if design is not None or any(g < 0 for g in grades.values()) else None)
         queries[qid] = QueryAudit(qid, rel, len(grades), len(ranking), labels, slots, repeated,
-                                  at, warnings)
+                                  at, warnings, est)
     return Audit(list(ks), queries, list(evaluation.excluded), list(evaluation.missing),
                  list(evaluation.unknown), corpus_size)
 

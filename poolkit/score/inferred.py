@@ -27,6 +27,11 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from poolkit.io.sample import PoolSample
+
+__all__ = ["PoolSample", "RelEstimate", "estimate_relevant", "inferred_ap", "inferred_ndcg",
+           "rbp", "stat_ap"]
+
 #: Smoothing of the precision ratio above a rank when no id above it was judged (the papers'
 #: epsilon: an unjudged-only prefix contributes precision ~1/2, not 0/0).
 EPSILON = 1e-5
@@ -34,14 +39,6 @@ EPSILON = 1e-5
 OUTSIDE = "~outside"
 UNIFORM = "pool"
 Z95 = 1.959963984540054
-
-
-@dataclass(frozen=True)
-class PoolSample:
-    """One query's sample design: every pooled id's stratum and inclusion probability."""
-
-    strata: Mapping[str, str]
-    probs: Mapping[str, float]
 
 
 class Design:

@@ -309,9 +309,17 @@ def _audit_headers(k: int) -> list[str]:
 def _audit_cells(audit: dict[str, Any], qid: str, k: int) -> list[str]:
     a = audit["queries"][qid]
     at = a["at"][str(k)]
-    return [qid, str(a["rel"]), _pct(a["labels"]), _f(at["ceiling"]), _f(at["recall"]),
+    return [qid, _rel_cell(a), _pct(a["labels"]), _f(at["ceiling"]), _f(at["recall"]),
             f"{at['share_of_ceiling']:.0%}", _f(at["judged"]),
             f"{at['positional_hits']}/{at['distinct_hits']}", str(a["repeats"])]
+
+
+def _rel_cell(a: dict[str, Any]) -> str:
+    """|Rel| as judged; on sampled labels also R_est and its 95% interval."""
+    est = a.get("rel_est")
+    if not est:
+        return str(a["rel"])
+    return f"{a['rel']} (R_est {est['value']:.1f} [{est['low']:.1f}, {est['high']:.1f}])"
 
 
 def _audit_table(run: dict[str, Any], per_query: bool) -> list[str]:
@@ -469,6 +477,9 @@ def render_csv(doc: dict[str, Any], per_query: bool = False) -> str:
         if per_query:
             for qid, a in run["audit"]["queries"].items():
                 row(qid, "audit.rel", a["rel"])
+                if a.get("rel_est"):
+                    for key in ("value", "low", "high"):
+                        row(qid, f"audit.rel_est.{key}", a["rel_est"][key])
                 row(qid, "audit.labels", a["labels"])
                 row(qid, "audit.repeats", a["repeats"])
                 for k, at in a["at"].items():
