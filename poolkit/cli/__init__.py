@@ -32,6 +32,7 @@ SUBCOMMANDS = {
     "reusability": "reusability",
     "agreement": "agreement",
     "trec-eval": "trec_eval",
+    "sample-replay": "sample_replay",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -46,6 +47,7 @@ SUMMARIES = {
     "reusability": "leave-one-run/group-out: how reusable the pool is",
     "agreement": "assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
     "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
+    "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
 }
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from poolkit.analysis.sample_replay import design_for, main, replay
+from poolkit.cli import main
+from poolkit.cli.sample_replay import design_for, replay
 from poolkit.io import read_qrels, read_run
 
 pytestmark = pytest.mark.shared
@@ -50,5 +51,7 @@ def test_ten_percent_costs_a_tenth_of_the_pool_and_names_depth_k(dl19, capsys) -
 
 def test_the_command_reports_bad_input_in_one_line(tmp_path: Path, capsys) -> None:
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
-    assert main([str(tmp_path)]) == 2
+    assert main(["sample-replay", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().endswith("no *.run files")
+    assert main(["sample-replay", str(tmp_path), "--rates", "0.1,x"]) == 2
+    assert "expected numbers" in capsys.readouterr().err

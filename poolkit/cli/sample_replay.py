@@ -14,7 +14,9 @@ qrels), every design is replayed as if an assessor judged only what it selects:
 Per run: the bias of the mean over seeds against the truth's value, how often the 95%
 interval covers the truth, and Kendall's tau of the system ordering against the truth's.
 
-Run: ``python -m poolkit.analysis.sample_replay ../shared/collections/dl19-passage-pool``.
+Run: ``poolkit sample-replay ../shared/collections/dl19-passage-pool``. It lives in the CLI
+layer because it combines a pool design with analysis statistics, two stages that do not
+import each other.
 """
 
 from __future__ import annotations
@@ -234,36 +236,47 @@ def _depth_label(results: Sequence[RateResult]) -> str:
     return str(results[0].pool_depth) if results else "?"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m poolkit.analysis.sample_replay",
-                                description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("collection", help="folder with qrels.full.txt (or qrels.txt) and runs/")
-    p.add_argument("--rates", default="0.1,0.2,0.3")
-    p.add_argument("--seeds", type=int, default=20)
-    p.add_argument("--depth", type=int, default=100)
-    p.add_argument("--level", type=int, default=2,
-                   help="relevance level of MAP (DL 2019 convention: 2)")
-    args = p.parse_args(argv)
+SUMMARY = "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sample-replay", help=SUMMARY,
+        description="Replay stratified sampled pools (and depth-k pooling at the same number of "
+                    "judgments) on a collection whose qrels are complete: per run the bias of "
+                    "estimated MAP (xinfAP, statAP) and nDCG@10 (infNDCG@10), the coverage of "
+                    "their 95%% bootstrap intervals over seeds, and Kendall's tau of the system "
+                    "ordering. Prints Markdown tables.")
+    p.add_argument("collection", metavar="FOLDER",
+                   help="folder with qrels.full.txt (or qrels.txt) and runs/*.run")
+    p.add_argument("--rates", default="0.1,0.2,0.3", metavar="R,...",
+                   help="sampling rates of the pool (default: 0.1,0.2,0.3)")
+    p.add_argument("--seeds", type=int, default=20, metavar="N", help="draws per rate (20)")
+    p.add_argument("--depth", type=int, default=100, metavar="N", help="pool depth (100)")
+    p.add_argument("--level", type=int, default=2, metavar="N",
+                   help="relevance level of MAP (default 2, the TREC DL convention)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for flag, value in (("--seeds", args.seeds), ("--depth", args.depth),
+                        ("--level", args.level)):
+        if value < 1:
+            raise PoolkitError(f"{flag} must be a positive integer, got {value}")
     try:
-        folder = Path(args.collection)
-        qrels_path = folder / "qrels.full.txt"
-        if not qrels_path.exists():
-            qrels_path = folder / "qrels.txt"
-        truth = read_qrels(qrels_path).grades
-        runs = {path.stem: read_run(path) for path in sorted((folder / "runs").glob("*.run"))}
-        if not runs:
-            raise PoolkitError(f"{folder / 'runs'}: no *.run files")
-        try:
-            rates = [float(x) for x in args.rates.split(",")]
-        except ValueError:
-            raise PoolkitError(f"--rates {args.rates!r}: expected numbers like 0.1,0.2")
-        results = replay(runs, truth, rates, range(args.seeds), args.depth, args.level)
-    except PoolkitError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(render(results, args.seeds))
+        rates = [float(x) for x in args.rates.split(",")]
+    except ValueError:
+        raise PoolkitError(f"--rates {args.rates!r}: expected numbers like 0.1,0.2") from None
+    if any(not r > 0 for r in rates):
+        raise PoolkitError(f"--rates {args.rates!r}: rates must be positive")
+    folder = Path(args.collection)
+    qrels_path = folder / "qrels.full.txt"
+    if not qrels_path.exists():
+        qrels_path = folder / "qrels.txt"
+    truth = read_qrels(qrels_path).grades
+    runs = {path.stem: read_run(path) for path in sorted((folder / "runs").glob("*.run"))}
+    if not runs:
+        raise PoolkitError(f"{folder / 'runs'}: no *.run files")
+    results = replay(runs, truth, rates, range(args.seeds), args.depth, args.level)
+    sys.stdout.write(render(results, args.seeds) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
