@@ -22,9 +22,9 @@ import yaml
 from poolkit.errors import InputError, one_of
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
+from poolkit.io.validate import check_id, grade_problem
 from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items, to_python
 
-GRADE_RANGE = range(0, 4)
 ENTRY_KEYS = ("query", "text", "grades", "provenance")
 
 
@@ -61,18 +61,19 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
             raise InputError(path, line_of(entry), "entry has no 'query:' id")
         if "grades" not in fields:
             raise InputError(path, line_of(entry), "entry has no 'grades:' mapping")
-        qid = scalar(path, fields["query"], "query")
+        qid = check_id(path, line_of(fields["query"]),
+                       scalar(path, fields["query"], "query"), "query id")
         if qid in grades:
             raise InputError(path, line_of(fields["query"]), f"query {qid!r} is listed twice")
         docs: dict[str, int] = {}
         for dk, dv in mapping_items(path, fields["grades"], f"grades of {qid!r}"):
-            docid = scalar(path, dk, "doc id")
+            docid = check_id(path, line_of(dk), scalar(path, dk, "doc id"), "doc id")
             raw = scalar(path, dv, f"grade of {docid!r}")
             try:
                 grade = int(raw)
             except ValueError:
                 grade = None
-            if grade is None or grade not in GRADE_RANGE or raw.strip() != str(grade):
+            if grade is None or grade_problem(grade) or raw.strip() != str(grade):
                 raise InputError(path, line_of(dv),
                                  f"grade {raw!r} for query {qid!r} doc {docid!r} must be an "
                                  f"integer 0-3")
@@ -112,7 +113,9 @@ def write_golden(path: str | Path, grades: Mapping[str, Mapping[str, int]],
                  header: Sequence[str] = ()) -> None:
     """Write grades as golden.yaml (PyYAML quotes ids such as ``007`` that would read back as
     numbers)."""
-    Path(path).write_text(golden_text(grades, texts, provenance, header), encoding="utf-8")
+    from poolkit.io.atomic import write_text
+
+    write_text(path, golden_text(grades, texts, provenance, header))
 
 
 def golden_text(grades: Mapping[str, Mapping[str, int]],

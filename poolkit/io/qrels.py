@@ -17,6 +17,7 @@ from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.validate import check_id, has_control_chars
 
 _INT = re.compile(r"[+-]?[0-9]+\Z")
 
@@ -86,7 +87,7 @@ def _fast_grades(text: str) -> dict[str, dict[str, int]] | None:
     Every line end becomes a marker token, so a block is N lines of 4 columns exactly when it
     splits into 5N tokens with a marker at every 5th place; each column is then a slice.
     """
-    if not text.isascii() or any(c in text for c in _AWKWARD):
+    if not text.isascii() or any(c in text for c in _AWKWARD) or has_control_chars(text):
         return None
     grades: dict[str, dict[str, int]] = {}
     start = 0
@@ -135,6 +136,8 @@ def _careful_grades(path: str | Path,
                 f"expected 4 columns 'qid iter docid grade', found {len(parts)}: {line.strip()!r}",
             )
         qid, _iter, docid, grade_s = parts
+        check_id(path, lineno, qid, "query id")
+        check_id(path, lineno, docid, "doc id")
         if not _INT.match(grade_s):  # int() would also take '1_0' and non-ASCII digits
             raise InputError(path, lineno, f"grade {grade_s!r} is not an integer")
         grade = int(grade_s)
@@ -191,7 +194,9 @@ def qrels_text(grades: Mapping[str, Mapping[str, int]]) -> str:
 def write_qrels(grades: Mapping[str, Mapping[str, int]] | Qrels, path: str | Path) -> None:
     if isinstance(grades, Qrels):
         grades = grades.grades
-    Path(path).write_text(qrels_text(grades), encoding="utf-8")
+    from poolkit.io.atomic import write_text
+
+    write_text(path, qrels_text(grades))
 
 
 def merge(parts: Iterable[Qrels], name: str) -> Qrels:

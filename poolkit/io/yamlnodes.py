@@ -12,10 +12,22 @@ import yaml
 
 from poolkit.errors import InputError
 
+# The tags plain YAML data uses (implicit or written as ``!!str`` and so on). Anything else
+# (``!!python/object/apply``, ``!!python/name:os.system``, ``!custom``) is refused: poolkit
+# reads data, never objects, and a tag it ignored would silently change a value.
+STANDARD_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in (
+    "str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge"))
+MAX_DEPTH = 64  # nesting deeper than any poolkit file has; deeper is refused, not recursed
+
 
 def compose(path: str | Path, text: str) -> yaml.Node:
+    """The document's node tree; an InputError (file and line) for invalid YAML, a
+    non-standard tag, or nesting deeper than :data:`MAX_DEPTH`."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise InputError(path, None, f"not valid YAML: nested deeper than {MAX_DEPTH} "
+                                     f"levels") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -24,7 +36,28 @@ def compose(path: str | Path, text: str) -> yaml.Node:
         raise InputError(path, None, f"not valid YAML: {exc}") from None
     if node is None:
         raise InputError(path, None, "file is empty")
+    _check_tags_and_depth(path, node)
     return node
+
+
+def _check_tags_and_depth(path: str | Path, root: yaml.Node) -> None:
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    seen: set[int] = set()  # aliases share nodes: check each once
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.tag not in STANDARD_TAGS:
+            raise InputError(path, line_of(node), f"YAML tag {node.tag!r} is not allowed "
+                                                  f"(poolkit reads plain data only)")
+        if depth > MAX_DEPTH:
+            raise InputError(path, line_of(node), f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend(((key, depth + 1), (value, depth + 1)))
 
 
 def line_of(node: yaml.Node) -> int:

@@ -24,6 +24,7 @@ import numpy as np
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes
+from poolkit.io.validate import check_id
 from poolkit.store.store import QueryRecord
 
 TSV_SUFFIXES = (".tsv", ".txt")
@@ -96,17 +97,19 @@ def _json_lines(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, lineno, f"not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(path, lineno, "not valid JSON (nested too deeply)") from None
         if not isinstance(obj, dict):
             raise InputError(path, lineno, f"expected a JSON object, found {type(obj).__name__}")
         out.append((lineno, obj))
     return out
 
 
-def _id(path: str | Path, lineno: int, obj: dict[str, Any]) -> str:
+def _id(path: str | Path, lineno: int, obj: dict[str, Any], what: str) -> str:
     raw = obj.get("id", obj.get("_id"))
     if isinstance(raw, bool) or not isinstance(raw, (str, int)) or str(raw).strip() == "":
         raise InputError(path, lineno, "expected an 'id' (string)")
-    return str(raw)
+    return check_id(path, lineno, str(raw), what)
 
 
 def _text(path: str | Path, lineno: int, obj: dict[str, Any], key: str, required: bool) -> str:
@@ -126,7 +129,7 @@ def read_corpus(path: str | Path) -> Corpus:
     texts: list[str] = []
     first: dict[str, int] = {}
     for lineno, obj in _json_lines(path):
-        docid = _id(path, lineno, obj)
+        docid = _id(path, lineno, obj, "doc id")
         if docid in first:
             raise InputError(path, lineno, f"doc id {docid!r} already used on line {first[docid]}")
         first[docid] = lineno
@@ -157,7 +160,7 @@ def _jsonl_queries(path: Path) -> list[QueryRecord]:
     out = []
     first: dict[str, int] = {}
     for lineno, obj in _json_lines(path):
-        qid = _id(path, lineno, obj)
+        qid = _id(path, lineno, obj, "query id")
         _check_new(path, lineno, qid, first)
         text = _text(path, lineno, obj, "text", required=True)
         if not text.strip():
@@ -182,7 +185,7 @@ def _tsv_queries(path: Path) -> list[QueryRecord]:
             raise InputError(path, lineno,
                              f"expected at most 4 tab-separated columns "
                              f"(id, text, description, narrative), found {len(parts)}")
-        qid = parts[0].strip()
+        qid = check_id(path, lineno, parts[0].strip(), "query id")
         _check_new(path, lineno, qid, first)
         extra = [p.strip() or None for p in parts[2:]] + [None, None]
         out.append(QueryRecord(qid, parts[1].strip(), extra[0], extra[1]))

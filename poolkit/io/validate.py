@@ -1,0 +1,117 @@
+"""The rules every reader applies to ids, grades and names: one place, so they stay the same.
+
+Readers (TREC runs and qrels, corpora, queries, golden.yaml, and any new format) call these
+where they read a value, so a bad value is refused with the file and line it came from.
+
+- **Ids** (query and doc ids) are non-empty and contain no whitespace and no control
+  character: TREC's whitespace-separated formats cannot carry them, so such an id would be
+  written as a malformed line (``q_faw Q0 z 1 4 0.29 bm25``) by every writer downstream.
+- **Grades** have one scale: :data:`GRADE_SCALE` (0 not relevant ... 3 perfectly relevant).
+  :data:`UNJUDGED` (-1) is TREC's "pooled, not judged": accepted where qrels are read for
+  scoring (trec_eval's infAP needs it) and kept as such on import, never as a grade.
+- **Names** (systems, assessors) are what poolkit prints in tables and uses in file names:
+  a system name is a safe file-name stem; an assessor name is printable and short.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from poolkit.errors import InputError, PoolkitError
+
+GRADE_SCALE = range(0, 4)
+UNJUDGED = -1
+
+# Unicode whitespace (\s covers \x1c-\x1f and U+0085, U+2028...) and the C0/DEL/C1 controls.
+_BAD_ID_CHAR = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+_BAD_ID_BYTE = re.compile(rb"[\x00-\x08\x0e-\x1b\x7f]")
+_BAD_ID_STR = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
+ASSESSOR_MAX = 64
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an id (empty, whitespace, a control character), or None."""
+    if not value:
+        return "is empty"
+    bad = _BAD_ID_CHAR.search(value)
+    if bad is None:
+        return None
+    char = bad.group()
+    kind = "whitespace" if char.isspace() else "a control character"
+    return f"contains {kind} ({char!r}); TREC files cannot carry it"
+
+
+def check_id(path: str | Path | None, line: int | None, value: str, what: str) -> str:
+    """``value`` if it is a valid id, else an InputError naming file, line and the id."""
+    problem = id_problem(value)
+    if problem is not None:
+        raise InputError(path, line, f"{what} {value!r} {problem}")
+    return value
+
+
+def first_bad_id(values: Iterable[str]) -> int | None:
+    """Index of the first invalid id in ``values`` (for readers that check a block at once)."""
+    for i, value in enumerate(values):
+        if id_problem(value) is not None:
+            return i
+    return None
+
+
+def has_control_bytes(data: bytes) -> bool:
+    """Whether ``data`` holds a control byte that str.split() does not treat as a separator
+    (NUL, \\x01-\\x08, \\x0e-\\x1b, DEL): a fast path splitting on whitespace must send such
+    a block to a careful path that checks each id."""
+    return _BAD_ID_BYTE.search(data) is not None
+
+
+def has_control_chars(text: str) -> bool:
+    """:func:`has_control_bytes` for text already decoded."""
+    return _BAD_ID_STR.search(text) is not None
+
+
+def grade_problem(grade: int, allow_unjudged: bool = False) -> str | None:
+    """Why ``grade`` is off poolkit's scale, or None (``allow_unjudged`` admits -1)."""
+    if grade in GRADE_SCALE or (allow_unjudged and grade == UNJUDGED):
+        return None
+    extra = f", or {UNJUDGED} for 'pooled, not judged'" if allow_unjudged else ""
+    return f"grade {grade} is off the scale {GRADE_SCALE[0]}-{GRADE_SCALE[-1]}{extra}"
+
+
+def check_grade(path: str | Path | None, line: int | None, grade: int,
+                allow_unjudged: bool = False) -> int:
+    """``grade`` if on the scale (see :func:`grade_problem`), else an InputError."""
+    problem = grade_problem(grade, allow_unjudged)
+    if problem is not None:
+        raise InputError(path, line, problem)
+    return grade
+
+
+def check_system_name(name: str, where: str = "system name") -> str:
+    """A system name is a file-name stem (its run is ``runs_dir/NAME.run``): letters, digits,
+    ``.``, ``_``, ``+``, ``-``, starting with a letter or digit, at most 64 characters. No
+    ``/`` or ``..`` can then reach outside the runs folder."""
+    if not SYSTEM_NAME.match(name):
+        raise PoolkitError(f"{where} {name!r}: use letters, digits, '.', '_', '+', '-' "
+                           f"(starting with a letter or digit, at most 64 characters)")
+    return name
+
+
+def assessor_problem(name: str) -> str | None:
+    """Why ``name`` cannot name an assessor (it is printed in tables), or None."""
+    if not name or name != name.strip():
+        return "must be non-empty, without surrounding spaces"
+    if len(name) > ASSESSOR_MAX:
+        return f"is longer than {ASSESSOR_MAX} characters"
+    if not name.isprintable():
+        return "contains a control or non-printable character"
+    return None
+
+
+def check_assessor(name: str, where: str = "assessor name") -> str:
+    problem = assessor_problem(name)
+    if problem is not None:
+        raise PoolkitError(f"{where} {name!r} {problem}")
+    return name
