@@ -48,6 +48,10 @@ class NoStoreError(StoreError):
         super().__init__(f"{location}: no judging store yet; {hint}")
 
 
+class OutputError(PoolkitError):
+    """A file poolkit writes cannot be written (read-only folder, full disk...): names it."""
+
+
 class AuditFailure(PoolkitError):
     """A ``--fail-on`` condition held: the report was printed, the exit code says no."""
 

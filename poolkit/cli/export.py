@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.labels import POLICIES, Labels, current_labels, provenance
@@ -71,22 +70,25 @@ def run(args: argparse.Namespace) -> int:
             text = golden_text(grades, texts, prov, header)
         else:
             text = qrels_text(grades)
+    if not len(labels):
+        if labels.unresolved:
+            report_unresolved(labels, args.policy, None)
+            raise PoolkitError(f"{config.store}: no labels to export: every labelled pair is "
+                               f"unresolved under policy {args.policy!r}; nothing written")
+        raise PoolkitError(f"{config.store}: no labels to export yet (judge with `poolkit "
+                           f"judge`, or `poolkit import` a label file); nothing written")
     if args.output:
         write_file(args.output, text)
     else:
         sys.stdout.write(text)
-    if not len(labels) and not labels.unresolved:
-        print("poolkit export: no labels yet (judge with `poolkit judge`, or `poolkit import` a "
-              "label file)", file=sys.stderr)
     report_unresolved(labels, args.policy, args.unresolved)
     return 0
 
 
 def write_file(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise PoolkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    from poolkit.io.atomic import write_text
+
+    write_text(path, text)
 
 
 def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.io.common import iter_chunks, sha256_hex
+from poolkit.io.validate import check_id, has_control_bytes
 
 RUN_ORDERS = {
     "score": "score descending, ties by doc id descending (trec_eval's order; the default)",
@@ -133,7 +134,8 @@ def read_run(path: str | Path, order: str = "score", name: str | None = None) ->
         body = raw[len(BOM_UTF8):] if i == 0 and raw.startswith(BOM_UTF8) else raw
         n = raw.count(b"\n")
         block = None
-        if body.isascii() and not any(b in body for b in _AWKWARD):
+        if body.isascii() and not any(b in body for b in _AWKWARD) \
+                and not has_control_bytes(body):
             block = _fast_block(body.decode("ascii"), n + (not raw.endswith(b"\n")), want_ranks)
         if block is None:
             block = _careful_block(path, _decode_block(path, body, newlines), lines, want_ranks)
@@ -237,6 +239,8 @@ def _careful_block(path: str | Path, text: str, line0: int, want_ranks: bool) ->
                 f"{line.strip()!r}",
             )
         qid, _q0, docid, rank_s, score_s = parts[:5]
+        check_id(path, lineno, qid, "query id")
+        check_id(path, lineno, docid, "doc id")
         try:
             score = float(score_s)
         except ValueError:
@@ -299,16 +303,40 @@ def _collect(queries: dict[str, _Query], order: str, qids: list[str], docids: li
 
 def run_text(rankings: Mapping[str, Sequence[str]], scores: Mapping[str, Sequence[float]],
              tag: str) -> str:
+    """A TREC run whose lines, read back in trec_eval's order, give exactly ``rankings``.
+
+    Each score is written exactly (``repr``: the shortest text that reads back as the same
+    double), never rounded: rounding merges near-equal scores into ties, which trec_eval's
+    tie-break (doc id descending) then reorders. See :func:`written_scores` for a ranking
+    that its own scores do not order.
+    """
     out = []
-    tag = tag.replace(" ", "_") or "poolkit"
+    tag = "_".join(tag.split()) or "poolkit"
     for qid, docs in rankings.items():
         sc = scores.get(qid)
-        for i, docid in enumerate(docs):
-            s = sc[i] if sc is not None and i < len(sc) else float(len(docs) - i)
-            out.append(f"{qid} Q0 {docid} {i + 1} {s:.6f} {tag}\n")
+        given = [sc[i] if sc is not None and i < len(sc) else float(len(docs) - i)
+                 for i in range(len(docs))]
+        for i, (docid, s) in enumerate(zip(docs, written_scores(docs, given))):
+            out.append(f"{qid} Q0 {docid} {i + 1} {s!r} {tag}\n")
     return "".join(out)
 
 
+def written_scores(docs: Sequence[str], scores: Sequence[float]) -> list[float]:
+    """The scores to write so that trec_eval's order (score descending, ties by doc id
+    descending) reproduces ``docs``' order: each score as given wherever that already holds
+    (every ranking poolkit makes, and every run read in score order), else the largest double
+    below the previous written score (a rank- or file-ordered run whose scores disagree)."""
+    out: list[float] = []
+    for i, s in enumerate(scores):
+        s = float(s)
+        if i and not (s < out[-1] or (s == out[-1] and docs[i] <= docs[i - 1])):
+            s = math.nextafter(out[-1], -math.inf)
+        out.append(s)
+    return out
+
+
 def write_run(run: Run, path: str | Path, tag: str | None = None) -> None:
-    Path(path).write_text(run_text(run.rankings, run.scores, tag or run.tag or run.name),
-                          encoding="utf-8")
+    """Write ``run`` as a TREC run file, atomically (see :mod:`poolkit.io.atomic`)."""
+    from poolkit.io.atomic import write_text
+
+    write_text(path, run_text(run.rankings, run.scores, tag or run.tag or run.name))

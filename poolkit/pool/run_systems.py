@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 from poolkit import __version__
 from poolkit.config import Config, SystemConfig
 from poolkit.errors import ConfigError, PoolkitError, one_of
+from poolkit.io.atomic import write_text
 from poolkit.io.run import Run, write_run
 from poolkit.retrieve.base import Results, Retriever, results_to_run
 from poolkit.retrieve.corpus import Corpus
@@ -246,8 +247,8 @@ def _write(runs_dir: Path, sr: SystemRun) -> None:
         write_run(sr.fetch_run, sr.fetch_path, tag=f"{sr.name}.fetch")
         sr.settings["fetch_run"] = str(sr.fetch_path)
         sr.settings["fetch_run_sha256"] = sr.fetch_run.sha256
-    (runs_dir / f"{sr.name}.json").write_text(
-        json.dumps(sr.settings, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    write_text(runs_dir / f"{sr.name}.json",
+               json.dumps(sr.settings, indent=2, sort_keys=True, default=str) + "\n")
 
 
 def _describe(sr: SystemRun, results: Results) -> str:

@@ -167,15 +167,15 @@ class EmbeddingCache:
         path = self.path(encoder, corpus)
         if path is None:
             return
+        from poolkit.io.atomic import atomic_writer, write_text
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
+        with atomic_writer(path, "wb") as fh:
             np.save(fh, emb)
-        os.replace(tmp, path)
         note = {"model": encoder.settings(), "corpus_sha256": corpus.sha256,
                 "corpus_path": corpus.path, "docs": len(corpus), "dim": int(emb.shape[1]),
                 "encode_seconds": round(seconds, 3)}
-        path.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
+        write_text(path.with_suffix(".json"), json.dumps(note, indent=2) + "\n")
 
 
 _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}

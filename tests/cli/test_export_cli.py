@@ -183,12 +183,15 @@ def test_sample_golden_round_trips_through_import_and_export(tmp_path, capsys):
         assert len(store.events()) == before
 
 
-def test_nothing_judged_yet_says_so(tmp_path, capsys):
+def test_nothing_judged_yet_says_so_exits_non_zero_and_writes_nothing(tmp_path, capsys):
     build_store(tmp_path / "s.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
     config = write_config(tmp_path / "cfg", tmp_path / "s.sqlite")
-    assert main(["export", str(config), "--format", "qrels"]) == 0
+    target = tmp_path / "labels.qrels"
+    target.write_text("q0 0 d0 1\n")
+    assert main(["export", str(config), "--format", "qrels", "-o", str(target)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and "no labels yet" in err
+    assert out == "" and "no labels to export yet" in err and len(err.splitlines()) == 1
+    assert target.read_text() == "q0 0 d0 1\n"
 
 
 def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_path, capsys):

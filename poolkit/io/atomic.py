@@ -1,0 +1,116 @@
+"""Every file poolkit writes is replaced whole or not at all.
+
+The new content goes to a temporary file in the target's folder (same file system, so the
+rename is atomic), is flushed and fsynced, then renamed over the target; the folder is
+fsynced so the rename itself survives a power cut. A failed write (full disk, read-only
+folder, a kill) leaves the previous file untouched and no partial file beside it.
+
+A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) cannot be
+replaced; it is written in place.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from poolkit.errors import OutputError
+
+
+def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
+    """Atomically replace ``path`` with ``text``."""
+    write_bytes(path, text.encode(encoding))
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Atomically replace ``path`` with ``data``."""
+    with atomic_writer(path, "wb") as fh:
+        fh.write(data)
+
+
+@contextmanager
+def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO[Any]]:
+    """A file handle whose content replaces ``path`` when the block ends without error.
+
+    OS errors (here or in the block) become one :class:`OutputError` naming ``path``.
+    """
+    target = Path(os.path.realpath(path))  # a symlink's target is replaced, not the link
+    if target.exists() and not target.is_file():
+        with _errors(path), open(target, mode, **_text_args(mode, encoding)) as fh:
+            yield fh
+        return
+    tmp: str | None = None
+    try:
+        with _errors(path):
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                       dir=target.parent)
+            os.fchmod(fd, _mode_for(target))
+            with os.fdopen(fd, mode, **_text_args(mode, encoding)) as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+            tmp = None
+            _fsync_dir(target.parent)
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def check_writable_folder(folder: str | Path) -> None:
+    """Create ``folder`` if needed and prove a file can be made in it (a command that will
+    write there after a long computation asks first); an OutputError says why not."""
+    folder = Path(folder)
+    with _errors(folder / "."):
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".poolkit-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+
+
+def _text_args(mode: str, encoding: str) -> dict[str, Any]:
+    return {} if "b" in mode else {"encoding": encoding, "newline": ""}
+
+
+@contextmanager
+def _errors(path: str | Path) -> Iterator[None]:
+    try:
+        yield
+    except FileNotFoundError:
+        raise OutputError(f"{path}: cannot write: folder {Path(path).parent} does not exist"
+                          ) from None
+    except PermissionError:
+        raise OutputError(f"{path}: cannot write: permission denied (read-only file or "
+                          f"folder?)") from None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _mode_for(target: Path) -> int:
+    """The existing file's permissions, or what a plain ``open(path, 'w')`` would give."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot fsync a folder; the rename is still atomic
+    finally:
+        os.close(fd)
