@@ -147,6 +147,27 @@ class Collection:
             candidates.append(system.path)
         return next((c for c in candidates if c.is_file()), None)
 
+    def user_run(self, name: str, path: Path, order: str = "score") -> Run:
+        """A ``kind: run`` system's run as the user's own file, never poolkit's copy (which is
+        validated and cut to the system's depth): analyses score exactly what ``poolkit
+        score`` scores on that file. If the store recorded the file's sha256 when it pooled,
+        the file must still have it, or the labels and the run no longer belong together."""
+        from poolkit.io import read_any_run
+
+        if not path.is_file():
+            raise PoolkitError(f"{self.config.path}: systems.{name}: run file {path} is "
+                               f"missing (the analyses score the file itself, not poolkit's "
+                               f"validated copy)")
+        run = read_any_run(path, order=order)
+        run.name = name
+        pooled = (self.store.systems().get(name, {}).get("run_sha256") if self.has_store()
+                  else None)
+        if pooled and pooled != run.sha256:
+            raise PoolkitError(f"{path}: systems.{name}'s run file changed since it was pooled "
+                               f"(sha256 {run.sha256[:12]} now, {pooled[:12]} then); pool "
+                               f"again or restore the file")
+        return run
+
     def runs(self, explicit: Sequence[str] = (), order: str = "score") -> dict[str, Run]:
         """The runs to score: ``explicit`` files if any, else every configured system's run
         file (named by the system)."""
@@ -158,7 +179,10 @@ class Collection:
         config = self.config
         runs: dict[str, Run] = {}
         missing = []
-        for name in config.systems:
+        for name, system in config.systems.items():
+            if system.kind == "run" and system.path is not None:
+                runs[name] = self.user_run(name, system.path, order)
+                continue
             path = self.run_path(name)
             if path is None:
                 missing.append(name)

@@ -31,8 +31,9 @@ from typing import Any, overload
 
 import yaml
 
-from poolkit.errors import ConfigError, did_you_mean, one_of
+from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of
 from poolkit.io.common import decode, read_bytes
+from poolkit.io.validate import check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
 
 SYSTEM_KINDS = ("bm25", "dense", "rerank", "run")
@@ -245,6 +246,10 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
     for k, v in node.value:
         name = str(k.value)
         where = f"systems.{name}"
+        try:
+            check_system_name(name, where + ":")
+        except PoolkitError as exc:
+            raise ConfigError(path, line_of(k), str(exc)) from None
         sec = _Section(path, v, where, None)  # keys are checked once the kind is known
         if not sec.has("kind"):
             raise ConfigError(path, line_of(k), f"{where} needs 'kind:' "
@@ -265,7 +270,12 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
                 raise ConfigError(path, line_of(k), f"{where} needs 'over:' (the system whose "
                                                     f"candidates it re-scores)")
             over = sec.value("over", str)
-            if over not in names or over == name:
+            if over == name:
+                raise ConfigError(path, sec.line("over"),
+                                  f"{where}.over: a system cannot rerank itself; name the "
+                                  f"system whose candidates it re-scores (defined: "
+                                  f"{', '.join(n for n in names if n != name) or 'none'})")
+            if over not in names:
                 raise ConfigError(path, sec.line("over"),
                                   f"{where}.over: unknown system {over!r}; defined: "
                                   f"{', '.join(n for n in names if n != name)}"

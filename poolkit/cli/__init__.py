@@ -89,6 +89,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if type(exc).__module__ != "sqlite3":  # not imported here: `score` must start fast
+            raise
+        # SQLite failed while rows were read outside a Store method (a store damaged in
+        # the middle is found only when its damaged pages are read).
+        from poolkit.store.failures import OPENED, describe
+
+        store = OPENED[-1] if OPENED else "<store>"
+        print(f"poolkit {args.command}: error: {describe(store, exc)}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     return int(code or 0)

@@ -95,6 +95,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from poolkit.analysis.labels import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.cli.options import check_level, measures_arg, split_config
+    from poolkit.score.evaluate import require_scorable
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     check_level(args.level)
@@ -116,6 +117,7 @@ def run_compare(args: argparse.Namespace) -> int:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if level is None else level
         before, after = file_labels(args.before_qrels), file_labels(args.after_qrels)
+        require_scorable(after.qrels, level)
         runs = read_runs(paths, args.order)
         contributions = label_contributions(
             before.qrels, after.qrels, runs, args.depth, level,
@@ -141,6 +143,7 @@ def run_compare(args: argparse.Namespace) -> int:
             runs = collection.runs(paths, args.order)
             contributions = store_contributions(collection.store, v_before, v_after,
                                                 after.qrels, level)
+        require_scorable(after.qrels, level)
         doc = compare(before, after, runs, measures, level=level,
                       condensed=not args.no_condensed, contributions=contributions)
     doc = {**header("compare"), **doc}

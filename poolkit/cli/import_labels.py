@@ -34,29 +34,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
-    from poolkit.errors import PoolkitError
+    from poolkit.io.formats import detect
+    from poolkit.io.golden import read_golden_full
     from poolkit.io.qrels import Qrels
     from poolkit.io.readers import read_labels
+    from poolkit.io.validate import check_assessor
     from poolkit.retrieve.corpus import read_corpus, read_queries
     from poolkit.retrieve.run import counted
-    from poolkit.store.imports import import_labels
+    from poolkit.store.imports import import_labels, split_unjudged
 
-    if not args.source.strip() or args.source != args.source.strip():
-        raise PoolkitError(f"--as: source name {args.source!r} must be non-empty, "
-                           f"without surrounding spaces")
+    check_assessor(args.source, "--as: source name")
     collection = Collection.open(args.config, write=True, create=True)
     config = collection.config
-    labels = read_labels(args.labels)
+    texts: dict[str, str] = {}
+    if detect(args.labels, "qrels") == "golden":
+        labels, texts, _provenance = read_golden_full(args.labels)
+    else:
+        labels = read_labels(args.labels)
+    graded, unjudged = split_unjudged(labels)  # off-scale grades: an error naming the line
     queries = read_queries(config.queries)
+    _warn_text_contradictions(args.labels, texts, {q.qid: q.text for q in queries},
+                              config.queries.name)
     known_q = {q.qid for q in queries}
     corpus_ids = read_corpus(config.corpus).index
     unknown_q = sorted(q for q in labels.grades if q not in known_q)
     unknown_pairs = sum(1 for q, docs in labels.grades.items() if q in known_q
                         for d in docs if d not in corpus_ids)
-    kept = labels
+    kept = graded
     if not args.keep_unknown:
         kept = Qrels({q: {d: g for d, g in docs.items() if d in corpus_ids}
-                      for q, docs in labels.grades.items() if q in known_q},
+                      for q, docs in graded.grades.items() if q in known_q},
                      name=labels.name, sha256=labels.sha256, path=labels.path)
     total = len(labels)
     with collection:
@@ -65,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         added = import_labels(store, kept, args.source, source=Path(args.labels).name)
     result = {"labels": str(args.labels), "labels_sha256": labels.sha256, "source": args.source,
               "pairs": total, "imported": added, "unchanged": len(kept) - added,
+              "pooled_not_judged": unjudged,
               "unknown_queries": unknown_q,
               "unknown_query_pairs": sum(len(labels.grades[q]) for q in unknown_q),
               "unknown_doc_pairs": unknown_pairs, "kept_unknown": bool(args.keep_unknown),
@@ -76,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{labels.name}: {counted(total, 'graded pair')} -> "
           f"{counted(added, 'new import event')} by "
           f"{args.source!r} ({result['unchanged']} already standing) in {config.store}")
+    if unjudged:
+        print(f"  {counted(unjudged, 'pair')} marked -1 (pooled, not judged): not grades, "
+              f"not recorded")
     skipped = "imported anyway" if args.keep_unknown else "skipped"
     if unknown_q:
         shown = ", ".join(unknown_q[:5]) + (", ..." if len(unknown_q) > 5 else "")
@@ -85,3 +96,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {counted(unknown_pairs, 'pair')} name{'s' if unknown_pairs == 1 else ''} "
               f"doc ids not in {config.corpus.name}: {skipped}")
     return 0
+
+
+def _warn_text_contradictions(labels_path: str, texts: dict[str, str], known: dict[str, str],
+                              queries_name: str) -> None:
+    """A golden.yaml query ``text:`` that differs from the collection's queries file means
+    the labels may have been made for another query: say so (the file's ids still rule)."""
+    for qid, text in texts.items():
+        if qid in known and " ".join(text.split()) != " ".join(known[qid].split()):
+            print(f"poolkit import: warning: {labels_path}: query {qid!r} text {text[:60]!r} "
+                  f"differs from {queries_name}'s {known[qid][:60]!r}", file=sys.stderr)

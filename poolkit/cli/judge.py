@@ -44,12 +44,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+def require_terminal() -> None:
+    """The UI needs a terminal both ways: without one it would write escape codes into a
+    pipe and wait forever, or take a piped "3" as a grade. Refuse instead."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        if stream is None or not stream.isatty():
+            raise PoolkitError(f"the judging UI needs a terminal, but {name} is not one "
+                               f"(run poolkit judge in a terminal, without pipes or redirects)")
+
+
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
+    from poolkit.io.validate import check_assessor
     from poolkit.judge.session import JudgingSession
 
     if args.show_names and not args.adjudicate:
         raise PoolkitError("--show-names only applies with --adjudicate")
+    check_assessor(args.assessor, "--assessor")
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
     with Collection.open(args.config, write=True) as collection:
         config = collection.config
@@ -67,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 raise
             raise PoolkitError("the judging UI needs Textual: pip install 'poolkit[judge]'"
                                ) from None
+        require_terminal()
 
         JudgeApp(session, config.judge, show_names=args.show_names).run()
         progress = session.progress()

@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     base = config.path.parent.parent
     added: dict[str, Any] | None = None
     warnings: list[str] = []
-    with Collection.open(args.config, config=config, write=True, create=True) as collection:
+    with Collection.open(args.config, config=config, write=not args.report_only,
+                         create=not args.report_only) as collection:
         if not args.report_only:
             added, warnings = _pool(collection, args)
         report = pool_report(collection.store,
@@ -91,12 +92,16 @@ def _log(message: str) -> None:
 
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
+    from poolkit.io.atomic import check_writable_folder
     from poolkit.pool.build import pool_runs
     from poolkit.pool.run_systems import run_systems
     from poolkit.pool.section import order_of, pooling_of
     from poolkit.retrieve.corpus import read_corpus, read_queries
 
     config = collection.config
+    # Say that the store or the runs folder cannot be written before minutes of retrieval.
+    collection.store.check_writable()
+    check_writable_folder(config.runs_dir)
     corpus = read_corpus(config.corpus)
     queries = read_queries(config.queries)
     _log(f"collection {config.name}: {len(corpus)} documents, {len(queries)} queries")

@@ -26,7 +26,7 @@ from poolkit.score.audit import (
     parse_fail_on,
     truth_table,
 )
-from poolkit.score.evaluate import evaluate
+from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import FORMATS, RunResult, Settings, build_document
@@ -230,6 +230,7 @@ def run_score(args: argparse.Namespace) -> int:
                            "or --corpus corpus.jsonl")
 
     qrels = read_labels(args.qrels, args.qrels_format)
+    require_scorable(qrels, args.level)
     runs = [read_any_run(path, args.order, args.run_format) for path in args.runs]
     truth = read_labels(args.truth, args.qrels_format) if args.truth else None
     fetches = [read_any_run(path, args.order, args.run_format) for path in args.fetch]

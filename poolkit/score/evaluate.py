@@ -16,11 +16,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from poolkit.errors import PoolkitError
+from poolkit.errors import InputError, PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.inferred import PoolSample
-from poolkit.score.measures import Measure, QueryFacts
+from poolkit.score.measures import GainOverflow, Measure, QueryFacts
 
 
 @dataclass
@@ -53,6 +53,16 @@ class Evaluation:
         return self.means[measure if isinstance(measure, str) else measure.name]
 
 
+def require_scorable(qrels: Qrels, level: int) -> None:
+    """Refuse labels in which no query has a grade >= ``level``: every measure would be a
+    mean over zero queries, printed as 0.000 and easily taken for a result."""
+    if not any(g >= level for docs in qrels.grades.values() for g in docs.values()):
+        top = max((g for docs in qrels.grades.values() for g in docs.values()), default=None)
+        raise InputError(qrels.path or qrels.name, None,
+                         f"no query has a grade >= {level} (the relevance level; highest "
+                         f"grade {top}): nothing can be scored (lower --level)")
+
+
 def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure], *, level: int = 1,
              depth: int | None = None,
              sample: Mapping[str, PoolSample] | None = None) -> Evaluation:
@@ -66,6 +76,18 @@ def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure], *, level: int 
     if depth is not None and depth < 1:
         raise PoolkitError(f"depth must be a positive integer, got {depth}")
     measures = list(dict.fromkeys(measures))
+    try:
+        return _evaluate(qrels, run, measures, level, depth, sample)
+    except GainOverflow as exc:
+        qid, docid = next((q, d) for q, docs in qrels.grades.items() for d, g in docs.items()
+                          if g == exc.grade)
+        raise InputError(qrels.path or qrels.name, qrels.source_lines.get((qid, docid)),
+                         f"query {qid!r} doc {docid!r}: grade {exc.grade} is too large for "
+                         f"gain=exp (2^{exc.grade} overflows); use the linear gain") from None
+
+
+def _evaluate(qrels: Qrels, run: Run, measures: list[Measure], level: int,
+              depth: int | None, sample: Mapping[str, PoolSample] | None) -> Evaluation:
     names = [m.name for m in measures]
     per_query: dict[str, dict[str, float]] = {name: {} for name in names}
     columns = [per_query[name] for name in names]

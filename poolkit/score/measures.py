@@ -140,9 +140,27 @@ class QueryFacts:
         return self._condensed
 
 
+class GainOverflow(ArithmeticError):
+    """A grade too large for ``gain=exp`` (2^grade overflows a double); ``evaluate`` says
+    which qrels line holds it."""
+
+    def __init__(self, grade: int) -> None:
+        super().__init__(grade)
+        self.grade = grade
+
+
+def _exp_gain(g: int) -> float:
+    if g <= 0:
+        return 0.0
+    try:
+        return 2.0 ** g - 1.0
+    except OverflowError:
+        raise GainOverflow(g) from None
+
+
 _GAIN_FN: dict[str, Callable[[int], float]] = {
     "linear": lambda g: float(g) if g > 0 else 0.0,
-    "exp": lambda g: 2.0 ** g - 1.0 if g > 0 else 0.0,
+    "exp": _exp_gain,
 }
 
 

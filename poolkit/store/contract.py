@@ -10,6 +10,7 @@ an append-only event log, idempotent pooling, versioned pools with provenance.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +25,12 @@ class StoreBackend(Protocol):
     def close(self) -> None: ...
     def __enter__(self) -> StoreBackend: ...
     def __exit__(self, *exc: object) -> None: ...
+
+    # writing: one transaction (an inner one joins the outer, so a decision read inside it
+    # holds until the write commits); check_writable raises what a write would, writing
+    # nothing (read-only file or folder, busy). Failures are StoreErrors naming the store.
+    def transaction(self) -> AbstractContextManager[Any]: ...
+    def check_writable(self) -> None: ...
 
     @property
     def schema_version(self) -> int: ...

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from poolkit.errors import NoStoreError, StoreError
+from poolkit.store import failures
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 GRADING_KINDS = ("grade", "adjudicate", "import")
@@ -108,6 +112,77 @@ _INSERT_EVENT = (f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})")
 
 
+def _check_path(path: Path, read_only: bool) -> None:
+    """A store is a regular file (``/dev/null`` or a folder is refused before SQLite sees
+    it); a writing handle needs its file and folder writable, said before anything starts."""
+    if path.exists() and not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file"
+        raise StoreError(f"{path}: is {kind}, not a store file")
+    if read_only:
+        return
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create the store's folder {folder}: "
+                         f"{exc.strerror or exc}") from None
+    if not os.access(folder, os.W_OK):
+        raise StoreError(f"{path}: the store's folder {folder} is read-only: cannot write "
+                         f"(read-only commands such as status and export still work)")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreError(f"{path}: the store file is read-only: cannot write (read-only "
+                         f"commands such as status and export still work)")
+
+
+def _inspect(path: Path, conn: sqlite3.Connection) -> int:
+    """The store's schema version (0: an empty database, to be created), reading only.
+
+    Refuses an SQLite file holding anything but a poolkit store, a ``meta`` without a valid
+    schema version, a version newer than this poolkit, and a store missing tables its
+    version has: each would otherwise be "upgraded" into a mix of two things.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables.discard("sqlite_sequence")
+    if not tables:
+        return 0
+    if "meta" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise StoreError(f"{path}: an SQLite database but not a poolkit store (no poolkit "
+                         f"'meta' table; it has {shown}); left unchanged")
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.OperationalError:  # a 'meta' table of some other shape
+        row = None
+    value = str(row[0]) if row is not None else None
+    if value is None or not value.isdigit() or not 1 <= int(value) <= 10**6:
+        raise StoreError(f"{path}: not a poolkit store, or a damaged one: its 'meta' table "
+                         f"has no valid schema_version ({value!r}); left unchanged")
+    version = int(value)
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{path}: schema version {version} is newer than this "
+                         f"poolkit understands ({SCHEMA_VERSION}); upgrade poolkit")
+    missing = sorted(expected_tables(version) - tables)
+    if missing:
+        raise StoreError(f"{path}: damaged store: schema version {version} but table(s) "
+                         f"{', '.join(missing)} missing; left unchanged")
+    return version
+
+
+@lru_cache(maxsize=None)
+def expected_tables(version: int) -> frozenset[str]:
+    """The tables a store of schema ``version`` has (built in memory from the migrations)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for step in MIGRATIONS[:version]:
+            for statement in step.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        return frozenset(r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")) - {"sqlite_sequence"}
+    finally:
+        conn.close()
+
+
 def _event_row(event: Event) -> tuple[Any, ...]:
     if event.kind in GRADING_KINDS and event.grade is None:
         raise StoreError(f"a {event.kind!r} event needs a grade")
@@ -115,7 +190,18 @@ def _event_row(event: Event) -> tuple[Any, ...]:
 
 
 class Store:
-    """A handle on one judging-store file. Cheap to open; open one per process/thread."""
+    """A handle on one judging-store file. Cheap to open; open one per process/thread.
+
+    ``read_only=True`` (what the reporting commands use) never writes and never waits for a
+    writer: it works on a store whose file or folder is read-only, and beside a writer
+    holding a long transaction. A store of an older schema is upgraded on opening, which
+    needs write access once.
+
+    Opening refuses, changing nothing: a path that is not a regular file, an SQLite database
+    that is not a poolkit store (tables but no poolkit ``meta``), a store whose ``meta`` or
+    tables are damaged, and one written by a newer poolkit. Every SQLite failure reaches the
+    user as one :class:`StoreError` naming the file (see ``poolkit.store.failures``).
+    """
 
     def __init__(self, path: str | Path, busy_timeout: float = 60.0, *, create: bool = True,
                  read_only: bool = False, missing_hint: str = "") -> None:
@@ -123,32 +209,60 @@ class Store:
 
         ``create=False`` refuses a missing file with the one "no judging store yet" error
         (``missing_hint`` says which command makes one) instead of creating an empty store.
-        ``read_only`` makes every write fail (``PRAGMA query_only``), so a reporting command
-        cannot change the store by mistake; a store of an older schema is still migrated
-        first, as every command has always done.
         """
         self.path = Path(path)
         self.busy_timeout = busy_timeout
-        self.read_only = False  # set after migrating, which may write
-        if self.path.is_dir():
-            raise StoreError(f"{self.path}: is a directory, not a store file")
-        if not create and not self.path.is_file():
+        self.read_only = read_only
+        self._depth = 0  # transaction nesting: an inner ``transaction()`` joins the outer one
+        if not self.path.exists() and (read_only or not create):
             raise NoStoreError(self.path, missing_hint)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _check_path(self.path, read_only)
+        failures.OPENED.append(self.path)
         try:
-            self.conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
-                                        check_same_thread=False)
-            self._enable_wal()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a poolkit store ({exc})") from None
-        self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives a process kill
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
-        if read_only:
-            self.conn.execute("PRAGMA query_only=ON")
-            self.read_only = True
+            self.conn = self._connect()
+        except sqlite3.Error as exc:
+            raise failures.describe(self.path, exc) from None
+        try:
+            current = _inspect(self.path, self.conn)  # before anything could change the file
+            if not read_only:
+                self._enable_wal()
+            self.conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives a kill
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate(current)
+        except sqlite3.Error as exc:
+            self.conn.close()
+            raise failures.describe(self.path, exc) from None
+        except BaseException:
+            self.conn.close()
+            raise
 
     # -- plumbing -------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        def connect(target: str | Path, uri: bool = False) -> sqlite3.Connection:
+            return sqlite3.connect(target, timeout=self.busy_timeout, isolation_level=None,
+                                   check_same_thread=False, uri=uri)
+
+        if not self.read_only:
+            return connect(self.path)
+        url = "file:" + quote(str(self.path.absolute()))
+        conn = connect(url + "?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
+                raise
+        # A WAL store in a read-only folder: SQLite cannot make its shared-memory file, so
+        # it can only be read as immutable (nothing can write there anyway).
+        return connect(url + "?mode=ro&immutable=1", uri=True)
+
+    def check_writable(self) -> None:
+        """Raise the StoreError a write would raise (read-only, locked...), writing nothing:
+        ``pool`` asks before it spends minutes retrieving."""
+        with self.transaction():
+            pass
+
     def _enable_wal(self) -> None:
         """Switch to WAL, waiting out other processes opening the same new file.
 
@@ -172,38 +286,76 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
+        exc = exc_info[1] if len(exc_info) > 1 else None
+        if isinstance(exc, sqlite3.Error) and not isinstance(
+                exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError)):
+            # A read in the block failed on the file (damaged pages are found when read).
+            raise failures.describe(self.path, exc) from None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; taken immediately so concurrent writers queue, not fail."""
+        """One write transaction; taken immediately so concurrent writers queue, not fail.
+
+        A ``transaction()`` inside another joins it: a read-then-write decision (an import
+        adding only what is not standing yet) is then made under the same lock as the write.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.conn
+            finally:
+                self._depth -= 1
+            return
         if self.read_only:
-            raise StoreError(f"{self.path}: opened read-only; this command does not write")
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:  # still locked after busy_timeout
-            raise StoreError(f"{self.path}: cannot write ({exc}): another process has held "
-                             f"the store for over {self.busy_timeout:g}s") from None
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_BUSY":
+                raise StoreError(f"{self.path}: cannot write ({exc}): another process has held "
+                                 f"the store for over {self.busy_timeout:g}s") from None
+            raise failures.describe(self.path, exc) from None
+        self._depth = 1
         try:
             yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
             self.conn.execute("COMMIT")
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            self._rollback()  # poolkit's own mistake, not the file's: keep SQLite's error
+            raise
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise failures.describe(self.path, exc) from None
+        except BaseException:
+            self._rollback()
+            raise
+        finally:
+            self._depth = 0
 
-    def _migrate(self) -> None:
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite already rolled back (a full disk at COMMIT does)
+
+    def _migrate(self, current: int) -> None:
+        if current == SCHEMA_VERSION:
+            return
+        if self.read_only and current == 0:
+            raise StoreError(f"{self.path}: an empty store (nothing pooled or imported yet)")
+        if self.read_only:
+            # Upgrade through a writing handle, once; a read-only file cannot be upgraded.
+            try:
+                Store(self.path, self.busy_timeout).close()
+            except StoreError as exc:
+                raise StoreError(f"{self.path}: store schema version {current} needs upgrading "
+                                 f"to {SCHEMA_VERSION} before it can be read, and that failed: "
+                                 f"{exc}") from None
+            _inspect(self.path, self.conn)
+            return
         with self.transaction() as c:
-            has_meta = c.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-            current = 0
-            if has_meta:
-                row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-                current = int(row[0]) if row else 0
-            if current > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: schema version {current} is newer than this "
-                                 f"poolkit understands ({SCHEMA_VERSION}); upgrade poolkit")
+            current = _inspect(self.path, c)  # again: another process may have done it
             for step in MIGRATIONS[current:]:
                 for statement in step.split(";"):
                     if statement.strip():
