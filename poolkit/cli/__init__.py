@@ -89,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return 0
     except Exception as exc:
         if type(exc).__module__ != "sqlite3":  # not imported here: `score` must start fast
             raise
@@ -99,8 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         store = OPENED[-1] if OPENED else "<store>"
         print(f"poolkit {args.command}: error: {describe(store, exc)}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
     return int(code or 0)
 
 

@@ -34,7 +34,7 @@ MESSAGES = {
 OPENED: list[Path] = []
 
 
-def describe(path: str | Path, exc: sqlite3.Error) -> StoreError:
+def describe(path: str | Path, exc: BaseException) -> StoreError:
     """A one-line StoreError naming ``path`` for a failure SQLite raised on it."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     # An extended code (SQLITE_IOERR_WRITE) says what its primary code (SQLITE_IOERR) says.
