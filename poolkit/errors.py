@@ -25,6 +25,7 @@ class InputError(PoolkitError):
         self.path = str(path) if path is not None else None
         self.line = line
         self.message = message
+        message = " ".join(message.splitlines())  # one line, whatever a library said
         where = self.path or "<input>"
         if line is not None:
             where = f"{where}:{line}"

@@ -32,8 +32,12 @@ def compose(path: str | Path, text: str) -> yaml.Node:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise InputError(path, line, f"not valid YAML: {exc.problem or exc}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL...)
+        line = text[: exc.position].count("\n") + 1
+        raise InputError(path, line, f"not valid YAML: character {chr(exc.character)!r} is "
+                                     f"not allowed") from None
     except yaml.YAMLError as exc:
-        raise InputError(path, None, f"not valid YAML: {exc}") from None
+        raise InputError(path, None, "not valid YAML: " + " ".join(str(exc).split())) from None
     if node is None:
         raise InputError(path, None, "file is empty")
     _check_tags_and_depth(path, node)

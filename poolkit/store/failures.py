@@ -7,7 +7,6 @@ database", "disk I/O error"); these messages say what happened to the user's fil
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from poolkit.errors import StoreError
