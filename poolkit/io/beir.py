@@ -12,6 +12,7 @@ from pathlib import Path
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
+from poolkit.io.validate import check_id
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 _INT = re.compile(r"[+-]?[0-9]+\Z")
@@ -34,6 +35,8 @@ def read_beir_qrels(path: str | Path) -> Qrels:
             raise InputError(path, lineno, f"expected 3 columns 'query-id corpus-id score', "
                                            f"found {len(parts)}: {line.strip()!r}")
         qid, docid, grade_s = parts
+        check_id(path, lineno, qid, "query id")
+        check_id(path, lineno, docid, "doc id")
         if not _INT.match(grade_s):
             raise InputError(path, lineno, f"score {grade_s!r} is not an integer grade")
         grade = int(grade_s)

@@ -16,6 +16,7 @@ from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.io.validate import check_id
 
 # (qid, {docid: value}, line or None) in file order
 _Entries = list[tuple[str, dict[str, Any], "int | None"]]
@@ -25,6 +26,8 @@ def _entries(path: str | Path, text: str) -> _Entries:
     """The queries of a JSON object or of JSONL lines, each with the line it came from."""
     try:
         whole = json.loads(text)
+    except RecursionError:
+        raise InputError(path, None, "not valid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
@@ -40,6 +43,8 @@ def _entries(path: str | Path, text: str) -> _Entries:
                 continue
             try:
                 obj = json.loads(line)
+            except RecursionError:
+                raise InputError(path, lineno, "not valid JSON: nested too deeply") from None
             except json.JSONDecodeError as exc:
                 raise InputError(path, lineno, f"not valid JSON: {exc.msg}") from None
             if not isinstance(obj, dict):
@@ -47,9 +52,12 @@ def _entries(path: str | Path, text: str) -> _Entries:
             out += [(q, v, lineno) for q, v in obj.items()]
     seen: dict[str, int | None] = {}
     for qid, docs, at in out:
+        check_id(path, at, qid, "query id")
         if not isinstance(docs, dict):
             raise InputError(path, at, f"query {qid!r}: expected an object {{doc id: value}}, "
                                        f"found {type(docs).__name__}")
+        for docid in docs:
+            check_id(path, at, docid, "doc id")
         if qid in seen:
             where = f" (first on line {seen[qid]})" if seen[qid] else ""
             raise InputError(path, at, f"query {qid!r} is listed twice{where}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.run import Run
+from poolkit.io.validate import check_id
 
 _INT = re.compile(r"[+-]?[0-9]+\Z")
 
@@ -26,6 +27,8 @@ def read_msmarco_run(path: str | Path, name: str | None = None) -> Run:
             raise InputError(path, lineno, f"expected 3 columns 'qid pid rank', found "
                                            f"{len(parts)}: {line.strip()!r}")
         qid, docid, rank_s = parts
+        check_id(path, lineno, qid, "query id")
+        check_id(path, lineno, docid, "doc id")
         if not _INT.match(rank_s):
             raise InputError(path, lineno, f"rank {rank_s!r} is not an integer")
         rows.setdefault(qid, []).append((int(rank_s), docid))

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from poolkit.errors import NoStoreError, StoreError
-from poolkit.store import failures
+from poolkit.store.failures import OPENED, describe
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 GRADING_KINDS = ("grade", "adjudicate", "import")
@@ -217,11 +217,11 @@ class Store:
         if not self.path.exists() and (read_only or not create):
             raise NoStoreError(self.path, missing_hint)
         _check_path(self.path, read_only)
-        failures.OPENED.append(self.path)
+        OPENED.append(self.path)
         try:
             self.conn = self._connect()
         except sqlite3.Error as exc:
-            raise failures.describe(self.path, exc) from None
+            raise describe(self.path, exc) from None
         try:
             current = _inspect(self.path, self.conn)  # before anything could change the file
             if not read_only:
@@ -231,7 +231,7 @@ class Store:
             self._migrate(current)
         except sqlite3.Error as exc:
             self.conn.close()
-            raise failures.describe(self.path, exc) from None
+            raise describe(self.path, exc) from None
         except BaseException:
             self.conn.close()
             raise
@@ -292,7 +292,7 @@ class Store:
         if isinstance(exc, sqlite3.Error) and not isinstance(
                 exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError)):
             # A read in the block failed on the file (damaged pages are found when read).
-            raise failures.describe(self.path, exc) from None
+            raise describe(self.path, exc) from None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -316,7 +316,7 @@ class Store:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_BUSY":
                 raise StoreError(f"{self.path}: cannot write ({exc}): another process has held "
                                  f"the store for over {self.busy_timeout:g}s") from None
-            raise failures.describe(self.path, exc) from None
+            raise describe(self.path, exc) from None
         self._depth = 1
         try:
             yield self.conn
@@ -326,7 +326,7 @@ class Store:
             raise
         except sqlite3.Error as exc:
             self._rollback()
-            raise failures.describe(self.path, exc) from None
+            raise describe(self.path, exc) from None
         except BaseException:
             self._rollback()
             raise

@@ -19,6 +19,9 @@ from hypothesis import strategies as st
 from poolkit.config import load_config
 from poolkit.errors import PoolkitError
 from poolkit.io import read_golden, read_qrels, read_ranked, read_run
+from poolkit.io.beir import read_beir_qrels
+from poolkit.io.jsondict import read_json_qrels, read_json_run
+from poolkit.io.msmarco import read_msmarco_run
 from poolkit.retrieve.corpus import read_corpus, read_queries
 
 VALID: dict[str, tuple[str, Callable[[Path], Any]]] = {
@@ -31,6 +34,10 @@ VALID: dict[str, tuple[str, Callable[[Path], Any]]] = {
     "queries-jsonl": ("queries.jsonl", read_queries),
     "queries-tsv": ("queries.tsv", read_queries),
     "config": ("config.yaml", load_config),
+    "beir": ("qrels.tsv", read_beir_qrels),
+    "msmarco": ("run.tsv", read_msmarco_run),
+    "json-qrels": ("qrels.json", read_json_qrels),
+    "json-run": ("run.jsonl", read_json_run),
 }
 SEEDS = {
     "qrels": "q1 0 d1 2\nq1 0 d2 0\n# comment\nq2 0 d3 -1\n",
@@ -41,6 +48,10 @@ SEEDS = {
     "corpus": '{"id": "d1", "title": "t", "text": "maize"}\n{"_id": 2, "text": "x"}\n',
     "queries-jsonl": '{"id": "q1", "text": "maize", "description": "d"}\n',
     "queries-tsv": "q1\tmaize\tdesc\tnarr\nq2\tgrain\n",
+    "beir": "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\n",
+    "msmarco": "q1\td1\t1\nq1\td2\t2\n",
+    "json-qrels": '{"q1": {"d1": 2, "d2": 0}}\n',
+    "json-run": '{"q1": {"d1": 9.5}}\n{"q2": {"d3": 1.0}}\n',
     "config": ("corpus: corpus.jsonl\nqueries: queries.jsonl\nstore: s.sqlite\n"
                "systems:\n  bm25: {kind: bm25, depth: 10}\n"
                "  rr: {kind: rerank, over: bm25, fetch: 10, depth: 5}\n"
