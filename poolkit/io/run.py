@@ -14,15 +14,19 @@ import hashlib
 import math
 from array import array
 from codecs import BOM_UTF8
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, islice
 from operator import gt, le
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.io.common import iter_chunks, sha256_hex
 from poolkit.io.validate import check_id, has_control_bytes
+
+if TYPE_CHECKING:
+    from poolkit.io.run_columns import RunColumns
 
 RUN_ORDERS = {
     "score": "score descending, ties by doc id descending (trec_eval's order; the default)",
@@ -39,7 +43,7 @@ class Run:
     mapping of lists; ``read_run`` gives a :class:`RunScores`, which packs them).
     """
 
-    rankings: dict[str, list[str]]
+    rankings: MutableMapping[str, list[str]]
     name: str = "<memory>"
     sha256: str = ""
     path: str | None = None
@@ -60,6 +64,13 @@ class Run:
     @property
     def query_ids(self) -> list[str]:
         return list(self.rankings)
+
+    @property
+    def columns(self) -> RunColumns | None:
+        """The run as NumPy columns when it was read so and not changed since (the scorer's
+        fast path), else None."""
+        r = self.rankings
+        return r.columns if isinstance(r, ColumnRankings) and not r.modified else None
 
     def truncated(self, depth: int) -> Run:
         """The same run cut to its top ``depth`` per query (a fetch list → a keep list)."""
@@ -107,22 +118,82 @@ class RunScores(MutableMapping[str, list[float]]):
         return repr(dict(self.items()))
 
 
+T = TypeVar("T")
+
+
+class ColumnRankings(MutableMapping[str, list[T]], Generic[T]):
+    """``qid -> list`` over a :class:`RunColumns`: a query's list is made (once, then kept)
+    only when asked for, so scoring 10M lines never builds 10M Python strings. A write marks
+    the mapping ``modified``: the columns no longer describe it."""
+
+    def __init__(self, columns: RunColumns, pick: str) -> None:
+        self.columns = columns
+        self.modified = False
+        self._pick: Callable[[int], list[Any]] = (columns.docs if pick == "docs"
+                                                   else columns.score_list)
+        self._index = {q: i for i, q in enumerate(columns.qids)}
+        self._made: dict[str, list[T]] = {}
+
+    def __getitem__(self, qid: str) -> list[T]:
+        made = self._made.get(qid)
+        if made is None:
+            made = self._made[qid] = self._pick(self._index[qid])  # KeyError if unknown
+        return made
+
+    def __setitem__(self, qid: str, value: list[T]) -> None:
+        self.modified = True
+        if qid not in self._index:
+            self._index[qid] = -1
+        self._made[qid] = value
+
+    def __delitem__(self, qid: str) -> None:
+        self.modified = True
+        del self._index[qid]
+        self._made.pop(qid, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._index
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
 def read_run(path: str | Path, order: str = "score", name: str | None = None) -> Run:
     """Read a TREC run file, ordered by ``order`` (see ``RUN_ORDERS``; trec_eval's by default).
 
     Strict: a line with fewer than 6 columns, a score that is not a number (NaN included) or
     a rank that is not an integer is an InputError naming file and line.
 
-    Speed (10M lines is a normal run file). The file is read in small blocks; a block of plain
-    six-column ASCII lines is parsed by whole-block string operations (one ``split``, then
-    every column is a slice); anything else in a block (blank lines, extra columns, other
-    line breaks, non-ASCII, a bad value) sends that block through the careful line-by-line
-    path, which accepts what is valid and words the error for what is not. A query whose
-    lines are already in the requested order (files are usually written best first) is kept
-    as read; only a query out of order is sorted.
+    Speed (10M lines is a normal run file). A plain file (ASCII, six columns on every line)
+    is read as NumPy columns (:mod:`poolkit.io.run_columns`): no Python object per line, and
+    ``rankings``/``scores`` make a query's lists only when asked for. Any other file, and
+    every error, goes through the line-by-line reader below, so both give the same run or
+    the same error. That reader parses a block of plain lines by whole-block string
+    operations and sends any other block through the careful path; a query whose lines are
+    already in the requested order is kept as read; only a query out of order is sorted.
     """
     if order not in RUN_ORDERS:
         raise PoolkitError(one_of(order, RUN_ORDERS, "run order"))
+    from poolkit.io.run_columns import read_run_columns  # NumPy: only when a run is read
+
+    fast = read_run_columns(path, order)
+    if fast is not None:
+        cols, sha, first_tag, _ranks = fast
+        docs: ColumnRankings[str] = ColumnRankings(cols, "docs")
+        scores: ColumnRankings[float] = ColumnRankings(cols, "scores")
+        return Run(docs, name=name or Path(path).name, sha256=sha, path=str(path),
+                   tag=first_tag, scores=scores)
+    return _read_run_lines(path, order, name)
+
+
+def _read_run_lines(path: str | Path, order: str, name: str | None) -> Run:
+    """The line-by-line reader: every file the columnar path does not take, and every error."""
     want_ranks = order == "rank"
     queries: dict[str, _Query] = {}
     digest = hashlib.sha256()

@@ -170,17 +170,14 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
     num_rel = evaluation.num_rel
     for qid in evaluation.scored:
         grades = qrels.grades.get(qid, {})
-        ranking = run.rankings.get(qid, [])
-        if depth is not None:
-            ranking = ranking[:depth]
+        results, slots, repeated = evaluation.ranking_facts(qid)
         rel = num_rel[qid]
-        slots, repeated = repeats_of(ranking)
         # Positional and distinct hits differ only when an id repeats; otherwise both are
         # the hits R@K already counted, and the relevant set is not needed.
         relevant = {d for d, g in grades.items() if g >= level} if repeated else set()
         labels = len(grades) / corpus_size if corpus_size else None
         warnings: list[str] = []
-        if not ranking:
+        if not results:
             warnings.append("no results: scores 0 on every measure")
         if repeated:
             warnings.append(f"repeated ids in the ranking: {', '.join(repeated)} "
@@ -192,7 +189,7 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
             recall = evaluation.per_query[r_name].get(qid, 0.0)
             judged = evaluation.per_query[j_name].get(qid, 0.0)
             if repeated:
-                top = ranking[:k]
+                top = run.rankings[qid][:k if depth is None else min(k, depth)]
                 positional = sum(1 for d in top if d in relevant)
                 distinct = len(relevant.intersection(top))
             else:
@@ -212,7 +209,7 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
         design = sample.get(qid) if sample else None
         est = (estimate_relevant(grades, design, level)
                if design is not None or any(g < 0 for g in grades.values()) else None)
-        queries[qid] = QueryAudit(qid, rel, len(grades), len(ranking), labels, slots, repeated,
+        queries[qid] = QueryAudit(qid, rel, len(grades), results, labels, slots, repeated,
                                   at, warnings, est)
     return Audit(list(ks), queries, list(evaluation.excluded), list(evaluation.missing),
                  list(evaluation.unknown), corpus_size)

@@ -13,7 +13,7 @@ Which queries count:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from poolkit.errors import InputError, PoolkitError
@@ -42,6 +42,32 @@ class Evaluation:
     depth: int | None = None
     #: qid -> |Rel| at the level, scored queries only
     num_rel: dict[str, int] = field(default_factory=dict)
+    _rankings: dict[str, tuple[int, int, list[str]]] | None = field(default=None, repr=False)
+
+    def ranking_facts(self, qid: str) -> tuple[int, int, list[str]]:
+        """(ids ranked within the depth, repeated slots, repeated ids in first-seen order)
+        for one query of the run; a run read as columns answers for all queries at once."""
+        if self._rankings is None:
+            cols = self.run.columns
+            if cols is not None:
+                from poolkit.score.columnar import column_repeats
+
+                self._rankings = column_repeats(cols, self.depth)
+            else:
+                self._rankings = {}
+        known = self._rankings.get(qid)
+        if known is not None:
+            return known
+        if self.run.columns is not None:
+            return 0, 0, []  # a query the run does not have
+        from poolkit.score.audit import repeats_of
+
+        ranking = self.run.rankings.get(qid, [])
+        if self.depth is not None:
+            ranking = ranking[:self.depth]
+        slots, repeated = repeats_of(ranking)
+        known = self._rankings[qid] = (len(ranking), slots, repeated)
+        return known
 
     def values(self, measure: Measure | str) -> list[float]:
         """Per-query values of one measure in ``scored`` order (for intervals, tests)."""
@@ -98,7 +124,6 @@ def _evaluate(qrels: Qrels, run: Run, measures: list[Measure], level: int,
     excluded: list[str] = []
     missing: list[str] = []
     num_rel: dict[str, int] = {}
-    empty: list[str] = []
     for qid, grades in qrels.grades.items():
         nrel = 0
         for g in grades.values():
@@ -109,15 +134,13 @@ def _evaluate(qrels: Qrels, run: Run, measures: list[Measure], level: int,
             continue
         scored.append(qid)
         num_rel[qid] = nrel
-        ranking = rankings.get(qid)
-        if not ranking:
+    facts = _facts(qrels, run, scored, depth, sample)
+    for qid in scored:
+        f = facts[qid]
+        if not f.n:
             missing.append(qid)
-            ranking = empty
-        elif depth is not None and len(ranking) > depth:
-            ranking = ranking[:depth]
-        facts = QueryFacts(ranking, grades, sample.get(qid) if sample else None)
         for measure, column in plan:
-            column[qid] = measure.from_facts(facts, level)
+            column[qid] = measure.from_facts(f, level)
 
     means = {name: (math.fsum(col.values()) / len(col) if col else 0.0)
              for name, col in per_query.items()}
@@ -125,3 +148,38 @@ def _evaluate(qrels: Qrels, run: Run, measures: list[Measure], level: int,
     return Evaluation(measures=measures, per_query=per_query, means=means, scored=scored,
                       excluded=excluded, missing=missing, unknown=unknown, qrels=qrels,
                       run=run, level=level, depth=depth, num_rel=num_rel)
+
+
+def _facts(qrels: Qrels, run: Run, qids: list[str], depth: int | None,
+           sample: Mapping[str, PoolSample] | None) -> Mapping[str, QueryFacts]:
+    """QueryFacts of every query in ``qids``: for all at once when the run is held as columns
+    (:mod:`poolkit.score.columnar`), else one ranking at a time."""
+    cols = run.columns
+    if cols is not None:
+        from poolkit.score.columnar import column_facts
+
+        facts = column_facts(qrels, run, qids, depth, sample)
+        if facts is not None:
+            return facts
+    return _ListFacts(qrels, run, depth, sample)
+
+
+class _ListFacts(Mapping[str, QueryFacts]):
+    """QueryFacts built from a query's ranking list when asked for (one at a time)."""
+
+    def __init__(self, qrels: Qrels, run: Run, depth: int | None,
+                 sample: Mapping[str, PoolSample] | None) -> None:
+        self._qrels, self._run, self._depth, self._sample = qrels, run, depth, sample
+
+    def __getitem__(self, qid: str) -> QueryFacts:
+        ranking = self._run.rankings.get(qid) or []
+        if self._depth is not None and len(ranking) > self._depth:
+            ranking = ranking[:self._depth]
+        return QueryFacts(ranking, self._qrels.grades[qid],
+                          self._sample.get(qid) if self._sample else None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._qrels.grades)
+
+    def __len__(self) -> int:
+        return len(self._qrels.grades)

@@ -51,38 +51,71 @@ def discounts(n: int) -> list[float]:
 class QueryFacts:
     """What every measure needs to know about one ranking against one query's grades.
 
-    Built once per query; level-dependent views are cached per level. Positions are 0-based
-    ranks of the *first* occurrence of each judged id; a later repeat of an id is a
-    non-relevant slot, so it never appears here.
+    Built once per query; level-dependent views are cached per level. The ranking itself is
+    not kept: every measure reads the *slots* holding a judged id (grade listed, negative
+    included), which a scorer working on columns (:mod:`poolkit.score.columnar`) can hand
+    over without a Python string per ranked id (:meth:`from_slots`). Positions are 0-based;
+    a later repeat of an id is a slot but not a hit (only its first occurrence can score).
     """
 
-    __slots__ = ("ranking", "grades", "sample", "n", "hits", "_by_level", "_ideal",
+    __slots__ = ("grades", "sample", "n", "hits", "slots", "_ranking", "_by_level", "_ideal",
                  "_condensed")
 
     def __init__(self, ranking: Sequence[str], grades: Mapping[str, int],
                  sample: PoolSample | None = None) -> None:
-        self.ranking = ranking
-        self.grades = grades
-        #: the query's pool sample design, for the estimated measures (None: uniform)
-        self.sample = sample
-        n = self.n = len(ranking)
-        hits: list[tuple[int, int]] = []
+        n = len(ranking)
+        slots: list[tuple[int, int, bool]] = []
         if n and grades:
-            # Positions of judged ids, found at C speed (compress + map); then keep each id's
-            # first occurrence. Touching each of the n ids once is the whole per-query cost.
+            # Positions of judged ids, found at C speed (compress + map); touching each of
+            # the n ids once is the whole per-query cost.
             at = list(compress(range(n), map(grades.__contains__, ranking)))
             if at:
                 seen: set[str] = set()
                 for p in at:
                     d = ranking[p]
-                    if d not in seen:
+                    first = d not in seen
+                    if first:
                         seen.add(d)
-                        hits.append((p, grades[d]))
-        #: (position, grade) of every judged id retrieved, by position.
-        self.hits: list[tuple[int, int]] = hits
+                    slots.append((p, grades[d], first))
+        self._setup(n, slots, grades, sample, ranking)
+
+    @classmethod
+    def from_slots(cls, n: int, slots: list[tuple[int, int, bool]],
+                   grades: Mapping[str, int], sample: PoolSample | None = None,
+                   ranking: Callable[[], Sequence[str]] | None = None) -> QueryFacts:
+        """Facts of a ranking of ``n`` ids whose judged slots are ``slots``: (position,
+        grade, first occurrence of its id?) by position. ``ranking`` makes the list itself,
+        called only if a measure reads it (the estimated measures and RBP do)."""
+        facts = cls.__new__(cls)
+        facts._setup(n, slots, grades, sample, ranking)
+        return facts
+
+    def _setup(self, n: int, slots: list[tuple[int, int, bool]], grades: Mapping[str, int],
+               sample: PoolSample | None,
+               ranking: Sequence[str] | Callable[[], Sequence[str]] | None) -> None:
+        self.grades = grades
+        #: the query's pool sample design, for the estimated measures (None: uniform)
+        self.sample = sample
+        self.n = n
+        #: (position, grade, first occurrence?) of every slot holding a judged id.
+        self.slots = slots
+        #: (position, grade) of every judged id retrieved (first occurrences), by position.
+        self.hits: list[tuple[int, int]] = [(p, g) for p, g, first in slots if first]
+        self._ranking = ranking
         self._by_level: dict[int, tuple[list[int], int, int]] = {}
         self._ideal: dict[str, list[float]] = {}
         self._condensed: QueryFacts | None = None
+
+    @property
+    def ranking(self) -> Sequence[str]:
+        """The ranked ids (made on first use when the facts came from columns)."""
+        r = self._ranking
+        if r is None:
+            r = []
+        elif callable(r):
+            r = r()
+        self._ranking = r
+        return r
 
     def relevant(self, level: int) -> tuple[list[int], int, int]:
         """(positions of relevant hits ascending, |Rel| in the qrels, |judged non-rel|)."""
@@ -134,10 +167,17 @@ class QueryFacts:
     def condensed(self) -> QueryFacts:
         """The same query on the condensed list: ids without a judgment (>= 0) removed."""
         if self._condensed is None:
+            kept = [(i, g, first) for i, (_, g, first) in
+                    enumerate(s for s in self.slots if s[1] >= 0)]
             grades = self.grades
-            kept = [d for d in self.ranking if grades.get(d, -1) >= 0]
-            self._condensed = QueryFacts(kept, grades, self.sample)
+            self._condensed = QueryFacts.from_slots(
+                len(kept), kept, grades, self.sample,
+                lambda: [d for d in self.ranking if grades.get(d, -1) >= 0])
         return self._condensed
+
+    def judged_slots(self, k: int | None) -> int:
+        """Slots in the top K holding an id with a judgment (grade >= 0), repeats included."""
+        return sum(1 for p, g, _ in self.slots if g >= 0 and (k is None or p < k))
 
 
 class GainOverflow(ArithmeticError):
@@ -301,11 +341,8 @@ def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     Divides by the number of slots that came back, min(K, n), as ir_measures does; 0 for an
     empty ranking. A repeated id is as judged as its first occurrence.
     """
-    top = f.ranking if k is None else f.ranking[:k]
-    if not top:
-        return 0.0
-    grades = f.grades
-    return sum(1 for d in top if grades.get(d, -1) >= 0) / len(top)
+    shown = f.n if k is None else min(k, f.n)
+    return f.judged_slots(k) / shown if shown else 0.0
 
 
 def inf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import poolkit.io.qrels as qrels_mod
 import poolkit.io.run as run_mod
+import poolkit.io.run_columns as columns_mod
 from poolkit.errors import InputError
 from poolkit.io import read_qrels, read_run
 
@@ -178,6 +179,7 @@ SETTINGS = settings(max_examples=300, deadline=None,
 def test_read_run_matches_the_plain_reading(tmp_path: Path, monkeypatch, order: str, text: str,
                                             block: int) -> None:
     monkeypatch.setattr(run_mod, "_BLOCK", block)
+    monkeypatch.setattr(columns_mod, "_BLOCK", block)
     path = tmp_path / "r.run"
     path.write_bytes(text.encode("utf-8"))
     want = outcome(oracle_run, path, order)
@@ -190,6 +192,7 @@ def test_read_run_matches_the_plain_reading(tmp_path: Path, monkeypatch, order: 
 def test_ties_in_a_sorted_file_still_break_by_doc_id(tmp_path: Path, monkeypatch,
                                                      block: int) -> None:
     monkeypatch.setattr(run_mod, "_BLOCK", block)
+    monkeypatch.setattr(columns_mod, "_BLOCK", block)
     path = tmp_path / "r.run"
     path.write_text("q Q0 x 1 3 t\nq Q0 a 2 2.5 t\nq Q0 b 3 2.5 t\nq Q0 c 4 1 t\n")
     assert read_run(path).rankings == {"q": ["x", "b", "a", "c"]}
@@ -241,6 +244,28 @@ def test_plain_run_never_takes_the_careful_path(tmp_path: Path, monkeypatch) -> 
     assert run.scores["q1"] == [10.0, 9.5, 9.0, 8.5, 8.0]
 
 
+def test_plain_run_is_read_as_columns_and_lists_are_made_on_demand(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    def lines(*args):
+        raise AssertionError("line-by-line reader used")
+
+    monkeypatch.setattr(run_mod, "_read_run_lines", lines)
+    monkeypatch.setattr(columns_mod, "_BLOCK", 64)
+    rows = [f"q{q} Q0 d{d:03d} {r + 1} {10 - r * 0.5} tag\n"
+            for q in (2, 1, 0) for r, d in enumerate((7, 3, 9, 1, 5))]
+    rows.insert(2, "q9\tQ0  z 1 1.5 tag \n")  # tabs, doubled and trailing spaces; q2 interleaved
+    path = tmp_path / "r.run"
+    path.write_text("".join(rows))
+    run = read_run(path)
+    cols = run.columns
+    assert cols is not None and cols.qids == ["q2", "q9", "q1", "q0"]
+    assert run.rankings["q1"] == ["d007", "d003", "d009", "d001", "d005"]
+    assert run.rankings["q9"] == ["z"] and run.tag == "tag"
+    assert run.scores["q2"] == [10.0, 9.5, 9.0, 8.5, 8.0]
+    run.rankings["q9"] = ["y"]  # changed: the columns no longer describe the run
+    assert run.columns is None and run.rankings["q9"] == ["y"]
+
+
 def test_plain_qrels_never_take_the_careful_path_until_lines_are_asked(tmp_path: Path,
                                                                      monkeypatch) -> None:
     path = tmp_path / "q.qrels"
@@ -255,11 +280,14 @@ def test_plain_qrels_never_take_the_careful_path_until_lines_are_asked(tmp_path:
     assert qrels.source_lines[("q1", "c")] == 4 and calls == [1]
 
 
-def test_run_scores_are_packed_and_read_like_a_dict_of_lists(tmp_path: Path) -> None:
+@pytest.mark.parametrize("extra, kind", [("", run_mod.ColumnRankings),
+                                          (" extra-column", run_mod.RunScores)])
+def test_run_scores_are_packed_and_read_like_a_dict_of_lists(tmp_path: Path, extra: str,
+                                                             kind: type) -> None:
     path = tmp_path / "r.run"
-    path.write_text("q Q0 a 1 2.5 t\nq Q0 b 2 -0.0 t\np Q0 c 1 1e3 t\n")
+    path.write_text(f"q Q0 a 1 2.5 t{extra}\nq Q0 b 2 -0.0 t\np Q0 c 1 1e3 t\n")
     scores = read_run(path).scores
-    assert isinstance(scores, run_mod.RunScores)
+    assert isinstance(scores, kind)  # columns for a plain file, packed doubles otherwise
     assert scores == {"q": [2.5, -0.0], "p": [1000.0]} and len(scores) == 2
     first = scores["q"]
     assert scores["q"] is first and scores.get("x") is None and "p" in scores
@@ -276,3 +304,26 @@ def test_only_a_byte_order_mark_at_the_very_start_is_dropped(tmp_path: Path, mon
     assert read_run(path).rankings == {"\ufeffq": ["a"]}
     path.write_bytes("\ufeffq Q0 a 1 1 t\n".encode())
     assert read_run(path).rankings == {"q": ["a"]}
+
+
+score_texts = st.one_of(
+    st.floats(allow_nan=False).map(repr),
+    st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: f"{f:.4f}"),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda f: f"{f:.17g}"),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda f: f"{f:e}"),
+    st.integers(-10**20, 10**20).map(str),
+    st.from_regex(r"\A[+-]?[0-9]{0,17}\.?[0-9]{0,17}\Z").filter(
+        lambda t: any(c.isdigit() for c in t)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(score_texts, min_size=1, max_size=30))
+def test_columnar_scores_are_pythons_float_of_the_text(tmp_path_factory, texts) -> None:
+    path = tmp_path_factory.mktemp("scores") / "r.run"
+    path.write_text("".join(f"q Q0 d{i} 1 {t} tag\n" for i, t in enumerate(texts)))
+    run = read_run(path, order="file")
+    assert run.columns is not None
+    got = run.scores["q"]
+    want = [float(t) for t in texts]
+    assert [(g, math.copysign(1.0, g)) for g in got] == [(w, math.copysign(1.0, w)) for w in want]
