@@ -83,7 +83,8 @@ class Collection:
         return self._store
 
     def has_store(self) -> bool:
-        return self._store is not None or self.config.store.is_file()
+        return (self._store is not None or not isinstance(self.config.store, Path)
+                or self.config.store.is_file())
 
     def close(self) -> None:
         if self._store is not None:
@@ -95,6 +96,24 @@ class Collection:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def assessor(self, name: str | None) -> str:
+        """Who writes events: ``name``, checked against what the store lets this login do.
+
+        A SQLite file knows no users, so the name must be given. A database store knows its
+        role: the name defaults to it, and a name the role may not write under is refused
+        now, not at the first grade.
+        """
+        role = self.store.current_role()
+        if name is None:
+            if role is None:
+                raise PoolkitError("--assessor NAME is required (who is judging)")
+            return role
+        if not self.store.may_write_as(name):
+            raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
+                               f"{role!r}, not {name!r} (members of poolkit_admin may use any "
+                               f"name)")
+        return name
 
     # -- what commands ask for ----------------------------------------------------------------
     def version(self, version: int | None = None) -> int:
@@ -141,7 +160,7 @@ class Collection:
             if registered:
                 p = Path(registered)
                 candidates += [p] if p.is_absolute() else [config.path.parent / p,
-                                                           config.store.parent / p, p]
+                                                           config.store_dir / p, p]
         system = config.systems[name]
         if system.path is not None:
             candidates.append(system.path)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -119,13 +120,24 @@ class Config:
     path: Path
     corpus: Path
     queries: Path
-    store: Path
+    store: Path | str   # a SQLite file, or a database URL (postgresql://USER@HOST:PORT/DB)
     runs_dir: Path
     cache_dir: Path
     systems: dict[str, SystemConfig]
     pool: PoolConfig
     judge: JudgeConfig
     name: str = "collection"
+
+    @property
+    def store_name(self) -> str:
+        """The store as messages and headers name it: its file name, or its URL."""
+        return self.store.name if isinstance(self.store, Path) else self.store
+
+    @property
+    def store_dir(self) -> Path:
+        """Where relative paths recorded in the store resolve: the store file's folder, or
+        the config's for a database server."""
+        return self.store.parent if isinstance(self.store, Path) else self.path.parent
 
     def pool_depth(self, system: str) -> int:
         s = self.systems[system]
@@ -219,12 +231,10 @@ def load_config(path: str | Path) -> Config:
     queries = root.file("queries", base)
     if not root.has("store"):
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
-    store = (base / root.value("store", str)).resolve()
-    if store.is_dir():
-        raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
-                          f"name the store file (e.g. {store / 'judgments.sqlite'})")
-    runs_dir = (base / root.value("runs_dir", str, str(store.parent / "runs"))).resolve()
-    cache_dir = (base / root.value("cache_dir", str, str(store.parent / ".cache"))).resolve()
+    store = _store_location(path, base, root)
+    beside = store.parent if isinstance(store, Path) else base
+    runs_dir = (base / root.value("runs_dir", str, str(beside / "runs"))).resolve()
+    cache_dir = (base / root.value("cache_dir", str, str(beside / ".cache"))).resolve()
     if not root.has("systems"):
         raise ConfigError(path, root.line(), "config needs 'systems:' (at least one system)")
     systems = _systems(path, base, root)
@@ -233,6 +243,27 @@ def load_config(path: str | Path) -> Config:
     return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
                   runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
                   judge=judge, name=root.value("name", str, path.stem))
+
+
+def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
+    """The store's file (relative to the config) or, with a URL scheme, its database URL."""
+    from poolkit.store.backends import BACKENDS, scheme_of
+
+    value = root.value("store", str)
+    scheme = scheme_of(value)
+    if scheme != "sqlite":
+        if scheme not in BACKENDS:
+            raise ConfigError(path, root.line("store"), "config.store: "
+                              + one_of(scheme, BACKENDS, "store backend"))
+        if urlsplit(value).password is not None:
+            raise ConfigError(path, root.line("store"), "config.store: a store URL must not "
+                              "carry a password; set PGPASSWORD or use ~/.pgpass")
+        return value
+    store = (base / value).resolve()
+    if store.is_dir():
+        raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
+                          f"name the store file (e.g. {store / 'judgments.sqlite'})")
+    return store
 
 
 def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import store_backends
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
 
@@ -31,3 +32,10 @@ def trec_eval_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from trec_eval_binary import build_trec_eval
 
     return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
+
+
+@pytest.fixture(params=store_backends.BACKENDS)
+def store_location(request: pytest.FixtureRequest, tmp_path: Path):
+    """A new, empty store's location on each backend (the contract tests run on both)."""
+    with store_backends.store_location(request.param, tmp_path) as location:
+        yield location

@@ -33,6 +33,7 @@ SUBCOMMANDS = {
     "agreement": "agreement",
     "trec-eval": "trec_eval",
     "sample-replay": "sample_replay",
+    "store": "store",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -48,6 +49,7 @@ SUMMARIES = {
     "agreement": "assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
     "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
     "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
+    "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
 }
 
 

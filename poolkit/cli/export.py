@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             prov = provenance(store, labels, args.pool_version, now.date().isoformat())
             texts = {q: r.text for q, r in store.queries().items()}
             left_out = len(labels.unresolved)
-            header = [f"poolkit export from {config.store.name}: policy {args.policy}, "
+            header = [f"poolkit export from {config.store_name}: policy {args.policy}, "
                       f"{len(labels)} labels, " + (
                           f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
                           if left_out else "") + now.isoformat(timespec="seconds")]

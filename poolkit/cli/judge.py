@@ -27,8 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
-    p.add_argument("--assessor", required=True, metavar="NAME",
-                   help="who is judging (recorded on every event)")
+    p.add_argument("--assessor", metavar="NAME",
+                   help="who is judging (recorded on every event); on a PostgreSQL store it "
+                        "defaults to, and must be, your database role")
     p.add_argument("--query", metavar="QID", help="start at this query")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--agreement", action="store_true",
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
     with Collection.open(args.config, write=True) as collection:
         config = collection.config
-        session = JudgingSession(collection.store, args.assessor, mode=mode,
+        assessor = collection.assessor(args.assessor)
+        session = JudgingSession(collection.store, assessor, mode=mode,
                                  start_qid=args.query,
                                  pool_version=collection.version(args.pool_version))
         if not session.query_ids:  # (judge mode always has the pool to show)

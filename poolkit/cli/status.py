@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TextIO
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
 
@@ -20,23 +23,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="count against the pool as of version V (default: the latest)")
+    p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
+                   help="a live team view: redraw every SECONDS (default 5) until Ctrl-C, "
+                        "each assessor's progress and pace as the others judge")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
-    from poolkit.store.judging import status_report
+    from poolkit.errors import PoolkitError
 
+    if args.watch is not None and not args.watch > 0:
+        raise PoolkitError(f"--watch takes a number of seconds above 0, not {args.watch:g}")
     with Collection.open(args.config) as collection:
         if args.pool_version is not None:
             collection.version(args.pool_version)
-        report = status_report(collection.store, args.pool_version)
-    if args.format == "json":
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(render_table(report))
+        if args.watch is None:
+            sys.stdout.write(render(collection, args))
+        else:
+            watch(lambda: render(collection, args), args.watch)
     return 0
+
+
+def render(collection: Any, args: argparse.Namespace) -> str:
+    """The report as of now (a new pool version is picked up at each redraw)."""
+    from poolkit.store.judging import status_report
+
+    report = status_report(collection.store, args.pool_version)
+    if args.format == "json":
+        return json.dumps(report, indent=2) + "\n"
+    return render_table(report)
+
+
+def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
+          sleep: Callable[[float], None] = time.sleep, out: TextIO | None = None) -> None:
+    """Redraw ``draw()`` every ``seconds`` (``refreshes`` times; None: until Ctrl-C). On a
+    terminal each frame replaces the last; piped, frames follow each other."""
+    out = out or sys.stdout
+    clear = "\x1b[H\x1b[2J" if out.isatty() else ""
+    n = 0
+    try:
+        while refreshes is None or n < refreshes:
+            if n:
+                sleep(seconds)
+            frame = draw()
+            stamp = datetime.now().strftime("%H:%M:%S")
+            out.write(f"{clear}{frame}-- {stamp}, every {seconds:g}s; Ctrl-C to stop\n")
+            out.flush()
+            n += 1
+    except KeyboardInterrupt:
+        out.write("\n")
 
 
 def _seconds(value: float | None) -> str:

@@ -22,10 +22,19 @@ def _sqlite(location: str | Path, *, create: bool, read_only: bool,
     return Store(location, create=create, read_only=read_only, missing_hint=missing_hint)
 
 
+def _postgresql(location: str | Path, *, create: bool, read_only: bool,
+                missing_hint: str) -> StoreBackend:
+    from poolkit.store.postgres import PgStore
+
+    return PgStore(str(location), create=create, read_only=read_only,
+                   missing_hint=missing_hint)
+
+
 Opener = Callable[..., StoreBackend]
 
 #: scheme -> opener(location, *, create, read_only, missing_hint)
-BACKENDS: dict[str, Opener] = {"sqlite": _sqlite}
+BACKENDS: dict[str, Opener] = {"sqlite": _sqlite, "postgresql": _postgresql,
+                               "postgres": _postgresql}
 
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
 

@@ -183,6 +183,20 @@ def expected_tables(version: int) -> frozenset[str]:
         conn.close()
 
 
+# The store's SQL is the portable subset both backends run (store.postgres translates the
+# rest): ``?`` parameters, ON CONFLICT rather than INSERT OR REPLACE, RETURNING rather than
+# lastrowid, named columns in INSERTs, and ``rowid`` only to order by insertion.
+_UPSERT_META = ("INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+
+
+def _identifier(name: str) -> str:
+    """A table or column name, checked: only letters, digits and underscores."""
+    if not name.replace("_", "").isalnum():
+        raise StoreError(f"not a table or column name: {name!r}")
+    return name
+
+
 def _event_row(event: Event) -> tuple[Any, ...]:
     if event.kind in GRADING_KINDS and event.grade is None:
         raise StoreError(f"a {event.kind!r} event needs a grade")
@@ -361,10 +375,9 @@ class Store:
                     if statement.strip():
                         c.execute(statement)
             if current < SCHEMA_VERSION:
-                c.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                          (str(SCHEMA_VERSION),))
+                c.execute(_UPSERT_META, ("schema_version", str(SCHEMA_VERSION)))
                 if current == 0:
-                    c.execute("INSERT OR REPLACE INTO meta VALUES ('created_at', ?)", (now(),))
+                    c.execute(_UPSERT_META, ("created_at", now()))
 
     @property
     def schema_version(self) -> int:
@@ -525,9 +538,7 @@ class Store:
         """Append one event; durable when this returns. Returns its id."""
         row = _event_row(event)
         with self.transaction() as c:
-            rowid = c.execute(_INSERT_EVENT, row).lastrowid
-            assert rowid is not None  # sqlite sets it on every INSERT
-            return rowid
+            return int(c.execute(_INSERT_EVENT + " RETURNING id", row).fetchone()[0])
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""
@@ -587,6 +598,46 @@ class Store:
     def assessors(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT assessor FROM events ORDER BY assessor")]
+
+    # -- who writes ----------------------------------------------------------------------
+    def current_role(self) -> str | None:
+        """The login this store knows the writer by: None for a file (it knows no users)."""
+        return None
+
+    def may_write_as(self, assessor: str) -> bool:
+        """Whether events may be recorded under ``assessor``: any name, in a file."""
+        return True
+
+    # -- whole tables: what `poolkit store copy` moves between backends ---------------------
+    def tables(self) -> list[str]:
+        """The store's tables (its own, not the database engine's)."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY name")]
+
+    def columns(self, table: str) -> list[str]:
+        return [r[1] for r in self.conn.execute(f"PRAGMA table_info({_identifier(table)})")]
+
+    def count_rows(self, table: str) -> int:
+        return int(self.conn.execute(
+            f"SELECT COUNT(*) FROM {_identifier(table)}").fetchone()[0])
+
+    def table_rows(self, table: str, columns: list[str]) -> list[tuple[Any, ...]]:
+        """Every row of ``table`` (those ``columns``) in insertion order."""
+        cols = ", ".join(map(_identifier, columns))
+        return [tuple(r) for r in self.conn.execute(
+            f"SELECT {cols} FROM {_identifier(table)} ORDER BY rowid")]
+
+    def insert_rows(self, table: str, columns: list[str],
+                    rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert rows as given (ids included); call inside ``transaction()``."""
+        cols = ", ".join(map(_identifier, columns))
+        marks = ", ".join("?" * len(columns))
+        self.conn.executemany(f"INSERT INTO {_identifier(table)} ({cols}) VALUES ({marks})",
+                              list(rows))
+
+    def after_copy(self) -> None:
+        """Nothing to do on SQLite: AUTOINCREMENT continues after the highest id."""
 
     # -- pool versions: the one resolver ---------------------------------------------------
     def resolve_pool_version(self, version: int | None = None) -> int:

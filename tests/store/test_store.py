@@ -7,13 +7,15 @@ import pytest
 from poolkit.errors import StoreError
 from poolkit.io.qrels import Qrels
 from poolkit.store import Event, NewMember, Store
+from poolkit.store.backends import open_store
 from poolkit.store.imports import import_labels
 from poolkit.store.schema import SCHEMA_VERSION
 
 
 @pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "s.sqlite") as s:
+def store(store_location):
+    """A new store on each backend: these tests are the store contract."""
+    with open_store(store_location) as s:
         yield s
 
 
@@ -21,9 +23,13 @@ def members(qid, *docids):
     return [NewMember(qid, d, "", f"text of {d}", float(i)) for i, d in enumerate(docids)]
 
 
-def test_new_store_is_wal_and_versioned(store):
-    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+def test_new_store_is_versioned(store):
     assert store.schema_version == SCHEMA_VERSION
+
+
+def test_new_sqlite_store_is_wal(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_store_from_a_newer_poolkit_is_refused(tmp_path):
@@ -82,8 +88,8 @@ def test_import_is_idempotent_and_appends_changes(store):
     assert len(store.events()) == 3
 
 
-def test_two_handles_see_each_others_writes(tmp_path):
-    a, b = Store(tmp_path / "s.sqlite"), Store(tmp_path / "s.sqlite")
+def test_two_handles_see_each_others_writes(store_location):
+    a, b = open_store(store_location), open_store(store_location)
     a.record_event(Event("q1", "a", "alice", "grade", grade=1))
     b.record_event(Event("q1", "a", "bob", "grade", grade=2))
     assert set(a.current_grades()[("q1", "a")]) == {"alice", "bob"}

@@ -1,0 +1,106 @@
+"""``poolkit store``: set up a judging store, or copy one to another backend.
+
+    poolkit store init CONFIG|STORE       create the schema (PostgreSQL: roles, row-level
+                                          security, grants) and print what a lead runs next
+    poolkit store copy SRC DST            copy every event, pool, provenance row and text;
+                                          counts and a content hash prove the copy
+
+A STORE is a SQLite file or a ``postgresql://USER@HOST:PORT/DBNAME`` URL (password from
+PGPASSWORD or ~/.pgpass); a CONFIG names its store under ``store:``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from poolkit.cli.options import REPORT_FORMATS
+
+SUMMARY = "set up a judging store (PostgreSQL roles and grants) or copy one between backends"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("store", help=SUMMARY, description=__doc__.split("\n\n", 1)[0])
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    init = actions.add_parser(
+        "init", help="create the store's schema; on PostgreSQL also its roles and grants",
+        description="Create (or migrate) the store. On PostgreSQL, run it as the team lead "
+                    "(a role that may create roles): it creates the groups poolkit_admin and "
+                    "poolkit_assessor, protects the judgment log with row-level security and "
+                    "prints the statements that add one login role per assessor.")
+    init.add_argument("target", metavar="CONFIG|STORE")
+    init.set_defaults(handler=run_init)
+    copy = actions.add_parser(
+        "copy", help="copy a store to another backend (SQLite <-> PostgreSQL)",
+        description="Copy every row of SRC into DST, which must hold no data yet (a new file, "
+                    "or a database with no poolkit rows), then check both by row counts and a "
+                    "content hash.")
+    copy.add_argument("source", metavar="SRC", help="CONFIG or STORE to copy from")
+    copy.add_argument("destination", metavar="DST", help="CONFIG or STORE to copy into")
+    copy.add_argument("--format", choices=REPORT_FORMATS, default="table")
+    copy.set_defaults(handler=run_copy)
+
+
+def location(arg: str) -> str | Path:
+    """A store location from the command line: a config's ``store:``, a URL or a file."""
+    from poolkit.config import load_config
+    from poolkit.store.backends import scheme_of
+
+    if scheme_of(arg) != "sqlite":
+        return arg
+    path = Path(arg)
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return load_config(path).store
+    return path
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from poolkit.store.backends import open_store
+    from poolkit.store.postgres import PgStore, grant_roles, init_sql
+
+    where = location(args.target)
+    with open_store(where, create=True) as store:
+        print(f"store {store.path}: schema version {store.schema_version}")
+        if isinstance(store, PgStore):
+            for line in grant_roles(store):
+                print(line)
+            print("next, as this role, one per assessor (the role name is the assessor name):")
+            print(init_sql(str(store.path).rsplit("/", 1)[-1]))
+    return 0
+
+
+def run_copy(args: argparse.Namespace) -> int:
+    from poolkit.errors import StoreError
+    from poolkit.store.backends import open_store
+    from poolkit.store.copy import copy_store
+
+    src, dst = location(args.source), location(args.destination)
+    if str(src) == str(dst):
+        raise StoreError(f"{dst}: source and destination are the same store")
+    with open_store(src, create=False, read_only=True,
+                    missing_hint="nothing to copy") as source:
+        new_file = isinstance(dst, Path)
+        if isinstance(dst, Path) and dst.exists():
+            raise StoreError(f"{dst}: already exists; copy into a new file")
+        try:
+            with open_store(dst, create=True) as destination:
+                report = copy_store(source, destination)
+                label = destination.path
+        except BaseException:
+            if new_file:  # leave no half-made store file behind
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{dst}{suffix}").unlink(missing_ok=True)
+            raise
+    if args.format == "json":
+        json.dump({"command": "store copy", "source": str(source.path),
+                   "destination": str(label), **report.to_dict()}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    width = max(map(len, report.counts))
+    print(f"copied {source.path} -> {label}")
+    for table, n in report.counts.items():
+        print(f"  {table.ljust(width)}  {n:>9,}")
+    print(f"content sha256 {report.source_hash} (source and copy identical)")
+    return 0
