@@ -64,3 +64,11 @@ stop_throwaway_postgres() {
     fi
     [ -n "${PG_TMP:-}" ] && rm -rf "$PG_TMP"
 }
+
+# `bash .ci/postgres.sh run CMD ARGS...`: CMD with a throw-away server (benchmarks use it).
+if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${1:-}" = run ]; then
+    set -euo pipefail
+    shift
+    start_throwaway_postgres
+    "$@"
+fi
