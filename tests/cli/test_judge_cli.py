@@ -36,11 +36,11 @@ def config(tmp_path):
     return write_config(tmp_path / "cfg", store_path)
 
 
-def test_judge_needs_an_assessor(config, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["judge", str(config)])
-    assert exc.value.code == 2
-    assert "--assessor" in capsys.readouterr().err
+def test_judge_needs_an_assessor_on_a_sqlite_store(config, capsys):
+    """A file knows no users (on PostgreSQL the name defaults to the database role)."""
+    assert main(["judge", str(config)]) == 2
+    assert capsys.readouterr().err == ("poolkit judge: error: --assessor NAME is required "
+                                       "(who is judging)\n")
 
 
 def test_judge_modes_are_exclusive(config, capsys):
