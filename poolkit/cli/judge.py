@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.show_names and not args.adjudicate:
         raise PoolkitError("--show-names only applies with --adjudicate")
-    check_assessor(args.assessor, "--assessor")
+    if args.assessor is not None:  # (on PostgreSQL it defaults to the database role)
+        check_assessor(args.assessor, "--assessor")
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
     with Collection.open(args.config, write=True) as collection:
         config = collection.config

@@ -223,7 +223,7 @@ class PgStore(Store):
         self.pg = PgConnection(connect(url), redact(url))
         self.conn = self.pg  # type: ignore[assignment]  # the store's SQL runs through it
         self.pg.raw.execute(f"SET lock_timeout = '{int(busy_timeout * 1000)}ms'")
-        if not create and not self._has_schema():
+        if (read_only or not create) and not self._has_schema():
             self.pg.close()
             raise NoStoreError(self.path, missing_hint)  # type: ignore[arg-type]
         self._migrate()
@@ -260,7 +260,16 @@ class PgStore(Store):
             raise StoreError(f"{self.path}: opened read-only; this command does not write") \
                 from None
 
+    def _schema_version_now(self) -> int:
+        if not self._has_schema():
+            return 0
+        row = self.pg.raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
     def _migrate(self) -> None:
+        """Bring the schema up to date; a current store is only read (no lock, no wait)."""
+        if self._schema_version_now() == SCHEMA_VERSION:
+            return
         with self.transaction() as c:
             current = 0
             if self._has_schema():
