@@ -226,7 +226,7 @@ class PgStore(Store):
         if (read_only or not create) and not self._has_schema():
             self.pg.close()
             raise NoStoreError(self.path, missing_hint)  # type: ignore[arg-type]
-        self._migrate()
+        self._migrate(self._schema_version_now())
         if read_only:
             self.pg.raw.execute("SET default_transaction_read_only = on")
             self.read_only = True
@@ -266,9 +266,9 @@ class PgStore(Store):
         row = self.pg.raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0]) if row else 0
 
-    def _migrate(self) -> None:
+    def _migrate(self, current: int) -> None:
         """Bring the schema up to date; a current store is only read (no lock, no wait)."""
-        if self._schema_version_now() == SCHEMA_VERSION:
+        if current == SCHEMA_VERSION:
             return
         with self.transaction() as c:
             current = 0
