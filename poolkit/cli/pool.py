@@ -42,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="do not run or pool anything; report the store's pool")
     p.add_argument("--pool-version", "--version", type=_positive, dest="pool_version",
                    metavar="V", help="with --report-only: report the pool as of version V")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (encoding, BM25 indexing, reranking); there are "
+                        "none when stderr is not a terminal")
     p.set_defaults(handler=run)
 
 
@@ -50,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.errors import PoolkitError, one_of
     from poolkit.pool.order import ORDER_STRATEGIES
     from poolkit.pool.report import pool_report, render_table
+    from poolkit.progress import set_quiet
 
+    set_quiet(args.quiet)
     if args.pool_version is not None and not args.report_only:
         raise PoolkitError("--pool-version V reports an earlier version; it needs --report-only "
                            "(pooling always adds to the latest)")

@@ -17,6 +17,7 @@ from poolkit.cli.formats import add_format_options
 from poolkit.errors import AuditFailure, PoolkitError
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
 from poolkit.io.sample import PoolSample, read_sample
+from poolkit.progress import Progress, set_quiet
 from poolkit.score.audit import (
     FAIL_ON,
     Audit,
@@ -135,6 +136,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="exit non-zero (3) when an audit condition holds: "
                         + ", ".join(r.spelling for r in FAIL_ON.values()))
     add_format_options(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
     p.set_defaults(handler=run_score)
 
 
@@ -229,19 +232,24 @@ def run_score(args: argparse.Namespace) -> int:
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
                            "or --corpus corpus.jsonl")
 
+    set_quiet(args.quiet)
     qrels = read_labels(args.qrels, args.qrels_format)
     require_scorable(qrels, args.level)
-    runs = [read_any_run(path, args.order, args.run_format) for path in args.runs]
     truth = read_labels(args.truth, args.qrels_format) if args.truth else None
     fetches = [read_any_run(path, args.order, args.run_format) for path in args.fetch]
     sample = read_sample(args.sample) if args.sample else None
 
     settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
                         gain=args.gain, corpus_size=size)
-    results = [score_run(qrels, run, shown, settings, truth=truth,
-                         fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                         stages=stages, sample=sample)
-               for i, run in enumerate(runs)]
+    results = []
+    with Progress(len(args.runs), "scoring", "runs") as bar:
+        for i, path in enumerate(args.runs):
+            run = read_any_run(path, args.order, args.run_format)
+            results.append(score_run(
+                qrels, run, shown, settings, truth=truth,
+                fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
+                stages=stages, sample=sample))
+            bar.update()
     failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
     doc = build_document(settings, qrels, results, truth=truth,
                          conditions=[c.text for c in conditions], failures=failures)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.progress import track
 from poolkit.retrieve.base import Results, top_k
 from poolkit.retrieve.corpus import Corpus
 from poolkit.store.store import QueryRecord
@@ -120,7 +121,9 @@ class BM25Retriever:
         self.k1, self.b, self.epsilon = float(k1), float(b), float(epsilon)
         self.tokenizer = tokenizer or Tokenizer.from_options()
         self.engine = engine
-        tokens = [self.tokenizer(p) for p in corpus.passages()]
+        passages = corpus.passages()
+        tokens = [self.tokenizer(p) for p in track(passages, len(passages),
+                                                   f"{name}: tokenizing", "passages")]
         self._engine = (_BM25SEngine if engine == "bm25s" else _RankBM25Engine)(
             tokens, self.k1, self.b, self.epsilon)
 

@@ -121,19 +121,24 @@ class Encoder:
                                self.doc_prefix, "normalized"])
         return hashlib.sha256(material.encode()).hexdigest()[:16]
 
-    def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], prefix: str, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        # One call, so batches (and so the numbers) do not depend on whether a bar shows.
         out = self.model.encode([prefix + t for t in texts], batch_size=self.batch_size,
                                 normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=False)
+                                show_progress_bar=progress)
         return np.asarray(out, dtype=np.float32)
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, self.query_prefix)
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, self.doc_prefix)
+        """Document embeddings, with sentence-transformers' progress bar (batches, rate, time
+        left) on a terminal unless ``--quiet``: a corpus takes minutes on a CPU."""
+        from poolkit.progress import enabled
+
+        return self._encode(texts, self.doc_prefix, progress=enabled())
 
     def settings(self) -> dict[str, Any]:
         return {"model": self.model_name, "model_path": self.ref if self.local else None,

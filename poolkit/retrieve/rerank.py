@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from poolkit.progress import enabled as progress_enabled
 from poolkit.retrieve.base import Hit, Results, Retriever, rank_hits
 from poolkit.retrieve.corpus import Corpus
 from poolkit.retrieve.dense import Encoder, document_embeddings, load_model, resolve_model
@@ -64,7 +65,8 @@ class CrossEncoderReranker(_Batched):
                 pairs.append((queries[qid], self.corpus.passage(self.corpus.index[d])))
                 owners.append((qid, d))
         scores = (np.asarray(model.predict(pairs, batch_size=self.batch_size,
-                                           show_progress_bar=False), dtype=np.float64)
+                                           show_progress_bar=progress_enabled()),
+                             dtype=np.float64)
                   if pairs else np.zeros(0))
         return _collect(candidates, owners, scores.reshape(len(pairs), -1)[:, 0] if pairs
                         else scores, top_k)
