@@ -4,6 +4,7 @@
 
     corpus: ../sample_corpus/corpus.jsonl     # JSONL: id, title, text
     queries: ../sample_corpus/queries.jsonl   # JSONL (id, text, description?, narrative?) or TSV
+    # or, instead of corpus and queries: collection: beir:PATH[#SPLIT] | irds:DATASET_ID
     store: ../sample_corpus/judgments.sqlite
     systems:
       bm25:   {kind: bm25, depth: 100}
@@ -66,8 +67,8 @@ DEFAULT_KEYS = {
     "undo": "u", "skip": "s", "note": "n", "back": "b", "jump": "j",
     "guidelines": "question_mark", "quit": "q",
 }
-TOP_KEYS = ("corpus", "queries", "store", "systems", "pool", "judge", "runs_dir", "cache_dir",
-            "name")
+TOP_KEYS = ("collection", "corpus", "queries", "store", "systems", "pool", "judge", "runs_dir",
+            "cache_dir", "name")
 POOL_KEYS = ("depth", "order", "strategy")  # the others are the strategies' own (pool/)
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind")
 
@@ -227,14 +228,13 @@ def load_config(path: str | Path) -> Config:
     text = decode(path, read_bytes(path))
     root = _Section(path, compose(path, text), "config", TOP_KEYS)
     base = path.resolve().parent
-    corpus = root.file("corpus", base)
-    queries = root.file("queries", base)
     if not root.has("store"):
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
     store = _store_location(path, base, root)
     beside = store.parent if isinstance(store, Path) else base
     runs_dir = (base / root.value("runs_dir", str, str(beside / "runs"))).resolve()
     cache_dir = (base / root.value("cache_dir", str, str(beside / ".cache"))).resolve()
+    corpus, queries = _corpus_and_queries(path, base, cache_dir, root)
     if not root.has("systems"):
         raise ConfigError(path, root.line(), "config needs 'systems:' (at least one system)")
     systems = _systems(path, base, root)
@@ -264,6 +264,22 @@ def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
         raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
                           f"name the store file (e.g. {store / 'judgments.sqlite'})")
     return store
+
+
+def _corpus_and_queries(path: Path, base: Path, cache_dir: Path,
+                        root: _Section) -> tuple[Path, Path]:
+    """``corpus:`` and ``queries:`` files, or those of ``collection: SCHEME:WHERE``."""
+    if not root.has("collection"):
+        return root.file("corpus", base), root.file("queries", base)
+    for key in ("corpus", "queries"):
+        if root.has(key):
+            raise ConfigError(path, root.line(key), f"config.{key}: give either collection: "
+                                                    f"or corpus: and queries:, not both")
+    from poolkit.io.collections import Where, resolve_collection
+
+    files = resolve_collection(root.value("collection", str), base, cache_dir,
+                               Where(path, root.line("collection")))
+    return files.corpus, files.queries
 
 
 def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
