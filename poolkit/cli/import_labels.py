@@ -23,12 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "import", help="record a golden.yaml or qrels file's grades as judgments by a source",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", help="collection config (YAML)")
-    p.add_argument("labels", help="golden.yaml or TREC qrels file")
+    p.add_argument("labels", help="labels in any accepted qrels format (golden.yaml, TREC, "
+                                  "BEIR, JSON), detected from the content")
     p.add_argument("--as", dest="source", required=True, metavar="SOURCE",
                    help="the assessor name the grades are recorded under (e.g. nist)")
     p.add_argument("--keep-unknown", action="store_true",
                    help="also import pairs whose query or doc is not in the collection")
     p.add_argument("--format", choices=FORMATS, default="table")
+    from poolkit.cli.formats import add_format_options
+
+    add_format_options(p, runs=False)
     p.set_defaults(handler=run)
 
 
@@ -47,10 +51,11 @@ def run(args: argparse.Namespace) -> int:
     collection = Collection.open(args.config, write=True, create=True)
     config = collection.config
     texts: dict[str, str] = {}
-    if detect(args.labels, "qrels") == "golden":
+    fmt = args.qrels_format or detect(args.labels, "qrels")
+    if fmt == "golden":
         labels, texts, _provenance = read_golden_full(args.labels)
     else:
-        labels = read_labels(args.labels)
+        labels = read_labels(args.labels, fmt)
     graded, unjudged = split_unjudged(labels)  # off-scale grades: an error naming the line
     queries = read_queries(config.queries)
     _warn_text_contradictions(args.labels, texts, {q.qid: q.text for q in queries},

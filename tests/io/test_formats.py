@@ -7,6 +7,7 @@ import bz2
 import gzip
 import json
 import lzma
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,21 @@ def test_a_dl19_run_converted_to_each_format_scores_identically(
         f"{q}\t{d}\t{g}\n" for q, docs in read_labels_as(qrels).grades.items()
         for d, g in docs.items()))
     assert scores(capsys, beir, source) == want
+
+
+def test_import_reads_any_qrels_format(capsys: pytest.CaptureFixture[str],
+                                       tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    shutil.copy(REPO / "configs" / "sample.yaml", tmp_path / "configs" / "sample.yaml")
+    shutil.copytree(REPO / "sample_corpus", tmp_path / "sample_corpus",
+                    ignore=shutil.ignore_patterns("judgments.sqlite*", "runs", ".cache"))
+    beir = tmp_path / "labels"
+    beir.write_bytes(gzip.compress(b"query-id\tcorpus-id\tscore\nq_faw\tm1\t3\nq_faw\tm2\t2\n"))
+    cfg = str(tmp_path / "configs" / "sample.yaml")
+    assert main(["import", cfg, str(beir), "--as", "nist"]) == 0
+    assert "2 graded pairs -> 2 new import events by 'nist'" in capsys.readouterr().out
+    one = tmp_path / "one"
+    one.write_text("q_faw\tm1\t1\n")  # a one-line file: MS MARCO run or headerless BEIR
+    assert main(["import", cfg, str(one), "--as", "bob"]) == 2
+    assert "could be BEIR qrels TSV" in capsys.readouterr().err
+    assert main(["import", cfg, str(one), "--as", "bob", "--qrels-format", "beir"]) == 0
