@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "trec-eval": "trec_eval",
     "sample-replay": "sample_replay",
     "store": "store",
+    "schema": "schema",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -50,6 +51,7 @@ SUMMARIES = {
     "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
     "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
+    "schema": "print the JSON Schema of a --format json report",
 }
 
 

@@ -1,0 +1,27 @@
+"""``poolkit schema [NAME]``: the JSON Schema of a ``--format json`` report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "schema", help="print the JSON Schema of a --format json report",
+        description="Print the JSON Schema (draft 2020-12) of a report's --format json "
+                    "output; without NAME, list the reports that have one.")
+    p.add_argument("name", nargs="?", metavar="NAME", help="report: score, pool, status, ...")
+    p.set_defaults(handler=run_schema)
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from poolkit.schemas import load_schema, schema_names, schema_text
+
+    if args.name is None:
+        for name in schema_names():
+            title = load_schema(name).get("title", "")
+            sys.stdout.write(f"{name:<12} {title}\n")
+        return 0
+    sys.stdout.write(schema_text(args.name))
+    return 0

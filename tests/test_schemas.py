@@ -1,0 +1,136 @@
+"""Every ``--format json`` report validates against the JSON Schema shipped for it, checked on
+real outputs of the commands (a collection pooled from BM25 and an external run)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from shared_data import SAMPLE
+
+from poolkit.cli import main
+from poolkit.schemas import load_schema, schema_names
+
+# Reports whose real outputs the fixture below produces (score has a test of its own).
+FROM_COLLECTION = ["pool", "status", "compare", "reusability", "agreement", "import",
+                   "export-provenance", "export-unresolved"]
+
+
+def validate(name: str, doc: Any) -> None:
+    jsonschema.validate(doc, load_schema(name), cls=jsonschema.Draft202012Validator)
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> Any:
+    got = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert got == code, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The sample pooled twice (BM25 and seed.run as an external system), judged by the
+    golden labels and a second assessor."""
+    root = tmp_path_factory.mktemp("schemas")
+    (root / "data").mkdir()
+    for name in ("corpus.jsonl", "queries.jsonl", "golden.yaml", "assessor_b.yaml", "seed.run"):
+        shutil.copy(SAMPLE / name, root / "data" / name)
+    (root / "c.yaml").write_text(
+        "corpus: data/corpus.jsonl\nqueries: data/queries.jsonl\nstore: data/store.sqlite\n"
+        "systems:\n  bm25: {kind: bm25}\n"
+        "  seed: {kind: run, path: data/seed.run, group: vendor}\n"
+        "pool: {depth: 5}\n")
+    yield root
+
+
+@pytest.fixture(scope="module")
+def outputs(collection: Path) -> dict[str, list[Any]]:
+    """Every report's JSON, produced once (module scope: capsys is per test, so stdout is
+    captured by hand)."""
+    import contextlib
+    import io
+
+    cfg = str(collection / "c.yaml")
+    data = collection / "data"
+
+    def call(*args: str) -> Any:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+            assert main(list(args)) == 0
+        return json.loads(buf.getvalue()) if buf.getvalue().strip() else None
+
+    out: dict[str, list[Any]] = {name: [] for name in schema_names()}
+    out["import"].append(call("import", cfg, str(data / "golden.yaml"), "--as", "golden",
+                              "--format", "json"))
+    out["import"].append(call("import", cfg, str(data / "assessor_b.yaml"), "--as", "bob",
+                              "--format", "json"))
+    out["pool"].append(call("pool", cfg, "--format", "json"))
+    out["pool"].append(call("pool", cfg, "--depth", "8", "--format", "json"))
+    out["pool"].append(call("pool", cfg, "--report-only", "--pool-version", "1", "--format",
+                            "json"))
+    out["status"].append(call("status", cfg, "--format", "json"))
+    out["compare"].append(call("compare", cfg, "--format", "json"))
+    out["reusability"].append(call("reusability", cfg, "--format", "json"))
+    out["agreement"].append(call("agreement", cfg, "--format", "json"))
+    golden = collection / "export.yaml"
+    unresolved = collection / "unresolved.json"
+    call("export", cfg, "--format", "golden", "--policy", "majority", "-o", str(golden),
+         "--unresolved", str(unresolved))
+    out["export-provenance"] = [e["provenance"] for e in yaml.safe_load(golden.read_text())]
+    out["export-unresolved"].append(json.loads(unresolved.read_text()))
+    return out
+
+
+def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
+    assert schema_names()
+    for name in schema_names():
+        jsonschema.Draft202012Validator.check_schema(load_schema(name))
+
+
+@pytest.mark.parametrize("name", FROM_COLLECTION)
+def test_real_outputs_validate(outputs: dict[str, list[Any]], name: str) -> None:
+    assert outputs[name], f"no {name} output was produced"
+    for doc in outputs[name]:
+        validate(name, doc)
+
+
+def test_score_outputs_validate(capsys: pytest.CaptureFixture[str]) -> None:
+    golden, run = SAMPLE / "golden.yaml", SAMPLE / "seed.run"
+    validate("score", run_json(capsys, "score", golden, run, "--format", "json"))
+    validate("score", run_json(
+        capsys, "score", golden, run, run, "--truth", SAMPLE / "truth.qrels", "--stages", "5,2",
+        "-k", "2", "-m", "P@2,Hit@2,nDCG(gain=exp)@2", "--corpus-size", "24", "--fail-on",
+        "unjudged>0.1", "--format", "json", code=3))
+
+
+def test_the_contract_catches_a_changed_report(outputs: dict[str, list[Any]]) -> None:
+    doc = json.loads(json.dumps(outputs["status"][0]))
+    doc["judged"] = "56"  # a count turned into text
+    with pytest.raises(jsonschema.ValidationError):
+        validate("status", doc)
+    doc = json.loads(json.dumps(outputs["status"][0]))
+    doc["surprise"] = 1  # a key no schema mentions
+    with pytest.raises(jsonschema.ValidationError):
+        validate("status", doc)
+
+
+def test_poolkit_schema_prints_and_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "score"]) == 0
+    assert json.loads(capsys.readouterr().out) == load_schema("score")
+    assert main(["schema"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == schema_names()
+    assert main(["schema", "scor"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown report schema 'scor'" in err and "did you mean 'score'" in err
+
+
+def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
+    """A schema file added (simulate, tests...) without a real output checked here fails."""
+    assert set(schema_names()) == {*FROM_COLLECTION, "score"}
