@@ -110,20 +110,35 @@ def _beir(arg: str, base: Path, cache_dir: Path, where: Where) -> CollectionFile
 
 
 def _split_queries(queries: Path, wanted: set[str], cache_dir: Path, split: str) -> Path:
-    """``queries`` itself when it holds exactly the split's queries, else a copy holding
-    only those, written once under ``cache_dir`` (named by the content it came from)."""
-    from poolkit.retrieve.corpus import read_queries
+    """``queries`` itself when it holds only the split's queries, else a copy holding only
+    those lines (unchanged), written once under ``cache_dir`` and named by the content it
+    came from. Lines are checked later by the queries reader, which names file and line."""
+    from poolkit.io.common import decode, read_bytes
 
-    records = read_queries(queries)
-    if {q.qid for q in records} <= wanted:
+    data = read_bytes(queries)
+    lines = decode(queries, data).splitlines(keepends=True)
+    kept = [line for line in lines
+            if not line.strip() or (qid := _query_id(line)) is None or qid in wanted]
+    if len(kept) == len(lines):
         return queries
-    digest = hashlib.sha256(queries.read_bytes() + split.encode()
-                            + "\n".join(sorted(wanted)).encode()).hexdigest()[:16]
-    out = cache_dir / "collections" / f"beir-queries-{split}-{digest}.jsonl"
+    digest = hashlib.sha256(data + split.encode() + "\n".join(sorted(wanted)).encode())
+    out = cache_dir / "collections" / f"beir-queries-{split}-{digest.hexdigest()[:16]}.jsonl"
     if not out.is_file():
-        write_atomically(out, _jsonl({"_id": q.qid, "text": q.text} for q in records
-                                     if q.qid in wanted))
+        write_atomically(out, (line if line.endswith("\n") else line + "\n" for line in kept))
     return out
+
+
+def _query_id(line: str) -> str | None:
+    """The ``_id`` (or ``id``) of a queries.jsonl line; None when the line is not a JSON
+    object with one (kept, so that the queries reader reports it)."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    qid = obj.get("_id", obj.get("id"))
+    return None if qid is None else str(qid)
 
 
 # --- ir_datasets --------------------------------------------------------------------------------
