@@ -19,9 +19,10 @@ def run_schema(args: argparse.Namespace) -> int:
     from poolkit.schemas import load_schema, schema_names, schema_text
 
     if args.name is None:
-        for name in schema_names():
-            title = load_schema(name).get("title", "")
-            sys.stdout.write(f"{name:<12} {title}\n")
+        names = schema_names()
+        width = max(map(len, names))
+        for name in names:
+            sys.stdout.write(f"{name:<{width}}  {load_schema(name).get('title', '')}\n")
         return 0
     sys.stdout.write(schema_text(args.name))
     return 0
