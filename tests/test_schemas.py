@@ -19,7 +19,7 @@ from poolkit.schemas import load_schema, schema_names
 
 # Reports whose real outputs the fixture below produces (score has a test of its own).
 FROM_COLLECTION = ["pool", "status", "compare", "reusability", "agreement", "import",
-                   "export-provenance", "export-unresolved"]
+                   "export-provenance", "export-unresolved", "store-copy"]
 
 
 def validate(name: str, doc: Any) -> None:
@@ -84,6 +84,8 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
          "--unresolved", str(unresolved))
     out["export-provenance"] = [e["provenance"] for e in yaml.safe_load(golden.read_text())]
     out["export-unresolved"].append(json.loads(unresolved.read_text()))
+    out["store-copy"].append(call("store", "copy", str(data / "store.sqlite"),
+                                  str(collection / "copy.sqlite"), "--format", "json"))
     return out
 
 
