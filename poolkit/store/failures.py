@@ -28,8 +28,8 @@ MESSAGES = {
 }
 
 
-#: Every store path opened in this process, latest last: a failure SQLite raises while rows
-#: are read outside a Store method is attributed to the store last opened (poolkit.cli).
+#: The store path opened last in this process (one element): a failure SQLite raises while
+#: rows are read outside a Store method is attributed to it (poolkit.cli).
 OPENED: list[Path] = []
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from poolkit.errors import NoStoreError, StoreError
+from poolkit.io.validate import GRADE_SCALE
 from poolkit.store.failures import OPENED, describe
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -200,6 +201,11 @@ def _identifier(name: str) -> str:
 def _event_row(event: Event) -> tuple[Any, ...]:
     if event.kind in GRADING_KINDS and event.grade is None:
         raise StoreError(f"a {event.kind!r} event needs a grade")
+    if event.kind in GRADING_KINDS and event.grade not in GRADE_SCALE:
+        # The one scale (poolkit.io.validate): what export writes, score and import read back.
+        raise StoreError(f"a {event.kind!r} event's grade {event.grade!r} is off the scale "
+                         f"{GRADE_SCALE[0]}-{GRADE_SCALE[-1]} (query {event.qid!r} doc "
+                         f"{event.docid!r})")
     return tuple(getattr(event, col) for col in _EVENT_COLUMNS)
 
 
@@ -231,7 +237,7 @@ class Store:
         if not self.path.exists() and (read_only or not create):
             raise NoStoreError(self.path, missing_hint)
         _check_path(self.path, read_only)
-        OPENED.append(self.path)
+        OPENED[:] = [self.path]
         try:
             self.conn = self._connect()
         except sqlite3.Error as exc:
@@ -268,7 +274,14 @@ class Store:
             if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
                 raise
         # A WAL store in a read-only folder: SQLite cannot make its shared-memory file, so
-        # it can only be read as immutable (nothing can write there anyway).
+        # it can only be read as immutable (nothing can write there anyway). Immutable reads
+        # ignore a write-ahead log, so one holding commits not yet copied into the file
+        # (a writer killed there) must be refused, not silently skipped.
+        wal = Path(f"{self.path}-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            raise StoreError(f"{self.path}: its write-ahead log {wal.name} holds changes not "
+                             f"yet in the store, and the folder is read-only; open the store "
+                             f"once with write access to fold them in")
         return connect(url + "?mode=ro&immutable=1", uri=True)
 
     def check_writable(self) -> None:

@@ -206,3 +206,30 @@ def test_a_transaction_inside_another_joins_it(tmp_path):
                 store.record_event(Event("q1", "d1", "bob", "grade", grade=3))
                 raise RuntimeError("the outer decision failed")
         assert [e.assessor for e in store.events()] == ["alice"]
+
+
+@pytest.mark.parametrize("kind", ["grade", "adjudicate", "import"])
+@pytest.mark.parametrize("grade", [-1, 4, 5])
+def test_a_grade_off_the_scale_is_never_recorded(tmp_path, kind, grade):
+    path = small_store(tmp_path / "s.sqlite")
+    with Store(path) as store:
+        with pytest.raises(StoreError, match=f"grade {grade} is off the scale 0-3"):
+            store.record_events([Event("q1", "d1", "bob", "grade", grade=1),
+                                 Event("q1", "d1", "bob", kind, grade=grade)])
+        assert [e.assessor for e in store.events()] == ["alice"]
+
+
+def test_a_log_not_yet_folded_in_is_refused_on_a_read_only_mount(tmp_path):
+    import shutil
+
+    path = small_store(tmp_path / "s.sqlite")
+    writer = Store(path)
+    writer.conn.execute("PRAGMA wal_autocheckpoint=0")
+    writer.record_event(Event("q1", "d1", "bob", "grade", grade=1))
+    with tmpfs(tmp_path / "ro") as where:
+        for name in ("s.sqlite", "s.sqlite-wal"):  # as a writer killed mid-way leaves them
+            shutil.copy(tmp_path / name, where / name)
+        writer.close()
+        remount_read_only(where)
+        with pytest.raises(StoreError, match="write-ahead log s.sqlite-wal holds changes"):
+            Store(where / "s.sqlite", read_only=True)
