@@ -400,3 +400,16 @@ def test_import_keeps_minus_one_as_pooled_not_judged(tmp_path, capsys):
     with Store(world.store, read_only=True) as store:
         assert {(e.qid, e.docid): e.grade for e in store.events(assessor="nist")} == {
             ("q1", "d1"): 2, ("q2", "d4"): 3}
+
+
+def test_reporting_commands_do_not_wait_behind_a_writer(tmp_path, capsys):
+    world = World(tmp_path / "w")
+    writer = Store(world.store)
+    with writer.transaction() as c:  # a long write (an import, a pool) holding the lock
+        c.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at) "
+                  "VALUES ('q1', 'd2', 'bob', 'grade', 1, 'now')")
+        for argv in (["status", str(world.config), "--format", "json"],
+                     ["export", str(world.config), "--format", "qrels"]):
+            assert main(argv) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.splitlines()[-1] == "q1 0 d1 2"  # the commit-time view
+    writer.close()
