@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from poolkit.errors import ConfigError, PoolkitError, one_of
+from poolkit.io.atomic import atomic_writer
 
 
 @dataclass(frozen=True)
@@ -63,16 +63,11 @@ def resolve_collection(spec: str, base: Path, cache_dir: Path, where: Where) -> 
 # --- files written once, whole --------------------------------------------------------------
 
 def write_atomically(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` to ``path`` through a temporary file renamed into place, so a reader
-    never sees half a file and an interrupted write leaves nothing behind."""
+    """Write ``lines`` to ``path`` whole or not at all (``io.atomic``): a reader never sees
+    half a cached collection file, and an interrupted write leaves nothing behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as f:
-            f.writelines(lines)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_writer(path) as fh:
+        fh.writelines(lines)
 
 
 def _jsonl(objects: Iterable[dict[str, Any]]) -> Iterator[str]:
