@@ -177,7 +177,7 @@ def translate_errors(label: str) -> Iterator[None]:
     except psycopg.errors.InsufficientPrivilege as exc:
         raise StoreError(f"{label}: not allowed: {_first_line(exc)}") from None
     except psycopg.errors.ReadOnlySqlTransaction:
-        raise StoreError(f"{label}: opened read-only; this command does not write") from None
+        raise StoreError(f"{label}: opened read-only, cannot write") from None
     except psycopg.OperationalError as exc:
         raise StoreError(f"{label}: {_first_line(exc)}") from None
 
@@ -243,7 +243,7 @@ class PgStore(Store):
     def transaction(self) -> Iterator[Any]:
         """One write transaction, serialised with every other poolkit writer."""
         if self.read_only:
-            raise StoreError(f"{self.path}: opened read-only; this command does not write")
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
         import psycopg
 
         try:
@@ -257,7 +257,7 @@ class PgStore(Store):
         except psycopg.errors.InsufficientPrivilege as exc:
             raise StoreError(f"{self.path}: not allowed: {_first_line(exc)}") from None
         except psycopg.errors.ReadOnlySqlTransaction:
-            raise StoreError(f"{self.path}: opened read-only; this command does not write") \
+            raise StoreError(f"{self.path}: opened read-only, cannot write") \
                 from None
 
     def _schema_version_now(self) -> int:

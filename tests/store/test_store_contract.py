@@ -21,6 +21,7 @@ from mounts import fill, remount_read_only, tmpfs, unfill  # noqa: E402
 from poolkit.errors import StoreError  # noqa: E402
 from poolkit.io.qrels import Qrels  # noqa: E402
 from poolkit.store import Event, NewMember, Store  # noqa: E402
+from poolkit.store.backends import open_store  # noqa: E402
 from poolkit.store.imports import import_labels  # noqa: E402
 from poolkit.store.schema import SCHEMA_VERSION  # noqa: E402
 
@@ -29,8 +30,9 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def small_store(path: Path) -> Path:
-    with Store(path) as store:
+def small_store(path):
+    """A store (a file path or a database URL) with one pooled pair and alice's grade."""
+    with open_store(path) as store:
         store.add_pool_version({"s": 1}, "docid", [NewMember("q1", "d1", "", "text", 0.0)],
                                [("q1", "d1", "s", 1, 1.0)])
         store.record_event(Event("q1", "d1", "alice", "grade", grade=2))
@@ -116,21 +118,26 @@ def test_a_store_damaged_in_the_middle_is_one_error_naming_it(tmp_path):
 
 # -- readers ---------------------------------------------------------------------------------
 
-def test_a_reader_does_not_wait_for_a_writer(tmp_path):
-    path = small_store(tmp_path / "s.sqlite")
-    writer = Store(path)
+# (the tests taking ``store_location`` run on every backend: SQLite and PostgreSQL)
+
+def test_a_reader_does_not_wait_for_a_writer(store_location):
+    path = small_store(store_location)
+    writer = open_store(path)
     with writer.transaction() as c:  # a long write transaction, held open
         c.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at) "
                   "VALUES ('q1', 'd1', 'bob', 'grade', 1, 'now')")
-        # busy_timeout=0: a reader that needed the write lock would fail at once here.
-        with Store(path, busy_timeout=0, read_only=True) as reader:
+        # busy_timeout=0 (SQLite): a reader that needed the write lock would fail at once
+        # here; PostgreSQL readers never take it.
+        reader = (Store(path, busy_timeout=0, read_only=True) if isinstance(path, Path)
+                  else open_store(path, read_only=True))
+        with reader:
             assert [e.assessor for e in reader.events()] == ["alice"]
     writer.close()
 
 
-def test_a_read_only_handle_never_writes(tmp_path):
-    path = small_store(tmp_path / "s.sqlite")
-    with Store(path, read_only=True) as store:
+def test_a_read_only_handle_never_writes(store_location):
+    path = small_store(store_location)
+    with open_store(path, read_only=True) as store:
         with pytest.raises(StoreError, match="opened read-only, cannot write"):
             store.record_event(Event("q1", "d1", "bob", "grade", grade=1))
 
@@ -176,14 +183,14 @@ def test_a_full_disk_at_commit_is_one_error_and_the_log_is_as_it_was(tmp_path):
 
 
 def _import_worker(path: str, barrier, qrels: Qrels) -> None:
-    with Store(path, busy_timeout=120) as store:
+    with open_store(path) as store:
         barrier.wait()
         import_labels(store, qrels, "nist", source="qrels.txt")
 
 
-def test_concurrent_imports_of_one_file_add_it_once(tmp_path):
-    path = tmp_path / "s.sqlite"
-    Store(path).close()
+def test_concurrent_imports_of_one_file_add_it_once(store_location):
+    path = store_location
+    open_store(path).close()
     qrels = Qrels({f"q{q}": {f"d{d}": (q + d) % 4 for d in range(300)} for q in range(10)})
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(6)
@@ -194,13 +201,13 @@ def test_concurrent_imports_of_one_file_add_it_once(tmp_path):
     for p in procs:
         p.join()
     assert [p.exitcode for p in procs] == [0] * 6
-    with Store(path, read_only=True) as store:
+    with open_store(path, read_only=True) as store:
         assert len(store.events()) == 3000
 
 
-def test_a_transaction_inside_another_joins_it(tmp_path):
-    path = small_store(tmp_path / "s.sqlite")
-    with Store(path) as store:
+def test_a_transaction_inside_another_joins_it(store_location):
+    path = small_store(store_location)
+    with open_store(path) as store:
         with pytest.raises(RuntimeError):
             with store.transaction():
                 store.record_event(Event("q1", "d1", "bob", "grade", grade=3))
@@ -210,9 +217,9 @@ def test_a_transaction_inside_another_joins_it(tmp_path):
 
 @pytest.mark.parametrize("kind", ["grade", "adjudicate", "import"])
 @pytest.mark.parametrize("grade", [-1, 4, 5])
-def test_a_grade_off_the_scale_is_never_recorded(tmp_path, kind, grade):
-    path = small_store(tmp_path / "s.sqlite")
-    with Store(path) as store:
+def test_a_grade_off_the_scale_is_never_recorded(store_location, kind, grade):
+    path = small_store(store_location)
+    with open_store(path) as store:
         with pytest.raises(StoreError, match=f"grade {grade} is off the scale 0-3"):
             store.record_events([Event("q1", "d1", "bob", "grade", grade=1),
                                  Event("q1", "d1", "bob", kind, grade=grade)])
