@@ -13,7 +13,9 @@
       vendor: {kind: run, path: vendor.run, group: vendor}
     pool:
       depth: 10          # top N from every system unless a system sets pool_depth
-      order: shuffle     # judging order strategy
+      order: shuffle     # judging order strategy (shuffle, docid, priority, mtf, mm-ns)
+      budget: 0.5        # judgments per query: a number, or a fraction of the query's pool
+      stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
     judge:
       grades: {0: not relevant, 1: related, 2: highly relevant, 3: perfectly relevant}
       keys: {undo: u}    # remap any action's key
@@ -69,7 +71,8 @@ DEFAULT_KEYS = {
 }
 TOP_KEYS = ("collection", "corpus", "queries", "store", "systems", "pool", "judge", "runs_dir",
             "cache_dir", "name")
-POOL_KEYS = ("depth", "order", "strategy")  # the others are the strategies' own (pool/)
+# the others are the strategies' own (pool/); budget and stopping are checked in pool/section
+POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind")
 
 

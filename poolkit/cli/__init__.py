@@ -35,6 +35,7 @@ SUBCOMMANDS = {
     "sample-replay": "sample_replay",
     "store": "store",
     "schema": "schema",
+    "simulate": "simulate",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -52,6 +53,7 @@ SUMMARIES = {
     "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
     "schema": "print the JSON Schema of a --format json report",
+    "simulate": "replay judging with full qrels: strategies, budgets, stopping",
 }
 
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError
+
+if TYPE_CHECKING:
+    from poolkit.collection import Collection
+    from poolkit.judge.adaptive import NextPassage
 
 DESCRIPTION = """\
 Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
@@ -42,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --adjudicate: show which assessor gave which grade")
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="judge the pool as of version V (default: the latest)")
+    p.add_argument("--double", action="store_true",
+                   help="under a learning pool.order: also judge the passages other assessors "
+                        "judged (double judging) instead of being given different ones")
     p.set_defaults(handler=run)
 
 
@@ -67,9 +75,10 @@ def run(args: argparse.Namespace) -> int:
     with Collection.open(args.config, write=True) as collection:
         config = collection.config
         assessor = collection.assessor(args.assessor)
+        version = collection.version(args.pool_version)
+        chooser = collection.next_passage(version, args.double)
         session = JudgingSession(collection.store, assessor, mode=mode,
-                                 start_qid=args.query,
-                                 pool_version=collection.version(args.pool_version))
+                                 start_qid=args.query, pool_version=version, chooser=chooser)
         if not session.query_ids:  # (judge mode always has the pool to show)
             print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
                   file=sys.stderr)
@@ -85,6 +94,22 @@ def run(args: argparse.Namespace) -> int:
 
         JudgeApp(session, config.judge, show_names=args.show_names).run()
         progress = session.progress()
+        closed = {q: chooser.closed(q) for q in session.query_ids} if session.chooser else {}
     print(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
           f"(store {config.store})", file=sys.stderr)
+    for qid, why in closed.items():
+        if why:
+            print(f"  query {qid}: no more passages offered: {why}", file=sys.stderr)
     return 0
+
+
+def next_passage(collection: Collection, version: int, double: bool = False) -> NextPassage:
+    """The session's next-passage decision from the config's pool section: its judging
+    order, ``pool.budget`` and the stopping rule (``pool.stop_recall``)."""
+    from poolkit.judge.adaptive import NextPassage
+    from poolkit.pool.section import budget_of, order_of, stop_rule_of
+
+    config = collection.config
+    return NextPassage(collection.store, collection.query_pools(version), order_of(config),
+                       budget=budget_of(config), stop=stop_rule_of(config),
+                       level=config.judge.relevance_level, double=double)

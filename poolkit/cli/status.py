@@ -50,6 +50,9 @@ def render(collection: Any, args: argparse.Namespace) -> str:
     from poolkit.store.judging import status_report
 
     report = status_report(collection.store, args.pool_version)
+    if report["pool_version"] is not None:
+        add_judging_progress(report, collection.next_passage(report["pool_version"]),
+                             collection.config)
     if args.format == "json":
         return json.dumps(report, indent=2) + "\n"
     return render_table(report)
@@ -75,25 +78,51 @@ def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
         out.write("\n")
 
 
+def add_judging_progress(report: dict[str, Any], chooser: Any, config: Any) -> None:
+    """Per query: judged / budget, relevant found, the estimate of relevant passages still
+    unjudged (95% interval), and why the query is closed, if it is."""
+    settings = config.pool.settings
+    report["order"] = config.pool.order
+    report["budget"] = str(chooser.budget) if chooser.budget else None
+    report["stop_rule"] = ({"target": settings["stop_recall"],
+                            "confidence": settings.get("stop_confidence", 0.9)}
+                           if "stop_recall" in settings else None)
+    for qid, row in report["queries"].items():
+        if qid in chooser.pools:
+            extra = chooser.query_status(qid)
+            row.update({k: extra[k] for k in ("budget", "relevant_found",
+                                              "remaining_estimate", "closed")})
+
+
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
 def render_table(report: dict[str, Any]) -> str:
-    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double")
+    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
+            "judged/budget", "rel", "left est (95%)")
     rows: list[tuple[str, ...]] = []
 
     def cells(qid: str, name: str, cell: dict[str, Any], double: str = "") -> tuple[str, ...]:
         g = cell["grades"]
         return (qid, name, f"{cell['judged']}/{cell['pooled']}", g["0"], g["1"], g["2"],
-                g["3"], _seconds(cell["median_seconds"]), double)
+                g["3"], _seconds(cell["median_seconds"]), double, "", "", "")
+
+    def progress(q: dict[str, Any]) -> tuple[str, str, str]:
+        if "remaining_estimate" not in q:
+            return ("", "", "")
+        est = q["remaining_estimate"]
+        budget = "-" if q["budget"] is None else str(q["budget"])
+        left = f"{est['value']:.1f} ({est['low']:g}-{est['high']:g})"
+        return (f"{q['judged']}/{budget}" + (" stop" if q["closed"] else ""),
+                str(q["relevant_found"]), left)
 
     for qid, q in report["queries"].items():
         rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", "", "", "", "", "",
-                     str(q["doubly_judged"])))
+                     str(q["doubly_judged"]), *progress(q)))
         rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
     rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
-                 str(report["doubly_judged"])))
+                 str(report["doubly_judged"]), "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
     rows = [tuple(str(c) for c in r) for r in rows]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
@@ -101,6 +130,9 @@ def render_table(report: dict[str, Any]) -> str:
     for r in [head, *rows]:
         lines.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    for qid, q in report["queries"].items():
+        if q.get("closed"):
+            lines.append(f"query {qid}: no more passages offered: {q['closed']}")
     if report["unpooled_labels"]:
         lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
                      f"(imported) are not counted above")

@@ -20,6 +20,10 @@ Rules
   kind (repeat to go further back) and shows that passage again. History is never rewritten.
 - Back re-shows the previously shown passage; grading it again appends a new grade (regrade).
 - A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
+- With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
+  query whose budget is spent or whose stopping rule fired offers nothing more, and under a
+  learning order the next unskipped passage of a query is the strategy's pick from every
+  assessor's grades (``poolkit.judge.adaptive``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple
 
 from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.judge.adaptive import NextPassage
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import (
     VOTE_KINDS,
@@ -86,13 +91,16 @@ class Progress:
 class JudgingSession:
     def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, chooser: NextPassage | None = None) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
         assessor = assessor.strip()
         if not assessor:
             raise PoolkitError("an assessor name is needed (--assessor NAME)")
         self.store, self.assessor, self.mode = store, assessor, mode
+        # Learning order, budget and stopping rule (judge mode only): see judge/adaptive.py.
+        self.chooser = chooser if chooser is not None and chooser.active and mode == "judge" \
+            else None
         self.clock: Clock = clock or utc_now
         self.kind = "adjudicate" if mode == "adjudicate" else "grade"
         self.pool_version = version = store.resolve_pool_version(pool_version)
@@ -334,6 +342,14 @@ class JudgingSession:
     def _pending_in(self, qid: str, skipped: bool) -> Item | None:
         if self.done_count[qid] >= len(self.items[qid]):
             return None
+        if self.chooser is not None:
+            if self.chooser.closed(qid):
+                return None
+            if self.chooser.adaptive and not skipped:
+                mine = {d for (q, d) in self.stacks if q == qid}
+                mine_skipped = {d for (q, d) in self.skips if q == qid}
+                doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped)
+                return self._index.get((qid, doc)) if doc is not None else None
         if not skipped:
             return next((it for it in self.items[qid]
                          if it.pair not in self.skips and not self.is_done(it)), None)

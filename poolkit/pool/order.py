@@ -21,36 +21,26 @@ document at which rank). Two hooks:
 - ``docid``: by doc id, TREC style; blind too.
 - ``priority``: reciprocal-rank fusion over the contributing systems, so a limited budget
   judges the likeliest-relevant first (not blind: order leaks system agreement).
+- ``mtf``: Move-to-Front (``pool/mtf.py``), adaptive.
+- ``mm-ns``: multi-armed-bandit pooling, MM-NS (``pool/mm_ns.py``), adaptive.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import Param, ParamError, build_kwargs
+from poolkit.pool.mm_ns import MaxMeanNonStationary
+from poolkit.pool.mtf import MoveToFront
+from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 
-
-class OrderStrategy:
-    """Base of every judging-order strategy (see the module docstring for the contract)."""
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-    params: ClassVar[tuple[Param, ...]] = ()
-    blind: ClassVar[bool] = True      # the order reveals nothing about systems
-    adaptive: ClassVar[bool] = False  # ``next`` learns from grades
-
-    def keys(self, pool: QueryPool) -> dict[str, float]:
-        raise NotImplementedError
-
-    def next(self, pool: QueryPool, grades: Mapping[str, int],
-             pending: Sequence[str]) -> str | None:
-        """The document to judge next among ``pending`` (stored order), or None."""
-        return pending[0] if pending else None
+__all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle",
+           "MoveToFront", "MaxMeanNonStationary", "order_strategy", "make_order"]
 
 
 @dataclass(frozen=True)
@@ -97,7 +87,7 @@ class Priority(OrderStrategy):
 
 #: name -> strategy class: the one registry of judging orders
 ORDER_STRATEGIES: dict[str, type[OrderStrategy]] = {
-    cls.name: cls for cls in (Shuffle, ByDocId, Priority)}
+    cls.name: cls for cls in (Shuffle, ByDocId, Priority, MoveToFront, MaxMeanNonStationary)}
 
 
 def order_strategy(name: str, settings: Mapping[str, Any] | None = None,
@@ -116,3 +106,4 @@ def order_strategy(name: str, settings: Mapping[str, Any] | None = None,
 def make_order(name: str, seed: int = 13, rrf_k: int = 60) -> OrderStrategy:
     """``order_strategy`` with the two settings the built-in strategies read."""
     return order_strategy(name, {"seed": seed, "rrf_k": rrf_k})
+

@@ -10,11 +10,17 @@ check, so every command refuses a bad pool section before it does anything.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from poolkit.config import POOL_KEYS, Config
 from poolkit.errors import ConfigError, one_of
 from poolkit.params import Param, ParamError
+from poolkit.pool.budget import Budget
 from poolkit.pool.order import ORDER_STRATEGIES, OrderStrategy, order_strategy
 from poolkit.pool.pooling import POOLING_STRATEGIES, PoolingStrategy, pooling_strategy
+
+if TYPE_CHECKING:
+    from poolkit.pool.remaining import StopRule
 
 
 def declared_params() -> dict[str, Param]:
@@ -49,6 +55,34 @@ def check_pool_section(config: Config) -> None:
                 param.check(pool.settings[key], "pool")
             except ParamError as exc:
                 fail(key, str(exc))
+    if "budget" in pool.settings:
+        try:
+            Budget.parse(pool.settings["budget"])
+        except ValueError as exc:
+            fail("budget", f"pool.budget: {exc}")
+    for key in ("stop_recall", "stop_confidence"):
+        value = pool.settings.get(key)
+        if key in pool.settings and (isinstance(value, bool)
+                                     or not isinstance(value, (int, float))
+                                     or not 0 < value <= 1):
+            fail(key, f"pool.{key} must be a number in (0, 1], found {value!r}")
+
+
+def budget_of(config: Config) -> Budget | None:
+    """``pool.budget``: judgments per query (a number or a fraction of its pool), or None."""
+    value = config.pool.settings.get("budget")
+    return None if value is None else Budget.parse(value)
+
+
+def stop_rule_of(config: Config, target: float | None = None) -> StopRule | None:
+    """The stopping rule ``pool.stop_recall`` sets (``target`` overrides it), or None."""
+    target = target if target is not None else config.pool.settings.get("stop_recall")
+    if target is None:
+        return None
+    from poolkit.pool.remaining import StopRule  # NumPy: only when a rule is asked for
+
+    return StopRule(target=float(target),
+                    confidence=float(config.pool.settings.get("stop_confidence", 0.9)))
 
 
 def order_of(config: Config, name: str | None = None) -> OrderStrategy:

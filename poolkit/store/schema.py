@@ -111,6 +111,17 @@ MIGRATIONS: list[str] = [
         SELECT v.version, s.name, s.kind, s.grp, s.settings, s.run_sha256, s.run_path, 1
         FROM pool_versions v, json_each(v.depths) j JOIN systems s ON s.name = j.key
     """,
+    # 2 -> 3: the passage each assessor is looking at, so an adaptive judging order gives two
+    # assessors on one query different passages. One row per assessor (a new passage replaces
+    # the old); not part of the judgment log: nothing is judged by being shown.
+    """
+    CREATE TABLE shown_passages (
+        assessor TEXT PRIMARY KEY,
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        shown_at TEXT NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

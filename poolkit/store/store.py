@@ -608,6 +608,19 @@ class Store:
                 out.setdefault((q, d), {})[a] = stack[-1]
         return out
 
+    # -- passages on screen ---------------------------------------------------------------
+    def mark_shown(self, assessor: str, qid: str, docid: str, at: str | None = None) -> None:
+        """Record the passage ``assessor`` now looks at (replacing the one before)."""
+        with self.transaction() as c:
+            c.execute("INSERT OR REPLACE INTO shown_passages VALUES (?, ?, ?, ?)",
+                      (assessor, qid, docid, at or now()))
+
+    def shown_to_others(self, assessor: str, qid: str, since: str) -> set[str]:
+        """Docs of ``qid`` other assessors have on screen, shown at ``since`` or later."""
+        return {d for (d,) in self.conn.execute(
+            "SELECT docid FROM shown_passages WHERE assessor != ? AND qid = ? AND shown_at >= ?",
+            (assessor, qid, since))}
+
     def assessors(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT assessor FROM events ORDER BY assessor")]

@@ -95,8 +95,15 @@ def test_status_json(config, capsys):
     assert q1["assessors"]["alice"] == {"judged": 3, "pooled": 3, "median_seconds": 5.0,
                                         "grades": {"0": 1, "1": 0, "2": 1, "3": 1}}
     assert q1["assessors"]["bob"]["median_seconds"] == 12.0
-    assert report["queries"]["q2"] == {"pooled": 2, "judged": 0, "doubly_judged": 0,
-                                       "assessors": {}}
+    q2 = report["queries"]["q2"]
+    left = q2.pop("remaining_estimate")
+    assert q2 == {"pooled": 2, "judged": 0, "doubly_judged": 0, "assessors": {},
+                  "budget": None, "relevant_found": 0, "closed": None}
+    assert 0 <= left["low"] <= left["value"] <= left["high"] <= 2
+    # q1 is judged through: bob's 1 stands on d1 (latest), alice's 2 on d2, her 0 on d3.
+    assert q1["relevant_found"] == 2
+    assert q1["remaining_estimate"] == {"value": 0.0, "low": 0.0, "high": 0.0}
+    assert report["order"] == "shuffle" and report["budget"] is None
 
 
 def test_status_table(config, capsys):
@@ -104,10 +111,11 @@ def test_status_table(config, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("pool version 1")
     assert lines[1].split() == ["query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3",
-                                "med", "s", "double"]
-    assert lines[2].split() == ["q1", "(any)", "3/3", "1"]
+                                "med", "s", "double", "judged/budget", "rel", "left", "est",
+                                "(95%)"]
+    assert lines[2].split() == ["q1", "(any)", "3/3", "1", "3/-", "2", "0.0", "(0-0)"]
     assert lines[3].split() == ["q1", "alice", "3/3", "1", "0", "1", "1", "5.0"]
     assert lines[4].split() == ["q1", "bob", "1/3", "0", "1", "0", "0", "12.0"]
-    assert lines[5].split() == ["q2", "(any)", "0/2", "0"]
+    assert lines[5].split()[:6] == ["q2", "(any)", "0/2", "0", "0/-", "0"]
     assert lines[6].split() == ["all", "(any)", "3/5", "1"]
     assert main(["status", str(config), "--pool-version", "2"]) == 2

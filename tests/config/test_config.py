@@ -48,7 +48,8 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     ("systems: {b: {kind: bm26}}\n", "unknown system kind 'bm26'.*did you mean 'bm25'"),
     ("systems: {v: {kind: run, path: nope.run}}\n", "systems.v.path: no such file"),
     ("systems: {b: {kind: bm25}}\npool: {order: shufle}\n",
-     "c.yaml:5: pool.order: unknown judging order 'shufle'; valid: docid, priority, shuffle"),
+     "c.yaml:5: pool.order: unknown judging order 'shufle'; valid: docid, mm-ns, mtf, priority, "
+     "shuffle"),
     ("systems: {b: {kind: bm25}}\npool: {strategy: sampel}\n",
      "c.yaml:5: pool.strategy: unknown pooling strategy 'sampel'; valid: depth"),
     ("systems: {b: {kind: bm25}}\npool: {sede: 3}\n",
@@ -74,6 +75,18 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
                                                     "found '10'"),
     ("systems: {b: {kind: bm25, k1: high}}\n", "systems.b.k1 must be int or float, found 'high'"),
     ("systems: {b: {kind: bm25}}\npool: [1]\n", "c.yaml:5: pool must be a mapping"),
+    ("systems: {b: {kind: bm25}}\npool: {budget: 0}\n",
+     "c.yaml:5: pool.budget: a number of judgments must be at least 1, found 0"),
+    ("systems: {b: {kind: bm25}}\npool: {budget: 1.5}\n",
+     "pool.budget: a fraction of the pool must be in \\(0, 1\\], found 1.5"),
+    ("systems: {b: {kind: bm25}}\npool: {budget: half}\n",
+     "pool.budget: expected a number of judgments per query or a fraction"),
+    ("systems: {b: {kind: bm25}}\npool: {stop_recall: 1.2}\n",
+     "c.yaml:5: pool.stop_recall must be a number in \\(0, 1\\], found 1.2"),
+    ("systems: {b: {kind: bm25}}\npool: {mm_ns_dicount: 0.5}\n",
+     "unknown key in pool 'mm_ns_dicount'.*did you mean 'mm_ns_discount'"),
+    ("systems: {b: {kind: bm25}}\npool: {mm_ns_discount: 2}\n",
+     "pool.mm_ns_discount must be at most 1, found 2"),
     ("systems: {v: {kind: run, path: v.rn}}\n",
      "c.yaml:4: systems.v.path: no such file .*v.rn \\(did you mean 'v.run'\\?\\)"),
 ])
@@ -104,3 +117,27 @@ def test_missing_corpus_is_named(tmp_path):
     p.write_text("corpus: missing.jsonl\nqueries: q.jsonl\nstore: s\nsystems: {}\n")
     with pytest.raises(ConfigError, match="c.yaml:1: config.corpus: no such file"):
         load_config(p)
+
+
+def test_budget_stopping_rule_and_learning_order_settings(tmp_collection):
+    from poolkit.pool.budget import Budget
+    from poolkit.pool.mm_ns import MaxMeanNonStationary
+    from poolkit.pool.remaining import StopRule
+    from poolkit.pool.section import budget_of, order_of, stop_rule_of
+
+    config = Collection.open(tmp_collection("""
+        systems:
+          bm25: {kind: bm25}
+        pool:
+          order: mm-ns
+          budget: 0.25
+          stop_recall: 0.8
+          mm_ns_discount: 1
+          mm_ns_prior_relevant: 2
+    """)).config
+    assert budget_of(config) == Budget(0.25, True) and Budget(0.25, True).count(10) == 3
+    assert stop_rule_of(config) == StopRule(target=0.8, confidence=0.9)
+    assert order_of(config) == MaxMeanNonStationary(discount=1.0, prior_relevant=2.0)
+    plain = Collection.open(tmp_collection("systems: {b: {kind: bm25}}\npool: {budget: 30}\n"))
+    assert budget_of(plain.config) == Budget(30.0, False)
+    assert stop_rule_of(plain.config) is None

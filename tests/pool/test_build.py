@@ -118,7 +118,7 @@ def test_judging_order_strategies(store):
     keys = {m.docid: m.order_key for m in one.members}
     assert all(keys[m.docid] == m.order_key for m in two.members)  # stable as the pool grows
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
-                                           "docid, priority, shuffle"):
+                                           "docid, mm-ns, mtf, priority, shuffle"):
         make_order("rrf")
 
 

@@ -30,22 +30,22 @@ B = Run({"q": ["d", "a", "e"]}, name="B", scores={"q": [9.0, 8.0, 7.0]})
 
 
 def test_the_registry_is_the_only_constructor():
-    assert set(ORDER_STRATEGIES) == {"shuffle", "docid", "priority"}
+    assert set(ORDER_STRATEGIES) == {"shuffle", "docid", "priority", "mtf", "mm-ns"}
     assert order_strategy("shuffle") == Shuffle(13)
     assert order_strategy("shuffle", {"seed": 5, "rrf_k": 9}) == Shuffle(5)
     assert order_strategy("priority", {"rrf_k": 10}) == Priority(10)
     assert order_strategy("docid", {"seed": 1}) == ByDocId()
     assert make_order("priority", rrf_k=7) == Priority(7)
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
-                                           "docid, priority, shuffle"):
+                                           "docid, mm-ns, mtf, priority, shuffle"):
         order_strategy("rrf")
     with pytest.raises(PoolkitError, match="pool.rrf_k must be at least 1, found 0"):
         order_strategy("priority", {"rrf_k": 0})
     with pytest.raises(PoolkitError, match="pool.seed must be int, found True"):
         order_strategy("shuffle", {"seed": True})
     assert [c.name for c in ORDER_STRATEGIES.values()] == list(ORDER_STRATEGIES)
-    assert not Priority.blind and Shuffle.blind and not any(
-        c.adaptive for c in ORDER_STRATEGIES.values())
+    assert not Priority.blind and Shuffle.blind
+    assert [n for n, c in ORDER_STRATEGIES.items() if c.adaptive] == ["mtf", "mm-ns"]
 
 
 def test_depth_pooling_is_the_union_of_top_n_with_every_hit():

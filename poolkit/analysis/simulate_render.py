@@ -1,0 +1,79 @@
+"""The ``poolkit simulate`` report as a table, and its plot (matplotlib, imported only here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poolkit.analysis.render import fmt, grid
+from poolkit.errors import PoolkitError
+
+
+def render_table(doc: dict[str, Any]) -> str:
+    strategies: dict[str, Any] = doc["strategies"]
+    keys = list(next(iter(strategies.values()))["budgets"]) if strategies else []
+    rule = doc["stop_rule"]
+    lines = [f"simulate · qrels {doc.get('qrels', {}).get('name', '?')} · {doc['queries']} "
+             f"queries · pool {doc['pool']} · relevant in pool {doc['relevant']} "
+             f"(grade >= {doc['level']}) · runs {len(doc['runs'])}", ""]
+    lines.append("  relevant found (pool recall) at each budget")
+    lines += grid(["strategy", *keys], [
+        [n, *(f"{b['relevant_found']} ({fmt(b['recall'], 3)})" for b in s["budgets"].values())]
+        for n, s in strategies.items()])
+    for measure in doc["measures"]:
+        lines += ["", f"  Kendall's tau of the runs' {measure} ordering vs the full labels"]
+        lines += grid(["strategy", *keys], [
+            [n, *(fmt(b["tau"][measure], 3) for b in s["budgets"].values())]
+            for n, s in strategies.items()])
+    lines += ["", "  remaining-relevant estimate: share of queries whose 95% interval holds "
+                  "the true count"]
+    lines += grid(["strategy", *keys], [
+        [n, *(fmt(b["interval_coverage"], 2) for b in s["budgets"].values())]
+        for n, s in strategies.items()])
+    lines += ["", f"  stopping rule: stop a query once P(pool recall >= {rule['target']:g}) >= "
+                  f"{rule['confidence']:g} (from {rule['min_judged']} judgments on)"]
+    lines += grid(["strategy", "judged", "found", "recall", "queries at target"], [
+        [n, str(s["stop"]["judged"]), str(s["stop"]["relevant_found"]),
+         fmt(s["stop"]["recall"], 3),
+         f"{s['stop']['queries_reaching_target']}/{doc['queries']}"]
+        for n, s in strategies.items()])
+    targets = list(next(iter(strategies.values()))["judgments_to_recall"]) if strategies else []
+    lines += ["", f"  judgments until every query has found a share R of its relevant "
+                  f"pooled documents (pool: {doc['pool']})"]
+    lines += grid(["strategy", *(f"R={t}" for t in targets)], [
+        [n, *(str(v) for v in s["judgments_to_recall"].values())]
+        for n, s in strategies.items()])
+    return "\n".join(lines) + "\n"
+
+
+def plot_backend() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend; a PoolkitError when not installed."""
+    try:
+        import matplotlib
+    except ModuleNotFoundError:
+        raise PoolkitError("--plot needs matplotlib: pip install 'poolkit[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot(doc: dict[str, Any], path: str, title: str | None = None) -> None:
+    """Relevant found against judgments (summed over queries), one line per strategy."""
+    plt = plot_backend()
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    for name, s in doc["strategies"].items():
+        ax.plot(s["curve"]["judged"], s["curve"]["relevant_found"], label=name, linewidth=1.6)
+    ax.axhline(doc["relevant"], color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("judgments (all queries)")
+    ax.set_ylabel(f"relevant found (grade >= {doc['level']})")
+    ax.set_title(title or f"{doc.get('qrels', {}).get('name', '')}: {doc['queries']} queries, "
+                          f"pool {doc['pool']}")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise PoolkitError(f"--plot {path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        plt.close(fig)
