@@ -31,6 +31,7 @@ from poolkit.store.store import Source
 if TYPE_CHECKING:
     from poolkit.analysis.labels import LabelSet
     from poolkit.io.run import Run
+    from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
 
 RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
@@ -148,6 +149,18 @@ class Collection:
                              {d.docid: tuple(Hit(s.system, s.rank, s.score) for s in d.sources)
                               for d in ds})
                 for q, ds in docs.items()}
+
+    def next_passage(self, version: int | None = None, double: bool = False) -> NextPassage:
+        """The judging session's next-passage decision from the ``pool:`` section: the
+        judging order, ``pool.budget`` and the stopping rule (``pool.stop_recall``) over the
+        pool as of ``version``; the learner's relevance level is the judge's."""
+        from poolkit.pool.next_passage import NextPassage
+        from poolkit.pool.section import budget_of, order_of, stop_rule_of
+
+        config = self.config
+        return NextPassage(self.store, self.query_pools(version), order_of(config),
+                           budget=budget_of(config), stop=stop_rule_of(config),
+                           level=config.judge.relevance_level, double=double)
 
     def run_path(self, name: str) -> Path | None:
         """Where system ``name``'s run file is: ``runs_dir/NAME.run`` (what ``poolkit pool``

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError
-
-if TYPE_CHECKING:
-    from poolkit.collection import Collection
-    from poolkit.judge.adaptive import NextPassage
 
 DESCRIPTION = """\
 Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
@@ -102,14 +97,3 @@ def run(args: argparse.Namespace) -> int:
             print(f"  query {qid}: no more passages offered: {why}", file=sys.stderr)
     return 0
 
-
-def next_passage(collection: Collection, version: int, double: bool = False) -> NextPassage:
-    """The session's next-passage decision from the config's pool section: its judging
-    order, ``pool.budget`` and the stopping rule (``pool.stop_recall``)."""
-    from poolkit.judge.adaptive import NextPassage
-    from poolkit.pool.section import budget_of, order_of, stop_rule_of
-
-    config = collection.config
-    return NextPassage(collection.store, collection.query_pools(version), order_of(config),
-                       budget=budget_of(config), stop=stop_rule_of(config),
-                       level=config.judge.relevance_level, double=double)

@@ -32,8 +32,8 @@ FORMATS = ("table", "json")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from poolkit.analysis.simulate import DEFAULT_BUDGETS, DEFAULT_MEASURES
     from poolkit.pool.order import ORDER_STRATEGIES
+    from poolkit.pool.simulate import DEFAULT_BUDGETS, DEFAULT_MEASURES
 
     p = subparsers.add_parser(
         "simulate", help="replay judging with full qrels: strategies, budgets, stopping",
@@ -66,14 +66,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.analysis.inputs import read_runs
-    from poolkit.analysis.simulate import parse_budgets, pools_from_runs, simulate
     from poolkit.analysis.simulate_render import render_table
+    from poolkit.analysis.stats import kendall_tau
     from poolkit.collection import Collection
     from poolkit.config import Config
     from poolkit.errors import PoolkitError, one_of
     from poolkit.io.readers import read_labels
     from poolkit.pool.order import ORDER_STRATEGIES, order_strategy
     from poolkit.pool.remaining import StopRule
+    from poolkit.pool.simulate import parse_budgets, pools_from_runs, simulate
 
     budgets = parse_budgets(args.budgets)
     names = [n.strip() for n in args.strategy.split(",") if n.strip()]
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         from poolkit.analysis.simulate_render import plot_backend
 
         plot_backend()  # fail before the replay, not after it, when matplotlib is missing
-    doc = simulate(pools, qrels, strategies, budgets, runs, level=args.level,
+    doc = simulate(pools, qrels, strategies, budgets, runs, tau=kendall_tau, level=args.level,
                    measures=measures, stop_rule=rule)
     doc["qrels"] = {"name": qrels.name, "sha256": qrels.sha256}
     if args.plot:

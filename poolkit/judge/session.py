@@ -23,19 +23,18 @@ Rules
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
-  assessor's grades (``poolkit.judge.adaptive``).
+  assessor's grades (``poolkit.pool.next_passage``).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from poolkit.errors import PoolkitError, StoreError, one_of
-from poolkit.judge.adaptive import NextPassage
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import (
     VOTE_KINDS,
@@ -88,17 +87,29 @@ class Progress:
     seconds_left: float | None
 
 
+class PassageChooser(Protocol):
+    """The next-passage decision under a learning order, a budget or a stopping rule
+    (``pool.next_passage.NextPassage``, built by ``Collection.next_passage``)."""
+
+    @property
+    def active(self) -> bool: ...
+    @property
+    def adaptive(self) -> bool: ...
+    def closed(self, qid: str) -> str | None: ...
+    def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str]) -> str | None: ...
+
+
 class JudgingSession:
     def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
-                 clock: Clock | None = None, chooser: NextPassage | None = None) -> None:
+                 clock: Clock | None = None, chooser: PassageChooser | None = None) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
         assessor = assessor.strip()
         if not assessor:
             raise PoolkitError("an assessor name is needed (--assessor NAME)")
         self.store, self.assessor, self.mode = store, assessor, mode
-        # Learning order, budget and stopping rule (judge mode only): see judge/adaptive.py.
+        # Learning order, budget and stopping rule (judge mode only): see pool/next_passage.py.
         self.chooser = chooser if chooser is not None and chooser.active and mode == "judge" \
             else None
         self.clock: Clock = clock or utc_now

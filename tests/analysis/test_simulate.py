@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from poolkit.analysis.simulate import budget_count, parse_budgets, replay, simulate
+from poolkit.analysis.stats import kendall_tau
 from poolkit.cli import main
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.pool.order import make_order
 from poolkit.pool.provenance import pool_from_ranks
+from poolkit.pool.simulate import budget_count, parse_budgets, replay, simulate
 
 RUNS = {
     "good": "q1 Q0 r1 1 9 good\nq1 Q0 r2 2 8 good\nq1 Q0 n1 3 7 good\n"
@@ -95,11 +96,12 @@ def test_adaptive_strategies_find_more_when_one_run_is_better():
         rankings["poor"][f"q{q}"] = non[5:] + non[:5]
         grades[f"q{q}"] = {d: 1 for d in rel}
     runs = {n: Run.from_mapping(r, name=n) for n, r in rankings.items()}
-    from poolkit.analysis.simulate import pools_from_runs
+    from poolkit.pool.simulate import pools_from_runs
 
     pools = pools_from_runs(runs, 10)
     doc = simulate(pools, Qrels.from_mapping(grades), {n: make_order(n) for n in
-                   ("mtf", "mm-ns", "shuffle", "docid")}, parse_budgets("0.25"), runs)
+                   ("mtf", "mm-ns", "shuffle", "docid")}, parse_budgets("0.25"), runs,
+                   tau=kendall_tau)
     found = {n: s["budgets"]["0.25"]["relevant_found"] for n, s in doc["strategies"].items()}
     assert found["mtf"] > found["shuffle"] and found["mm-ns"] > found["shuffle"]
     assert found["mtf"] > found["docid"] and found["mm-ns"] > found["docid"]

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from judge_helpers import sync
 
-from poolkit.judge.adaptive import NextPassage, history
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
 from poolkit.pool.budget import Budget
 from poolkit.pool.mm_ns import MaxMeanNonStationary
+from poolkit.pool.next_passage import NextPassage, history
 from poolkit.pool.order import make_order
 from poolkit.pool.provenance import pool_from_ranks
 from poolkit.pool.strategy import Judged

@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from poolkit.analysis.simulate import budget_count, replay
 from poolkit.pool.order import make_order
 from poolkit.pool.provenance import pool_from_ranks
 from poolkit.pool.remaining import RelevanceModel, StopRule, estimate_remaining, true_remaining
+from poolkit.pool.simulate import budget_count, replay
 from poolkit.pool.strategy import Judged
 from poolkit.pool.view import QueryPool
 

@@ -34,11 +34,10 @@ documents: the cost of equal recall.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from poolkit.analysis.stats import kendall_tau
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
@@ -129,11 +128,15 @@ def _means(qrels: Qrels, runs: Mapping[str, Run], measures: Sequence[Measure],
     return {m.name: [ev.means[m.name] for ev in evs] for m in measures}
 
 
+Tau = Callable[[Sequence[float], Sequence[float]], float]
+
+
 def simulate(pools: Mapping[str, QueryPool], qrels: Qrels, strategies: Mapping[str, OrderStrategy],
-             budgets: Sequence[tuple[str, float]], runs: Mapping[str, Run],
+             budgets: Sequence[tuple[str, float]], runs: Mapping[str, Run], *, tau: Tau,
              level: int = 1, measures: Sequence[str] = DEFAULT_MEASURES,
              stop_rule: StopRule | None = None) -> dict[str, Any]:
-    """The replay report (see the module docstring for its shape)."""
+    """The replay report (see the module docstring for its shape). ``tau`` is Kendall's tau
+    (``analysis.stats.kendall_tau``, passed in: analysis is a stage beside pool)."""
     if not pools:
         raise PoolkitError("nothing to simulate: the pool is empty")
     rule = stop_rule or StopRule()
@@ -153,7 +156,8 @@ def simulate(pools: Mapping[str, QueryPool], qrels: Qrels, strategies: Mapping[s
         replays = {q: _replay_query(strategy, p, truth[q], relevant[q], rule, level)
                    for q, p in pools.items()}
         doc["strategies"][name] = _strategy_report(
-            strategy, replays, budgets, runs, parsed, level, full_means, total_relevant, rule)
+            strategy, replays, budgets, runs, parsed, level, full_means, total_relevant, rule,
+            tau)
     return doc
 
 
@@ -171,7 +175,7 @@ def _strategy_report(strategy: OrderStrategy, replays: Mapping[str, QueryReplay]
                      budgets: Sequence[tuple[str, float]], runs: Mapping[str, Run],
                      measures: Sequence[Measure], level: int,
                      full_means: Mapping[str, list[float]], total_relevant: int,
-                     rule: StopRule) -> dict[str, Any]:
+                     rule: StopRule, tau: Tau) -> dict[str, Any]:
     def recall(found: int) -> float:
         return found / total_relevant if total_relevant else math.nan
 
@@ -203,7 +207,7 @@ def _strategy_report(strategy: OrderStrategy, replays: Mapping[str, QueryReplay]
             "judged": sum(counts.values()), "relevant_found": found_total,
             "recall": recall(found_total),
             "mean_recall": sum(recalls) / len(recalls) if recalls else math.nan,
-            "tau": {m.name: kendall_tau(partial[m.name], full_means[m.name]) for m in measures},
+            "tau": {m.name: tau(partial[m.name], full_means[m.name]) for m in measures},
             "interval_coverage": covered / len(replays)}
     stop_found = sum(per_query[q]["stop"]["relevant_found"] for q in replays)
     reaching = sum(1 for q, r in replays.items()
