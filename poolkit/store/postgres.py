@@ -377,6 +377,8 @@ def grant_roles(store: PgStore) -> list[str]:
     raw.execute(f"REVOKE ALL ON {listed} FROM PUBLIC")
     raw.execute(f"GRANT SELECT ON {listed} TO {ASSESSOR_ROLE}, {ADMIN_ROLE}")
     raw.execute(f"GRANT INSERT ON events TO {ASSESSOR_ROLE}")
+    # the passage each assessor has on screen (an adaptive order's claim), not a judgment
+    raw.execute(f"GRANT INSERT, UPDATE ON shown_passages TO {ASSESSOR_ROLE}")
     raw.execute(f"GRANT INSERT, UPDATE ON {listed} TO {ADMIN_ROLE}")
     raw.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON events FROM {ADMIN_ROLE}, "
                 f"{ASSESSOR_ROLE}")

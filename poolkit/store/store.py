@@ -612,8 +612,9 @@ class Store:
     def mark_shown(self, assessor: str, qid: str, docid: str, at: str | None = None) -> None:
         """Record the passage ``assessor`` now looks at (replacing the one before)."""
         with self.transaction() as c:
-            c.execute("INSERT OR REPLACE INTO shown_passages VALUES (?, ?, ?, ?)",
-                      (assessor, qid, docid, at or now()))
+            c.execute("INSERT INTO shown_passages VALUES (?, ?, ?, ?) ON CONFLICT (assessor) "
+                      "DO UPDATE SET qid = excluded.qid, docid = excluded.docid, "
+                      "shown_at = excluded.shown_at", (assessor, qid, docid, at or now()))
 
     def shown_to_others(self, assessor: str, qid: str, since: str) -> set[str]:
         """Docs of ``qid`` other assessors have on screen, shown at ``since`` or later."""

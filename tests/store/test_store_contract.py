@@ -62,7 +62,8 @@ def test_an_sqlite_file_of_someone_else_is_refused_and_left_unchanged(tmp_path):
     ("DELETE FROM meta WHERE key='schema_version'", "no valid schema_version (None)"),
     ("UPDATE meta SET value='0' WHERE key='schema_version'", "no valid schema_version ('0')"),
     ("UPDATE meta SET value='99' WHERE key='schema_version'", "schema version 99 is newer"),
-    ("DROP TABLE events", "damaged store: schema version 2 but table(s) events missing"),
+    ("DROP TABLE events",
+     f"damaged store: schema version {SCHEMA_VERSION} but table(s) events missing"),
 ])
 def test_a_tampered_meta_or_schema_is_refused_and_left_unchanged(tmp_path, tamper, says):
     path = small_store(tmp_path / "s.sqlite")
@@ -145,7 +146,8 @@ def test_a_read_only_handle_never_writes(store_location):
 def test_an_older_schema_is_upgraded_by_a_reader_when_it_may_write(tmp_path):
     path = small_store(tmp_path / "s.sqlite")
     conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE pool_version_systems")
+    conn.execute("DROP TABLE pool_version_systems")  # a v1 store has neither this table
+    conn.execute("DROP TABLE shown_passages")        # nor this one (schema 3)
     conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     conn.commit()
     conn.close()
