@@ -38,7 +38,18 @@ JSON shape (``poolkit compare --format json``; keys may be added, none removed):
                                    "per_query": {qid: {"before", "after", "change"}}}},
                "flags": [text]}],
      "ranking": {name: {"kendall_tau", "before": [runs best first], "after": [...],
-                        "order_before": "a > b = c", "order_after": ...}}}
+                        "order_before": "a > b = c", "order_after": ...}},
+     # two runs or more (else {} and null):
+     "tests": {"before" / "after": {name: [{"a", "b", "n", "diff", "ci", "p", "p_adjusted",
+                                            "significant"}]}},   # PairedTests.to_dict
+     "test_settings": {"before" / "after": {"test", "alpha", "correction", "family", ...}},
+     "significance": {name: {"survived" | "lost" | "reversed" | "gained": [
+                        {"a", "b", "before": {"diff", "p"}, "after": {"diff", "p"}}]}}}
+
+Paired tests run under each label set on its own scored queries; the adjustment's family is
+every pair and measure of that label set. ``significance`` is the pooling bias in the currency
+of significance: which differences significant under the earlier labels survive, are lost or
+reverse under the later ones, and which only the later labels find.
 """
 
 from __future__ import annotations
@@ -55,6 +66,7 @@ from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
+from poolkit.score.significance import TestOptions, pairwise_tests, shifts
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10")
 NO_CONDENSED = ("Judged", "bpref")  # bpref already reads judged docs only
@@ -167,8 +179,10 @@ def _per_query(b: Mapping[str, float] | None, a: Mapping[str, float] | None,
 
 def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
             measures: Sequence[Measure], *, level: int = 1, condensed: bool = True,
-            contributions: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The comparison report (JSON-ready; see module doc). ``runs`` maps display name -> Run."""
+            contributions: Mapping[str, Any] | None = None,
+            tests: TestOptions | None = None) -> dict[str, Any]:
+    """The comparison report (JSON-ready; see module doc). ``runs`` maps display name -> Run.
+    ``tests``: how to run the paired tests (default options; they need two runs or more)."""
     if not runs:
         raise PoolkitError("compare needs at least one run")
     primary = list(dict.fromkeys(measures))
@@ -235,7 +249,18 @@ def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
             "after": [n for _, n in sorted(zip(ra, names), key=lambda t: t[0])],
             "order_before": ranking_order(names, vb), "order_after": ranking_order(names, va),
         }
+    paired: dict[str, Any] = {"tests": {}, "test_settings": None, "significance": {}}
+    if len(runs) > 1:
+        names_shown = [m.name for m in shown]
+        opts = tests or TestOptions()
+        by_labels = {s: pairwise_tests({n: evals[n][i].per_query for n in runs}, names_shown,
+                                       opts)
+                     for i, s in enumerate(("before", "after"))}
+        paired = {"tests": {s: t.to_dict() for s, t in by_labels.items()},
+                  "test_settings": {s: t.settings() for s, t in by_labels.items()},
+                  "significance": shifts(by_labels["before"], by_labels["after"])}
     return {
+        **paired,
         "level": level, "cutoffs": ks,
         "measures": [m.name for m in shown], "primary": [m.name for m in primary],
         "condensed": condensed,
@@ -334,6 +359,8 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
                   [[short_name(n), fmt(v["kendall_tau"], 3), v["order_before"], v["order_after"]]
                    for n, v in doc["ranking"].items()], left=(2, 3))
     lines += tau_note((v["kendall_tau"] for v in doc["ranking"].values()), len(doc["runs"]))
+    if doc.get("tests"):
+        lines += significance_lines(doc)
     flags = [(r["name"], f) for r in doc["runs"] for f in r["flags"]]
     if flags:
         lines += ["", "Flags"] + [f"  {n}: {f}" for n, f in flags]
@@ -354,3 +381,38 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
                 rows.append(row)
             lines += grid(head, rows)
     return "\n".join(lines) + "\n"
+
+
+def significance_lines(doc: dict[str, Any]) -> list[str]:
+    """What the later labels did to the significant differences, then the primary measures'
+    matrices under each label set."""
+    from poolkit.analysis.render import grid
+    from poolkit.score.significance import SHIFTS
+    from poolkit.score.significance_render import fmt_p, p_name, settings_line, table_lines
+
+    after_settings = doc["test_settings"]["after"]
+    lines = ["", "Significant differences: earlier labels -> later labels",
+             f"  {settings_line(after_settings)}, under each label set",
+             "  survived: significant under both, same direction; lost: only under the earlier;",
+             "  reversed: significant under both, opposite directions; gained: only under the "
+             "later"]
+    rows = []
+    for m, fates in doc["significance"].items():
+        before = sum(1 for t in doc["tests"]["before"][m] if t["significant"])
+        after = sum(1 for t in doc["tests"]["after"][m] if t["significant"])
+        rows.append([short_name(m), str(before), str(after),
+                     *(str(len(fates[s])) for s in SHIFTS)])
+    lines += grid(["measure", "before", "after", *SHIFTS], rows)
+    pn = p_name(after_settings)
+    for m in doc["primary"]:
+        for fate in SHIFTS[1:]:
+            for e in doc["significance"][m][fate]:
+                b, a = e["before"], e["after"]
+                lines.append(f"  {fate} on {short_name(m)}: {e['a']} vs {e['b']}: "
+                             f"{b['diff']:+.3f} ({pn} {fmt_p(b['p'])}) -> "
+                             f"{a['diff']:+.3f} ({pn} {fmt_p(a['p'])})")
+    for side in ("before", "after"):
+        lines += table_lines(doc["tests"][side], doc["test_settings"][side], grid,
+                             title=f"Paired tests under the {side} labels",
+                             measures=doc["primary"], name=short_name)
+    return lines

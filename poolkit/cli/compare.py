@@ -68,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="leave out the condensed-list (X') variants")
     p.add_argument("--per-query", action="store_true",
                    help="list every query's before/after (JSON always has them)")
+    from poolkit.cli.options import add_test_options
+
+    add_test_options(p)
     p.set_defaults(handler=run_compare)
 
 
@@ -94,10 +97,11 @@ def run_compare(args: argparse.Namespace) -> int:
     from poolkit.analysis.inputs import read_runs
     from poolkit.analysis.labels import file_labels
     from poolkit.analysis.render import dumps, header
-    from poolkit.cli.options import check_level, measures_arg, split_config
+    from poolkit.cli.options import check_level, measures_arg, paired_test_options, split_config
     from poolkit.score.evaluate import require_scorable
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
+    tests = paired_test_options(args)
     check_level(args.level)
     files_form = args.before_qrels is not None or args.after_qrels is not None
     if files_form and (args.before_qrels is None or args.after_qrels is None):
@@ -123,7 +127,8 @@ def run_compare(args: argparse.Namespace) -> int:
             before.qrels, after.qrels, runs, args.depth, level,
             pooled_names(args.pooled_before, runs), pooled_names(args.pooled_after, runs))
         doc = compare(before, after, runs, measures, level=level,
-                      condensed=not args.no_condensed, contributions=contributions)
+                      condensed=not args.no_condensed, contributions=contributions,
+                      tests=tests)
     else:
         level = chosen.config.judge.relevance_level if level is None else level
         with chosen as collection:
@@ -145,7 +150,8 @@ def run_compare(args: argparse.Namespace) -> int:
                                                 after.qrels, level)
         require_scorable(after.qrels, level)
         doc = compare(before, after, runs, measures, level=level,
-                      condensed=not args.no_condensed, contributions=contributions)
+                      condensed=not args.no_condensed, contributions=contributions,
+                      tests=tests)
     doc = {**header("compare"), **doc}
     sys.stdout.write(dumps(doc) if args.format == "json" else render_table(doc, args.per_query))
     return 0

@@ -15,6 +15,7 @@ from poolkit.errors import PoolkitError
 if TYPE_CHECKING:
     from poolkit.collection import Collection
     from poolkit.score.measures import Measure
+    from poolkit.score.significance import TestOptions
 
 #: the formats of the store commands' reports (pool, import, status)
 REPORT_FORMATS = ("table", "json")
@@ -99,3 +100,30 @@ def split_config(positionals: Sequence[str], files_form: bool,
         raise PoolkitError(f"{first}: expected a config (.yaml/.yml) first; for plain files use "
                            f"the file form (see --help)")
     return Collection.open(first), list(positionals[1:])
+
+
+def add_test_options(p: argparse.ArgumentParser) -> None:
+    """--test, --alpha, --correction (score and compare); choices from the registries of
+    ``poolkit.score.significance`` (NumPy only, so ``score`` still starts on the core)."""
+    from poolkit.score.significance import (
+        ALPHA,
+        CORRECTIONS,
+        DEFAULT_CORRECTION,
+        DEFAULT_TEST,
+        TESTS,
+    )
+
+    p.add_argument("--test", choices=list(TESTS), default=DEFAULT_TEST,
+                   help=f"the paired test whose p-value the table marks (default: "
+                        f"{DEFAULT_TEST}; JSON has all three)")
+    p.add_argument("--alpha", type=float, default=ALPHA, metavar="A",
+                   help=f"significance level (default: {ALPHA:g})")
+    p.add_argument("--correction", choices=list(CORRECTIONS), default=DEFAULT_CORRECTION,
+                   help=f"adjustment of the marked p-values over every pair and measure "
+                        f"(default: {DEFAULT_CORRECTION}; JSON has holm and bh)")
+
+
+def paired_test_options(args: argparse.Namespace) -> TestOptions:
+    from poolkit.score.significance import TestOptions
+
+    return TestOptions(test=args.test, alpha=args.alpha, correction=args.correction)

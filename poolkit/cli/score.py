@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from poolkit.cli.formats import add_format_options
+from poolkit.cli.options import add_test_options, paired_test_options
 from poolkit.errors import AuditFailure, PoolkitError
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
 from poolkit.io.sample import PoolSample, read_sample
@@ -31,6 +32,8 @@ from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import FORMATS, RunResult, Settings, build_document
+from poolkit.score.significance import PERMUTATIONS, PairedTests, TestOptions, pairwise_tests
+from poolkit.score.significance import SEED as TEST_SEED
 from poolkit.score.stages import compare_stages, parse_stages
 
 measure_texts = split_measures  # its old name here (moved to score.measures)
@@ -74,6 +77,14 @@ a name written NAME@K, or a family that needs a cutoff given without one, is tak
 intervals: Hit@K means get a Wilson score interval; every other mean a percentile bootstrap
   over queries ({RESAMPLES} resamples, fixed seed {SEED}), {LEVEL:.0%}, reproducible run to run.
 
+paired tests (two runs or more): every pair of runs on every measure, over the queries both
+  are scored on: mean difference with a {LEVEL:.0%} paired-bootstrap interval, p-values of the
+  paired t-test, the randomization test ({PERMUTATIONS:,} sign flips, seed {TEST_SEED}; exact
+  enumeration when 2^n is fewer) and Wilcoxon signed-rank, and Holm and Benjamini-Hochberg
+  adjusted p-values over every pair and measure in the report. --test picks the p-value the
+  table marks, --correction its adjustment, --alpha the level. --plot draws one pair's
+  per-query differences (needs the plot extra: matplotlib).
+
 --fail-on conditions (repeatable or comma separated; quote the ones with < or >):
 {fail}
   A condition that holds prints the report, then exits with code {AuditFailure.exit_code}.
@@ -83,6 +94,8 @@ examples:
   poolkit score qrels.txt bm25.run dense.run -m P@10 -m nDCG@10 --format json
   poolkit score golden.yaml rerank.run --fetch bm25.run --stages 100,10
   poolkit score golden.yaml my.run --fail-on rel-lt-k,repeats --fail-on 'unjudged>0.1'
+  poolkit score qrels.txt bm25.run dense.run rerank.run -m nDCG@10 --test t --correction bh
+  poolkit score qrels.txt bm25.run dense.run -m nDCG@10 --plot diff.png
 """
 
 
@@ -138,6 +151,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p)
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+    add_test_options(p)
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw one pair's per-query differences, sorted (needs matplotlib: "
+                        "the plot extra)")
+    p.add_argument("--plot-pair", default=None, metavar="A,B",
+                   help="the pair --plot draws, by run name (default: the first two runs)")
+    p.add_argument("--plot-measure", default=None, metavar="MEASURE",
+                   help="the measure --plot draws (default: the first measure)")
     p.set_defaults(handler=run_score)
 
 
@@ -227,6 +248,10 @@ def run_score(args: argparse.Namespace) -> int:
     if args.fetch and len(args.fetch) not in (1, len(args.runs)):
         raise PoolkitError(f"--fetch given {len(args.fetch)} times for {len(args.runs)} runs: "
                            f"give it once (for every run) or once per run")
+    options = paired_test_options(args)
+    if args.plot and len(args.runs) < 2:
+        raise PoolkitError("--plot draws the differences between two runs: give two RUNs or "
+                           "more")
     size = corpus_size(args.corpus) if args.corpus else args.corpus_size
     if size is None and any(c.rule.name == "coverage" for c in conditions):
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
@@ -251,8 +276,12 @@ def run_score(args: argparse.Namespace) -> int:
                 stages=stages, sample=sample))
             bar.update()
     failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
+    tests = run_tests(results, shown, options) if len(results) > 1 else None
+    if args.plot and tests is not None:
+        plot_pair(args, results, shown, tests)
     doc = build_document(settings, qrels, results, truth=truth,
-                         conditions=[c.text for c in conditions], failures=failures)
+                         conditions=[c.text for c in conditions], failures=failures,
+                         tests=tests)
     sys.stdout.write(FORMATS[args.format](doc, args.per_query))
     sys.stdout.flush()
     if failures:
@@ -286,3 +315,47 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
         true_ev = evaluate(truth, run, audit_measures(ks), level=level, depth=depth)
         result.truth = truth_table(qrels, truth, ev, true_ev, ks, level)
     return result
+
+
+def run_names(results: Sequence[RunResult]) -> list[str]:
+    """Each run's name, a repeated one suffixed #2, #3 (two files named alike in two folders)."""
+    seen: dict[str, int] = {}
+    out = []
+    for r in results:
+        seen[r.run.name] = seen.get(r.run.name, 0) + 1
+        out.append(r.run.name if seen[r.run.name] == 1 else f"{r.run.name}#{seen[r.run.name]}")
+    return out
+
+
+def run_tests(results: Sequence[RunResult], shown: Sequence[Measure],
+              options: TestOptions) -> PairedTests:
+    """Every pair of runs on every shown measure, over the queries both are scored on."""
+    scores = {name: {m.name: r.evaluation.per_query[m.name] for m in shown}
+              for name, r in zip(run_names(results), results)}
+    return pairwise_tests(scores, [m.name for m in shown], options)
+
+
+def plot_pair(args: argparse.Namespace, results: Sequence[RunResult], shown: Sequence[Measure],
+              tests: PairedTests) -> None:
+    from poolkit.errors import one_of
+    from poolkit.score.plot import plot_differences
+
+    names = run_names(results)
+    pair = [n.strip() for n in args.plot_pair.split(",")] if args.plot_pair else names[:2]
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise PoolkitError(f"--plot-pair {args.plot_pair!r}: give two different run names, "
+                           f"A,B")
+    for n in pair:
+        if n not in names:
+            raise PoolkitError("--plot-pair: " + one_of(n, names, "run"))
+    measure = shown[0]
+    if args.plot_measure:
+        measure = parse_measure(args.plot_measure)
+        if measure not in shown:
+            raise PoolkitError("--plot-measure: " + one_of(
+                measure.name, [m.name for m in shown], "measure in the report"))
+    by_name = dict(zip(names, results))
+    a, b = (by_name[n].evaluation.per_query[measure.name] for n in pair)
+    entry = tests.find(measure.name, *pair) or tests.find(measure.name, pair[1], pair[0])
+    plot_differences(args.plot, pair[0], pair[1], measure.name, a, b,
+                     tests.marked_p(entry) if entry else None, tests.options.p_name)

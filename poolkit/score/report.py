@@ -16,7 +16,12 @@ JSON shape (keys beyond these may be added, none removed)::
                                    "method", "level", ...} | null, "family", "cutoff"}},
                "audit": {"k", "summary": {...}, "queries": {qid: {...}}},
                "stages": {...} | null, "truth": {...} | null}],
-     "fail_on": {"conditions": [..], "failed": [{"condition", "run", "queries", "message"}]}}
+     "fail_on": {"conditions": [..], "failed": [{"condition", "run", "queries", "message"}]},
+     "tests": {MEASURE: [{"a", "b", "n", "diff", "ci", "p", "p_adjusted", ...}]}}
+
+With two runs or more, ``tests`` holds every pair's paired tests (shape in
+``poolkit.score.significance.PairedTests``) and ``settings.tests`` how they were run (test,
+alpha, correction, permutations, seed, family size); with one run they are ``{}`` and null.
 """
 
 from __future__ import annotations
@@ -79,7 +84,8 @@ def _labels_identity(q: Qrels) -> dict[str, Any]:
 
 def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
                    truth: Qrels | None = None, conditions: Sequence[str] = (),
-                   failures: Sequence[Failure] = ()) -> dict[str, Any]:
+                   failures: Sequence[Failure] = (), tests: Any = None) -> dict[str, Any]:
+    """The report; ``tests`` is a ``PairedTests`` (two runs or more) or None."""
     runs = []
     for r in results:
         ev = r.evaluation
@@ -106,12 +112,14 @@ def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult
                      "depth": settings.depth, "gain": settings.gain,
                      "corpus_size": settings.corpus_size,
                      "intervals": {"level": LEVEL, "hit": "wilson", "other": "bootstrap",
-                                   "resamples": RESAMPLES, "seed": SEED}},
+                                   "resamples": RESAMPLES, "seed": SEED},
+                     "tests": tests.settings() if tests else None},
         "qrels": _labels_identity(qrels),
         "truth": _labels_identity(truth) if truth else None,
         "runs": runs,
         "fail_on": {"conditions": list(conditions),
                     "failed": [f.to_dict() for f in failures]},
+        "tests": tests.to_dict() if tests else {},
     }
 
 
@@ -250,6 +258,10 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
            _settings_line(doc)]
     if len(doc["runs"]) > 1:
         out += _runs_side_by_side(doc["runs"])
+    if doc.get("tests"):
+        from poolkit.score.significance_render import table_lines
+
+        out += table_lines(doc["tests"], doc["settings"]["tests"], _grid)
     for run in doc["runs"]:
         out += ["", f"run {run['name']}  sha256:{short_hash(run['sha256'])}",
                 f"  queries: {_queries_line(run)}", ""]
@@ -403,6 +415,10 @@ def render_markdown(doc: dict[str, Any], per_query: bool = False) -> str:
            f"- qrels `{q['name']}` sha256 `{short_hash(q['sha256'])}`: "
            f"{_n(q['queries'], 'query', 'queries')}, {_n(q['judgments'], 'judgment')}",
            f"- {_settings_line(doc)}"]
+    if doc.get("tests"):
+        from poolkit.score.significance_render import markdown_lines
+
+        out += markdown_lines(doc["tests"], doc["settings"]["tests"], _md)
     for run in doc["runs"]:
         out += ["", f"## run `{run['name']}` sha256 `{short_hash(run['sha256'])}`", "",
                 f"Queries: {_queries_line(run)}.", ""]

@@ -303,24 +303,54 @@ def test_fail_on_prints_the_report_then_exits_3(capsys: pytest.CaptureFixture[st
 
 # --- start-up: no heavy imports -----------------------------------------------------------------
 
-HEAVY = ("torch", "textual", "sentence_transformers", "sklearn", "transformers", "scipy")
+HEAVY = ("torch", "textual", "sentence_transformers", "sklearn", "transformers", "scipy",
+         "matplotlib", "statsmodels", "ranx")
+#: all that ``poolkit score`` may import beyond the standard library, with one run or several
+CORE = {"poolkit", "numpy", "yaml"}
+
+
+def _imports(*argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=120)
+    return proc, {line.split("|")[-1].strip().split(".")[0]
+                  for line in proc.stderr.splitlines()
+                  if line.startswith("import time:") and not line.endswith("imported package")}
+
+
+def _imported(*args: str) -> set[str]:
+    """Top-level modules a ``poolkit score`` process imports (``-X importtime``)."""
+    proc, imported = _imports("-m", "poolkit", "score", *args, "--format", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["runs"][0]["name"] == "seed.run"
+    return imported
+
+
+def _allowed() -> set[str]:
+    """The core, the standard library, and what this interpreter loads before any code runs
+    (sitecustomize, editable-install finders)."""
+    jython_probe = {"org"}  # the stdlib's copy module tries Jython's org.python.core
+    return CORE | set(sys.stdlib_module_names) | jython_probe | _imports("-c", "pass")[1]
 
 
 @pytest.mark.slow
 def test_score_imports_nothing_heavy() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "poolkit", "score", GOLDEN, SEED_RUN,
-         "-k", "5", "--per-query", "--truth", str(REPO / "sample_corpus" / "truth.qrels"),
-         "--stages", "10,5", "--corpus", str(REPO / "sample_corpus" / "corpus.jsonl"),
-         "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads(proc.stdout)["runs"][0]["name"] == "seed.run"
-    imported = {line.split("|")[-1].strip().split(".")[0]
-                for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    imported = _imported(
+        GOLDEN, SEED_RUN, "-k", "5", "--per-query", "--truth",
+        str(REPO / "sample_corpus" / "truth.qrels"), "--stages", "10,5", "--corpus",
+        str(REPO / "sample_corpus" / "corpus.jsonl"))
     assert "poolkit" in imported and "numpy" in imported
     assert not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))
+    assert imported <= _allowed(), sorted(imported - _allowed())
+
+
+@pytest.mark.slow
+def test_paired_tests_import_nothing_new(tmp_path: Path) -> None:
+    """Several runs bring the paired tests (NumPy only): still no scipy, nothing beyond core."""
+    other = write(tmp_path, "other.run", "q_faw Q0 m1 1 2.0 o\nq_milk Q0 d1 1 1.0 o\n")
+    imported = _imported(GOLDEN, SEED_RUN, other, "-k", "5", "--test", "wilcoxon")
+    assert not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))
+    assert imported <= _allowed(), sorted(imported - _allowed())
 
 
 def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture[str],
