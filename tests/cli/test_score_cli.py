@@ -358,7 +358,8 @@ def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture
     other = write(tmp_path, "other.run", "q_faw Q0 m1 1 2.0 o\nq_faw Q0 x1 2 1.0 o\n")
     code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-m", "R@5", "-k", "5")
     assert code == 0
-    block = out[out.index("runs side by side"):out.index("\nrun ")]
+    start = out.index("runs side by side")
+    block = out[start:out.index("\n\n", start)]      # the paired tests follow it
     rows = {line.split()[0]: line.split()[1:] for line in block.splitlines()[2:] if line.strip()}
     assert rows["seed.run"][:2] == ["0.500", "0.625"]      # seed 000's means
     assert rows["other.run"][:2] == ["0.050", "0.083"]     # q_faw 1/5 and 1/3; others score 0
