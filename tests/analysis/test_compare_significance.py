@@ -50,6 +50,10 @@ def test_reversed_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert fates["reversed"][0] == {"a": "a", "b": "b", "before": {"diff": 1.0, "p": 0.0},
                                     "after": {"diff": -1.0, "p": 0.0}}
     assert doc["test_settings"]["after"]["family"] == 6      # 3 pairs x (P@1, bpref)
+    jsonschema = pytest.importorskip("jsonschema")
+    from poolkit.schemas import load_schema
+
+    jsonschema.validate(doc, load_schema("compare"), cls=jsonschema.Draft202012Validator)
     assert "  reversed on P@1: a vs b: +1.000 (p_holm <0.001) -> -1.000 (p_holm <0.001)" in table
     block = table[table.index("Significant differences"):].splitlines()
     row = next(line for line in block if line.startswith("  P@1 "))

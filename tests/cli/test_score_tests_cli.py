@@ -55,6 +55,10 @@ def test_json_tests_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert entry["significant"] is False
     low, high = entry["ci"]
     assert 0 <= low <= 2 / 3 <= high <= 1
+    jsonschema = pytest.importorskip("jsonschema")
+    from poolkit.schemas import load_schema
+
+    jsonschema.validate(doc, load_schema("score"), cls=jsonschema.Draft202012Validator)
     assert doc["settings"]["tests"] == {
         "test": "randomization", "alpha": 0.05, "correction": "holm", "permutations": 10000,
         "seed": 2007, "family": 1,
