@@ -8,7 +8,7 @@ declaration, never from a hand-kept table beside it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,8 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     attr: str | None = None  # the constructor argument, when it is not ``key``
+    #: a further check of a well-typed value; raises ParamError with the reason
+    validate: Callable[[Any], None] | None = None
 
     @property
     def target(self) -> str:
@@ -59,6 +61,11 @@ class Param:
                 and not isinstance(value, bool) and value > self.maximum:
             raise ParamError(f"{where}.{self.key} must be at most {self.maximum:g}, "
                              f"found {value}")
+        if self.validate is not None:
+            try:
+                self.validate(value)
+            except ParamError as exc:
+                raise ParamError(f"{where}.{self.key}: {exc}") from None
         return value
 
 

@@ -6,9 +6,15 @@ import argparse
 import json
 import sys
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.io.sample import sample_lines
 from poolkit.labels import POLICIES, Labels, current_labels, provenance
+from poolkit.pool.sample import with_unjudged
+
+if TYPE_CHECKING:
+    from poolkit.store.contract import StoreBackend
 
 FORMATS = ("qrels", "golden")
 DEFAULT_POLICY = "adjudicated"
@@ -38,6 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "pair, imported ones outside the pool included)")
     p.add_argument("--unresolved", metavar="FILE.json",
                    help="also write the unresolved pairs as JSON here")
+    p.add_argument("--unjudged", type=int, choices=[-1], metavar="-1",
+                   help="also write every pooled pair without a label (a sampled pool's "
+                        "undrawn pairs, drawn ones not judged yet, unresolved ones) as grade "
+                        "-1, trec_eval's 'pooled, not judged' that infAP reads (qrels only)")
+    p.add_argument("--sample", metavar="FILE",
+                   help="also write the pool's sample design here: qid docid stratum "
+                        "inclusion_probability for every pooled pair (what poolkit score "
+                        "--sample reads; a depth-k pool is one stratum judged in full)")
     p.set_defaults(handler=run)
 
 
@@ -46,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.io.golden import golden_text
     from poolkit.io.qrels import qrels_text
 
+    if args.unjudged is not None and args.format != "qrels":
+        raise PoolkitError("--unjudged -1 needs --format qrels (golden.yaml has no grade for "
+                           "'pooled, not judged')")
     with Collection.open(args.config) as collection:
         config, store = collection.config, collection.store
         if args.pool_version is not None:
@@ -58,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         labels = current_labels(store, args.policy, args.assessor, args.pool_version)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
+        design = design_rows(store, args.pool_version) if (
+            args.sample or args.unjudged is not None) else []
+        if args.unjudged is not None:
+            grades = with_unjudged(grades, ((q, d) for q, d, _, _ in design))
         if args.format == "golden":
             now = datetime.now(timezone.utc)
             prov = provenance(store, labels, args.pool_version, now.date().isoformat())
@@ -81,8 +102,22 @@ def run(args: argparse.Namespace) -> int:
         write_file(args.output, text)
     else:
         sys.stdout.write(text)
+    if args.sample:
+        write_file(args.sample, "\n".join(sample_lines(design)) + "\n")
     report_unresolved(labels, args.policy, args.unresolved)
     return 0
+
+
+def design_rows(store: StoreBackend,
+                max_version: int | None) -> list[tuple[str, str, str, float]]:
+    """(qid, docid, stratum, inclusion probability) of every pooled pair: a sampled pool's
+    recorded design, and any pair pooled outside it (depth-k) as stratum 'depth', judged
+    with probability 1."""
+    rows = [(r.qid, r.docid, r.stratum, r.inclusion) for r in store.pool_sample(max_version)]
+    recorded = {(q, d) for q, d, _, _ in rows}
+    rows += [(q, d, "depth", 1.0) for q, d, _, _ in store.pool_rows(max_version)
+             if (q, d) not in recorded]
+    return sorted(rows)
 
 
 def write_file(path: str, text: str) -> None:

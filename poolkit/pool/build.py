@@ -22,7 +22,7 @@ from poolkit.pool.pooling import Depth, PoolingStrategy
 from poolkit.pool.pooling import top_docs as top_docs  # its old home
 from poolkit.pool.view import Candidate, QueryPool
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import NewMember, QueryRecord
+from poolkit.store.store import NewMember, QueryRecord, SampleRecord
 
 Provenance = tuple[str, str, str, int, float | None]  # qid, docid, system, rank, score
 
@@ -60,17 +60,28 @@ def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
                 raise PoolkitError(f"run {c.hits[0].system!r} ranks doc {c.docid!r} for query "
                                    f"{qid!r}, which is not in the corpus (validate runs first)")
         order_of_run = {name: i for i, name in enumerate(runs)}  # provenance: run, then rank
+        # Provenance of what is judged: a sampled pool's undrawn pairs are in its design
+        # records (pool_sample), not in the pool every report and analysis reads.
         sources.extend(sorted(((qid, c.docid, h.system, h.rank, h.score)
-                               for c in chosen for h in c.hits),
+                               for c in chosen if c.sampled for h in c.hits),
                               key=lambda s: (order_of_run[s[2]], s[3])))
         if not chosen:
             continue
         candidates[qid] = chosen
-        keys = order.keys(QueryPool.of(qid, chosen))
-        for c in chosen:
+        judged = [c for c in chosen if c.sampled]  # a sampled pool judges only its draw
+        keys = order.keys(QueryPool.of(qid, judged))
+        for c in judged:
             title, body = docs[c.docid]
             members.append(NewMember(qid, c.docid, title, body, float(keys[c.docid])))
     return PoolPlan(members, sources, candidates)
+
+
+def design_records(plan: PoolPlan) -> list[SampleRecord]:
+    """A sampled pool's design as store rows: every candidate with a stratum, drawn or not
+    (none for a depth-k pool, whose candidates carry no stratum)."""
+    return [SampleRecord(qid, c.docid, c.stratum, c.inclusion, c.sampled)
+            for qid, chosen in plan.candidates.items() for c in chosen
+            if c.stratum is not None]
 
 
 def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str, int],
@@ -90,4 +101,4 @@ def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str,
                      [q.qid for q in qlist] if qlist is not None else None, pooling)
     used = {name: int(depths[name]) for name in runs}
     return store.add_pool_version(used, order.name, plan.members,
-                                  plan.sources, note=note)
+                                  plan.sources, note=note, design=design_records(plan))

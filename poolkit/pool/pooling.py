@@ -67,8 +67,71 @@ class Depth(PoolingStrategy):
         return [Candidate(d, tuple(h)) for d, h in hits.items()]
 
 
+def _strata_fit(value: Any) -> None:
+    """A ParamError unless ``value`` is a list of [first, last, rate] tiling 1..last."""
+    from poolkit.pool.sample import SampleDesign
+
+    try:
+        SampleDesign.from_lists(_strata_end(value), value)
+    except PoolkitError as exc:
+        raise ParamError(str(exc).removeprefix("sample: ")) from None
+
+
+def _strata_end(value: Any) -> int:
+    try:
+        return int(value[-1][1])
+    except (TypeError, ValueError, IndexError, KeyError):
+        return 1
+
+
+@dataclass(frozen=True)
+class Sample(PoolingStrategy):
+    """A stratified random sample of the depth-k pool (``pool.sample``): strata are ranges of
+    the best rank any run gave a document; only the drawn documents are judged, the rest are
+    recorded as pooled-but-unjudged with their stratum and inclusion probability."""
+
+    strata: Any = None
+    seed: int = 13
+    name: ClassVar[str] = "sample"
+    summary: ClassVar[str] = ("a stratified random sample of the depth-N pool, strata by best "
+                              "rank; every pooled pair recorded with its inclusion probability")
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("strata", (list,), None, "[[first, last, rate], ...] over best ranks 1..depth",
+              validate=_strata_fit),
+        Param("seed", (int,), 13, "seed of the draw"),
+    )
+
+    def __post_init__(self) -> None:
+        if self.strata is None:
+            raise PoolkitError("pool.strategy sample needs pool.strata, e.g. "
+                               "[[1, 10, 1.0], [11, 30, 0.5], [31, 100, 0.1]]")
+
+    @property
+    def design(self) -> Any:
+        from poolkit.pool.sample import SampleDesign
+
+        return SampleDesign.from_lists(_strata_end(self.strata), self.strata, self.seed)
+
+    def select(self, qid: str, runs: Mapping[str, Run],
+               depths: Mapping[str, int]) -> list[Candidate]:
+        design = self.design
+        too_deep = [n for n in runs if depths[n] > design.depth]
+        if too_deep:
+            raise PoolkitError(f"pool.strata end at rank {design.depth} but {', '.join(too_deep)} "
+                               f"pool{'s' if len(too_deep) == 1 else ''} deeper "
+                               f"({', '.join(str(depths[n]) for n in too_deep)}): the strata "
+                               f"must cover every pooled rank")
+        hits: dict[str, list[Hit]] = {}
+        for name, run in runs.items():
+            for docid, rank, score in top_docs(run, qid, depths[name]):
+                hits.setdefault(docid, []).append(Hit(name, rank, score))
+        drawn = design.draw(qid, {d: [h.rank for h in hs] for d, hs in hits.items()})
+        return [Candidate(p.docid, tuple(hits[p.docid]), p.stratum, p.probability, p.sampled)
+                for p in drawn]
+
+
 #: name -> strategy class: the one registry of pooling strategies
-POOLING_STRATEGIES: dict[str, type[PoolingStrategy]] = {cls.name: cls for cls in (Depth,)}
+POOLING_STRATEGIES: dict[str, type[PoolingStrategy]] = {cls.name: cls for cls in (Depth, Sample)}
 
 
 def pooling_strategy(name: str, settings: Mapping[str, Any] | None = None,

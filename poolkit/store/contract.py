@@ -14,7 +14,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from poolkit.store.store import Event, NewMember, PoolMember, QueryRecord, Source
+from poolkit.store.store import (
+    Event,
+    NewMember,
+    PoolMember,
+    QueryRecord,
+    SampleRecord,
+    Source,
+)
 
 
 class StoreBackend(Protocol):
@@ -56,7 +63,9 @@ class StoreBackend(Protocol):
     def add_pool_version(self, depths: Mapping[str, int], order_strategy: str,
                          members: Iterable[NewMember],
                          sources: Iterable[tuple[str, str, str, int, float | None]],
-                         note: str | None = None) -> int | None: ...
+                         note: str | None = None,
+                         design: Iterable[SampleRecord] = ()) -> int | None: ...
+    def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]: ...
     def pool(self, qid: str | None = None,
              max_version: int | None = None) -> list[PoolMember]: ...
     def pool_rows(self, max_version: int | None = None) -> list[tuple[str, str, int, str]]: ...

@@ -122,6 +122,21 @@ MIGRATIONS: list[str] = [
         shown_at TEXT NOT NULL
     );
     """,
+    # 3 -> 4: a sampled pool's design (pool.strategy: sample). Every pair the pooling strategy
+    # selected, drawn for judging or not, with its stratum and inclusion probability; the
+    # estimators (xinfAP, statAP, infNDCG, R_est) need the whole pool, not only the sample.
+    # Only the drawn pairs are pool_members (the judging queue); a depth-k pool has no rows.
+    """
+    CREATE TABLE pool_sample (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        version INTEGER NOT NULL REFERENCES pool_versions(version),
+        stratum TEXT NOT NULL,
+        inclusion REAL NOT NULL CHECK (inclusion > 0 AND inclusion <= 1),
+        sampled INTEGER NOT NULL CHECK (sampled IN (0, 1)),
+        PRIMARY KEY (qid, docid)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

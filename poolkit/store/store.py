@@ -70,6 +70,17 @@ class PoolMember:
 
 
 @dataclass(frozen=True)
+class SampleRecord:
+    """A pooled pair of a sampled pool: its stratum, inclusion probability, and the draw."""
+
+    qid: str
+    docid: str
+    stratum: str
+    inclusion: float
+    sampled: bool
+
+
+@dataclass(frozen=True)
 class NewMember:
     """A doc to add to a query's pool: its text and judging-order key."""
 
@@ -467,7 +478,8 @@ class Store:
     def add_pool_version(self, depths: Mapping[str, int], order_strategy: str,
                          members: Iterable[NewMember],
                          sources: Iterable[tuple[str, str, str, int, float | None]],
-                         note: str | None = None) -> int | None:
+                         note: str | None = None,
+                         design: Iterable[SampleRecord] = ()) -> int | None:
         """Add docs not yet pooled, and the (qid, docid, system, rank, score) that brought them.
 
         All in one transaction. Members already pooled are left alone (their first version,
@@ -475,9 +487,12 @@ class Store:
         Returns the new version, or None when nothing at all was new (no version is made).
         The version also records, in the same transaction, each system in ``depths`` as
         registered now (``register_system`` first), so its provenance outlives re-pooling.
+        ``design`` records a sampled pool's pairs (``pool_sample``); a pair already recorded
+        keeps its first record, as a pooled member keeps its first version.
         """
         members = list(members)
         sources = list(sources)
+        design = list(design)
         with self.transaction() as c:
             pooled = {(q, d) for q, d in c.execute("SELECT qid, docid FROM pool_members")}
             known = {(q, d, s) for q, d, s in c.execute(
@@ -488,7 +503,10 @@ class Store:
                 first.setdefault((m.qid, m.docid), m)
             new_members = list(first.values())
             new_sources = [s for s in sources if (s[0], s[1], s[2]) not in known]
-            if not new_members and not new_sources:
+            recorded = {(q, d) for q, d in c.execute("SELECT qid, docid FROM pool_sample")}
+            new_design = list({(r.qid, r.docid): r for r in reversed(design)
+                               if (r.qid, r.docid) not in recorded}.values())
+            if not new_members and not new_sources and not new_design:
                 return None
             version = (c.execute("SELECT COALESCE(MAX(version), 0) FROM pool_versions")
                        .fetchone()[0] + 1)
@@ -502,12 +520,23 @@ class Store:
                            for m in new_members])
             c.executemany("INSERT INTO pool_sources VALUES (?, ?, ?, ?, ?, ?)",
                           [(q, d, s, r, sc, version) for q, d, s, r, sc in new_sources])
+            c.executemany("INSERT INTO pool_sample VALUES (?, ?, ?, ?, ?, ?)",
+                          [(r.qid, r.docid, version, r.stratum, r.inclusion, int(r.sampled))
+                           for r in new_design])
             names = list(dict(depths))
             c.execute("INSERT INTO pool_version_systems (version, system, kind, grp, settings, "
                       "run_sha256, run_path) SELECT ?, name, kind, grp, settings, run_sha256, "
                       f"run_path FROM systems WHERE name IN ({', '.join('?' * len(names))})",
                       (version, *names))
             return version
+
+    def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]:
+        """A sampled pool's design, every pooled pair (drawn or not), by query then doc id;
+        empty for a pool that is not a sample."""
+        rows = self.conn.execute(
+            "SELECT qid, docid, stratum, inclusion, sampled FROM pool_sample "
+            "WHERE ? IS NULL OR version <= ? ORDER BY qid, docid", (max_version, max_version))
+        return [SampleRecord(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
         """Pooled docs in judging order: by query (store order), then version, then order key."""

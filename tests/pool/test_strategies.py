@@ -49,14 +49,14 @@ def test_the_registry_is_the_only_constructor():
 
 
 def test_depth_pooling_is_the_union_of_top_n_with_every_hit():
-    assert set(POOLING_STRATEGIES) == {"depth"} and pooling_strategy("depth") == Depth()
+    assert set(POOLING_STRATEGIES) == {"depth", "sample"} and pooling_strategy("depth") == Depth()
     chosen = Depth().select("q", {"A": A, "B": B}, {"A": 2, "B": 2})
     assert [(c.docid, c.hits) for c in chosen] == [
         ("a", (Hit("A", 1, 3.0), Hit("B", 2, 8.0))), ("b", (Hit("A", 2, 2.0),)),
         ("d", (Hit("B", 1, 9.0),))]
     assert all(c.inclusion == 1.0 and c.stratum is None and c.sampled for c in chosen)
-    with pytest.raises(PoolkitError, match="unknown pooling strategy 'sample'; valid: depth"):
-        pooling_strategy("sample")
+    with pytest.raises(PoolkitError, match="unknown pooling strategy 'bandit'; valid: depth"):
+        pooling_strategy("bandit")
 
 
 @dataclass(frozen=True)
@@ -75,12 +75,13 @@ class EveryOther(PoolingStrategy):
 
 def test_a_pooling_strategy_plugs_into_plan_pool_with_its_design():
     plan = plan_pool({"A": A, "B": B}, {"A": 3, "B": 3}, DOCS, ByDocId(), ["q"], EveryOther())
-    assert sorted(m.docid for m in plan.members) == ["a", "b", "c", "d", "e"]
+    # Only the drawn documents are judged (members); the design keeps every candidate.
+    assert sorted(m.docid for m in plan.members) == ["a", "b", "e"]
     design = {c.docid: (c.stratum, c.inclusion, c.sampled) for c in plan.candidates["q"]}
     assert design["a"] == ("even", 0.5, True) and design["d"] == ("odd", 0.5, False)
-    # provenance is every hit, in run then rank order, whatever the strategy
+    assert len(design) == 5
+    # provenance is every hit of a judged document, in run then rank order
     assert plan.sources == [("q", "a", "A", 1, 3.0), ("q", "b", "A", 2, 2.0),
-                            ("q", "c", "A", 3, 1.0), ("q", "d", "B", 1, 9.0),
                             ("q", "a", "B", 2, 8.0), ("q", "e", "B", 3, 7.0)]
 
 

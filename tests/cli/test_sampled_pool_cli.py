@@ -1,0 +1,122 @@
+"""A sampled pool end to end: pool -> judge the draw -> status -> export -> score --sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from poolkit.cli import main
+from poolkit.io import read_qrels
+from poolkit.io.golden import read_golden
+from poolkit.io.sample import read_sample
+from poolkit.store import Event, Store
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "sample_corpus"
+
+
+def write_config(tmp_path: Path, pool: str) -> Path:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
+        f"store: {tmp_path / 's.sqlite'}\n"
+        f"systems:\n  bm25: {{kind: run, path: {SAMPLE / 'runs' / 'bm25.run'}}}\n"
+        f"  dense: {{kind: run, path: {SAMPLE / 'runs' / 'dense.run'}}}\n"
+        f"pool:\n{pool}")
+    return cfg
+
+
+SAMPLED = ("  strategy: sample\n  depth: 10\n  strata: [[1, 2, 1.0], [3, 10, 0.3]]\n"
+           "  seed: 13\n")
+
+
+@pytest.fixture
+def sampled(tmp_path: Path, capsys) -> Path:
+    cfg = write_config(tmp_path, SAMPLED)
+    assert main(["pool", str(cfg)]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    return cfg
+
+
+def test_only_the_draw_is_judged_and_every_pooled_pair_is_recorded(sampled, tmp_path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        design = store.pool_sample()
+        members = {(m.qid, m.docid) for m in store.pool()}
+    assert design and {(r.qid, r.docid) for r in design if r.sampled} == members
+    assert any(not r.sampled for r in design)
+    assert {r.stratum for r in design} == {"1-2", "3-10"}
+    top = [r for r in design if r.stratum == "1-2"]
+    assert all(r.sampled and r.inclusion == 1.0 for r in top)
+    for qid in {r.qid for r in design}:
+        deep = [r for r in design if r.qid == qid and r.stratum == "3-10"]
+        if deep:
+            drawn = sum(r.sampled for r in deep)
+            assert all(r.inclusion == pytest.approx(drawn / len(deep)) for r in deep)
+
+
+def test_judge_status_export_and_score_on_a_sample(sampled, tmp_path, capsys) -> None:
+    truth = read_golden(SAMPLE / "golden.yaml").grades
+    with Store(tmp_path / "s.sqlite") as store:
+        for m in store.pool():
+            grade = truth.get(m.qid, {}).get(m.docid, 0)
+            store.record_event(Event(m.qid, m.docid, "alice", "grade", grade=grade))
+        design = store.pool_sample()
+    assert main(["status", str(sampled), "--format", "json"]) == 0
+    capsys.readouterr()
+    qrels, sample = tmp_path / "l.qrels", tmp_path / "l.sample"
+    assert main(["export", str(sampled), "--format", "qrels", "--unjudged", "-1",
+                 "-o", str(qrels), "--sample", str(sample)]) == 0
+    grades = read_qrels(qrels).grades
+    unjudged = {(r.qid, r.docid) for r in design if not r.sampled}
+    assert unjudged and all(grades[q][d] == -1 for q, d in unjudged)
+    assert all(grades[r.qid][r.docid] >= 0 for r in design if r.sampled)
+    written = read_sample(sample)
+    assert sum(len(s.strata) for s in written.values()) == len(design)
+    assert all(written[r.qid].probs[r.docid] == pytest.approx(r.inclusion) for r in design)
+    capsys.readouterr()
+    assert main(["score", str(qrels), str(SAMPLE / "runs" / "bm25.run"), "--sample",
+                 str(sample), "-m", "xinfAP,statAP,infNDCG@10,infAP", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (run,) = doc["runs"]
+    assert set(run["measures"]) == {"xinfAP", "statAP", "infNDCG@10", "infAP"}
+    assert all(0.0 <= m["mean"] <= 1.5 for m in run["measures"].values())
+    assert any(q["rel_est"] for q in run["audit"]["queries"].values())
+
+
+def test_export_without_sample_design_writes_one_depth_stratum(tmp_path, capsys) -> None:
+    cfg = write_config(tmp_path, "  depth: 2\n")
+    assert main(["pool", str(cfg)]) == 0
+    capsys.readouterr()
+    with Store(tmp_path / "s.sqlite") as store:
+        first = store.pool()[0]
+        store.record_event(Event(first.qid, first.docid, "alice", "grade", grade=2))
+        pooled = len(store.pool())
+    out = tmp_path / "s.tsv"
+    assert main(["export", str(cfg), "--format", "qrels", "--unjudged", "-1",
+                 "--sample", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    written = read_sample(out)
+    assert sum(len(s.strata) for s in written.values()) == pooled
+    assert all(set(s.strata.values()) == {"depth"} and set(s.probs.values()) == {1.0}
+               for s in written.values())
+    assert f"{first.qid} 0 {first.docid} 2" in printed
+    assert len(printed) == pooled and sum(line.endswith(" -1") for line in printed) == pooled - 1
+
+
+def test_unjudged_needs_qrels_and_strata_are_checked(tmp_path, capsys) -> None:
+    cfg = write_config(tmp_path, SAMPLED)
+    assert main(["export", str(cfg), "--format", "golden", "--unjudged", "-1"]) == 2
+    assert "needs --format qrels" in capsys.readouterr().err
+    bad = write_config(tmp_path, "  strategy: sample\n  depth: 10\n  strata: [[1, 5, 1.0]]\n")
+    assert main(["pool", str(bad)]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(err) == 1 and "strata end at rank 5 but bm25, dense pool deeper" in err[0]
+    gap = write_config(tmp_path, "  strategy: sample\n  depth: 10\n"
+                                 "  strata: [[1, 5, 1.0], [7, 10, 0.5]]\n")
+    assert main(["pool", str(gap)]) == 2
+    assert "should start at 6" in capsys.readouterr().err
+    none = write_config(tmp_path, "  strategy: sample\n  depth: 10\n")
+    assert main(["pool", str(none)]) == 2
+    assert "needs pool.strata" in capsys.readouterr().err
