@@ -17,13 +17,31 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_corpus"
 
 
+def write_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs over the bundled sample (tracked files only): seed.run as it is ("bm25") and
+    each of its rankings reversed ("dense"), so the two agree on little at the top."""
+    lines = (SAMPLE / "seed.run").read_text().split("\n")
+    rows = [line.split() for line in lines if line.strip()]
+    forward = tmp_path / "bm25.run"
+    forward.write_text("".join(f"{q} Q0 {d} {r} {s} bm25\n" for q, _, d, r, s, _ in rows))
+    by_query: dict[str, list[str]] = {}
+    for q, _, d, *_ in rows:
+        by_query.setdefault(q, []).append(d)
+    backward = tmp_path / "dense.run"
+    backward.write_text("".join(f"{q} Q0 {d} {i + 1} {100 - i} dense\n"
+                                for q, docs in by_query.items()
+                                for i, d in enumerate(reversed(docs))))
+    return forward, backward
+
+
 def write_config(tmp_path: Path, pool: str) -> Path:
+    bm25, dense = write_runs(tmp_path)
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
         f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
         f"store: {tmp_path / 's.sqlite'}\n"
-        f"systems:\n  bm25: {{kind: run, path: {SAMPLE / 'runs' / 'bm25.run'}}}\n"
-        f"  dense: {{kind: run, path: {SAMPLE / 'runs' / 'dense.run'}}}\n"
+        f"systems:\n  bm25: {{kind: run, path: {bm25}}}\n"
+        f"  dense: {{kind: run, path: {dense}}}\n"
         f"pool:\n{pool}")
     return cfg
 
@@ -76,7 +94,7 @@ def test_judge_status_export_and_score_on_a_sample(sampled, tmp_path, capsys) ->
     assert sum(len(s.strata) for s in written.values()) == len(design)
     assert all(written[r.qid].probs[r.docid] == pytest.approx(r.inclusion) for r in design)
     capsys.readouterr()
-    assert main(["score", str(qrels), str(SAMPLE / "runs" / "bm25.run"), "--sample",
+    assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample",
                  str(sample), "-m", "xinfAP,statAP,infNDCG@10,infAP", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     (run,) = doc["runs"]
