@@ -148,6 +148,7 @@ def test_an_older_schema_is_upgraded_by_a_reader_when_it_may_write(tmp_path):
     conn = sqlite3.connect(path)
     conn.execute("DROP TABLE pool_version_systems")  # a v1 store has neither this table
     conn.execute("DROP TABLE shown_passages")        # nor this one (schema 3)
+    conn.execute("DROP TABLE pool_sample")           # nor this one (schema 4)
     conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     conn.commit()
     conn.close()

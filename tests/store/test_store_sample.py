@@ -49,7 +49,7 @@ def test_an_impossible_probability_is_refused_by_the_schema(store) -> None:
 
 
 def test_a_v2_store_gains_the_sample_table_and_keeps_its_pool(tmp_path) -> None:
-    from poolkit.store.schema import MIGRATIONS
+    from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
     path = tmp_path / "v2.sqlite"
     conn = sqlite3.connect(path)
@@ -62,6 +62,6 @@ def test_a_v2_store_gains_the_sample_table_and_keeps_its_pool(tmp_path) -> None:
     conn.commit()
     conn.close()
     with Store(path) as s:
-        assert s.schema_version == 3
+        assert s.schema_version == SCHEMA_VERSION
         assert [m.docid for m in s.pool()] == ["a"]
         assert s.pool_sample() == []
