@@ -533,9 +533,11 @@ class Store:
     def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]:
         """A sampled pool's design, every pooled pair (drawn or not), by query then doc id;
         empty for a pool that is not a sample."""
-        rows = self.conn.execute(
-            "SELECT qid, docid, stratum, inclusion, sampled FROM pool_sample "
-            "WHERE ? IS NULL OR version <= ? ORDER BY qid, docid", (max_version, max_version))
+        sql = "SELECT qid, docid, stratum, inclusion, sampled FROM pool_sample"
+        args: tuple[Any, ...] = ()
+        if max_version is not None:
+            sql, args = sql + " WHERE version <= ?", (max_version,)
+        rows = self.conn.execute(sql + " ORDER BY qid, docid", args)
         return [SampleRecord(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
