@@ -44,7 +44,7 @@ SYSTEM_KINDS = ("bm25", "dense", "rerank", "run")
 
 # Keys each system kind accepts (beyond kind/depth/pool_depth/group).
 SYSTEM_KEYS: dict[str, tuple[str, ...]] = {
-    "bm25": ("k1", "b", "lowercase", "stem", "stopwords", "engine"),
+    "bm25": ("k1", "b", "lowercase", "stem", "stopwords", "engine", "idf"),
     "dense": ("model", "batch_size", "max_length", "query_prefix", "doc_prefix"),
     "rerank": ("over", "fetch", "model", "batch_size", "max_length"),
     "run": ("path", "order"),
@@ -55,11 +55,12 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "k1": (int, float), "b": (int, float), "lowercase": (bool,), "stem": (bool, str),
     "stopwords": (bool, str, list), "engine": (str,), "model": (str,), "batch_size": (int,),
     "max_length": (int,), "query_prefix": (str,), "doc_prefix": (str,), "fetch": (int,),
-    "order": (str,),
+    "order": (str,), "idf": (str,),
 }
 OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "engine": ("bm25s", "rank_bm25"),
     "order": ("score", "rank", "file"),
+    "idf": ("okapi", "lucene"),  # poolkit.retrieve.bm25.IDF_VARIANTS (a test keeps them equal)
 }
 POSITIVE_OPTIONS = ("batch_size", "max_length", "fetch")
 

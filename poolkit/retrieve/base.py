@@ -57,26 +57,33 @@ def descending_id_order(ids: Sequence[str]) -> np.ndarray:
 
 
 def top_k(scores: np.ndarray, k: int, id_rank: np.ndarray, ids: Sequence[str],
-          positive_only: bool = False) -> list[Hit]:
+          among: np.ndarray | None = None) -> list[Hit]:
     """The best ``k`` of a dense score vector, ranked by (rounded score desc, doc id desc).
 
-    ``id_rank`` is ``descending_id_order(ids)``. With ``positive_only`` documents scoring
-    0 or less (a lexical retriever's non-matches) are left out rather than ranked at random.
+    ``id_rank`` is ``descending_id_order(ids)``. With ``among`` (document indices) only
+    those are ranked, whatever the sign of their scores: a lexical retriever passes the
+    documents that match a query term, so non-matches are left out rather than ranked at
+    random, and a match is never dropped for a negative score.
     """
     n = scores.shape[0]
     if n == 0 or k <= 0:
         return []
-    if k < n:
-        part = np.argpartition(-scores, k - 1)[:k]
-        # Everything that could tie with the k-th best after rounding is a candidate.
-        threshold = scores[part].min() - 10.0 ** -SCORE_DECIMALS
-        cand = np.flatnonzero(scores >= threshold)
+    if among is not None:
+        pool = np.asarray(among, dtype=np.int64)
+        sub = scores[pool]
     else:
-        cand = np.arange(n)
-    rounded = np.round(scores[cand].astype(np.float64), SCORE_DECIMALS)
-    if positive_only:
-        keep = rounded > 0
-        cand, rounded = cand[keep], rounded[keep]
+        pool, sub = None, scores
+    m = sub.shape[0]
+    if k < m:
+        part = np.argpartition(-sub, k - 1)[:k]
+        # Everything that could tie with the k-th best after rounding is a candidate.
+        threshold = sub[part].min() - 10.0 ** -SCORE_DECIMALS
+        cand = np.flatnonzero(sub >= threshold)
+    else:
+        cand = np.arange(m)
+    rounded = np.round(sub[cand].astype(np.float64), SCORE_DECIMALS)
+    if pool is not None:
+        cand = pool[cand]
     order = np.lexsort((id_rank[cand], -rounded))[:k]
     return [Hit(ids[i], float(s)) for i, s in zip(cand[order].tolist(), rounded[order].tolist())]
 

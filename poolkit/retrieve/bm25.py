@@ -5,6 +5,12 @@ with a negative idf (a term in more than half the documents) replaced by
 ``epsilon * mean idf`` (epsilon 0.25), and
 ``score = sum over query tokens (repeats count) of
  idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``.
+``idf: lucene`` takes Lucene's (and bm25s's) ``ln(1 + (N - df + 0.5) / (df + 0.5))``
+instead, always positive (``IDF_VARIANTS``).
+
+A document that contains a query term is returned whatever the sign of its score (with
+Okapi's idf, a query whose words are in most documents scores them all below zero), ranked
+by score as rank-bm25's ``get_top_n`` ranks; a document matching no query term is left out.
 
 Engines (``engine:`` in the config):
 
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +48,8 @@ there these they this to was will with""".split())
 STOPWORD_LISTS = {"english": ENGLISH_STOPWORDS}
 BM25_ENGINES = ("bm25s", "rank_bm25")
 DEFAULTS: dict[str, Any] = {"k1": 1.5, "b": 0.75, "epsilon": 0.25, "lowercase": True,
-                            "stopwords": "english", "stem": "porter", "engine": "bm25s"}
+                            "stopwords": "english", "stem": "porter", "engine": "bm25s",
+                            "idf": "okapi"}
 _TOKEN = re.compile(r"\w+")
 
 
@@ -106,6 +113,19 @@ def okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     return np.where(idf < 0, floor, idf)
 
 
+def lucene_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
+    """Lucene's BM25 idf, ``ln(1 + (N - df + 0.5) / (df + 0.5))``: always positive
+    (``epsilon`` plays no part)."""
+    return np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
+#: ``idf:`` option -> the idf of a term from its document frequency.
+IDF_VARIANTS: dict[str, Callable[[np.ndarray, int, float], np.ndarray]] = {
+    "okapi": okapi_idf,
+    "lucene": lucene_idf,
+}
+
+
 class BM25Retriever:
     """BM25 over a corpus; ``search`` returns the top k per query, non-matches left out."""
 
@@ -113,9 +133,12 @@ class BM25Retriever:
 
     def __init__(self, corpus: Corpus, name: str = "bm25", k1: float = 1.5, b: float = 0.75,
                  epsilon: float = 0.25, tokenizer: Tokenizer | None = None,
-                 engine: str = "bm25s") -> None:
+                 engine: str = "bm25s", idf: str = "okapi") -> None:
         if engine not in BM25_ENGINES:
             raise PoolkitError(one_of(engine, BM25_ENGINES, "BM25 engine"))
+        if idf not in IDF_VARIANTS:
+            raise PoolkitError(one_of(str(idf), IDF_VARIANTS, "BM25 idf"))
+        self.idf = idf
         self.name = name
         self.corpus = corpus
         self.k1, self.b, self.epsilon = float(k1), float(b), float(epsilon)
@@ -125,7 +148,7 @@ class BM25Retriever:
         tokens = [self.tokenizer(p) for p in track(passages, len(passages),
                                                    f"{name}: tokenizing", "passages")]
         self._engine = (_BM25SEngine if engine == "bm25s" else _RankBM25Engine)(
-            tokens, self.k1, self.b, self.epsilon)
+            tokens, self.k1, self.b, self.epsilon, IDF_VARIANTS[idf])
 
     @classmethod
     def from_options(cls, corpus: Corpus, name: str = "bm25", **options: Any) -> BM25Retriever:
@@ -135,11 +158,11 @@ class BM25Retriever:
         o = {**DEFAULTS, **options}
         tok = Tokenizer.from_options(o["lowercase"], o["stopwords"], o["stem"])
         return cls(corpus, name, k1=o["k1"], b=o["b"], epsilon=o["epsilon"], tokenizer=tok,
-                   engine=o["engine"])
+                   engine=o["engine"], idf=o["idf"])
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, "k1": self.k1, "b": self.b, "epsilon": self.epsilon,
-                "engine": self.engine, "tokenizer": self.tokenizer.settings(),
+                "engine": self.engine, **({"idf": self.idf} if self.idf != "okapi" else {}), "tokenizer": self.tokenizer.settings(),
                 "docs": len(self.corpus), "corpus_sha256": self.corpus.sha256}
 
     def scores(self, query: str) -> np.ndarray:
@@ -147,34 +170,58 @@ class BM25Retriever:
         return self._engine.scores(self.tokenizer(query))
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
+        """The top ``k`` documents matching a query term, by score (whatever its sign)."""
         ids, id_rank = self.corpus.ids, self.corpus.id_rank
-        return {q.qid: top_k(self.scores(q.text), k, id_rank, ids, positive_only=True)
-                for q in queries}
+        out: Results = {}
+        for q in queries:
+            tokens = self.tokenizer(q.text)
+            out[q.qid] = top_k(self._engine.scores(tokens), k, id_rank, ids,
+                               among=self._engine.matching(tokens))
+        return out
 
 
 class _RankBM25Engine:
-    def __init__(self, tokens: list[list[str]], k1: float, b: float, epsilon: float) -> None:
+    def __init__(self, tokens: list[list[str]], k1: float, b: float, epsilon: float,
+                 idf: Callable[[np.ndarray, int, float], np.ndarray]) -> None:
         from rank_bm25 import BM25Okapi
 
         self.n = len(tokens)
         self.bm25 = BM25Okapi(tokens, k1=k1, b=b, epsilon=epsilon) if self.n else None
+        if self.bm25 is not None and idf is not okapi_idf:
+            counts: dict[str, int] = {}
+            for freqs in self.bm25.doc_freqs:
+                for t in freqs:
+                    counts[t] = counts.get(t, 0) + 1
+            terms = list(counts)
+            df = np.array([counts[t] for t in terms], dtype=np.float64)
+            self.bm25.idf = dict(zip(terms, idf(df, self.n, epsilon).tolist()))
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         if self.bm25 is None or not query_tokens:
             return np.zeros(self.n)
         return np.asarray(self.bm25.get_scores(query_tokens), dtype=np.float64)
 
+    def matching(self, query_tokens: list[str]) -> np.ndarray:
+        """Documents holding at least one of the query's terms."""
+        if self.bm25 is None:
+            return np.zeros(0, dtype=np.int64)
+        terms = set(query_tokens)
+        return np.array([i for i, freqs in enumerate(self.bm25.doc_freqs)
+                         if not terms.isdisjoint(freqs)], dtype=np.int64)
+
 
 class _BM25SEngine:
     """bm25s's sparse scorer over rank-bm25's Okapi weights."""
 
-    def __init__(self, tokens: list[list[str]], k1: float, b: float, epsilon: float) -> None:
+    def __init__(self, tokens: list[list[str]], k1: float, b: float, epsilon: float,
+                 idf: Callable[[np.ndarray, int, float], np.ndarray]) -> None:
         import bm25s
 
         class _Okapi(bm25s.BM25):
             def build_index_from_ids(self, unique_token_ids, corpus_token_ids, **_: Any):
                 self.nonoccurrence_array = None  # only BM25L/BM25+ use one
-                return _okapi_matrix(corpus_token_ids, len(unique_token_ids), k1, b, epsilon)
+                return _okapi_matrix(corpus_token_ids, len(unique_token_ids), k1, b, epsilon,
+                                     idf)
 
         self.n = len(tokens)
         self.bm25 = _Okapi(k1=k1, b=b, dtype="float64", int_dtype="int64")
@@ -189,10 +236,22 @@ class _BM25SEngine:
             return np.zeros(self.n)
         return self.bm25.get_scores_from_ids(ids)
 
+    def matching(self, query_tokens: list[str]) -> np.ndarray:
+        """Documents holding at least one of the query's terms: the union of its postings."""
+        ids = sorted({self.vocab[t] for t in query_tokens if t in self.vocab})
+        if not ids:
+            return np.zeros(0, dtype=np.int64)
+        matrix = self.bm25.scores
+        indptr, indices = matrix["indptr"], matrix["indices"]
+        return np.unique(np.concatenate([indices[indptr[t]:indptr[t + 1]] for t in ids]))
+
 
 def _okapi_matrix(corpus_token_ids: list[list[int]], n_vocab: int, k1: float, b: float,
-                  epsilon: float) -> dict[str, Any]:
-    """bm25s's score matrix (CSC: one column per term, rows are documents), Okapi weights."""
+                  epsilon: float,
+                  idf_of: Callable[[np.ndarray, int, float], np.ndarray] = okapi_idf,
+                  ) -> dict[str, Any]:
+    """bm25s's score matrix (CSC: one column per term, rows are documents), Okapi weights
+    (with ``idf_of``'s idf)."""
     n_docs = len(corpus_token_ids)
     lengths = np.fromiter((len(d) for d in corpus_token_ids), dtype=np.int64, count=n_docs)
     flat = np.fromiter((t for d in corpus_token_ids for t in d), dtype=np.int64,
@@ -204,7 +263,7 @@ def _okapi_matrix(corpus_token_ids: list[list[int]], n_vocab: int, k1: float, b:
     df = np.bincount(term, minlength=n_vocab)
     present = df > 0
     idf = np.zeros(n_vocab)
-    idf[present] = okapi_idf(df[present].astype(np.float64), n_docs, epsilon)
+    idf[present] = idf_of(df[present].astype(np.float64), n_docs, epsilon)
     avgdl = lengths.mean() if n_docs else 0.0
     norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.full(n_docs, k1)
     data = idf[term] * tf * (k1 + 1) / (tf + norm[doc])

@@ -212,3 +212,22 @@ def test_an_old_pool_version_reports_the_run_it_was_built_from(sample, capsys):
     code, out, _ = pool(capsys, cfg, "--report-only")
     assert (f"bm25's run changed between versions: v1 {first['run_sha256'][:12]}, "
             f"v2 {second['run_sha256'][:12]}") in out
+
+
+def test_bm25_pool_of_a_query_in_every_passage_is_not_empty(tmp_path, capsys):
+    """BEIR-style two-passage corpus, query 'milk': Okapi's idf is negative for a word in
+    every passage, so each scores below zero; both match, so both are pooled."""
+    from tests.pool.pool_helpers import write_config
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "p1", "title": "", "text": "Milk is white."}) + "\n"
+                      + json.dumps({"id": "p2", "title": "", "text": "Whole milk, skim milk."})
+                      + "\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(json.dumps({"id": "q", "text": "milk"}) + "\n")
+    config = write_config(tmp_path, "bm25: {kind: bm25}", corpus=corpus, queries=queries)
+    code, out, err = pool(capsys, config)
+    assert code == 0 and "2 results for 1 queries" in err
+    assert "pool: empty" not in out + err
+    # A negative weight counts against each occurrence: p2 (milk twice) ranks below p1.
+    assert read_run(tmp_path / "runs" / "bm25.run").rankings == {"q": ["p1", "p2"]}

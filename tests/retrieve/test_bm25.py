@@ -123,3 +123,57 @@ def test_engines_agree_on_random_corpora(docs, query):
     text = " ".join(query)
     np.testing.assert_allclose(fast.scores(text), ref.scores(text), atol=1e-9)
     assert fast.search([QueryRecord("q", text)], 5) == ref.search([QueryRecord("q", text)], 5)
+
+
+# --- a match is never dropped for the sign of its score ---------------------------------------
+
+MILK = [("p1", "", "Milk is a white liquid produced by mammals."),
+        ("p2", "", "Skimmed milk has less fat than whole milk.")]
+
+
+@pytest.mark.parametrize("engine", ["bm25s", "rank_bm25"])
+def test_a_query_whose_words_are_in_every_document_still_returns_them(engine):
+    """BEIR-style two-passage corpus: 'milk' is in both, so Okapi's idf is negative (and so
+    is its floor, epsilon * a negative mean): both passages score below zero. They match the
+    query, so both come back, best first, as rank-bm25's get_top_n returns them."""
+    from rank_bm25 import BM25Okapi
+
+    corpus = Corpus.from_records(MILK)
+    r = BM25Retriever.from_options(corpus, engine=engine)
+    hits = r.search([QueryRecord("q", "milk"), QueryRecord("none", "cheese")], 10)
+    tokens = [r.tokenizer(p) for p in corpus.passages()]
+    oracle = BM25Okapi(tokens)
+    want = oracle.get_top_n(r.tokenizer("milk"), ["p1", "p2"], n=2)
+    assert [h.docid for h in hits["q"]] == want
+    assert all(h.score < 0 for h in hits["q"])
+    expected = oracle.get_scores(r.tokenizer("milk"))
+    assert sorted(h.score for h in hits["q"]) == pytest.approx(sorted(expected), abs=1e-6)
+    assert hits["none"] == []  # nothing matches: nothing is ranked
+
+
+@pytest.mark.parametrize("engine", ["bm25s", "rank_bm25"])
+def test_lucene_idf_is_positive_and_by_formula(engine):
+    corpus = Corpus.from_records(MILK + [("p3", "", "Cows graze on grass.")])
+    r = BM25Retriever.from_options(corpus, engine=engine, idf="lucene", **PLAIN)
+    k1, b = 1.5, 0.75
+    lengths = {"p1": 8, "p2": 8, "p3": 4}
+    avgdl = sum(lengths.values()) / 3
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # 'milk' is in 2 of 3 passages
+    tf = {"p1": 1, "p2": 2}
+
+    def w(d):
+        return idf * tf[d] * (k1 + 1) / (tf[d] + k1 * (1 - b + b * lengths[d] / avgdl))
+
+    hits = r.search([QueryRecord("q", "milk")], 10)["q"]
+    assert [h.docid for h in hits] == ["p2", "p1"]
+    assert [h.score for h in hits] == pytest.approx([w("p2"), w("p1")], abs=1e-6)
+    assert r.settings()["idf"] == "lucene"
+
+
+def test_idf_variants_are_declared_in_the_config_and_unknown_ones_refused(sample_corpus):
+    from poolkit.config import OPTION_CHOICES
+    from poolkit.retrieve.bm25 import IDF_VARIANTS
+
+    assert OPTION_CHOICES["idf"] == tuple(IDF_VARIANTS)
+    with pytest.raises(PoolkitError, match="unknown BM25 idf 'lucen'.*did you mean 'lucene'"):
+        BM25Retriever.from_options(sample_corpus, idf="lucen")
