@@ -162,7 +162,9 @@ class BM25Retriever:
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, "k1": self.k1, "b": self.b, "epsilon": self.epsilon,
-                "engine": self.engine, **({"idf": self.idf} if self.idf != "okapi" else {}), "tokenizer": self.tokenizer.settings(),
+                "engine": self.engine, "tokenizer": self.tokenizer.settings(),
+                # Okapi's idf is implied (settings written before the option stay the same).
+                **({"idf": self.idf} if self.idf != "okapi" else {}),
                 "docs": len(self.corpus), "corpus_sha256": self.corpus.sha256}
 
     def scores(self, query: str) -> np.ndarray:
