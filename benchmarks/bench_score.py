@@ -1,4 +1,5 @@
-"""Whole-process scoring benchmark: ``poolkit score`` against pytrec_eval, ir_measures and ranx.
+"""Whole-process scoring benchmark: ``poolkit score`` against trec_eval, pytrec_eval,
+ir_measures and ranx.
 
 Generates (once, deterministic seed) a qrels and a run of 10,000 queries x 1,000 ranked docs,
 about 20 graded relevant ids (grades 1-3) and about 20 judged non-relevant per query, then
@@ -8,10 +9,12 @@ repeat in a rotated order) so that load on the machine falls on all of them alik
 the table with poolkit/peer ratios, and checks that every tool computes the same means (to 4
 decimals against pytrec_eval, trec_eval's own C code).
 
-    python benchmarks/bench_score.py            # 10,000 queries (about 10 minutes)
+    python benchmarks/bench_score.py            # 10,000 and 43 queries (about 10 minutes)
     python benchmarks/bench_score.py --small    # 1,000 queries, a quick check
 
-Needs the bench extra (``pip install -e '.[bench]'``); a peer that is not installed is skipped.
+trec_eval is built from ../shared/reference/trec_eval-src (``make``) into a temporary folder
+that is removed afterwards. Needs the bench extra (``pip install -e '.[bench]'``); a peer that
+is not installed (or a trec_eval source that is absent) is skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ import argparse
 import importlib.util
 import json
 import platform
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +52,35 @@ def peer_means(stdout: str) -> dict[str, float]:
     return json.loads(stdout)["means"]
 
 
+TREC_EVAL_SRC = HERE.parent.parent / "shared" / "reference" / "trec_eval-src"
+TREC_EVAL_MEASURES = {"P_10": "P@10", "recall_100": "R@100", "map": "AP",
+                      "ndcg_cut_10": "nDCG@10"}  # recip_rank has no cutoff: RR@10 not compared
+
+
+def build_trec_eval(folder: Path) -> Path | None:
+    """trec_eval built from its source in ``folder`` (a temporary copy), or None."""
+    if not (TREC_EVAL_SRC / "Makefile").exists():
+        return None
+    src = folder / "trec_eval-src"
+    shutil.copytree(TREC_EVAL_SRC, src)
+    subprocess.run(["make", "-s", "-C", str(src)], check=True, capture_output=True)
+    return src / "trec_eval"
+
+
+def trec_eval_cmd(binary: Path):  # type: ignore[no-untyped-def]
+    return lambda q, r: [str(binary), "-m", "P.10", "-m", "recall.100", "-m", "recip_rank",
+                         "-m", "map", "-m", "ndcg_cut.10", str(q), str(r)]
+
+
+def trec_eval_means(stdout: str) -> dict[str, float]:
+    out = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all" and parts[0] in TREC_EVAL_MEASURES:
+            out[TREC_EVAL_MEASURES[parts[0]]] = float(parts[2])
+    return out
+
+
 # name -> (module that must be importable, command builder, parser of its stdout)
 TOOLS = {
     "poolkit": ("poolkit", poolkit_cmd, poolkit_means),
@@ -69,26 +104,47 @@ REFERENCE = "pytrec_eval"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="1,000 queries instead of 10,000")
-    parser.add_argument("--queries", type=int, help="number of queries (overrides --small)")
+    parser.add_argument("--queries", default="10000,43",
+                        help="comma-separated query counts, each its own table (default: "
+                             "10000,43: the big run and a DL19-sized one, where start-up "
+                             "dominates)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per tool (median taken)")
-    parser.add_argument("--tools", default=",".join(TOOLS),
-                        help=f"comma-separated subset of {', '.join(TOOLS)}")
+    parser.add_argument("--tools", default=",".join(["trec_eval", *TOOLS]),
+                        help=f"comma-separated subset of trec_eval, {', '.join(TOOLS)}")
     parser.add_argument("--api", action="store_true",
                         help="also time poolkit's Python API alone (read + evaluate, no report)")
     args = parser.parse_args(argv)
-    queries = args.queries or (1_000 if args.small else 10_000)
+    sizes = [1_000] if args.small else [int(q) for q in args.queries.split(",")]
 
-    tools = {}
-    for name in args.tools.split(","):
-        if name not in TOOLS:
-            parser.error(f"unknown tool {name!r}; valid: {', '.join(TOOLS)}")
-        if importlib.util.find_spec(TOOLS[name][0]) is None:
-            print(f"skipping {name}: not installed (pip install -e '.[bench]')", file=sys.stderr)
-            continue
-        tools[name] = TOOLS[name]
-    if args.api:
-        tools["poolkit API"] = API
+    with tempfile.TemporaryDirectory(prefix="bench-trec_eval-") as tmp:
+        tools = {}
+        for name in args.tools.split(","):
+            if name == "trec_eval":
+                binary = build_trec_eval(Path(tmp))
+                if binary is None:
+                    print(f"skipping trec_eval: no source at {TREC_EVAL_SRC}", file=sys.stderr)
+                    continue
+                tools[name] = ("", trec_eval_cmd(binary), trec_eval_means)
+                continue
+            if name not in TOOLS:
+                parser.error(f"unknown tool {name!r}; valid: trec_eval, {', '.join(TOOLS)}")
+            if importlib.util.find_spec(TOOLS[name][0]) is None:
+                print(f"skipping {name}: not installed (pip install -e '.[bench]')",
+                      file=sys.stderr)
+                continue
+            tools[name] = TOOLS[name]
+        if args.api:
+            tools["poolkit API"] = API
+        results = [bench_size(tools, queries, args.repeats) for queries in sizes]
+    out = OUT / f"bench_score-{'-'.join(map(str, sizes))}.json"
+    out.write_text(json.dumps({"python": platform.python_version(),
+                               "machine": platform.machine(), "sizes": results},
+                              indent=2) + "\n")
+    print(f"\n(raw numbers: {out.relative_to(HERE.parent)})")
+    return 0
 
+
+def bench_size(tools: dict, queries: int, repeats: int) -> dict:  # type: ignore[type-arg]
     t0 = time.perf_counter()
     qrels, run = generate(queries)
     judged = qrels.read_bytes().count(b"\n")
@@ -103,28 +159,24 @@ def main(argv: list[str] | None = None) -> int:
 
     samples: dict[str, list[Sample]] = {name: [] for name in tools}
     names = list(tools)
-    for rep in range(args.repeats):
+    for rep in range(repeats):
         order = names[rep % len(names):] + names[:rep % len(names)]
         for name in order:
             s = measure(tools[name][1](qrels, run))
             samples[name].append(s)
-            print(f"  run {rep + 1}/{args.repeats} {name:12s} {s.wall:7.2f} s "
+            print(f"  run {rep + 1}/{repeats} {name:12s} {s.wall:7.2f} s "
                   f"{s.rss_mb:7.0f} MiB", flush=True)
     med = {name: median_sample(ss) for name, ss in samples.items()}
     means = {name: tools[name][2](med[name].stdout) for name in tools}
 
     print()
-    print(table(med, queries, args.repeats))
+    print(table(med, queries, repeats))
     print()
     print(agreement(means))
-    result = {"queries": queries, "repeats": args.repeats, "python": platform.python_version(),
-              "machine": platform.machine(),
-              "tools": {n: {"wall_s": m.wall, "peak_rss_mib": m.rss_mb, "cpu_s": m.cpu,
-                            "means": means[n]} for n, m in med.items()}}
-    out = OUT / f"bench_score-{queries}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\n(raw numbers: {out.relative_to(HERE.parent)})")
-    return 0
+    print()
+    return {"queries": queries, "repeats": repeats,
+            "tools": {n: {"wall_s": m.wall, "peak_rss_mib": m.rss_mb, "cpu_s": m.cpu,
+                          "means": means[n]} for n, m in med.items()}}
 
 
 def table(med: dict[str, Sample], queries: int, repeats: int) -> str:
@@ -136,7 +188,7 @@ def table(med: dict[str, Sample], queries: int, repeats: int) -> str:
             "| tool | wall time (s) | peak RSS (MiB) | CPU (s) | time ratio | memory ratio |",
             "|---|---:|---:|---:|---:|---:|"]
     for name, s in med.items():
-        peer = base is not None and name in TOOLS and name != "poolkit"
+        peer = base is not None and name in (*TOOLS, "trec_eval") and name != "poolkit"
         tr = f"{base.wall / s.wall:.2f}" if peer else "—"
         mr = f"{base.rss_mb / s.rss_mb:.2f}" if peer else "—"
         rows.append(f"| {name} | {s.wall:.2f} | {s.rss_mb:.0f} | {s.cpu:.2f} | {tr} | {mr} |")
@@ -148,7 +200,7 @@ def agreement(means: dict[str, dict[str, float]]) -> str:
     names = list(means)
     ref = means.get(REFERENCE)
     rows = ["Means (agree = every tool within 0.00005 of pytrec_eval, i.e. the same to 4 "
-            "decimals)", "",
+            "decimals; trec_eval prints 4 decimals and has no RR@10)", "",
             "| measure | " + " | ".join(names) + " | agree |",
             "|---|" + "---:|" * len(names) + "---|"]
     ok_all = True
@@ -157,7 +209,8 @@ def agreement(means: dict[str, dict[str, float]]) -> str:
         if ref is None:
             ok = None
         else:
-            ok = all(v is not None and abs(v - ref[m]) < 5e-5 for v in vals)
+            # None: the tool has no such measure (trec_eval's recip_rank has no cutoff).
+            ok = all(v is None or abs(v - ref[m]) <= 5e-5 + 1e-12 for v in vals)
             ok_all = ok_all and ok
         cells = " | ".join("—" if v is None else f"{v:.4f}" for v in vals)
         rows.append(f"| {m} | {cells} | {'—' if ok is None else 'yes' if ok else 'NO'} |")
