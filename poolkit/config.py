@@ -39,30 +39,11 @@ from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of
 from poolkit.io.common import decode, read_bytes
 from poolkit.io.validate import check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
+from poolkit.params import ParamError
+from poolkit.retrieve.kinds import SYSTEM_KINDS
 
-SYSTEM_KINDS = ("bm25", "dense", "rerank", "run")
-
-# Keys each system kind accepts (beyond kind/depth/pool_depth/group).
-SYSTEM_KEYS: dict[str, tuple[str, ...]] = {
-    "bm25": ("k1", "b", "lowercase", "stem", "stopwords", "engine", "idf"),
-    "dense": ("model", "batch_size", "max_length", "query_prefix", "doc_prefix"),
-    "rerank": ("over", "fetch", "model", "batch_size", "max_length"),
-    "run": ("path", "order"),
-}
 COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
-# Option types (checked here, so a wrong type names its line) and closed sets of values.
-OPTION_TYPES: dict[str, tuple[type, ...]] = {
-    "k1": (int, float), "b": (int, float), "lowercase": (bool,), "stem": (bool, str),
-    "stopwords": (bool, str, list), "engine": (str,), "model": (str,), "batch_size": (int,),
-    "max_length": (int,), "query_prefix": (str,), "doc_prefix": (str,), "fetch": (int,),
-    "order": (str,), "idf": (str,),
-}
-OPTION_CHOICES: dict[str, tuple[str, ...]] = {
-    "engine": ("bm25s", "rank_bm25"),
-    "order": ("score", "rank", "file"),
-    "idf": ("okapi", "lucene"),  # poolkit.retrieve.bm25.IDF_VARIANTS (a test keeps them equal)
-}
-POSITIVE_OPTIONS = ("batch_size", "max_length", "fetch")
+# Each kind's own keys, types, defaults and bounds: retrieve/kinds.SYSTEM_KINDS.
 
 DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
 DEFAULT_KEYS = {
@@ -305,18 +286,21 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
         if not sec.has("kind"):
             raise ConfigError(path, line_of(k), f"{where} needs 'kind:' "
                                                 f"(one of {', '.join(SYSTEM_KINDS)})")
-        kind = sec.value("kind", str)
-        if kind not in SYSTEM_KINDS:
+        kind_name = sec.value("kind", str)
+        if kind_name not in SYSTEM_KINDS:
             raise ConfigError(path, sec.line("kind"), f"{where}: "
-                              + one_of(kind, SYSTEM_KINDS, "system kind"))
-        sec.check_keys(COMMON_SYSTEM_KEYS + SYSTEM_KEYS[kind])
-        options = {key: to_python(sec.node_of(key)) for key in SYSTEM_KEYS[kind]
-                   if sec.has(key) and key not in ("path", "over")}
+                              + one_of(kind_name, SYSTEM_KINDS, "system kind"))
+        kind = SYSTEM_KINDS[kind_name]
+        sec.check_keys(COMMON_SYSTEM_KEYS + kind.keys)
+        options = {p.key: to_python(sec.node_of(p.key)) for p in kind.options if sec.has(p.key)}
         for key, value in options.items():
-            _check_option(path, sec, where, key, value)
+            try:
+                kind.option(key).check(value, where)
+            except ParamError as exc:
+                raise ConfigError(path, line_of(sec.node_of(key)), str(exc)) from None
         over = None
         run_path = None
-        if kind == "rerank":
+        if kind.reranks:
             if not sec.has("over"):
                 raise ConfigError(path, line_of(k), f"{where} needs 'over:' (the system whose "
                                                     f"candidates it re-scores)")
@@ -331,17 +315,19 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
                                   f"{where}.over: unknown system {over!r}; defined: "
                                   f"{', '.join(n for n in names if n != name)}"
                                   f"{did_you_mean(over, names)}")
-        if kind == "run":
+        if kind.reads_file:
             run_path = sec.file("path", base)
         depth = sec.positive_int("depth", None)
         if depth is None:
-            depth = int(options.get("fetch", 100)) if kind != "rerank" else 20
-        if kind == "rerank" and depth > int(options.get("fetch", 100)):
-            raise ConfigError(path, sec.line("depth"),
-                              f"{where}.depth ({depth}) is deeper than what it re-scores "
-                              f"(fetch: {options.get('fetch', 100)})")
+            depth = kind.depth
+        if kind.depth_limit is not None:
+            limit = int(options.get(kind.depth_limit, kind.option(kind.depth_limit).default))
+            if depth > limit:
+                raise ConfigError(path, sec.line("depth"),
+                                  f"{where}.depth ({depth}) is deeper than what it re-scores "
+                                  f"({kind.depth_limit}: {limit})")
         systems[name] = SystemConfig(
-            name=name, kind=kind, depth=depth,
+            name=name, kind=kind_name, depth=depth,
             pool_depth=sec.positive_int("pool_depth", None),
             group=sec.value("group", str), options=options, path=run_path, over=over,
             line=line_of(k))
@@ -356,36 +342,6 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
             seen.add(cur.over)
             cur = systems[cur.over]
     return systems
-
-
-def _check_option(path: Path, sec: _Section, where: str, key: str, value: Any) -> None:
-    kinds = OPTION_TYPES.get(key)
-    if kinds is None:
-        return
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.{key} must be {names}, found {value!r}")
-    if key in OPTION_CHOICES and value not in OPTION_CHOICES[key]:
-        raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.{key}: " + one_of(str(value), OPTION_CHOICES[key], key))
-    if key == "stem" and isinstance(value, str):
-        try:
-            import Stemmer  # PyStemmer: a small C extension, cheap to import
-        except ImportError:  # checked again, with an install hint, when BM25 is built
-            return
-        if value not in Stemmer.algorithms():
-            raise ConfigError(path, line_of(sec.node_of(key)),
-                              f"{where}.stem: " + one_of(value, Stemmer.algorithms(), "stemmer"))
-    if key == "stopwords" and isinstance(value, str) and value != "english":
-        raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.stopwords: " + one_of(value, ["english"], "stopword list"))
-    if key in POSITIVE_OPTIONS and value < 1:
-        raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.{key} must be a positive integer, found {value}")
-    if key in ("k1", "b") and value < 0:
-        raise ConfigError(path, line_of(sec.node_of(key)),
-                          f"{where}.{key} must not be negative, found {value}")
 
 
 def _pool(path: Path, root: _Section) -> PoolConfig:

@@ -28,6 +28,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from poolkit.retrieve.kinds import SYSTEM_KINDS
 from poolkit.retrieve.run import counted
 from poolkit.store.contract import StoreBackend
 
@@ -135,24 +136,11 @@ def _system(name: str, depth: int, first_version: int,
 
 
 def describe(settings: Mapping[str, Any]) -> str:
-    """One line saying what a system is, from the settings ``poolkit pool`` registered."""
+    """One line saying what a system is, from the settings ``poolkit pool`` registered
+    (its kind's ``describe``: retrieve/kinds.SYSTEM_KINDS)."""
     r = settings.get("retriever", {}) if isinstance(settings, Mapping) else {}
-    kind = r.get("kind")
-    if kind == "bm25":
-        tok = r.get("tokenizer", {})
-        stem = tok.get("stem") or "no"
-        return (f"BM25 k1={r.get('k1')} b={r.get('b')}, {stem} stemming, "
-                f"{len(tok.get('stopwords', []))} stopwords ({r.get('engine')})")
-    if kind == "dense":
-        return f"{r.get('model')}, exact cosine search"
-    if kind == "rerank":
-        return f"{r.get('scorer')} {r.get('model')} re-scoring {r.get('over')} top {r.get('fetch')}"
-    if kind == "run":
-        v = r.get("validation", {})
-        dropped = v.get("unknown_doc_rows", 0) + v.get("unknown_query_rows", 0)
-        return (f"external run {Path(str(r.get('path'))).name}"
-                + (f", {counted(dropped, 'row')} dropped (unknown ids)" if dropped else ""))
-    return "-"
+    kind = SYSTEM_KINDS.get(str(r.get("kind")))
+    return kind.describe(r) if kind is not None else "-"
 
 
 # -- the table ------------------------------------------------------------------------------

