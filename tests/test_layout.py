@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "io": 1, "params": 1, "schemas": 1,
     "store": 2, "score": 2,
     "retrieve": 3, "labels": 3,
-    "config": 4,
+    "config": 4, "exports": 4,
     "pool": 5, "judge": 5, "analysis": 5,
     "collection": 6,
     "cli": 7, "__main__": 8,

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.sample import sample_lines
-from poolkit.labels import POLICIES, Labels, current_labels, provenance
+from poolkit.labels import POLICIES, Labels, current_labels
 from poolkit.pool.sample import with_unjudged
 
 if TYPE_CHECKING:
     from poolkit.store.contract import StoreBackend
 
-FORMATS = ("qrels", "golden")
 DEFAULT_POLICY = "adjudicated"
 
 
@@ -32,7 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "--policy, and pairs it cannot resolve are listed on stderr (and in "
                     "--unresolved), never guessed.")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
-    p.add_argument("--format", choices=FORMATS, required=True)
+    from poolkit.exports import EXPORT_FORMATS
+
+    p.add_argument("--format", choices=list(EXPORT_FORMATS), required=True,
+                   help="; ".join(f"{f.name}: {f.summary}" for f in EXPORT_FORMATS.values()))
     p.add_argument("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
                    help=f"how several assessors' grades become one (default: {DEFAULT_POLICY}"
                         f"). {_policy_help()}")
@@ -57,8 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
-    from poolkit.io.golden import golden_text
-    from poolkit.io.qrels import qrels_text
+    from poolkit.exports import ExportInput, export_text
 
     if args.unjudged is not None and args.format != "qrels":
         raise PoolkitError("--unjudged -1 needs --format qrels (golden.yaml has no grade for "
@@ -79,18 +80,10 @@ def run(args: argparse.Namespace) -> int:
             args.sample or args.unjudged is not None) else []
         if args.unjudged is not None:
             grades = with_unjudged(grades, ((q, d) for q, d, _, _ in design))
-        if args.format == "golden":
-            now = datetime.now(timezone.utc)
-            prov = provenance(store, labels, args.pool_version, now.date().isoformat())
-            texts = {q: r.text for q, r in store.queries().items()}
-            left_out = len(labels.unresolved)
-            header = [f"poolkit export from {config.store_name}: policy {args.policy}, "
-                      f"{len(labels)} labels, " + (
-                          f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
-                          if left_out else "") + now.isoformat(timespec="seconds")]
-            text = golden_text(grades, texts, prov, header)
-        else:
-            text = qrels_text(grades)
+        text = export_text(args.format, ExportInput(labels, grades, store, args.policy,
+                                                    args.pool_version,
+                                                    datetime.now(timezone.utc),
+                                                    config.store_name))
     if not len(labels):
         if labels.unresolved:
             report_unresolved(labels, args.policy, None)

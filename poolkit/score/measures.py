@@ -33,6 +33,7 @@ from itertools import accumulate, compress
 from operator import mul
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.params import Param, ParamError
 from poolkit.score.inferred import PoolSample, inferred_ap, inferred_ndcg, rbp, stat_ap
 
 GAINS = ("linear", "exp")
@@ -416,15 +417,39 @@ def rbp_residual(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[1]
 
 
+#: The parameters families share; a family lists those it takes (its ``params``).
+REL = Param("rel", (int,), None, "relevance level of this binary measure (grade >= rel)")
+GAIN = Param("gain", (str,), "linear", "gain of a grade: linear (= grade) or exp (2^g - 1)",
+             choices=GAINS)
+JUDGED_ONLY = Param("judged_only", (bool,), False,
+                    "score the condensed list (unjudged ids removed first)")
+BINARY = (REL, JUDGED_ONLY)
+
+
+def _open_unit(value: object) -> None:
+    if not 0.0 < float(value) < 1.0:  # type: ignore[arg-type]
+        raise ParamError(f"p must be a number strictly between 0 and 1, got {value!r}")
+
+
+PERSISTENCE = Param("p", (float,), 0.8, "persistence: the chance of reading on "
+                    "(0 < p < 1; ir_measures' RBP default 0.8)", validate=_open_unit)
+
+
 @dataclass(frozen=True)
 class Family:
-    """One measure family in the registry: how it computes and which parameters it takes."""
+    """One measure family in the registry: how it computes and which parameters it takes.
+
+    ``params`` declares every parameter the family accepts (``P(rel=2)@5``), with type and
+    default; parsing, validation, the canonical name and help text are generic over it. A new
+    parameter (RBP's ``p``) is a ``Param`` here and ``Measure.param(key)`` in its function.
+    """
 
     name: str
     fn: Callable[[QueryFacts, int | None, int, Measure], float]
     cutoff: str  # "required" | "optional" | "none"
     binary: bool = True
     aliases: tuple[str, ...] = ()
+    params: tuple[Param, ...] = BINARY
 
     @property
     def formula(self) -> str:
@@ -434,6 +459,9 @@ class Family:
     @property
     def doc(self) -> str:
         return (self.fn.__doc__ or "").strip()
+
+    def param(self, key: str) -> Param | None:
+        return next((p for p in self.params if p.key == key), None)
 
 
 MEASURES: dict[str, Family] = {
@@ -445,20 +473,27 @@ MEASURES: dict[str, Family] = {
         Family("Hit", hit, "optional", aliases=("Success",)),
         Family("RR", reciprocal_rank, "optional", aliases=("MRR",)),
         Family("AP", average_precision, "optional", aliases=("MAP",)),
-        Family("nDCG", ndcg, "optional", binary=False),
+        Family("nDCG", ndcg, "optional", binary=False, params=(GAIN, JUDGED_ONLY)),
         Family("Rprec", r_precision, "none", aliases=("R-prec", "R-precision")),
         Family("bpref", bpref, "none", aliases=("Bpref",)),
-        Family("Judged", judged, "optional", binary=False),
+        Family("Judged", judged, "optional", binary=False, params=()),
         Family("CP", context_precision, "optional", aliases=("ContextPrecision",)),
         Family("infAP", inf_ap, "none"),
         Family("xinfAP", xinf_ap, "none"),
         Family("statAP", stat_ap_family, "none", aliases=("StatAP",)),
-        Family("infNDCG", inf_ndcg, "optional", binary=False),
-        Family("RBP", rbp_family, "optional", binary=False),
+        Family("infNDCG", inf_ndcg, "optional", binary=False, params=(GAIN, JUDGED_ONLY)),
+        Family("RBP", rbp_family, "optional", binary=False, params=(PERSISTENCE, JUDGED_ONLY)),
         Family("RBP_resid", rbp_residual, "optional", binary=False,
-               aliases=("RBPresid", "RBP-resid")),
+               aliases=("RBPresid", "RBP-resid"), params=(PERSISTENCE, JUDGED_ONLY)),
     )
 }
+
+#: why a family refuses a shared parameter, when there is more to say than "it takes none"
+_REFUSALS = {"rel": "is graded and takes no rel= level",
+             "gain": "takes no gain (only nDCG and infNDCG do)",
+             "judged_only": "takes no judged_only (its condensed list is all judged)",
+             "p": "takes no p= (only RBP, RBP_resid do)"}
+
 
 # trec_eval's measure names, for people who type them: prefix -> family (prefix_K -> @K).
 TREC_NAMES = {
@@ -467,7 +502,8 @@ TREC_NAMES = {
 TREC_PLAIN = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "bpref",
               "infAP": "infAP"}
 #: Families taking a persistence p, with their default (ir_measures' RBP default, 0.8).
-PERSISTENCE_FAMILIES = {"RBP": 0.8, "RBP_resid": 0.8}
+PERSISTENCE_FAMILIES = {f.name: f.param("p").default  # type: ignore[union-attr]
+                        for f in MEASURES.values() if f.param("p") is not None}
 #: trec_eval's rbp / rbp_resid default to p = 0.9; rbp_p=0.8 (its output name) sets it.
 _TREC_RBP = re.compile(r"^(?P<name>rbp|rbp_resid)(?:[_.]p=(?P<p>[0-9.eE+-]+))?$")
 _TREC_RBP_FAMILY = {"rbp": "RBP", "rbp_resid": "RBP_resid"}
@@ -494,6 +530,8 @@ class Measure:
     gain: str = "linear"
     judged_only: bool = False
     p: float | None = None
+    #: values of the family's other declared parameters, as (key, value) pairs
+    extra: tuple[tuple[str, object], ...] = ()
     _family: Family = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -509,38 +547,49 @@ class Measure:
                 raise PoolkitError(f"{self.family} takes no cutoff (got @{self.cutoff})")
         elif fam.cutoff == "required":
             raise PoolkitError(f"{self.family} needs a cutoff, e.g. {self.family}@10")
-        if self.gain not in GAINS:
-            raise PoolkitError(one_of(str(self.gain), GAINS, "gain"))
-        if self.gain != "linear" and self.family not in ("nDCG", "infNDCG"):
-            raise PoolkitError(f"{self.family} takes no gain (only nDCG and infNDCG do)")
-        default_p = PERSISTENCE_FAMILIES.get(self.family)
-        if default_p is None:
-            if self.p is not None:
-                raise PoolkitError(f"{self.family} takes no p= (only "
-                                   f"{', '.join(PERSISTENCE_FAMILIES)} do)")
-        elif self.p is None:
-            object.__setattr__(self, "p", default_p)
-        elif isinstance(self.p, bool) or not isinstance(self.p, (int, float)) or not (
-                0.0 < self.p < 1.0):
-            raise PoolkitError(f"{self.family}: p must be a number strictly between 0 and 1, "
-                               f"got {self.p!r}")
-        if self.rel is not None and not fam.binary:
-            raise PoolkitError(f"{self.family} is graded and takes no rel= level")
-        if self.judged_only and self.family == "Judged":
-            raise PoolkitError("Judged takes no judged_only (its condensed list is all judged)")
+        for key, value in self.settings().items():
+            param = fam.param(key)
+            if param is None:
+                reason = _REFUSALS.get(key, f"takes no parameter {key!r}")
+                raise PoolkitError(f"{self.family} {reason}")
+            try:
+                param.check(value, self.family)
+            except ParamError as exc:
+                why = str(exc).split(": ", 1)[-1]
+                raise PoolkitError(f"{self.family}: {why}" if why.startswith(f"{key} ")
+                                   else why) from None
+        persistence = fam.param("p")
+        if persistence is not None and self.p is None:  # RBP's p: its default, named
+            object.__setattr__(self, "p", persistence.default)
+
+    def settings(self) -> dict[str, object]:
+        """The parameters set away from their defaults, in declaration order."""
+        out: dict[str, object] = {}
+        if self.rel is not None:
+            out["rel"] = self.rel
+        if self.gain != "linear":
+            out["gain"] = self.gain
+        if self.judged_only:
+            out["judged_only"] = self.judged_only
+        if self.p is not None:
+            out["p"] = self.p
+        out.update(self.extra)
+        return out
+
+    def param(self, key: str) -> object:
+        """A parameter's value: as set, else the family's declared default."""
+        settings = self.settings()
+        if key in settings:
+            return settings[key]
+        declared = self._family.param(key)
+        if declared is None:
+            raise PoolkitError(f"{self.family} has no parameter {key!r}")
+        return declared.default
 
     @property
     def name(self) -> str:
         """Canonical spelling, parsed back by :func:`parse_measure`: ``nDCG(gain=exp)@10``."""
-        params = []
-        if self.rel is not None:
-            params.append(f"rel={self.rel}")
-        if self.gain != "linear":
-            params.append(f"gain={self.gain}")
-        if self.judged_only:
-            params.append("judged_only=true")
-        if self.p is not None:
-            params.append(f"p={self.p:g}")
+        params = [f"{k}={_spell(v)}" for k, v in self.settings().items()]
         text = self.family + (f"({','.join(params)})" if params else "")
         return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
@@ -586,9 +635,32 @@ _SYNTAX = re.compile(
     r"(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
 )
 _TREC_CUT = re.compile(r"^(?P<prefix>P|recall|success|map_cut|ndcg_cut)_(?P<cutoff>\d+)$")
-_PARAMS = ("rel", "gain", "judged_only", "p")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
+_TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false"}
+
+
+def _read_value(text: str, param: Param, value: str) -> object:
+    """A parameter's text read as its declared type (the first that fits)."""
+    for kind in param.types:
+        if kind is bool:
+            if value.lower() in _TRUE + _FALSE:
+                return value.lower() in _TRUE
+        elif kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                continue
+        elif kind is str:
+            return value.lower() if param.choices else value
+    wanted = " or ".join(_TYPE_WORDS.get(k, k.__name__) for k in param.types)
+    raise PoolkitError(f"measure {text!r}: {param.key} must be {wanted}, got {value!r}")
+
+
+def _spell(value: object) -> str:
+    """A parameter value as the canonical name writes it (parsed back by parse_measure)."""
+    return str(value).lower() if isinstance(value, bool) else f"{value:g}" \
+        if isinstance(value, float) else str(value)
 
 
 def parse_measure(text: str) -> Measure:
@@ -618,31 +690,27 @@ def parse_measure(text: str) -> Measure:
     if family is None:
         raise PoolkitError(one_of(m["family"], MEASURES, "measure"))
     kwargs: dict[str, object] = {}
+    extra: list[tuple[str, object]] = []
+    fam = MEASURES[family]
     if m["params"] is not None and m["params"].strip():
         for item in m["params"].split(","):
             key, sep, value = (s.strip() for s in item.partition("="))
             if not sep or not value:
                 raise PoolkitError(f"measure {text!r}: parameter {item.strip()!r} must be "
                                    f"key=value")
-            if key not in _PARAMS:
-                raise PoolkitError(f"measure {text!r}: {one_of(key, _PARAMS, 'parameter')}")
-            value = value.strip("'\"")
-            if key == "rel":
-                try:
-                    kwargs["rel"] = int(value)
-                except ValueError:
-                    raise PoolkitError(f"measure {text!r}: rel must be an integer, "
-                                       f"got {value!r}") from None
-            elif key == "gain":
-                kwargs["gain"] = value.lower()
-            elif key == "p":
-                kwargs["p"] = _number(text, "p", value)
+            param = fam.param(key)
+            if param is None:
+                if key in _REFUSALS:  # a shared parameter this family does not take
+                    raise PoolkitError(f"{family} {_REFUSALS[key]}")
+                raise PoolkitError(f"measure {text!r}: "
+                                   + one_of(key, [p.key for p in fam.params], "parameter"))
+            parsed = _read_value(text, param, value.strip("'\""))
+            if key in ("rel", "gain", "judged_only", "p"):
+                kwargs[key] = parsed
             else:
-                low = value.lower()
-                if low not in _TRUE + _FALSE:
-                    raise PoolkitError(f"measure {text!r}: judged_only must be true or false, "
-                                       f"got {value!r}")
-                kwargs["judged_only"] = low in _TRUE
+                extra.append((key, parsed))
+    if extra:
+        kwargs["extra"] = tuple(extra)
     cutoff: int | None = None
     if m["cutoff"] is not None:
         try:

@@ -205,3 +205,17 @@ def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_pat
     assert main(["export", str(cfg), "--format", "qrels", "--policy", "latest"]) == 0
     out = capsys.readouterr().out
     assert [line.split()[2] for line in out.splitlines()] == ["d1", "d10", "d2", "d9"]
+
+
+def test_export_formats_come_from_one_registry(tiny, capsys, monkeypatch):
+    from poolkit.exports import EXPORT_FORMATS, ExportFormat
+
+    assert list(EXPORT_FORMATS) == ["qrels", "golden"]
+    tsv = ExportFormat("tsv", "query, doc, grade; tab separated", lambda data: "".join(
+        f"{q}\t{d}\t{g}\n" for q, docs in data.grades.items() for d, g in docs.items()))
+    monkeypatch.setitem(EXPORT_FORMATS, "tsv", tsv)
+    assert main(["export", str(tiny), "--format", "tsv", "--policy", "max"]) == 0
+    assert capsys.readouterr().out.splitlines()[:3] == ["q1\td1\t3", "q1\td2\t2", "q1\td3\t0"]
+    with pytest.raises(SystemExit):
+        main(["export", str(tiny), "--format", "csv"])
+    assert "invalid choice: 'csv' (choose from 'qrels', 'golden', 'tsv')" in capsys.readouterr().err

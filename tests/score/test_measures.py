@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import poolkit.score.measures as measures_module
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
 from poolkit.score import MEASURES, Measure, QueryFacts, evaluate, parse_measure
@@ -363,8 +364,9 @@ def test_aliases(text: str, name: str) -> None:
     ("nDCG(rel=2)@10", "nDCG is graded and takes no rel= level"),
     ("P(gain=exp)@5", "P takes no gain (only nDCG and infNDCG do)"),
     ("nDCG(gain=log)@5", "unknown gain 'log'; valid: exp, linear"),
-    ("P(level=2)@5", "measure 'P(level=2)@5': unknown parameter 'level'; valid: gain, "
-                     "judged_only, p, rel"),
+    # the valid parameters are those the family declares (P takes no gain)
+    ("P(level=2)@5", "measure 'P(level=2)@5': unknown parameter 'level'; valid: judged_only, "
+                     "rel"),
     ("P(rel=two)@5", "measure 'P(rel=two)@5': rel must be an integer, got 'two'"),
     ("P(rel)@5", "measure 'P(rel)@5': parameter 'rel' must be key=value"),
     ("AP(judged_only=maybe)", "measure 'AP(judged_only=maybe)': judged_only must be true or "
@@ -384,3 +386,31 @@ def test_registry_documents_every_family() -> None:
         assert "=" in family.formula, family.name
     assert "Not the default" in MEASURES["Rcap"].doc
     assert "trec_eval" in MEASURES["bpref"].doc
+
+
+def test_a_family_declares_its_parameters_and_parsing_follows(monkeypatch) -> None:
+    """A new parameter (RBP's persistence p) is a declaration, not new parsing code."""
+    from poolkit.params import Param
+    from poolkit.score.measures import JUDGED_ONLY, REL, Family, precision
+
+    def toy(facts, k, level, measure):  # P@k scaled by p: enough to show p reaches it
+        """Toy: P@k times p."""
+        return float(measure.param("p")) * precision(facts, k, level, measure)
+
+    family = Family("Toy", toy, "optional",
+                    params=(REL, Param("p", (float,), 0.8, "persistence", minimum=0.0,
+                                       maximum=1.0), JUDGED_ONLY))
+    monkeypatch.setitem(MEASURES, "Toy", family)
+    monkeypatch.setitem(measures_module._LOOKUP, "toy", "Toy")
+    m = parse_measure("Toy(p=0.5,rel=2)@2")
+    assert m.name == "Toy(rel=2,p=0.5)@2" and parse_measure(m.name) == m
+    assert m.param("p") == 0.5 and parse_measure("Toy@2").param("p") == 0.8
+    assert m.compute(["a", "b"], {"a": 2, "b": 1}) == 0.25
+    with pytest.raises(PoolkitError, match="Toy.p must be at most 1, found 1.5|p must be at "
+                                           "most 1, found 1.5"):
+        parse_measure("Toy(p=1.5)@2")
+    with pytest.raises(PoolkitError, match="measure 'Toy\\(p=x\\)': p must be a number, "
+                                           "got 'x'"):
+        parse_measure("Toy(p=x)")
+    with pytest.raises(PoolkitError, match="Toy takes no gain"):
+        parse_measure("Toy(gain=exp)")
