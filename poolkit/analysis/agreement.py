@@ -47,6 +47,7 @@ from poolkit.analysis.stats import (
     krippendorff_alpha,
 )
 from poolkit.errors import InputError, PoolkitError, one_of
+from poolkit.reports import Report
 from poolkit.score.intervals import RESAMPLES, SEED
 
 Pair = tuple[str, str]
@@ -161,10 +162,25 @@ def default_reference(sources: Sequence[Source]) -> str | None:
     return humans[0] if len(humans) == 1 else None
 
 
+@dataclass(frozen=True)
+class AgreementReport(Report):
+    """``poolkit agreement``: sources, overlapping pairs, alpha, noisy flags."""
+
+    scale: list[int]
+    level: int
+    sources: list[dict[str, Any]]
+    pairs: list[dict[str, Any]]
+    alpha: dict[str, Any]
+    reference: str | None
+    reference_default: bool
+    flag: dict[str, Any]
+    bootstrap: dict[str, Any]
+
+
 def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | None = None,
               reference_default: bool = False, threshold: float = THRESHOLD,
               flag_on: str = "unweighted", resamples: int = RESAMPLES, seed: int = SEED,
-              ) -> dict[str, Any]:
+              ) -> AgreementReport:
     """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags.
 
     ``reference_default``: the reference was chosen by :func:`default_reference`, not named.
@@ -193,19 +209,19 @@ def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | Non
                 against[other] = k
                 if math.isnan(k) or k < threshold:
                     noisy.append(other)
-    return {
-        "scale": list(SCALE), "level": level,
-        "sources": [{"name": s.name, "kind": s.kind, "judged": len(s.grades),
-                     "queries": len({q for q, _ in s.grades}), "unjudged": s.unjudged,
-                     **s.origin} for s in sources],
-        "pairs": pairs,
-        "alpha": alpha_across(sources),
-        "reference": reference,
-        "reference_default": reference is not None and reference_default,
-        "flag": {"kappa": flag_on, "threshold": threshold, "against_reference": against,
-                 "noisy": noisy},
-        "bootstrap": {"resamples": resamples, "seed": seed, "level": 0.95},
-    }
+    return AgreementReport(
+        scale=list(SCALE), level=level,
+        sources=[{"name": s.name, "kind": s.kind, "judged": len(s.grades),
+                  "queries": len({q for q, _ in s.grades}), "unjudged": s.unjudged,
+                  **s.origin} for s in sources],
+        pairs=pairs,
+        alpha=alpha_across(sources),
+        reference=reference,
+        reference_default=reference is not None and reference_default,
+        flag={"kappa": flag_on, "threshold": threshold, "against_reference": against,
+              "noisy": noisy},
+        bootstrap={"resamples": resamples, "seed": seed, "level": 0.95},
+    )
 
 
 def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[Source]:

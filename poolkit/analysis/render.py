@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from poolkit import __version__
+from poolkit.reports import Report
 from poolkit.score.report import grid, report_date  # one table layout and date for every report
 
 __all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed", "tau_note"]
@@ -23,6 +24,8 @@ FORMATS = ("table", "json")
 def _clean(x: Any) -> Any:
     if isinstance(x, float):
         return None if math.isnan(x) or math.isinf(x) else x
+    if isinstance(x, Report):
+        return _clean(x.to_dict())
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -32,7 +35,7 @@ def _clean(x: Any) -> Any:
     return x
 
 
-def dumps(doc: dict[str, Any]) -> str:
+def dumps(doc: Mapping[str, Any]) -> str:
     """Strict JSON (NaN becomes null), indented, newline-terminated."""
     return json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n"
 

@@ -33,6 +33,7 @@ JSON shape (``poolkit reusability --format json``; keys may be added, none remov
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from poolkit.analysis.labels import LabelSet, Pair, qrels_without
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
+from poolkit.reports import Report
 from poolkit.score.evaluate import Evaluation, evaluate
 from poolkit.score.measures import Measure
 
@@ -147,11 +149,28 @@ def single_source_share(labels: LabelSet, sources: Mapping[Pair, set[str]], leve
             "by_run" if groups is None else "by_group": dict(sorted(by_unit.items()))}
 
 
+@dataclass(frozen=True)
+class ReusabilityReport(Report):
+    """``poolkit reusability``: leave-one-run/group-out (JSON keys = fields)."""
+
+    level: int
+    measures: list[str]
+    labels: dict[str, Any]
+    pool: dict[str, Any]
+    full: dict[str, dict[str, float]]
+    not_pooled: list[str]
+    leave_one_run_out: dict[str, Any]
+    single_run: dict[str, Any]
+    warnings: list[str]
+    leave_one_group_out: dict[str, Any] | None
+    single_group: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+
+
 def reusability(labels: LabelSet, runs: Mapping[str, Run], sources: Mapping[Pair, set[str]],
                 measures: Sequence[Measure], *, level: int = 1,
                 groups: Mapping[str, str] | None = None, warn_unique: float = WARN_UNIQUE,
-                basis: str = "") -> dict[str, Any]:
-    """The reusability report (JSON-ready). ``sources``: pair -> systems that pooled it;
+                basis: str = "") -> ReusabilityReport:
+    """The reusability report. ``sources``: pair -> systems that pooled it;
     ``groups``: system -> group (systems without one are their own group)."""
     if not runs:
         raise PoolkitError("reusability needs at least one run")
@@ -192,7 +211,7 @@ def reusability(labels: LabelSet, runs: Mapping[str, Run], sources: Mapping[Pair
         doc["leave_one_group_out"] = {"groups": units,
                                       "summary": _summary(units, full, measures)}
         doc["single_group"] = single_source_share(labels, sources, level, group_of)
-    return doc
+    return ReusabilityReport(**doc)
 
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -80,11 +80,11 @@ def run(args: argparse.Namespace) -> int:
         report = pool_report(collection.store,
                              args.pool_version if args.report_only else None)
     if args.format == "json":
-        report = {**report, "config": str(config.path)}
+        doc = {**report.to_dict(), "config": str(config.path)}
         if added is not None:
-            report["added"] = added
-            report["warnings"] = warnings
-        json.dump(report, sys.stdout, indent=2, default=str)
+            doc["added"] = added
+            doc["warnings"] = warnings
+        json.dump(doc, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_table(report, base=base, added=added))

@@ -99,8 +99,8 @@ def run_reusability(args: argparse.Namespace) -> int:
             sources = sources_from_store(collection.store, version)
             basis = f"pool provenance up to version {version}"
     groups = groups_of(chosen.config if chosen else None, args.group, runs)
-    doc = reusability(labels, runs, sources, measures, level=level, groups=groups or None,
+    report = reusability(labels, runs, sources, measures, level=level, groups=groups or None,
                       warn_unique=args.warn_unique, basis=basis)
-    doc = {**header("reusability"), **doc}
-    sys.stdout.write(dumps(doc) if args.format == "json" else render_table(doc))
+    out = {**header("reusability"), **report.to_dict()}
+    sys.stdout.write(dumps(out) if args.format == "json" else render_table(out))
     return 0

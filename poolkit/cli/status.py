@@ -6,11 +6,12 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TextIO
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
+from poolkit.tables import table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,12 +50,12 @@ def render(collection: Any, args: argparse.Namespace) -> str:
     """The report as of now (a new pool version is picked up at each redraw)."""
     from poolkit.store.judging import status_report
 
-    report = status_report(collection.store, args.pool_version)
+    report = status_report(collection.store, args.pool_version).to_dict()
     if report["pool_version"] is not None:
         add_judging_progress(report, collection.next_passage(report["pool_version"]),
                              collection.config)
     if args.format == "json":
-        return json.dumps(report, indent=2) + "\n"
+        return json.dumps(report.to_dict(), indent=2) + "\n"
     return render_table(report)
 
 
@@ -98,7 +99,7 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def render_table(report: dict[str, Any]) -> str:
+def render_table(report: Mapping[str, Any]) -> str:
     head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
             "judged/budget", "rel", "left est (95%)")
     rows: list[tuple[str, ...]] = []
@@ -124,12 +125,8 @@ def render_table(report: dict[str, Any]) -> str:
     rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
                  str(report["doubly_judged"]), "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
-    rows = [tuple(str(c) for c in r) for r in rows]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = [f"store {report['store']} · pool version {report['pool_version']}"]
-    for r in [head, *rows]:
-        lines.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    lines = [f"store {report['store']} · pool version {report['pool_version']}",
+             *table(head, [tuple(str(c) for c in r) for r in rows], align="llr")]
     for qid, q in report["queries"].items():
         if q.get("closed"):
             lines.append(f"query {qid}: no more passages offered: {q['closed']}")

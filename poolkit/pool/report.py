@@ -24,20 +24,35 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from poolkit.reports import Report
 from poolkit.retrieve.kinds import SYSTEM_KINDS
 from poolkit.retrieve.run import counted
 from poolkit.store.contract import StoreBackend
+from poolkit.tables import table
 
 
 def _zero(systems: list[str]) -> dict[str, int]:
     return {s: 0 for s in systems}
 
 
-def pool_report(store: StoreBackend, version: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PoolReport(Report):
+    """``poolkit pool``'s report (keys as in the module docstring)."""
+
+    store: str
+    version: int | None
+    versions: list[dict[str, Any]]
+    systems: dict[str, dict[str, Any]]
+    queries: dict[str, dict[str, Any]]
+    overall: dict[str, Any]
+
+
+def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
     """Per-query and overall contribution counts for the pool as of ``version`` (default latest)."""
     if version is not None or store.latest_pool_version() is not None:
         version = store.resolve_pool_version(version)
@@ -107,16 +122,16 @@ def pool_report(store: StoreBackend, version: int | None = None) -> dict[str, An
         overall[key] = dict(overall[key])
     overall["overlap"] = {a: dict(row) for a, row in overall["overlap"].items()}
 
-    return {
-        "store": str(store.path),
-        "version": version,
-        "versions": [{**v, "added": overall["by_version"].get(str(v["version"]), 0)}
-                     for v in versions],
-        "systems": {s: _system(s, depth[s], first_version[s], history, registered)
-                    for s in systems},
-        "queries": queries,
-        "overall": overall,
-    }
+    return PoolReport(
+        store=str(store.path),
+        version=version,
+        versions=[{**v, "added": overall["by_version"].get(str(v["version"]), 0)}
+                  for v in versions],
+        systems={s: _system(s, depth[s], first_version[s], history, registered)
+                 for s in systems},
+        queries=queries,
+        overall=overall,
+    )
 
 
 def _system(name: str, depth: int, first_version: int,
@@ -147,18 +162,6 @@ def describe(settings: Mapping[str, Any]) -> str:
 
 def _cell(n: int, only: int) -> str:
     return f"{n} ({only})"
-
-
-def _grid(header: list[str], rows: list[list[str]], align: str = "l") -> list[str]:
-    """Columns aligned per ``align`` ('l' or 'r' per column; the last letter repeats)."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    align = align + align[-1] * len(header)
-
-    def fmt(r: list[str]) -> str:
-        return "  ".join(c.ljust(w) if align[i] == "l" else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-
-    return [fmt(header), *[fmt(r) for r in rows]]
 
 
 def _short(path: str | None, base: Path | None) -> str:
@@ -193,7 +196,7 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
     rows = [[s, str(info["depth"]), info["about"],
              (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),
              _short(info["run_path"], base)] for s, info in report["systems"].items()]
-    out += _grid(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
+    out += table(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
     for s, info in report["systems"].items():
         if len(set(info["runs"].values())) > 1:
             out.append(f"{s}'s run changed between versions: " + ", ".join(
@@ -210,7 +213,7 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
                      *[_cell(q["by_system"][s], q["only"][s]) for s in systems]])
     rows.append(["all", str(overall["size"]), str(overall["new"]), str(overall["judged"]),
                  *[_cell(overall["by_system"][s], overall["only"][s]) for s in systems]])
-    grid = _grid(header, rows, align="lr")
+    grid = table(header, rows, align="lr")
     out += grid[:-1] + ["-" * len(grid[0])] + grid[-1:]
     if overall["judged_by"]:
         by = ", ".join(f"{a} {n}" for a, n in sorted(overall["judged_by"].items()))
@@ -241,7 +244,7 @@ def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
         rows = [[qid, *[str(q["overlap"][a][b]) for a, b in pairs]]
                 for qid, q in report["queries"].items()]
         rows.append(["all", *[share(a, b) for a, b in pairs]])
-        grid = _grid(["query", *[f"{a}&{b}" for a, b in pairs]], rows, align="lr")
+        grid = table(["query", *[f"{a}&{b}" for a, b in pairs]], rows, align="lr")
         return ["pairwise overlap: docs both systems brought in ('all': share of the smaller "
                 "one's)",
                 *grid[:-1], "-" * len(grid[0]), grid[-1]]
@@ -249,7 +252,7 @@ def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
             for i, a in enumerate(systems[:-1])]
     return ["pairwise overlap, all queries (per query: --format json): docs both systems "
             "brought in (share of the smaller one's)",
-            *_grid(["", *systems[1:]], rows, align="lr")]
+            *table(["", *systems[1:]], rows, align="lr")]
 
 
 def added_line(added: Mapping[str, Any]) -> str:

@@ -42,6 +42,7 @@ from poolkit.score.audit import Audit, Failure, TruthTable
 from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, Interval
 from poolkit.score.measures import Measure
 from poolkit.score.stages import StageReport
+from poolkit.tables import table
 
 WIDTH = 100  # the table format stays readable in a 100-column terminal
 AUDIT_ROWS_UNLISTED = 20  # without --per-query, at most this many flagged queries are listed
@@ -213,36 +214,10 @@ def _summary_lines(run: dict[str, Any], k: int) -> list[str]:
 
 def _grid(headers: list[str], rows: Sequence[Sequence[str] | str], indent: int = 2,
           width: int = WIDTH, left: tuple[int, ...] = ()) -> list[str]:
-    """Aligned columns (the first and those in ``left`` left-aligned, the rest right); columns
-    past ``width`` wrap into further blocks that repeat the first column. A row given as a
-    plain string is printed as is."""
-    cells = [r for r in rows if not isinstance(r, str)]
-    widths = [max(len(headers[i]), *(len(r[i]) for r in cells)) for i in range(len(headers))]
-    blocks: list[list[int]] = []
-    current: list[int] = []
-    used = indent + widths[0]
-    for i in range(1, len(headers)):
-        if current and used + 2 + widths[i] > width:
-            blocks.append(current)
-            current, used = [], indent + widths[0]
-        current.append(i)
-        used += 2 + widths[i]
-    blocks.append(current)
-    out: list[str] = []
-    pad = " " * indent
-    for b, cols in enumerate(blocks):
-        if b:
-            out.append("")
-
-        def line(r: Sequence[str], cols: list[int] = cols) -> str:
-            return (pad + r[0].ljust(widths[0]) + "".join(
-                "  " + (r[i].ljust(widths[i]) if i in left else r[i].rjust(widths[i]))
-                for i in cols)).rstrip()
-
-        out.append(line(headers))
-        for r in rows:
-            out.append(pad + r if isinstance(r, str) else line(r))
-    return out
+    """Aligned columns (the first and those in ``left`` left-aligned, the rest right),
+    wrapping past ``width``: ``tables.table`` with the score report's defaults."""
+    align = "".join("l" if i == 0 or i in left else "r" for i in range(len(headers)))
+    return table(headers, rows, align=align, indent=indent, width=width)
 
 
 #: public name of the aligned-table layout, for the other reports (compare, reusability, ...)

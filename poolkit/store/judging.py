@@ -11,9 +11,11 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from poolkit.reports import Report
 from poolkit.store.contract import StoreBackend
 from poolkit.store.store import GRADING_KINDS, Event
 
@@ -112,7 +114,21 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def status_report(store: StoreBackend, pool_version: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StatusReport(Report):
+    """``poolkit status``: judged / pooled per query and per assessor (see status_report)."""
+
+    store: str
+    pool_version: int | None
+    pooled: int
+    judged: int
+    doubly_judged: int
+    unpooled_labels: int
+    assessors: dict[str, dict[str, Any]]
+    queries: dict[str, dict[str, Any]]
+
+
+def status_report(store: StoreBackend, pool_version: int | None = None) -> StatusReport:
     """Per query and per assessor: judged / pooled, grade histogram, median seconds, doubles.
 
     ``judged`` counts pooled pairs holding a standing grade (grade or import events, after
@@ -164,17 +180,17 @@ def status_report(store: StoreBackend, pool_version: int | None = None) -> dict[
     for cell in [*overall.values(), *(c for r in queries.values()
                                      for c in r["assessors"].values())]:
         cell["grades"] = _histogram(cell["grades"])
-    return {
-        "store": str(store.path),
-        "pool_version": version,
-        "pooled": len(members),
-        "judged": sum(r["judged"] for r in queries.values()),
-        "doubly_judged": sum(r["doubly_judged"] for r in queries.values()),
-        "unpooled_labels": unpooled,
-        "assessors": dict(sorted(overall.items())),
-        "queries": {q: {**r, "assessors": dict(sorted(r["assessors"].items()))}
-                    for q, r in queries.items()},
-    }
+    return StatusReport(
+        store=str(store.path),
+        pool_version=version,
+        pooled=len(members),
+        judged=sum(r["judged"] for r in queries.values()),
+        doubly_judged=sum(r["doubly_judged"] for r in queries.values()),
+        unpooled_labels=unpooled,
+        assessors=dict(sorted(overall.items())),
+        queries={q: {**r, "assessors": dict(sorted(r["assessors"].items()))}
+                 for q, r in queries.items()},
+    )
 
 
 def _histogram(counts: Mapping[int | None, int]) -> dict[str, int]:

@@ -50,7 +50,8 @@ def test_counts_per_query_and_overall(store):
     assert o["overlap"]["A"]["B"] == 2 and o["judged_by"] == {"nist": 1, "alice": 2}
     assert r["systems"]["C"]["depth"] == 2 and r["systems"]["C"]["first_version"] == 2
     assert [v["added"] for v in r["versions"]] == [6, 1]
-    json.dumps(r)  # JSON-ready
+    assert r.version == 2 and r.to_dict()["queries"] is r.queries  # a typed report
+    json.dumps(r.to_dict())  # JSON-ready
 
 
 def test_report_as_of_an_earlier_version(store):
