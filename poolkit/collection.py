@@ -29,7 +29,7 @@ from poolkit.store.contract import StoreBackend
 from poolkit.store.store import Source
 
 if TYPE_CHECKING:
-    from poolkit.analysis.labels import LabelSet
+    from poolkit.analysis.labelsets import LabelSet
     from poolkit.io.run import Run
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
@@ -124,7 +124,7 @@ class Collection:
     def labels(self, version: int | None = None, policy: str = "latest",
                assessors: Iterable[str] | None = None) -> LabelSet:
         """Labels as of pool ``version`` (default: latest) under ``policy``."""
-        from poolkit.analysis.labels import store_labels
+        from poolkit.analysis.labelsets import store_labels
 
         return store_labels(self.store, self.version(version), assessors, policy)
 

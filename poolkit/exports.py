@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from poolkit.labels import Labels, provenance
+from poolkit.policies import Labels, provenance
 from poolkit.store.contract import StoreBackend
 
 

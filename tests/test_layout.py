@@ -44,9 +44,10 @@ def test_no_sql_outside_the_store():
 #: strictly lower layer (or from its own package). Adding a stage means placing it here.
 LAYERS: dict[str, int] = {
     "poolkit": 0, "errors": 0, "progress": 0,
-    "io": 1, "params": 1, "schemas": 1, "tables": 1,
+    "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1,
     "store": 2, "score": 2,
-    "retrieve": 3, "labels": 3,
+    "retrieve": 3, "policies": 3,
+    "labels": 4,  # the old name of policies, re-exporting it
     "config": 4, "exports": 4,
     "pool": 5, "judge": 5, "analysis": 5,
     "collection": 6,

@@ -1,6 +1,7 @@
 """Score a TREC run with poolkit's Python API (read_qrels, read_run, evaluate); means as JSON.
 
-A stand-in for ``poolkit score ... --format json`` while that CLI is being written.
+Measures the library calls alone, without the CLI's audit, intervals and report (``bench_score
+--api``), beside the whole ``poolkit score`` process that bench_score times as poolkit.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ THRESHOLD = 0.6
 
 
 @dataclass
-class Source:
+class LabelSource:  # (was ``Source``, the store's word for pool provenance)
     """One label source: its grades on the 0-3 scale (negative grades set aside)."""
 
     name: str
@@ -77,7 +77,7 @@ class Source:
 
     @classmethod
     def from_grades(cls, name: str, grades: Mapping[Pair, int], kind: str = "assessor",
-                    origin: Mapping[str, Any] | None = None) -> Source:
+                    origin: Mapping[str, Any] | None = None) -> LabelSource:
         kept: dict[Pair, int] = {}
         unjudged = 0
         for pair, g in grades.items():
@@ -104,7 +104,7 @@ def _kappas(a: Sequence[int], b: Sequence[int], level: int, resamples: int, seed
     return values, cis
 
 
-def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMPLES,
+def pair_agreement(a: LabelSource, b: LabelSource, level: int = 1, resamples: int = RESAMPLES,
                    seed: int = SEED) -> dict[str, Any] | None:
     """Agreement of two sources on the pairs both judged; None when they share none."""
     shared = sorted(a.grades.keys() & b.grades.keys())
@@ -133,7 +133,7 @@ def pair_agreement(a: Source, b: Source, level: int = 1, resamples: int = RESAMP
     }
 
 
-def alpha_across(sources: Sequence[Source], level_of_measurement: str = "ordinal",
+def alpha_across(sources: Sequence[LabelSource], level_of_measurement: str = "ordinal",
                  ) -> dict[str, Any]:
     """Krippendorff's alpha over every pair judged by at least two sources."""
     counts: dict[Pair, int] = {}
@@ -155,7 +155,7 @@ def alpha_across(sources: Sequence[Source], level_of_measurement: str = "ordinal
     return out
 
 
-def default_reference(sources: Sequence[Source]) -> str | None:
+def default_reference(sources: Sequence[LabelSource]) -> str | None:
     """The reference when none is named: the only human assessor among the sources, if there
     is exactly one (imported labels and label files are not human assessors)."""
     humans = [s.name for s in sources if s.kind == "assessor"]
@@ -177,7 +177,7 @@ class AgreementReport(Report):
     bootstrap: dict[str, Any]
 
 
-def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | None = None,
+def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str | None = None,
               reference_default: bool = False, threshold: float = THRESHOLD,
               flag_on: str = "unweighted", resamples: int = RESAMPLES, seed: int = SEED,
               ) -> AgreementReport:
@@ -224,7 +224,7 @@ def agreement(sources: Sequence[Source], *, level: int = 1, reference: str | Non
     )
 
 
-def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[Source]:
+def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[LabelSource]:
     """Each assessor's standing grades in a judging store (every pool version) as a source.
 
     Adjudications are left out: an adjudicator resolving disagreements is not an
@@ -245,11 +245,11 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[So
             if name not in by:
                 raise PoolkitError(f"{store.path}: " + one_of(name, names, "assessor"))
         names = list(assessors)
-    return [Source.from_grades(n, by[n], "assessor" if n in graded else "import",
+    return [LabelSource.from_grades(n, by[n], "assessor" if n in graded else "import",
                                {"store": str(store.path)}) for n in names]
 
 
-def file_source(name: str, qrels: Any) -> Source:
+def file_source(name: str, qrels: Any) -> LabelSource:
     """A label file (``Qrels``) as a source; a grade above the scale names its file and line."""
     grades = {(q, d): g for q, docs in qrels.grades.items() for d, g in docs.items()}
     for (q, d), g in grades.items():
@@ -257,7 +257,8 @@ def file_source(name: str, qrels: Any) -> Source:
             raise InputError(qrels.path, qrels.source_lines.get((q, d)),
                              f"grade {g} for query {q!r} doc {d!r}: agreement uses the fixed "
                              f"{SCALE[0]}-{SCALE[-1]} scale (negative grades count as unjudged)")
-    return Source.from_grades(name, grades, "file", {"path": qrels.path, "sha256": qrels.sha256})
+    return LabelSource.from_grades(name, grades, "file",
+                                   {"path": qrels.path, "sha256": qrels.sha256})
 
 
 def render_table(doc: dict[str, Any], matrices: bool = True) -> str:

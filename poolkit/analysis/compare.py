@@ -59,7 +59,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from poolkit.analysis.labels import LabelSet, Pair
+from poolkit.analysis.labelsets import LabelSet, Pair
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels

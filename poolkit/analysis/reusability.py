@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from poolkit.analysis.labels import LabelSet, Pair, qrels_without
+from poolkit.analysis.labelsets import LabelSet, Pair, qrels_without
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run

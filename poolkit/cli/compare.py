@@ -95,7 +95,7 @@ def run_compare(args: argparse.Namespace) -> int:
         store_contributions,
     )
     from poolkit.analysis.inputs import read_runs
-    from poolkit.analysis.labels import file_labels
+    from poolkit.analysis.labelsets import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.cli.options import check_level, measures_arg, paired_test_options, split_config
     from poolkit.score.evaluate import require_scorable

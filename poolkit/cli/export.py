@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.sample import sample_lines
-from poolkit.labels import POLICIES, Labels, current_labels
+from poolkit.policies import POLICIES, Labels, current_labels
 from poolkit.pool.sample import with_unjudged
 
 if TYPE_CHECKING:

@@ -38,12 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
+    from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
     from poolkit.io.golden import read_golden_full
     from poolkit.io.qrels import Qrels
     from poolkit.io.readers import read_labels
     from poolkit.io.validate import check_assessor
-    from poolkit.retrieve.corpus import read_corpus, read_queries
     from poolkit.retrieve.run import counted
     from poolkit.store.imports import import_labels, split_unjudged
 

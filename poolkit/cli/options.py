@@ -69,7 +69,7 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
 
 
 def add_store_labels(p: argparse.ArgumentParser) -> None:
-    from poolkit.labels import POLICIES
+    from poolkit.policies import POLICIES
 
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="store form: only these assessors' grades count (repeatable)")

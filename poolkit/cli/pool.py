@@ -98,10 +98,10 @@ def _log(message: str) -> None:
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
     from poolkit.io.atomic import check_writable_folder
+    from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.pool.build import pool_runs
     from poolkit.pool.run_systems import run_systems
     from poolkit.pool.section import order_of, pooling_of
-    from poolkit.retrieve.corpus import read_corpus, read_queries
 
     config = collection.config
     # Say that the store or the runs folder cannot be written before minutes of retrieval.

@@ -62,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_reusability(args: argparse.Namespace) -> int:
     from poolkit.analysis.inputs import groups_of, read_runs
-    from poolkit.analysis.labels import file_labels
+    from poolkit.analysis.labelsets import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.reusability import (
         DEFAULT_MEASURES,

@@ -29,7 +29,7 @@ from poolkit.score.audit import (
     truth_table,
 )
 from poolkit.score.evaluate import evaluate, require_scorable
-from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, intervals
+from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import FORMATS, RunResult, Settings, build_document
 from poolkit.score.significance import PERMUTATIONS, PairedTests, TestOptions, pairwise_tests
@@ -75,10 +75,11 @@ a name written NAME@K, or a family that needs a cutoff given without one, is tak
   from every mean and counted; a query the run lacks scores 0 and is counted (trec_eval -c).
 
 intervals: Hit@K means get a Wilson score interval; every other mean a percentile bootstrap
-  over queries ({RESAMPLES} resamples, fixed seed {SEED}), {LEVEL:.0%}, reproducible run to run.
+  over queries ({RESAMPLES} resamples, fixed seed {SEED}), {CONFIDENCE:.0%}, reproducible run to
+  run.
 
 paired tests (two runs or more): every pair of runs on every measure, over the queries both
-  are scored on: mean difference with a {LEVEL:.0%} paired-bootstrap interval, p-values of the
+  are scored on: mean difference with a {CONFIDENCE:.0%} paired-bootstrap interval, p-values of the
   paired t-test, the randomization test ({PERMUTATIONS:,} sign flips, seed {TEST_SEED}; exact
   enumeration when 2^n is fewer) and Wilcoxon signed-rank, and Holm and Benjamini-Hochberg
   adjusted p-values over every pair and measure in the report. --test picks the p-value the
@@ -224,7 +225,7 @@ def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
 
 def corpus_size(path: str | Path) -> int:
     """Documents in a corpus JSONL, read by the same reader ``poolkit pool`` uses."""
-    from poolkit.retrieve.corpus import read_corpus  # light, but only needed with --corpus
+    from poolkit.io.corpus import read_corpus  # light, but only needed with --corpus
 
     return len(read_corpus(path))
 

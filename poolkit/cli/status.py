@@ -55,7 +55,7 @@ def render(collection: Any, args: argparse.Namespace) -> str:
         add_judging_progress(report, collection.next_passage(report["pool_version"]),
                              collection.config)
     if args.format == "json":
-        return json.dumps(report.to_dict(), indent=2) + "\n"
+        return json.dumps(report, indent=2) + "\n"
     return render_table(report)
 
 

@@ -10,7 +10,7 @@ because no reader can know which one was meant.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
@@ -197,11 +197,3 @@ def write_qrels(grades: Mapping[str, Mapping[str, int]] | Qrels, path: str | Pat
     from poolkit.io.atomic import write_text
 
     write_text(path, qrels_text(grades))
-
-
-def merge(parts: Iterable[Qrels], name: str) -> Qrels:
-    merged: dict[str, dict[str, int]] = {}
-    for q in parts:
-        for qid, docs in q.grades.items():
-            merged.setdefault(qid, {}).update(docs)
-    return Qrels.from_mapping(merged, name=name)

@@ -27,9 +27,9 @@ from poolkit import __version__
 from poolkit.config import Config, SystemConfig
 from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import write_text
+from poolkit.io.corpus import Corpus
 from poolkit.io.run import Run, write_run
 from poolkit.retrieve.base import Results, Retriever, results_to_run
-from poolkit.retrieve.corpus import Corpus
 from poolkit.retrieve.kinds import PACKAGES, SYSTEM_KINDS, BuildContext, Built
 from poolkit.store.store import QueryRecord, now
 

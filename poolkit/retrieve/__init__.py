@@ -8,8 +8,8 @@ Heavy libraries (torch, sentence-transformers, bm25s) are imported only when a s
 built, never by importing this package.
 """
 
+from poolkit.io.corpus import Corpus, read_corpus, read_queries
 from poolkit.retrieve.base import Hit, Results, Retriever, results_to_run, run_to_results
-from poolkit.retrieve.corpus import Corpus, read_corpus, read_queries
 
 __all__ = ["Corpus", "Hit", "Results", "Retriever", "read_corpus", "read_queries",
            "results_to_run", "run_to_results"]

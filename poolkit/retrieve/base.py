@@ -16,8 +16,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from poolkit.io.common import sha256_hex
+from poolkit.io.corpus import QueryRecord
+from poolkit.io.corpus import descending_id_order as descending_id_order  # its home
 from poolkit.io.run import Run, run_text
-from poolkit.store.store import QueryRecord
 
 SCORE_DECIMALS = 6  # what poolkit.io.run.run_text writes
 
@@ -46,14 +47,6 @@ class Retriever(Protocol):
     def settings(self) -> dict[str, object]:
         """Everything that determines the output (written beside the run file)."""
         ...
-
-
-def descending_id_order(ids: Sequence[str]) -> np.ndarray:
-    """``out[i]`` is doc ``i``'s position when ids are sorted descending (the tie-breaker)."""
-    order = sorted(range(len(ids)), key=ids.__getitem__, reverse=True)
-    out = np.empty(len(ids), dtype=np.int64)
-    out[np.asarray(order, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
-    return out
 
 
 def top_k(scores: np.ndarray, k: int, id_rank: np.ndarray, ids: Sequence[str],

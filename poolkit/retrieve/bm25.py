@@ -27,7 +27,6 @@ Each of those is configurable: ``lowercase: false``, ``stopwords: false | englis
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,10 +35,9 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.progress import track
 from poolkit.retrieve.base import Results, top_k
-from poolkit.retrieve.corpus import Corpus
-from poolkit.store.store import QueryRecord
 
 # Lucene's EnglishAnalyzer default stop set.
 ENGLISH_STOPWORDS = frozenset("""
@@ -273,15 +271,3 @@ def _okapi_matrix(corpus_token_ids: list[list[int]], n_vocab: int, k1: float, b:
     np.cumsum(df, out=indptr[1:])
     return {"data": data.astype(np.float64), "indices": doc, "indptr": indptr,
             "num_docs": n_docs}
-
-
-def idf_table(tokens: Sequence[Sequence[str]], epsilon: float = 0.25) -> dict[str, float]:
-    """Okapi idf per term (used by tests as an independent check)."""
-    n = len(tokens)
-    df: dict[str, int] = {}
-    for doc in tokens:
-        for t in set(doc):
-            df[t] = df.get(t, 0) + 1
-    raw = {t: math.log(n - f + 0.5) - math.log(f + 0.5) for t, f in df.items()}
-    floor = epsilon * sum(raw.values()) / len(raw) if raw else 0.0
-    return {t: (floor if v < 0 else v) for t, v in raw.items()}

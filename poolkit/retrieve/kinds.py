@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 from poolkit.params import Param, ParamError
 
 if TYPE_CHECKING:
+    from poolkit.io.corpus import Corpus, QueryRecord
     from poolkit.retrieve.base import Results, Retriever
-    from poolkit.retrieve.corpus import Corpus
-    from poolkit.store.store import QueryRecord
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.progress import enabled as progress_enabled
 from poolkit.retrieve.base import Hit, Results, Retriever, rank_hits
-from poolkit.retrieve.corpus import Corpus
 from poolkit.retrieve.dense import Encoder, document_embeddings, load_model, resolve_model
-from poolkit.store.store import QueryRecord
 
 
 class Reranker(Protocol):

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poolkit.io.corpus import QueryRecord
 from poolkit.io.readers import read_any_run
 from poolkit.io.run import Run
 from poolkit.retrieve.base import Hit, Results, run_to_results
-from poolkit.store.store import QueryRecord
 
 EXAMPLES = 5  # how many unknown ids a report names
 

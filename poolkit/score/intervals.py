@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LEVEL = 0.95
+CONFIDENCE = 0.95  # every interval's confidence level (a 'level' elsewhere is a grade)
+LEVEL = CONFIDENCE  # its old name
 RESAMPLES = 1000
 SEED = 1979  # Efron's bootstrap paper; any fixed value would do, this one never changes.
 WILSON_FAMILIES = frozenset({"Hit"})
@@ -31,27 +32,28 @@ _CHUNK = 100  # resamples drawn at a time, bounding memory at ~_CHUNK x queries 
 
 @dataclass(frozen=True)
 class Interval:
-    """A two-sided interval at ``level`` for a mean; ``method`` is 'wilson' or 'bootstrap'."""
+    """A two-sided interval at ``confidence`` for a mean; ``method`` is 'wilson' or
+    'bootstrap'. (JSON names the confidence ``level``, as it always has.)"""
 
     low: float
     high: float
     method: str
-    level: float = LEVEL
+    confidence: float = CONFIDENCE
     resamples: int | None = None
     seed: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"low": self.low, "high": self.high, "method": self.method,
-                                  "level": self.level}
+                                  "level": self.confidence}
         if self.resamples is not None:
             out["resamples"] = self.resamples
             out["seed"] = self.seed
         return out
 
 
-def _z(level: float) -> float:
+def _z(confidence: float) -> float:
     """Two-sided standard-normal quantile (1.959964 at 95%), via the inverse error function."""
-    return math.sqrt(2.0) * _erfinv(level)
+    return math.sqrt(2.0) * _erfinv(confidence)
 
 
 def _erfinv(y: float) -> float:
@@ -66,13 +68,13 @@ def _erfinv(y: float) -> float:
     return x
 
 
-def wilson(successes: int, n: int, level: float = LEVEL) -> Interval:
+def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Interval:
     """Wilson score interval for ``successes`` of ``n`` trials (7 of 9 -> 0.453-0.937)."""
     if n <= 0:
         raise ValueError("Wilson interval needs at least one trial")
     if not 0 <= successes <= n:
         raise ValueError(f"successes {successes} outside 0..{n}")
-    z = _z(level)
+    z = _z(confidence)
     p = successes / n
     z2 = z * z
     denom = 1 + z2 / n
@@ -81,7 +83,7 @@ def wilson(successes: int, n: int, level: float = LEVEL) -> Interval:
     # At 0 or n successes the bound is exactly 0 or 1; say so rather than 0.9999999999999999.
     low = 0.0 if successes == 0 else max(0.0, center - half)
     high = 1.0 if successes == n else min(1.0, center + half)
-    return Interval(low, high, "wilson", level)
+    return Interval(low, high, "wilson", confidence)
 
 
 def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
@@ -107,22 +109,22 @@ def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     return out
 
 
-def percentile_interval(means: np.ndarray, level: float = LEVEL, resamples: int = RESAMPLES,
-                        seed: int = SEED) -> Interval:
-    tail = (1 - level) / 2 * 100
+def percentile_interval(means: np.ndarray, confidence: float = CONFIDENCE,
+                        resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+    tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return Interval(float(low), float(high), "bootstrap", level, resamples, seed)
+    return Interval(float(low), float(high), "bootstrap", confidence, resamples, seed)
 
 
-def bootstrap(values: Sequence[float], level: float = LEVEL, resamples: int = RESAMPLES,
+def bootstrap(values: Sequence[float], confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
               seed: int = SEED) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (one value per query)."""
     means = bootstrap_means(np.asarray(values, dtype=float), resamples, seed)[:, 0]
-    return percentile_interval(means, level, resamples, seed)
+    return percentile_interval(means, confidence, resamples, seed)
 
 
 def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[str, str],
-              queries: Sequence[str], level: float = LEVEL, resamples: int = RESAMPLES,
+              queries: Sequence[str], confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
               seed: int = SEED) -> dict[str, Interval | None]:
     """One interval per measure name: Wilson for Hit families, bootstrap for the rest.
 
@@ -138,12 +140,12 @@ def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[st
         if families[name] in WILSON_FAMILIES:
             vals = per_query[name]
             hits = sum(1 for q in queries if vals.get(q, 0.0) > 0)
-            out[name] = wilson(hits, len(queries), level)
+            out[name] = wilson(hits, len(queries), confidence)
     if boot:
         matrix = np.column_stack([
             np.fromiter((per_query[name].get(q, 0.0) for q in queries), float, len(queries))
             for name in boot])
         means = bootstrap_means(matrix, resamples, seed)
         for j, name in enumerate(boot):
-            out[name] = percentile_interval(means[:, j], level, resamples, seed)
+            out[name] = percentile_interval(means[:, j], confidence, resamples, seed)
     return {name: out[name] for name in per_query}

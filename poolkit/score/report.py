@@ -39,7 +39,7 @@ from poolkit import __version__
 from poolkit.io import Qrels, Run
 from poolkit.io.common import short_hash
 from poolkit.score.audit import Audit, Failure, TruthTable
-from poolkit.score.intervals import LEVEL, RESAMPLES, SEED, Interval
+from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, Interval
 from poolkit.score.measures import Measure
 from poolkit.score.stages import StageReport
 from poolkit.tables import table
@@ -112,7 +112,7 @@ def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult
         "settings": {"k": list(settings.ks), "level": settings.level, "order": settings.order,
                      "depth": settings.depth, "gain": settings.gain,
                      "corpus_size": settings.corpus_size,
-                     "intervals": {"level": LEVEL, "hit": "wilson", "other": "bootstrap",
+                     "intervals": {"level": CONFIDENCE, "hit": "wilson", "other": "bootstrap",
                                    "resamples": RESAMPLES, "seed": SEED},
                      "tests": tests.settings() if tests else None},
         "qrels": _labels_identity(qrels),
@@ -277,7 +277,7 @@ def _mean_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     for name, m in run["measures"].items():
         ci, method = _ci(m["ci"])
         rows.append([name, _f(m["mean"]), ci, method])
-    return ["measure", "mean", f"{LEVEL:.0%} interval", "method"], rows
+    return ["measure", "mean", f"{CONFIDENCE:.0%} interval", "method"], rows
 
 
 def _per_query_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:

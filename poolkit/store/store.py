@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from poolkit.errors import NoStoreError, StoreError
+from poolkit.io.corpus import QueryRecord
 from poolkit.io.validate import GRADE_SCALE
 from poolkit.store.failures import OPENED, describe
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -40,14 +41,6 @@ def now() -> str:
 
 def text_hash(title: str, body: str) -> str:
     return hashlib.sha256(json.dumps([title, body], ensure_ascii=False).encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class QueryRecord:
-    qid: str
-    text: str
-    description: str | None = None
-    narrative: str | None = None
 
 
 @dataclass(frozen=True)

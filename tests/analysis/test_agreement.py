@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from poolkit.analysis.agreement import (
-    Source,
+    LabelSource,
     agreement,
     default_reference,
     file_source,
@@ -27,7 +27,7 @@ NOISY = [3, 0, 0, 1, 2, 3, 0, 0, 1, 2, 3, 1]
 
 
 def src(name, grades, pairs=PAIRS):
-    return Source.from_grades(name, dict(zip(pairs, grades)))
+    return LabelSource.from_grades(name, dict(zip(pairs, grades)))
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_errors_are_named():
     with pytest.raises(PoolkitError, match="both named 'x'"):
         agreement([src("x", HUMAN), src("x", CLOSE)])
     with pytest.raises(PoolkitError, match="source 'j'.*grade 5; agreement uses the 0-3 scale"):
-        Source.from_grades("j", {("q1", "d1"): 5})
+        LabelSource.from_grades("j", {("q1", "d1"): 5})
 
 
 def test_negative_grades_are_not_labels():
@@ -140,15 +140,15 @@ def test_store_sources_tell_imported_labels_from_human_assessors(tmp_path):
 
 
 def test_default_reference_is_the_only_human_assessor():
-    human, judge = src("human", HUMAN), Source.from_grades("llm", {}, kind="file")
-    imported = Source.from_grades("nist", {}, kind="import")
+    human, judge = src("human", HUMAN), LabelSource.from_grades("llm", {}, kind="file")
+    imported = LabelSource.from_grades("nist", {}, kind="import")
     assert default_reference([human, judge, imported]) == "human"
     assert default_reference([judge, imported]) is None
     assert default_reference([human, src("other", CLOSE), judge]) is None
 
 
 def test_default_reference_is_reported():
-    sources = [src("human", HUMAN), Source.from_grades("llm", dict(zip(PAIRS, NOISY)), "file")]
+    sources = [src("human", HUMAN), LabelSource.from_grades("llm", dict(zip(PAIRS, NOISY)), "file")]
     d = agreement(sources, reference="human", reference_default=True)
     assert d["reference"] == "human" and d["reference_default"] is True
     assert d["flag"]["noisy"] == ["llm"]
@@ -167,7 +167,7 @@ def test_default_reference_is_reported():
                        "--reference NAME to flag noisy sources"),
 ])
 def test_no_reference_says_how_to_set_it(kinds, says):
-    d = agreement([Source.from_grades(n, dict(zip(PAIRS, g)), k)
+    d = agreement([LabelSource.from_grades(n, dict(zip(PAIRS, g)), k)
                    for n, g, k in zip("ab", (HUMAN, CLOSE), kinds)])
     assert d["reference"] is None and d["reference_default"] is False
     assert f"No --reference given, {says}." in render_table(d)

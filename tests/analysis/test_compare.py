@@ -13,7 +13,7 @@ from poolkit.analysis.compare import (
     short_name,
     store_contributions,
 )
-from poolkit.analysis.labels import LabelSet, store_labels
+from poolkit.analysis.labelsets import LabelSet, store_labels
 from poolkit.errors import StoreError
 from poolkit.io import Qrels, Run
 from poolkit.score.measures import parse_measures

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from poolkit.analysis.labels import LabelSet
+from poolkit.analysis.labelsets import LabelSet
 from poolkit.analysis.reusability import render_table, reusability, sources_from_runs
 from poolkit.io import Qrels, Run
 from poolkit.score.measures import parse_measures

@@ -96,20 +96,73 @@ def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys
                                          "order_after"}
 
 
+def block(out: str, title: str) -> list[str]:
+    """The lines of the table block that starts with ``title`` (up to the blank line)."""
+    return out[out.index(title):].split("\n\n")[0].splitlines()
+
+
 def test_compare_table_and_per_query(collection, capsys):
     code, out, _ = run_cli(capsys, "compare", str(collection), "--before", "1", "--after", "2",
                            "-m", "AP", "--per-query")
     assert code == 0
-    for text in ("Runs and what they brought to the pool", "Scores before and after",
-                 "Kendall's tau", "AP'", "bpref", "not in the 'before' pool", "Per query: neu"):
-        assert text in out
+    # Hand-computed. Latest labels: v1 = q1 {a3 b1}, q2 {e1 f0}; v2 adds q1 c2 d3 e1, q2 g2.
+    # lex (q1 a b c, q2 e f): before AP 1 and 1; after q1 3/5 = 0.6, q2 1/2 = 0.5.
+    # neu (q1 d a e, q2 g e): before q1 (1/2)/2 = 0.25 (d, e unjudged), q2 e at 2: (1/2)/1;
+    # condensed before: q1 a at 1 -> 1/2, q2 e at 1 -> 1: mean 0.75; after q1 0.6, q2 1.
+    assert block(out, "Runs and what they brought") == [
+        "Runs and what they brought to the pool",
+        "  run  pooled before  after  new docs  only it  new relevant       Judged@10  "
+        "unjudged@10",
+        "  lex            yes    yes         1        1             1  0.833 -> 1.000       "
+        "1 -> 0",
+        "  neu             no    yes         3        3             3  0.417 -> 1.000       "
+        "3 -> 0",
+        "  new to the pool: 4 docs, 4 judged, 4 relevant (pool provenance: documents first "
+        "pooled in version 2)"]
+    assert block(out, "Scores before and after") == [
+        "Scores before and after (rank among the runs, 1 = best)",
+        "  run  measure  before   after   change    rank",
+        "  lex  AP       1.0000  0.5500  -0.4500  1 -> 2",
+        "       AP'      1.0000  0.5500  -0.4500  1 -> 2",
+        "       bpref    1.0000  0.5500  -0.4500  1 -> 2",
+        "  neu  AP       0.3750  0.8000  +0.4250  2 -> 1",
+        "       AP'      0.7500  0.8000  +0.0500  2 -> 1",
+        "       bpref    0.7500  0.8000  +0.0500  2 -> 1"]
+    assert block(out, "System ranking")[2] == \
+        "  AP       -1.000  lex > neu                  neu > lex"
+    assert "  neu: not in the 'before' pool (Judged@10 0.417)" in block(out, "Flags")
+    assert block(out, "Per query: neu") == [
+        "Per query: neu", "  query  AP before  AP after  unjudged@10",
+        "  q1        0.2500    0.6000       2 -> 0", "  q2        0.5000    1.0000       1 -> 0"]
+    assert block(out, "Per query: lex")[2:] == [
+        "  q1        1.0000    0.6000       1 -> 0", "  q2        1.0000    0.5000       0 -> 0"]
 
 
 def test_compare_assessor_and_policy(collection, capsys):
+    # bob graded q1's a-e one grade above alice (a3 b1 c2 d3 e1); only alice graded q2.
+    def counts(*argv: str) -> tuple[tuple[int, int], tuple[int, int]]:
+        doc = as_json(capsys, "compare", str(collection), "-m", "P@1", *argv)
+        return ((doc["before"]["judged"], doc["before"]["relevant"]),
+                (doc["after"]["judged"], doc["after"]["relevant"]))
+
     doc = as_json(capsys, "compare", str(collection), "--assessor", "bob", "-m", "P@1")
-    assert doc["after"]["assessors"] == ["bob"] and doc["after"]["judged"] == 5
+    assert doc["after"]["assessors"] == ["bob"]
+    # v1 pooled q1 a b, q2 e f: bob judged a, b (both relevant to him); v2 adds c d e.
+    assert counts("--assessor", "bob") == ((2, 2), (5, 5))
+    # alice alone: a2 b0 c1 d3 e0 in q1, e1 f0 g2 in q2.
+    assert counts("--assessor", "alice") == ((4, 2), (8, 5))
+    # both, latest: bob's later grades win on q1 (b and e become relevant); max agrees here.
+    assert counts() == ((4, 3), (8, 7))
     doc = as_json(capsys, "compare", str(collection), "--policy", "max", "-m", "P@1")
     assert doc["after"]["policy"] == "max"
+    assert (doc["after"]["judged"], doc["after"]["relevant"]) == (8, 7)
+    p1_max = {r["name"]: r["measures"]["P@1"]["after"] for r in doc["runs"]}
+    # majority: a tie on q1 a, b, c and e (they agree only on d), left out, never guessed.
+    doc = as_json(capsys, "compare", str(collection), "--policy", "majority", "-m", "P@1")
+    assert (doc["after"]["judged"], doc["after"]["unresolved"]) == (4, 4)
+    # The labels reach the scores: lex ranks q1's a first, which majority leaves unjudged.
+    p1 = {r["name"]: r["measures"]["P@1"]["after"] for r in doc["runs"]}
+    assert p1_max == {"lex": 1.0, "neu": 1.0} and p1 == {"lex": 0.5, "neu": 1.0}
 
 
 def test_compare_file_form(collection, tmp_path, capsys):

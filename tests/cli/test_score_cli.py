@@ -179,8 +179,27 @@ def test_corpus_jsonl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
                                          ("markdown", "### audit at K=5"),
                                          ("json", '"runs"')])
 def test_formats(capsys: pytest.CaptureFixture[str], fmt: str, marker: str) -> None:
+    """Each format carries the same numbers as JSON (seed 000: P@5 0.500, R@5 0.625)."""
     code, out, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", fmt)
     assert code == 0 and marker in out
+    code, js, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", "json")
+    means = {n: m["mean"] for n, m in json.loads(js)["runs"][0]["measures"].items()}
+    assert (round(means["P@5"], 3), round(means["R@5"], 3)) == (0.5, 0.625)
+    if fmt == "csv":
+        import csv
+        import io
+
+        rows = [r for r in csv.DictReader(io.StringIO(out)) if r["query"] == "all"]
+        got = {r["measure"]: float(r["value"]) for r in rows if r["measure"] in means}
+        assert got == pytest.approx(means) and {r["run"] for r in rows} == {"seed.run"}
+    elif fmt == "markdown":
+        body = out[out.index("| measure | mean |"):].split("\n\n")[0].splitlines()[2:]
+        got_md = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in body}
+        assert got_md == {n: f"{v:.3f}" for n, v in means.items()}
+    elif fmt == "table":
+        lines = out.splitlines()
+        for name, mean in means.items():
+            assert any(line.split()[:2] == [name, f"{mean:.3f}"] for line in lines), name
 
 
 # --- errors and exit codes -----------------------------------------------------------------------

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
-from poolkit.labels import POLICIES, Vote, current_labels, get_policy, provenance
+from poolkit.policies import POLICIES, Vote, current_labels, get_policy, provenance
 from poolkit.store import Event, NewMember, Store
 
 

@@ -28,7 +28,7 @@ def test_normal_quantile() -> None:
 def test_wilson_seed002_seven_of_nine() -> None:
     ci = wilson(7, 9)
     assert (f"{ci.low:.3f}", f"{ci.high:.3f}") == ("0.453", "0.937")
-    assert ci.method == "wilson" and ci.level == 0.95
+    assert ci.method == "wilson" and ci.confidence == 0.95
     assert ci.to_dict() == {"low": ci.low, "high": ci.high, "method": "wilson", "level": 0.95}
 
 
@@ -59,7 +59,7 @@ def test_bootstrap_is_reproducible_and_stated() -> None:
     values = [1.0, 0.5, 0.2, 0.0, 1.0, 0.75, 0.3]
     a, b = bootstrap(values), bootstrap(values)
     assert a == b
-    assert (a.method, a.resamples, a.seed, a.level) == ("bootstrap", RESAMPLES, SEED, 0.95)
+    assert (a.method, a.resamples, a.seed, a.confidence) == ("bootstrap", RESAMPLES, SEED, 0.95)
     assert a.to_dict()["resamples"] == 1000
     assert bootstrap(values, seed=SEED + 1) != a
 

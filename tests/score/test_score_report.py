@@ -49,7 +49,33 @@ def make_doc(ks: list[int] = [5], measures: tuple[str, ...] = (), conditions: tu
 
 
 def test_formats_registry() -> None:
+    """Every registered format renders the same document: the means of each measure, with
+    their intervals, read back from CSV and Markdown equal the JSON's."""
+    import csv
+    import io
+
     assert list(FORMATS) == ["table", "json", "csv", "markdown"]
+    doc = make_doc()
+    run = json.loads(FORMATS["json"](doc, False))["runs"][0]
+    means = {name: m["mean"] for name, m in run["measures"].items()}
+    assert list(means) == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5"]
+    rows = list(csv.DictReader(io.StringIO(FORMATS["csv"](doc, False))))
+    overall = {r["measure"]: r for r in rows if r["query"] == "all" and r["measure"] in means}
+    assert {m: float(r["value"]) for m, r in overall.items()} == pytest.approx(means)
+    assert {r["run"] for r in rows} == {"sys.run"} and rows[0]["k"] == "5"
+    assert overall["Hit@5"]["ci_method"] == "wilson" and overall["P@5"]["ci_method"] == \
+        "bootstrap"
+    for name, r in overall.items():
+        ci = run["measures"][name]["ci"]
+        assert (float(r["ci_low"]), float(r["ci_high"])) == pytest.approx((ci["low"], ci["high"]))
+    md = FORMATS["markdown"](doc, False)
+    table = md[md.index("| measure | mean |"):].split("\n\n")[0].splitlines()
+    assert table[1] == "|:---|---:|---:|:---|"
+    cells = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in table[2:]}
+    assert cells == {name: f"{mean:.3f}" for name, mean in means.items()}
+    text = FORMATS["table"](doc, False)
+    for name, mean in means.items():
+        assert any(line.split()[:2] == [name, f"{mean:.3f}"] for line in text.splitlines())
 
 
 def test_json_document_schema() -> None:

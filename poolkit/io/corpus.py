@@ -1,0 +1,207 @@
+"""Corpus and queries files, and the query record every stage shares.
+
+- Corpus: JSONL, one ``{"id", "title", "text"}`` object per line (``_id`` is accepted for
+  ``id``, as BEIR writes it; ``title`` may be absent; other keys are ignored).
+- Queries: JSONL (``id``/``_id``, ``text``, optional ``description`` and ``narrative``) or
+  TSV (``id<TAB>text[<TAB>description[<TAB>narrative]]``), told apart by the extension
+  (``.tsv``/``.txt`` are TSV) or, failing that, by whether the first line is a JSON object.
+
+Ids are strings: a JSON number id is taken as its text. Duplicate ids, a missing text or a
+malformed line are errors naming the file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from poolkit.errors import InputError
+from poolkit.io.common import decode, read_bytes
+from poolkit.io.validate import check_id
+
+TSV_SUFFIXES = (".tsv", ".txt")
+
+
+def descending_id_order(ids: Sequence[str]) -> np.ndarray:
+    """``out[i]`` is doc ``i``'s position when ids are sorted descending (the tie-breaker)."""
+    order = sorted(range(len(ids)), key=ids.__getitem__, reverse=True)
+    out = np.empty(len(ids), dtype=np.int64)
+    out[np.asarray(order, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
+    return out
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """A query as pooled, judged and stored: id, text and the optional TREC fields."""
+
+    qid: str
+    text: str
+    description: str | None = None
+    narrative: str | None = None
+
+
+@dataclass
+class Corpus:
+    """Documents in file order; ``index[docid]`` is a document's row."""
+
+    ids: list[str]
+    titles: list[str]
+    texts: list[str]
+    path: str | None = None
+    index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.index = {d: i for i, d in enumerate(self.ids)}
+
+    @classmethod
+    def from_records(cls, records: Sequence[tuple[str, str, str]]) -> Corpus:
+        """From (id, title, text) triples (tests, synthetic corpora)."""
+        return cls([r[0] for r in records], [r[1] for r in records], [r[2] for r in records])
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, docid: object) -> bool:
+        return docid in self.index
+
+    def passage(self, i: int) -> str:
+        """The text a retriever sees: title and body."""
+        title, text = self.titles[i], self.texts[i]
+        return f"{title}\n{text}" if title else text
+
+    def passages(self) -> list[str]:
+        return [self.passage(i) for i in range(len(self.ids))]
+
+    def docs(self) -> dict[str, tuple[str, str]]:
+        """docid -> (title, body), what the pool stores for an assessor."""
+        return {d: (t, x) for d, t, x in zip(self.ids, self.titles, self.texts)}
+
+    @cached_property
+    def sha256(self) -> str:
+        """Hash of the content (ids, titles, texts in order), not of the file's bytes."""
+        h = hashlib.sha256()
+        for d, t, x in zip(self.ids, self.titles, self.texts):
+            h.update(json.dumps([d, t, x], ensure_ascii=False).encode())
+            h.update(b"\n")
+        return h.hexdigest()
+
+    @cached_property
+    def id_rank(self) -> np.ndarray:
+        return descending_id_order(self.ids)
+
+
+def _lines(path: str | Path) -> list[str]:
+    """Lines split on "\n" only: str.splitlines() would also split inside a passage at
+    U+0085, U+2028 and friends, which real corpora contain (MS MARCO's mojibake does)."""
+    return [line.rstrip("\r") for line in decode(path, read_bytes(path)).split("\n")]
+
+
+def _json_lines(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for lineno, line in enumerate(_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, lineno, f"not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(path, lineno, "not valid JSON (nested too deeply)") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, lineno, f"expected a JSON object, found {type(obj).__name__}")
+        out.append((lineno, obj))
+    return out
+
+
+def _id(path: str | Path, lineno: int, obj: dict[str, Any], what: str) -> str:
+    raw = obj.get("id", obj.get("_id"))
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)) or str(raw).strip() == "":
+        raise InputError(path, lineno, "expected an 'id' (string)")
+    return check_id(path, lineno, str(raw), what)
+
+
+def _text(path: str | Path, lineno: int, obj: dict[str, Any], key: str, required: bool) -> str:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise InputError(path, lineno, f"expected a '{key}' (string)")
+        return ""
+    if not isinstance(value, str):
+        raise InputError(path, lineno, f"'{key}' must be a string, found {type(value).__name__}")
+    return value
+
+
+def read_corpus(path: str | Path) -> Corpus:
+    ids: list[str] = []
+    titles: list[str] = []
+    texts: list[str] = []
+    first: dict[str, int] = {}
+    for lineno, obj in _json_lines(path):
+        docid = _id(path, lineno, obj, "doc id")
+        if docid in first:
+            raise InputError(path, lineno, f"doc id {docid!r} already used on line {first[docid]}")
+        first[docid] = lineno
+        ids.append(docid)
+        titles.append(_text(path, lineno, obj, "title", required=False))
+        texts.append(_text(path, lineno, obj, "text", required=True))
+    return Corpus(ids, titles, texts, path=str(path))
+
+
+def read_queries(path: str | Path) -> list[QueryRecord]:
+    """Queries in file order (JSONL or TSV, see the module docstring)."""
+    p = Path(path)
+    if p.suffix.lower() in TSV_SUFFIXES:
+        records = _tsv_queries(p)
+    else:
+        head = decode(p, read_bytes(p)).lstrip()
+        records = _jsonl_queries(p) if head.startswith("{") else _tsv_queries(p)
+    return records
+
+
+def _check_new(path: Path, lineno: int, qid: str, first: dict[str, int]) -> None:
+    if qid in first:
+        raise InputError(path, lineno, f"query id {qid!r} already used on line {first[qid]}")
+    first[qid] = lineno
+
+
+def _jsonl_queries(path: Path) -> list[QueryRecord]:
+    out = []
+    first: dict[str, int] = {}
+    for lineno, obj in _json_lines(path):
+        qid = _id(path, lineno, obj, "query id")
+        _check_new(path, lineno, qid, first)
+        text = _text(path, lineno, obj, "text", required=True)
+        if not text.strip():
+            raise InputError(path, lineno, f"query {qid!r} has an empty 'text'")
+        out.append(QueryRecord(qid, text,
+                               _text(path, lineno, obj, "description", False) or None,
+                               _text(path, lineno, obj, "narrative", False) or None))
+    return out
+
+
+def _tsv_queries(path: Path) -> list[QueryRecord]:
+    out = []
+    first: dict[str, int] = {}
+    for lineno, line in enumerate(_lines(path), start=1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
+            raise InputError(path, lineno, "expected 'id<TAB>text' (optionally <TAB>description"
+                                           f"<TAB>narrative), found {line.strip()[:60]!r}")
+        if len(parts) > 4:
+            raise InputError(path, lineno,
+                             f"expected at most 4 tab-separated columns "
+                             f"(id, text, description, narrative), found {len(parts)}")
+        qid = check_id(path, lineno, parts[0].strip(), "query id")
+        _check_new(path, lineno, qid, first)
+        extra = [p.strip() or None for p in parts[2:]] + [None, None]
+        out.append(QueryRecord(qid, parts[1].strip(), extra[0], extra[1]))
+    return out

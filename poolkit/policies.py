@@ -1,0 +1,227 @@
+"""Current labels from the judgment log, under an explicit policy for several assessors.
+
+Each assessor's standing grade on a pair is their latest ``grade`` or ``import`` event not
+undone (the rule of ``Store.current_grades``). When one pair carries grades from several
+assessors, a policy decides; a pair the policy cannot decide is reported as ``Unresolved``
+and left out of the labels, never guessed.
+
+Policies (``POLICIES`` is the registry; CLI choices and help come from it):
+
+- ``latest``: the grade recorded last (highest event id) among the assessors. Always decides.
+- ``majority``: the grade more assessors gave than any other; a tie is unresolved.
+- ``max``: the highest grade any assessor gave. Always decides.
+- ``adjudicated``: an adjudication (``adjudicate`` event, not undone; the latest if several)
+  decides; without one, the pair is decided only when every assessor gave the same grade.
+
+Adjudications count only under ``adjudicated``; the other policies are mechanical over the
+assessors' own grades, so their output never depends on who adjudicated what.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from poolkit.errors import PoolkitError, one_of
+from poolkit.store.contract import StoreBackend
+from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
+
+
+class Unresolvable(Exception):
+    """Raised by a policy that cannot decide a pair; the message says why."""
+
+
+@dataclass(frozen=True)
+class Vote:
+    assessor: str
+    grade: int
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    summary: str
+    decide: Callable[[Sequence[Vote], int | None], int]
+
+
+def _latest(votes: Sequence[Vote], adjudicated: int | None) -> int:
+    return max(votes, key=lambda v: v.event_id).grade
+
+
+def _max(votes: Sequence[Vote], adjudicated: int | None) -> int:
+    return max(v.grade for v in votes)
+
+
+def _majority(votes: Sequence[Vote], adjudicated: int | None) -> int:
+    counts = Counter(v.grade for v in votes).most_common()
+    top = [g for g, n in counts if n == counts[0][1]]
+    if len(top) > 1:
+        raise Unresolvable(f"tie between grades {', '.join(map(str, sorted(top)))}")
+    return top[0]
+
+
+def _adjudicated(votes: Sequence[Vote], adjudicated: int | None) -> int:
+    if adjudicated is not None:
+        return adjudicated
+    grades = {v.grade for v in votes}
+    if len(grades) > 1:
+        raise Unresolvable("assessors disagree and no adjudication was recorded")
+    return grades.pop()
+
+
+POLICIES: dict[str, Policy] = {p.name: p for p in (
+    Policy("latest", "the grade recorded last", _latest),
+    Policy("majority", "the most common grade; ties unresolved", _majority),
+    Policy("max", "the highest grade given", _max),
+    Policy("adjudicated", "the adjudication, else a unanimous grade; disagreements unresolved",
+           _adjudicated),
+)}
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    qid: str
+    docid: str
+    grades: dict[str, int]
+    reason: str
+
+
+@dataclass
+class Labels:
+    """Resolved grades (``grades[qid][docid]``), the pairs left undecided, who judged and,
+    per query, whose adjudications decided a label."""
+
+    policy: str
+    grades: dict[str, dict[str, int]] = field(default_factory=dict)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    assessors: dict[str, list[str]] = field(default_factory=dict)
+    adjudicators: dict[str, list[str]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.grades.values())
+
+
+def get_policy(name: str) -> Policy:
+    if name not in POLICIES:
+        raise PoolkitError(one_of(name, POLICIES, "label policy"))
+    return POLICIES[name]
+
+
+def current_labels(store: StoreBackend, policy: str = "latest",
+                   assessors: Iterable[str] | None = None,
+                   pool_version: int | None = None) -> Labels:
+    """Labels as the log stands now under ``policy``.
+
+    ``assessors`` restricts whose grades count (adjudications count whoever recorded them).
+    ``pool_version`` keeps only pairs pooled in that version or earlier; without it every
+    labelled pair counts, imported ones outside the pool included. Queries come in store
+    order, docs in judging order for pooled pairs, then in the order they were first labelled.
+    """
+    rule = get_policy(policy)
+    if pool_version is not None:
+        check_pool_version(store, pool_version)
+    wanted = set(assessors) if assessors is not None else None
+    votes_by_pair = standing_votes(store, VOTE_KINDS, pool_version)
+    adjudications = _adjudications(store, pool_version)
+    labels = Labels(policy=policy)
+    for qid, docid in _pair_order(store, set(votes_by_pair) | set(adjudications), pool_version):
+        votes = [Vote(a, m.grade, m.id) for a, m in votes_by_pair.get((qid, docid), {}).items()
+                 if m.grade is not None and (wanted is None or a in wanted)]
+        adjudicated, adjudicator = adjudications.get((qid, docid), (None, ""))
+        if not votes and (adjudicated is None or policy != "adjudicated"):
+            continue
+        names = labels.assessors.setdefault(qid, [])
+        names.extend(v.assessor for v in votes if v.assessor not in names)
+        try:
+            grade = rule.decide(votes, adjudicated)
+        except Unresolvable as why:
+            labels.unresolved.append(Unresolved(qid, docid, {v.assessor: v.grade for v in votes},
+                                                str(why)))
+            continue
+        labels.grades.setdefault(qid, {})[docid] = grade
+        if adjudicated is not None and policy == "adjudicated":
+            names = labels.adjudicators.setdefault(qid, [])
+            if adjudicator not in names:
+                names.append(adjudicator)
+    for by_query in (labels.assessors, labels.adjudicators):
+        for names in by_query.values():
+            names.sort()
+    return labels
+
+
+def _adjudications(store: StoreBackend, pool_version: int | None,
+                   ) -> dict[tuple[str, str], tuple[int, str]]:
+    """(grade, adjudicator) of the latest standing adjudication per pair."""
+    out: dict[tuple[str, str], tuple[int, str]] = {}
+    for pair, by_adjudicator in standing_votes(store, ("adjudicate",), pool_version).items():
+        who, last = max(by_adjudicator.items(), key=lambda kv: kv[1].id)
+        if last.grade is not None:
+            out[pair] = (last.grade, who)
+    return out
+
+
+def _pair_order(store: StoreBackend, pairs: set[tuple[str, str]],
+                pool_version: int | None) -> list[tuple[str, str]]:
+    """Store query order; pooled docs in judging order, then others by first event."""
+    rank: dict[tuple[str, str], tuple[int, int]] = {}
+    for i, (qid, docid, _version, _hash) in enumerate(store.pool_rows(pool_version)):
+        if (qid, docid) in pairs:
+            rank[(qid, docid)] = (0, i)
+    first: dict[tuple[str, str], int] = {}
+    for i, (q, d) in enumerate(store.labelled_pairs_in_order()):
+        first.setdefault((q, d), i)
+    query_rank = {q: i for i, q in enumerate(store.queries())}
+    query_first: dict[str, int] = {}
+    for q, d in sorted(pairs, key=lambda p: first.get(p, 0)):
+        query_first.setdefault(q, first.get((q, d), 0))
+
+    def key(pair: tuple[str, str]) -> tuple[int, int, int, int, int]:
+        q = pair[0]
+        in_query = rank.get(pair, (1, first.get(pair, 0)))
+        return (0 if q in query_rank else 1, query_rank.get(q, query_first.get(q, 0)),
+                query_first.get(q, 0), *in_query)
+
+    return sorted(pairs, key=key)
+
+
+def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
+               date: str) -> dict[str, dict[str, object]]:
+    """Per query: pool version and depth, contributing systems, assessors, policy, date and
+    poolkit version (what golden.yaml carries so a label file says where it came from); also
+    ``adjudicators`` when adjudications decided labels, and ``unresolved``, the pairs the
+    policy left out, when there are any."""
+    from poolkit import __version__
+
+    versions = [v for v in store.pool_versions()
+                if pool_version is None or v["version"] <= pool_version]
+    depth: dict[str, int] = {}
+    for v in versions:
+        for system, d in v["depths"].items():
+            depth[system] = max(depth.get(system, 0), int(d))
+    systems: dict[str, set[str]] = {}
+    pooled: dict[str, int] = {}
+    for (qid, _doc), sources in store.sources().items():
+        systems.setdefault(qid, set()).update(
+            s.system for s in sources if pool_version is None or s.version <= pool_version)
+    for m in store.pool(max_version=pool_version):
+        pooled[m.qid] = pooled.get(m.qid, 0) + 1
+    version = versions[-1]["version"] if versions else None
+    unresolved = Counter(u.qid for u in labels.unresolved)
+    out: dict[str, dict[str, object]] = {}
+    for qid, docs in labels.grades.items():
+        entry: dict[str, object] = {
+            "pool_version": version,
+            "pool_depth": {s: depth[s] for s in sorted(depth)},
+            "systems": sorted(systems.get(qid, ())),
+            "assessors": labels.assessors.get(qid, []),
+        }
+        if labels.adjudicators.get(qid):
+            entry["adjudicators"] = labels.adjudicators[qid]
+        entry.update(policy=labels.policy, judged=len(docs), pooled=pooled.get(qid, 0))
+        if unresolved[qid]:
+            entry["unresolved"] = unresolved[qid]
+        entry.update(date=date, poolkit_version=__version__)
+        out[qid] = entry
+    return out
