@@ -13,7 +13,7 @@ from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store  # no
 
 from poolkit.cli import main  # noqa: E402
 from poolkit.io import read_labels  # noqa: E402
-from poolkit.labels import POLICIES  # noqa: E402
+from poolkit.policies import POLICIES  # noqa: E402
 from poolkit.store import Event  # noqa: E402
 
 

@@ -20,9 +20,9 @@ from poolkit.config import load_config
 from poolkit.errors import PoolkitError
 from poolkit.io import read_golden, read_qrels, read_ranked, read_run
 from poolkit.io.beir import read_beir_qrels
+from poolkit.io.corpus import read_corpus, read_queries
 from poolkit.io.jsondict import read_json_qrels, read_json_run
 from poolkit.io.msmarco import read_msmarco_run
-from poolkit.retrieve.corpus import read_corpus, read_queries
 
 VALID: dict[str, tuple[str, Callable[[Path], Any]]] = {
     "qrels": ("labels.qrels", read_qrels),

@@ -8,9 +8,9 @@ from pool_helpers import write_config
 from poolkit.config import load_config
 from poolkit.errors import ConfigError
 from poolkit.io.common import sha256_hex
+from poolkit.io.corpus import read_corpus, read_queries
 from poolkit.io.run import read_run
 from poolkit.pool.run_systems import run_systems
-from poolkit.retrieve.corpus import read_corpus, read_queries
 
 pytestmark = pytest.mark.slow  # runs the dense model
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from poolkit.retrieve.corpus import read_corpus, read_queries
+from poolkit.io.corpus import read_corpus, read_queries
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
 

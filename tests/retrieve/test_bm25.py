@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
+from poolkit.io.corpus import Corpus
 from poolkit.retrieve.bm25 import BM25Retriever, Tokenizer
-from poolkit.retrieve.corpus import Corpus
 from poolkit.store.store import QueryRecord
 
 PLAIN = {"stem": False, "stopwords": False}

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from poolkit.errors import InputError
-from poolkit.retrieve.corpus import Corpus, read_corpus, read_queries
+from poolkit.io.corpus import Corpus, read_corpus, read_queries
 
 
 def test_sample_corpus_has_the_seed_ids_in_order(sample_corpus):

@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from poolkit.io.corpus import Corpus
 from poolkit.retrieve import dense
-from poolkit.retrieve.corpus import Corpus
 from poolkit.retrieve.dense import DenseRetriever, EmbeddingCache, Encoder, default_model_path
 
 pytestmark = pytest.mark.slow  # loads MiniLM (once per session)

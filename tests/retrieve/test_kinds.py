@@ -14,11 +14,11 @@ from pool_helpers import write_config  # noqa: E402
 
 from poolkit.config import COMMON_SYSTEM_KEYS, load_config  # noqa: E402
 from poolkit.errors import ConfigError  # noqa: E402
+from poolkit.io.corpus import read_corpus, read_queries  # noqa: E402
 from poolkit.params import Param  # noqa: E402
 from poolkit.pool.report import describe  # noqa: E402
 from poolkit.pool.run_systems import run_systems  # noqa: E402
 from poolkit.retrieve.base import Hit, Results  # noqa: E402
-from poolkit.retrieve.corpus import read_corpus, read_queries  # noqa: E402
 from poolkit.retrieve.kinds import (  # noqa: E402
     PACKAGES,
     SYSTEM_KINDS,
