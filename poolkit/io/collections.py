@@ -62,12 +62,33 @@ def resolve_collection(spec: str, base: Path, cache_dir: Path, where: Where) -> 
 
 # --- files written once, whole --------------------------------------------------------------
 
+class SourceFailed(Exception):
+    """Producing the lines failed (not writing them); ``original`` says why."""
+
+    def __init__(self, original: Exception) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
 def write_atomically(path: Path, lines: Iterable[str]) -> None:
     """Write ``lines`` to ``path`` whole or not at all (``io.atomic``): a reader never sees
-    half a cached collection file, and an interrupted write leaves nothing behind."""
+    half a cached collection file, and an interrupted write leaves nothing behind.
+
+    A failure of ``lines`` itself (a dataset's missing download) is a SourceFailed, so it is
+    not mistaken for a failure to write ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    source = iter(lines)
     with atomic_writer(path) as fh:
-        fh.writelines(lines)
+        while True:
+            try:
+                line = next(source)
+            except StopIteration:
+                break
+            except PoolkitError:
+                raise
+            except Exception as exc:
+                raise SourceFailed(exc) from exc
+            fh.write(line)
 
 
 def _jsonl(objects: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -170,10 +191,9 @@ def _irds(dataset_id: str, base: Path, cache_dir: Path, where: Where) -> Collect
             continue
         try:
             write_atomically(path, lines())
-        except PoolkitError:
-            raise
-        except Exception as exc:  # ir_datasets' download and format errors are many
-            raise where.error(_irds_failure(dataset_id, what, exc, ir_datasets)) from None
+        except SourceFailed as failed:  # ir_datasets' download and format errors are many
+            raise where.error(_irds_failure(dataset_id, what, failed.original, ir_datasets)
+                              ) from None
     return files
 
 
