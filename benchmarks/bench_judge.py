@@ -103,11 +103,13 @@ def startup(path: Path, assessor: str, mode: str, repeat: int = 3) -> dict[str, 
 async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, object]:
     from textual import events
 
+    from poolkit.config import JudgeConfig
     from poolkit.judge.app import JudgeApp
     from poolkit.judge.session import JudgingSession
 
     store = Store(path)
-    app = JudgeApp(JudgingSession(store, assessor, mode=mode))
+    # Grade to next passage only: the topic card at each new query waits for a key.
+    app = JudgeApp(JudgingSession(store, assessor, mode=mode), JudgeConfig(topic_card=False))
     latencies: list[float] = []
     async with app.run_test(size=(80, 24)):
         screen = app.judge_screen

@@ -39,6 +39,7 @@ from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of
 from poolkit.io.common import decode, read_bytes
 from poolkit.io.validate import check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
+from poolkit.keymap import DEFAULT_KEYS, key_names, same_key
 from poolkit.params import ParamError
 from poolkit.retrieve.kinds import SYSTEM_KINDS
 
@@ -46,16 +47,13 @@ COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
 # Each kind's own keys, types, defaults and bounds: retrieve/kinds.SYSTEM_KINDS.
 
 DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
-DEFAULT_KEYS = {
-    "grade_0": "0", "grade_1": "1", "grade_2": "2", "grade_3": "3",
-    "undo": "u", "skip": "s", "note": "n", "back": "b", "jump": "j",
-    "guidelines": "question_mark", "quit": "q",
-}
 TOP_KEYS = ("collection", "corpus", "queries", "store", "systems", "pool", "judge", "runs_dir",
             "cache_dir", "name")
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
-JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind")
+JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
+              "topic_card")
+DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
 
 
 @dataclass(frozen=True)
@@ -99,6 +97,8 @@ class JudgeConfig:
     guidelines: str = ""
     relevance_level: int = 1
     blind: bool = True
+    min_display: float = DEFAULT_MIN_DISPLAY
+    topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
 
 
 @dataclass(frozen=True)
@@ -376,12 +376,19 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
                               "judge.keys: " + one_of(str(action), DEFAULT_KEYS, "action"))
         keys[action] = str(key)
     taken: dict[str, str] = {}
-    for action, key in keys.items():
-        if key in taken:
-            raise ConfigError(path, sec.line("keys"),
-                              f"judge.keys: key {key!r} is bound to both {taken[key]!r} and "
-                              f"{action!r}")
-        taken[key] = action
+    for action, value in keys.items():
+        if not key_names(value):
+            raise ConfigError(path, sec.line("keys"), f"judge.keys: {action!r} has no key")
+        for key in key_names(value):
+            if same_key(key) in taken:
+                raise ConfigError(path, sec.line("keys"),
+                                  f"judge.keys: key {key!r} is bound to both "
+                                  f"{taken[same_key(key)]!r} and {action!r}")
+            taken[same_key(key)] = action
+    min_display = sec.value("min_display", float, DEFAULT_MIN_DISPLAY)
+    if not 0 <= min_display <= 5:
+        raise ConfigError(path, sec.line("min_display"),
+                          f"judge.min_display: {min_display!r} must be seconds from 0 to 5")
     guidelines = sec.value("guidelines", str, "")
     if guidelines:
         candidate = base / guidelines
@@ -389,4 +396,5 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
             guidelines = candidate.read_text(encoding="utf-8")
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=sec.value("relevance_level", int, 1),
-                       blind=sec.value("blind", bool, True))
+                       blind=sec.value("blind", bool, True), min_display=min_display,
+                       topic_card=sec.value("topic_card", bool, True))

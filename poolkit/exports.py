@@ -8,7 +8,7 @@ entry: a render function gets the resolved labels (``ExportInput``) and returns 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from poolkit.policies import Labels, provenance
@@ -27,6 +27,8 @@ class ExportInput:
     pool_version: int | None
     now: datetime
     store_name: str = ""  # how the header names the store (a file name, or a URI without secrets)
+    #: ``{qid: {docid: ["alice (2): why"]}}``: assessors' notes, written beside their grades
+    notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ def _golden(data: ExportInput) -> str:
               f"{len(data.labels)} labels, " + (
                   f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
                   if left_out else "") + data.now.isoformat(timespec="seconds")]
-    return golden_text(data.grades, texts, prov, header)
+    return golden_text(data.grades, texts, prov, header, notes=data.notes)
 
 
 #: name -> format: the one registry of export formats

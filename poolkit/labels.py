@@ -2,6 +2,7 @@
 code written against it still imports. New code imports poolkit.policies."""
 
 from poolkit.policies import (
+    DEFAULT_POLICY,
     POLICIES,
     Labels,
     Policy,
@@ -13,5 +14,5 @@ from poolkit.policies import (
     provenance,
 )
 
-__all__ = ["POLICIES", "Labels", "Policy", "Unresolvable", "Unresolved", "Vote",
+__all__ = ["DEFAULT_POLICY", "POLICIES", "Labels", "Policy", "Unresolvable", "Unresolved", "Vote",
            "current_labels", "get_policy", "provenance"]

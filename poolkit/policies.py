@@ -5,16 +5,19 @@ undone (the rule of ``Store.current_grades``). When one pair carries grades from
 assessors, a policy decides; a pair the policy cannot decide is reported as ``Unresolved``
 and left out of the labels, never guessed.
 
-Policies (``POLICIES`` is the registry; CLI choices and help come from it):
+An adjudication (``adjudicate`` event, not undone; the latest if several) decides its pair
+under every policy: someone looked at the disagreement and ruled, and no mechanical rule
+should overrule that (nor ask for the pair to be adjudicated again). Policies decide the
+pairs nobody adjudicated (``POLICIES`` is the registry; CLI choices and help come from it):
 
 - ``latest``: the grade recorded last (highest event id) among the assessors. Always decides.
 - ``majority``: the grade more assessors gave than any other; a tie is unresolved.
 - ``max``: the highest grade any assessor gave. Always decides.
-- ``adjudicated``: an adjudication (``adjudicate`` event, not undone; the latest if several)
-  decides; without one, the pair is decided only when every assessor gave the same grade.
+- ``adjudicated``: only a grade every assessor gave; any disagreement stays unresolved.
 
-Adjudications count only under ``adjudicated``; the other policies are mechanical over the
-assessors' own grades, so their output never depends on who adjudicated what.
+``DEFAULT_POLICY`` is the one default of every command that turns grades into labels
+(export, compare, reusability); each says which policy it used and how many pairs it could
+not resolve.
 """
 
 from __future__ import annotations
@@ -43,18 +46,18 @@ class Vote:
 class Policy:
     name: str
     summary: str
-    decide: Callable[[Sequence[Vote], int | None], int]
+    decide: Callable[[Sequence[Vote]], int]
 
 
-def _latest(votes: Sequence[Vote], adjudicated: int | None) -> int:
+def _latest(votes: Sequence[Vote]) -> int:
     return max(votes, key=lambda v: v.event_id).grade
 
 
-def _max(votes: Sequence[Vote], adjudicated: int | None) -> int:
+def _max(votes: Sequence[Vote]) -> int:
     return max(v.grade for v in votes)
 
 
-def _majority(votes: Sequence[Vote], adjudicated: int | None) -> int:
+def _majority(votes: Sequence[Vote]) -> int:
     counts = Counter(v.grade for v in votes).most_common()
     top = [g for g, n in counts if n == counts[0][1]]
     if len(top) > 1:
@@ -62,9 +65,7 @@ def _majority(votes: Sequence[Vote], adjudicated: int | None) -> int:
     return top[0]
 
 
-def _adjudicated(votes: Sequence[Vote], adjudicated: int | None) -> int:
-    if adjudicated is not None:
-        return adjudicated
+def _adjudicated(votes: Sequence[Vote]) -> int:
     grades = {v.grade for v in votes}
     if len(grades) > 1:
         raise Unresolvable("assessors disagree and no adjudication was recorded")
@@ -75,9 +76,10 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
     Policy("latest", "the grade recorded last", _latest),
     Policy("majority", "the most common grade; ties unresolved", _majority),
     Policy("max", "the highest grade given", _max),
-    Policy("adjudicated", "the adjudication, else a unanimous grade; disagreements unresolved",
+    Policy("adjudicated", "a unanimous grade; disagreements unresolved until adjudicated",
            _adjudicated),
 )}
+DEFAULT_POLICY = "adjudicated"  # never guesses: what is not agreed or adjudicated is reported
 
 
 @dataclass(frozen=True)
@@ -130,18 +132,21 @@ def current_labels(store: StoreBackend, policy: str = "latest",
         votes = [Vote(a, m.grade, m.id) for a, m in votes_by_pair.get((qid, docid), {}).items()
                  if m.grade is not None and (wanted is None or a in wanted)]
         adjudicated, adjudicator = adjudications.get((qid, docid), (None, ""))
-        if not votes and (adjudicated is None or policy != "adjudicated"):
+        if not votes and adjudicated is None:
             continue
         names = labels.assessors.setdefault(qid, [])
         names.extend(v.assessor for v in votes if v.assessor not in names)
-        try:
-            grade = rule.decide(votes, adjudicated)
-        except Unresolvable as why:
-            labels.unresolved.append(Unresolved(qid, docid, {v.assessor: v.grade for v in votes},
-                                                str(why)))
-            continue
+        if adjudicated is not None:
+            grade = adjudicated
+        else:
+            try:
+                grade = rule.decide(votes)
+            except Unresolvable as why:
+                labels.unresolved.append(Unresolved(
+                    qid, docid, {v.assessor: v.grade for v in votes}, str(why)))
+                continue
         labels.grades.setdefault(qid, {})[docid] = grade
-        if adjudicated is not None and policy == "adjudicated":
+        if adjudicated is not None:
             names = labels.adjudicators.setdefault(qid, [])
             if adjudicator not in names:
                 names.append(adjudicator)

@@ -7,8 +7,10 @@ quadratic weights on the fixed 0-3 scale, kappa on labels binarised at the relev
 the confusion matrix and a percentile bootstrap interval for each kappa. Across all sources:
 Krippendorff's alpha (ordinal; units are the judged pairs, missing labels allowed).
 
-A source whose kappa against the human reference is below the threshold (0.6 by default,
-the customary "substantial agreement" floor) is flagged as too noisy to trust. When no
+Against the human reference, a source is judged by its kappa's bootstrap interval and the
+threshold (0.6 by default, the customary "substantial agreement" floor): "ok" when the
+interval's lower bound reaches the threshold, "too noisy" when its upper bound is below it,
+otherwise "undecided" (too few shared pairs to tell). When no
 reference is named and exactly one source is a human assessor (kind "assessor": grading in
 the store, not labels imported into it nor a label file), the CLI takes it as the reference
 (:func:`default_reference`) and the report says so (``reference_default``).
@@ -25,7 +27,9 @@ JSON shape (``poolkit agreement --format json``; keys may be added, none removed
                 "notes": [text]}],
      "alpha": {"metric": "ordinal", "value", "units", "sources"},
      "reference": name | null, "reference_default": bool,
-     "flag": {"kappa", "threshold", "against_reference": {source: kappa}, "noisy": [names]},
+     "flag": {"kappa", "threshold", "against_reference": {source: kappa},
+              "verdicts": {source: "ok"|"too noisy"|"undecided"}, "noisy": [names],
+              "undecided": [names]},
      "bootstrap": {"resamples", "seed", "level"}}
 """
 
@@ -199,16 +203,20 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
         result = pair_agreement(a, b, level, resamples, seed)
         if result is not None:
             pairs.append(result)
-    noisy = []
+    noisy: list[str] = []
+    undecided: list[str] = []
     against: dict[str, float] = {}
+    verdicts: dict[str, str] = {}
     if reference is not None:
         for r in pairs:
             if reference in (r["a"], r["b"]):
                 other = r["b"] if r["a"] == reference else r["a"]
-                k = r["kappa"][flag_on]
-                against[other] = k
-                if math.isnan(k) or k < threshold:
+                against[other] = r["kappa"][flag_on]
+                verdicts[other] = verdict(r["kappa_ci"][flag_on], threshold)
+                if verdicts[other] == "too noisy":
                     noisy.append(other)
+                elif verdicts[other] == "undecided":
+                    undecided.append(other)
     return AgreementReport(
         scale=list(SCALE), level=level,
         sources=[{"name": s.name, "kind": s.kind, "judged": len(s.grades),
@@ -219,9 +227,26 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
         reference=reference,
         reference_default=reference is not None and reference_default,
         flag={"kappa": flag_on, "threshold": threshold, "against_reference": against,
-              "noisy": noisy},
+              "verdicts": verdicts, "noisy": noisy, "undecided": undecided},
         bootstrap={"resamples": resamples, "seed": seed, "level": 0.95},
     )
+
+
+def verdict(interval: Mapping[str, float] | None, threshold: float) -> str:
+    """What a kappa's bootstrap interval says against the threshold: "ok" when even its
+    lower bound reaches it, "too noisy" when even its upper bound falls short, otherwise
+    "undecided" (too few shared pairs to tell). A point estimate alone would call 17 pairs
+    with kappa in [-0.14, 0.22] too noisy, and as readily call a lucky 5 pairs fine."""
+    if interval is None:
+        return "undecided"
+    low, high = interval["low"], interval["high"]
+    if math.isnan(low) or math.isnan(high):
+        return "undecided"
+    if low >= threshold:
+        return "ok"
+    if high < threshold:
+        return "too noisy"
+    return "undecided"
 
 
 def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[LabelSource]:
@@ -314,11 +339,20 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
     else:
         if chosen:
             lines.append(chosen + ".")
-        lines.append(f"Against the reference {ref!r} ({flag['kappa']} kappa; below "
-                     f"{flag['threshold']} is too noisy to trust):")
-        lines += grid(["source", "kappa", "verdict"],
-                      [[n, fmt(v, 3), "TOO NOISY" if n in flag["noisy"] else "ok"]
-                       for n, v in flag["against_reference"].items()], left=(2,))
+        lines.append(f"Against the reference {ref!r} ({flag['kappa']} kappa, 95% interval; "
+                     f"too noisy when all of it is below {flag['threshold']}):")
+        shared = {(r["a"], r["b"]): r["shared"] for r in doc["pairs"]}
+        rows = []
+        for n, v in flag["against_reference"].items():
+            band = next((r["kappa_ci"][flag["kappa"]] for r in doc["pairs"]
+                         if {r["a"], r["b"]} == {n, ref}), None)
+            said = flag.get("verdicts", {}).get(n, "undecided")
+            count = shared.get((n, ref), shared.get((ref, n), 0))
+            rows.append([n, fmt(v, 3),
+                         f"{fmt(band['low'], 2)} to {fmt(band['high'], 2)}" if band else "-",
+                         {"ok": "ok", "too noisy": "TOO NOISY"}.get(
+                             said, f"too few pairs to tell ({count})")])
+        lines += grid(["source", "kappa", "interval", "verdict"], rows, left=(3,))
     if matrices and doc["pairs"]:
         lines += ["", "Confusion matrices (rows: a's grade, columns: b's grade)"]
         for r in doc["pairs"]:

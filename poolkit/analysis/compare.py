@@ -301,7 +301,7 @@ def ranking_order(names: Sequence[str], values: Sequence[float]) -> str:
 def _labels_line(side: str, s: dict[str, Any]) -> str:
     where = (f"pool v{s['pool_version']} of {Path(s['store']).name} ({s['policy']} policy)"
              if s.get("kind") == "store" else f"{s.get('path')}")
-    extra = f", {s['unresolved']} unresolved" if s.get("unresolved") else ""
+    extra = f", {s.get('unresolved', 0)} unresolved" if s.get("kind") == "store" else ""
     return (f"{side:6s} {where}: {s['judged']} judged, {s['relevant']} relevant{extra}; "
             f"{s['scored']} queries scored, {s['excluded']} excluded (no relevant)")
 

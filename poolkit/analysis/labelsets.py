@@ -16,6 +16,7 @@ from typing import Any
 from poolkit.errors import StoreError, one_of
 from poolkit.io.qrels import Qrels
 from poolkit.io.readers import read_labels
+from poolkit.policies import DEFAULT_POLICY
 from poolkit.store.contract import StoreBackend
 
 Pair = tuple[str, str]
@@ -49,7 +50,8 @@ class LabelSet:
 
 
 def store_labels(store: StoreBackend, version: int | None = None,
-                 assessors: Iterable[str] | None = None, policy: str = "latest") -> LabelSet:
+                 assessors: Iterable[str] | None = None,
+                 policy: str = DEFAULT_POLICY) -> LabelSet:
     """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then.
 
     Several assessors on one pair are resolved by ``policy`` (see ``poolkit.policies``);

@@ -249,7 +249,8 @@ def render_table(doc: dict[str, Any]) -> str:
     from poolkit.analysis.render import grid, tau_note
 
     lab = doc["labels"]
-    where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name}"
+    where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name} ({lab['policy']} "
+             f"policy, {lab.get('unresolved', 0)} unresolved)"
              if lab.get("kind") == "store"
              else lab.get("path"))
     lines = [f"poolkit reusability: {len(doc['full'])} runs scored against {where} "

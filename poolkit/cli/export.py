@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.sample import sample_lines
-from poolkit.policies import POLICIES, Labels, current_labels
+from poolkit.policies import DEFAULT_POLICY, POLICIES, Labels, current_labels
 from poolkit.pool.sample import with_unjudged
 
 if TYPE_CHECKING:
     from poolkit.store.contract import StoreBackend
 
-DEFAULT_POLICY = "adjudicated"
 
 
 def _policy_help() -> str:
@@ -37,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="; ".join(f"{f.name}: {f.summary}" for f in EXPORT_FORMATS.values()))
     p.add_argument("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
                    help=f"how several assessors' grades become one (default: {DEFAULT_POLICY}"
-                        f"). {_policy_help()}")
+                        f", as for every command; an adjudication decides its pair under any "
+                        f"policy). {_policy_help()}")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     p.add_argument("--assessor", nargs="+", action="extend", metavar="NAME",
                    help="count only these assessors' grades")
@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
         text = export_text(args.format, ExportInput(labels, grades, store, args.policy,
                                                     args.pool_version,
                                                     datetime.now(timezone.utc),
-                                                    config.store_name))
+                                                    config.store_name,
+                                                    notes_by_pair(store, args.assessor)
+                                                    if args.format == "golden" else {}))
     if not len(labels):
         if labels.unresolved:
             report_unresolved(labels, args.policy, None)
@@ -113,6 +115,19 @@ def design_rows(store: StoreBackend,
     return sorted(rows)
 
 
+def notes_by_pair(store: StoreBackend, assessors: list[str] | None,
+                  ) -> dict[str, dict[str, list[str]]]:
+    """``{qid: {docid: ["alice (2): why"]}}``: each note with whose grade it explains."""
+    from poolkit.store.notes import notes
+
+    out: dict[str, dict[str, list[str]]] = {}
+    for n in notes(store, assessors):
+        ruled = " adjudicated" if n.grade_kind == "adjudicate" else ""
+        grade = "" if n.grade is None else f" ({n.grade}{ruled})"
+        out.setdefault(n.qid, {}).setdefault(n.docid, []).append(f"{n.assessor}{grade}: {n.text}")
+    return out
+
+
 def write_file(path: str, text: str) -> None:
     from poolkit.io.atomic import write_text
 
@@ -126,6 +141,8 @@ def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:
             {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
             for u in items]}, indent=2) + "\n")
     if not items:
+        print(f"poolkit export: {len(labels)} labels under policy {policy!r}, 0 unresolved",
+              file=sys.stderr)
         return
     print(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "
           f"(choose another --policy, or adjudicate with `poolkit judge --adjudicate`):",

@@ -12,7 +12,8 @@ Open the judging UI on CONFIG's store as assessor NAME. Passages come in the poo
 order, blind (no system names, ranks or scores) unless judge.blind is false in the config.
 Reopening resumes at the first passage NAME has not judged. Every grade is written to the
 store before the next passage appears; undo, skip and notes are recorded as events too.
-Keys are listed in the footer and remapped under judge.keys in the config."""
+Keys are listed in the footer and remapped under judge.keys in the config. One live session
+per assessor and store: a second one is refused (--take-over to open it anyway)."""
 
 
 NOTHING = {
@@ -41,7 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show-names", action="store_true",
                    help="with --adjudicate: show which assessor gave which grade")
     p.add_argument("--pool-version", type=int, metavar="V",
-                   help="judge the pool as of version V (default: the latest)")
+                   help="judge the pool as of version V (default: the latest, and a version "
+                        "added while judging shows up at the next query)")
+    p.add_argument("--take-over", action="store_true",
+                   help="open even though another live session judges as NAME on this store "
+                        "(that session's further grades are refused)")
     p.add_argument("--double", action="store_true",
                    help="under a learning pool.order: also judge the passages other assessors "
                         "judged (double judging) instead of being given different ones")
@@ -72,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
         assessor = collection.assessor(args.assessor)
         version = collection.version(args.pool_version)
         chooser = collection.next_passage(version, args.double)
+        # No --pool-version: the session follows the latest (a new one shows at the next query).
         session = JudgingSession(collection.store, assessor, mode=mode,
-                                 start_qid=args.query, pool_version=version, chooser=chooser)
+                                 start_qid=args.query, pool_version=args.pool_version,
+                                 chooser=chooser, min_display=config.judge.min_display)
         if not session.query_ids:  # (judge mode always has the pool to show)
             print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
                   file=sys.stderr)
@@ -87,7 +94,13 @@ def run(args: argparse.Namespace) -> int:
                                ) from None
         require_terminal()
 
-        JudgeApp(session, config.judge, show_names=args.show_names).run()
+        from poolkit.store.claims import claim, release
+
+        mine = claim(collection.store, session.assessor, take_over=args.take_over)
+        try:
+            JudgeApp(session, config.judge, show_names=args.show_names, claim=mine).run()
+        finally:
+            release(collection.store, mine)
         progress = session.progress()
         closed = {q: chooser.closed(q) for q in session.query_ids} if session.chooser else {}
     print(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "

@@ -69,13 +69,15 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
 
 
 def add_store_labels(p: argparse.ArgumentParser) -> None:
-    from poolkit.policies import POLICIES
+    from poolkit.policies import DEFAULT_POLICY, POLICIES
 
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="store form: only these assessors' grades count (repeatable)")
-    p.add_argument("--policy", choices=list(POLICIES), default="latest",
+    p.add_argument("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
                    help="store form: how several assessors' grades on one pair become one "
-                        "label (default: latest; see `poolkit export --help`)")
+                        f"label (default: {DEFAULT_POLICY}, as for every command; an "
+                        "adjudication decides its pair under any policy; see `poolkit export "
+                        "--help`)")
 
 
 def measures_arg(texts: list[str], default: tuple[str, ...]) -> list[Measure]:

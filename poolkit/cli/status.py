@@ -50,7 +50,8 @@ def render(collection: Any, args: argparse.Namespace) -> str:
     """The report as of now (a new pool version is picked up at each redraw)."""
     from poolkit.store.judging import status_report
 
-    report = status_report(collection.store, args.pool_version).to_dict()
+    report = status_report(collection.store, args.pool_version,
+                           collection.config.judge.min_display).to_dict()
     if report["pool_version"] is not None:
         add_judging_progress(report, collection.next_passage(report["pool_version"]),
                              collection.config)
@@ -100,6 +101,8 @@ def _seconds(value: float | None) -> str:
 
 
 def render_table(report: Mapping[str, Any]) -> str:
+    from poolkit.store.judging import FAST_MEDIAN
+
     head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
             "judged/budget", "rel", "left est (95%)")
     rows: list[tuple[str, ...]] = []
@@ -130,6 +133,13 @@ def render_table(report: Mapping[str, Any]) -> str:
     for qid, q in report["queries"].items():
         if q.get("closed"):
             lines.append(f"query {qid}: no more passages offered: {q['closed']}")
+    for name, cell in report["assessors"].items():
+        if cell.get("fast"):
+            lines.append(f"{name}: median {_seconds(cell['median_seconds'])} s per judgment, "
+                         f"under {FAST_MEDIAN:g} s: check that the passages are being read")
+        if cell.get("under_min_display"):
+            lines.append(f"{name}: {cell['under_min_display']} judgment(s) made less than "
+                         f"{report['min_display']:g} s after the passage appeared")
     if report["unpooled_labels"]:
         lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
                      f"(imported) are not counted above")

@@ -25,7 +25,7 @@ from poolkit.io.qrels import Qrels
 from poolkit.io.validate import check_id, grade_problem
 from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items, to_python
 
-ENTRY_KEYS = ("query", "text", "grades", "provenance")
+ENTRY_KEYS = ("query", "text", "grades", "notes", "provenance")  # notes: read, not used
 
 
 def read_golden(path: str | Path) -> Qrels:
@@ -94,13 +94,20 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
 
 def golden_entries(grades: Mapping[str, Mapping[str, int]],
                    texts: Mapping[str, str] | None = None,
-                   provenance: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+                   provenance: Mapping[str, Any] | None = None,
+                   notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+                   ) -> list[dict[str, Any]]:
+    """One entry per query; ``notes[qid][docid]`` (the assessors' notes on a graded doc)
+    follow the grades they explain."""
     out = []
     for qid, docs in grades.items():
         entry: dict[str, Any] = {"query": qid}
         if texts and qid in texts:
             entry["text"] = texts[qid]
         entry["grades"] = {d: int(g) for d, g in docs.items()}
+        explained = {d: list(n) for d, n in (notes or {}).get(qid, {}).items() if d in docs}
+        if explained:
+            entry["notes"] = explained
         if provenance and qid in provenance:
             entry["provenance"] = provenance[qid]
         out.append(entry)
@@ -121,8 +128,9 @@ def write_golden(path: str | Path, grades: Mapping[str, Mapping[str, int]],
 def golden_text(grades: Mapping[str, Mapping[str, int]],
                 texts: Mapping[str, str] | None = None,
                 provenance: Mapping[str, Any] | None = None,
-                header: Sequence[str] = ()) -> str:
+                header: Sequence[str] = (),
+                notes: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> str:
     """What ``write_golden`` writes, as a string (for stdout)."""
-    body = yaml.dump(golden_entries(grades, texts, provenance), Dumper=yaml.SafeDumper,
+    body = yaml.dump(golden_entries(grades, texts, provenance, notes), Dumper=yaml.SafeDumper,
                      sort_keys=False, allow_unicode=True, width=100)
     return "".join(f"# {h}\n" for h in header) + body

@@ -1,14 +1,17 @@
-"""Which parts of a passage to highlight for a query: its content words, loosely stemmed.
+"""Which words of a passage to highlight: whole words, never prefixes.
 
-Deliberately simple and predictable for an assessor: every query word that is not a stop
-word and has three or more characters, with a plural / -ing / -ed ending dropped, matches
-any word in the passage that starts with it (``control`` marks ``controlling``; ``cows``
-marks ``cow``). Case-insensitive.
+An assessor must be able to trust a highlight: ``fall`` (the armyworm) lights ``fall`` and
+``Fall``, not ``falls`` in "rain falls", nor ``fallow``. So a term matches whole tokens only,
+case-insensitively. Three sets, each in its own style: the query's content words (every word
+that is not a stop word and has three or more characters), the description's content words
+not already in the query, and the words this assessor added for this query (the ``t`` key;
+that is where ``controlling`` or ``armyworms`` go when they matter).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
@@ -20,34 +23,29 @@ these they this those through to too under until up very was we were what when w
 while who whom why will with would you your yours yourself yourselves keep get make
 """.split())
 
-_SUFFIXES = ("ing", "ed", "es", "s")
+_WORD = re.compile(r"\w+")
 
 
-def stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        keep = 3 if suffix == "s" else 4
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= keep:
-            return word[: -len(suffix)]
-    return word
-
-
-def query_terms(query: str) -> list[str]:
-    """Stems to highlight, in query order, without repeats."""
+def query_terms(query: str, leave_out: Iterable[str] = ()) -> list[str]:
+    """Content words to highlight, lowercased, in text order, without repeats (and without
+    those in ``leave_out``)."""
     out: list[str] = []
-    for word in re.findall(r"\w+", query.lower()):
-        if word in STOPWORDS or len(word) < 3:
+    skip = set(leave_out)
+    for word in _WORD.findall(query.lower()):
+        if word in STOPWORDS or len(word) < 3 or word in skip or word in out:
             continue
-        s = stem(word)
-        if s not in out:
-            out.append(s)
+        out.append(word)
     return out
 
 
-def term_pattern(terms: list[str]) -> re.Pattern[str] | None:
+def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    """Whole-token matches of any term, case-insensitive (longest first, so a term that is
+    two words, added by an assessor, wins over its parts)."""
+    terms = [t.strip() for t in terms if t.strip()]
     if not terms:
         return None
-    alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
-    return re.compile(rf"\b(?:{alternatives})\w*", re.IGNORECASE)
+    alternatives = "|".join(re.escape(t) for t in sorted(set(terms), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def highlight_spans(query: str, text: str) -> list[tuple[int, int]]:

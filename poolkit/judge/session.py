@@ -8,17 +8,22 @@ for scripts and tests.
 Rules
 - Walk order is the pool's judging order (``Store.pool``: query order, then version, then
   the order key the pooling strategy assigned). Only pairs pooled up to the session's pool
-  version are shown.
+  version are shown; a session opened without a version takes in a newer one at the next
+  change of query.
 - Pending = this assessor holds no standing grade on the pair (``adjudicate`` mode: nobody
-  holds a standing adjudication). After a grade or a skip the next passage is the first
-  pending one in the same query, then in the following queries (wrapping round). Skipped
-  passages come back later: only once no unskipped passage is pending, earliest skip first.
-  Reopening the app starts at the first pending passage, so a session resumes where it left.
+  holds a standing adjudication). What comes after a grade, a regrade or a skip is decided
+  in one place, ``next_item``: after a first grade or a skip, the next pending passage of
+  the same query, then that query's skipped passages (earliest skip first), then the
+  following queries; after a regrade, the passage that follows in judging order. Reopening
+  the app starts at the first pending passage, so a session resumes where it left.
+- A grade key within ``min_display`` seconds of a passage appearing is refused (TooSoon):
+  a double tap must not grade a passage nobody read.
 - ``position`` on every event is the passage's 1-based place in its query's judging order
   (what the screen shows as "passage i of n"); ``pool_version`` is the version that pooled it.
 - Undo appends an ``undo`` event naming the assessor's latest standing grade of this mode's
   kind (repeat to go further back) and shows that passage again. History is never rewritten.
-- Back re-shows the previously shown passage; grading it again appends a new grade (regrade).
+- Back re-shows the previously shown passage, back into earlier sessions; ``move`` steps
+  through the judging order without grading; grading a shown passage again is a regrade.
 - A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
@@ -49,7 +54,8 @@ from poolkit.store.judging import (
 from poolkit.store.store import Event, QueryRecord, Source
 
 MODES = ("judge", "agreement", "adjudicate")
-PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over
+PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
+PACE_MIN = 5      # judgments before a time left is estimated at all
 
 Clock = Callable[[], datetime]
 
@@ -99,10 +105,21 @@ class PassageChooser(Protocol):
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str]) -> str | None: ...
 
 
+class TooSoon(PoolkitError):
+    """A grade key came before the passage had been on screen for the minimum display time
+    (a double tap, or a key meant for the passage before): the key is dropped, not queued."""
+
+    def __init__(self, seconds_on_screen: float, minimum: float) -> None:
+        super().__init__(f"key ignored: the passage was on screen {seconds_on_screen:.2f} s, "
+                         f"under the {minimum:g} s minimum")
+        self.seconds_on_screen, self.minimum = seconds_on_screen, minimum
+
+
 class JudgingSession:
     def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
-                 clock: Clock | None = None, chooser: PassageChooser | None = None) -> None:
+                 clock: Clock | None = None, chooser: PassageChooser | None = None,
+                 min_display: float = 0.0) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
         assessor = assessor.strip()
@@ -113,8 +130,12 @@ class JudgingSession:
         self.chooser = chooser if chooser is not None and chooser.active and mode == "judge" \
             else None
         self.clock: Clock = clock or utc_now
+        self.min_display = min_display
         self.kind = "adjudicate" if mode == "adjudicate" else "grade"
-        self.pool_version = version = store.resolve_pool_version(pool_version)
+        # Without an explicit version the session follows the latest one: a pool expanded
+        # by another process shows up at the next change of query.
+        self.follows_latest = pool_version is None
+        self.pool_version = store.resolve_pool_version(pool_version)
         self.queries: dict[str, QueryRecord] = store.queries()
         self._texts: dict[str, tuple[str, str]] = {}
         self._sources: dict[tuple[str, str], list[Source]] | None = None
@@ -132,20 +153,48 @@ class JudgingSession:
         # (Pairs outside the pool version drop out below, where items are built.)
         self.votes: dict[tuple[str, str], dict[str, int]] = {}
         self.settled_elsewhere: set[tuple[str, str]] = set()
-        wanted: set[tuple[str, str]] | None = None
+        self._wanted: set[tuple[str, str]] | None = None
         if mode == "agreement":
-            wanted = judged_by_others(store, assessor)
+            self._wanted = judged_by_others(store, assessor)
         elif mode == "adjudicate":
             self.votes = disputed(store)
-            wanted = set(self.votes)
+            self._wanted = set(self.votes)
             self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
+        self._load_items()
+        self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
 
+        # Passages shown, least recent first, each once (an ordered set): back walks it. It
+        # starts with what this assessor graded or skipped before, in the order they last did.
+        self.history: dict[Item, None] = {}
+        last_touch = {pair: stack[-1].id for pair, stack in self.stacks.items()}
+        for pair, event_id in self.skips.items():
+            last_touch[pair] = max(event_id, last_touch.get(pair, 0))
+        for pair in sorted(last_touch, key=last_touch.__getitem__):
+            if pair in self._index:
+                self.history[self._index[pair]] = None
+        self.current: Item | None = None
+        self.shown_at: str | None = None
+        self._shown_moment: datetime | None = None
+        self.pending_note: str | None = None
+        if start_qid is not None and start_qid not in self.items:
+            if start_qid in self.pooled_queries:
+                raise PoolkitError(f"query {start_qid!r} has no passages to show in "
+                                   f"{mode} mode")
+            raise PoolkitError(one_of(start_qid, self.pooled_queries, "query"))
+        if start_qid is not None:
+            self.jump(start_qid)
+        else:
+            self._show(self._next_pending(None))
+
+    def _load_items(self) -> None:
+        """Build the walk (items per query in judging order) for ``self.pool_version``."""
         self.items: dict[str, list[Item]] = {}
         self.done_count: dict[str, int] = {}
         self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
         done = self.stacks.keys() | self.settled_elsewhere
-        for qid, docid, version_, text_hash in store.pool_rows(version):
+        wanted = self._wanted
+        for qid, docid, version_, text_hash in self.store.pool_rows(self.pool_version):
             position = positions[qid] = positions.get(qid, 0) + 1
             pair = (qid, docid)
             if wanted is None or pair in wanted:
@@ -158,22 +207,23 @@ class JudgingSession:
                     self.done_count[qid] = int(pair in done)
         self.pooled_queries = list(positions)
         self.query_ids = list(self.items)
-        self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
+        self._walk = [item for items in self.items.values() for item in items]
+        self._place = {item.pair: i for i, item in enumerate(self._walk)}
 
-        # Passages shown, least recent first, each once (an ordered set): back walks it.
-        self.history: dict[Item, None] = {}
-        self.current: Item | None = None
-        self.shown_at: str | None = None
-        self.pending_note: str | None = None
-        if start_qid is not None and start_qid not in self.items:
-            if start_qid in positions:
-                raise PoolkitError(f"query {start_qid!r} has no passages to show in "
-                                   f"{mode} mode")
-            raise PoolkitError(one_of(start_qid, positions, "query"))
-        if start_qid is not None:
-            self.jump(start_qid)
-        else:
-            self._show(self._next_pending(None))
+    def refresh_pool(self) -> bool:
+        """Take in a pool version another process added since (when following the latest);
+        True when the walk changed. Cheap when nothing changed: one indexed query."""
+        if not self.follows_latest:
+            return False
+        latest = self.store.latest_pool_version()
+        if latest is None or latest == self.pool_version:
+            return False
+        self.pool_version = latest
+        self.queries = self.store.queries()
+        self._sources = None
+        self._load_items()
+        self._undo_log = None
+        return True
 
     # -- state ----------------------------------------------------------------------------
     def is_done(self, item: Item) -> bool:
@@ -210,20 +260,31 @@ class JudgingSession:
         total = sum(len(v) for v in self.items.values())
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
-        left = pace * (total - done) if pace is not None else None
+        # A time left from one or two judgments swings wildly: wait for a few.
+        left = (pace * (total - done) if pace is not None and len(recent) >= PACE_MIN
+                else None)
         return Progress(q_done, q_total, done, total, pace, left)
 
     # -- events ---------------------------------------------------------------------------
-    def _event(self, kind: str, item: Item, **fields: object) -> Event:
+    def _event(self, kind: str, item: Item, now: datetime | None = None,
+               **fields: object) -> Event:
         return Event(qid=item.qid, docid=item.docid, assessor=self.assessor, kind=kind,
-                     shown_at=self.shown_at, judged_at=stamp(self.clock()),
+                     shown_at=self.shown_at, judged_at=stamp(now or self.clock()),
                      text_hash=item.text_hash, pool_version=item.version,
                      position=item.position, **fields)  # type: ignore[arg-type]
 
     def grade_event(self, grade: int) -> Event | None:
+        """The grade for the passage on screen; None when there is none. Raises TooSoon when
+        the passage has been shown for less than ``min_display`` seconds (by the session's
+        clock, so the rule is testable without waiting)."""
         if self.current is None:
             return None
-        return self._event(self.kind, self.current, grade=grade, note=self.pending_note)
+        now = self.clock()
+        if self.min_display > 0 and self._shown_moment is not None:
+            on_screen = (now - self._shown_moment).total_seconds()
+            if on_screen < self.min_display:
+                raise TooSoon(on_screen, self.min_display)
+        return self._event(self.kind, self.current, now, grade=grade, note=self.pending_note)
 
     def skip_event(self) -> Event | None:
         if self.current is None:
@@ -278,10 +339,12 @@ class JudgingSession:
             if item is not None and not was_done:
                 self.done_count[item.qid] += 1
             self.pending_note = None
-            self._show(self._next_pending(event.qid))
+            if item is not None:
+                self._show(self.next_item(item, "regrade" if was_done else "grade"))
         elif event.kind == "skip":
             self.skips[pair] = event_id
-            self._show(self._next_pending(event.qid))
+            if item is not None:
+                self._show(self.next_item(item, "skip"))
         elif event.kind == "note":
             self.notes.setdefault(pair, []).append(event)
             self.pending_note = (f"{self.pending_note}; {event.note}" if self.pending_note
@@ -321,10 +384,40 @@ class JudgingSession:
         return self.commit(self.undo_event())
 
     # -- navigation -----------------------------------------------------------------------
+    def next_item(self, after: Item, how: str) -> Item | None:
+        """What to show once ``after`` was graded (``how`` = "grade"), regraded ("regrade":
+        it had a grade already) or skipped ("skip"). The one place that decides what comes
+        next:
+
+        - after a regrade, the passage that follows it in judging order (an assessor who went
+          back walks forward again, seeing existing grades), or at the end of its query what
+          a grade would show;
+        - otherwise the first pending passage after it in its query (wrapping to the
+          query's start), then that query's skipped passages, earliest skip first, and only
+          then the following queries (wrapping round), each the same way.
+
+        On a change of query a pool version added meanwhile is taken in first.
+        """
+        nxt = self._decide(after, how)
+        if (nxt is None or nxt.qid != after.qid) and self.refresh_pool():
+            after = self._index.get(after.pair, after)
+            nxt = self._decide(after, how)
+        return nxt
+
+    def _decide(self, after: Item, how: str) -> Item | None:
+        if how == "regrade":
+            place = self._place.get(after.pair)
+            if place is not None and place + 1 < len(self._walk):
+                following = self._walk[place + 1]
+                if following.qid == after.qid:
+                    return following
+        return self._next_pending(after.qid, after)
+
     def back(self) -> bool:
         """Show the passage shown before the current one; False when there is none. Each
         passage is remembered once, where it was last shown, so going back never walks
-        forward again (an undo that re-shows a passage moves it, it does not copy it)."""
+        forward again (an undo that re-shows a passage moves it, it does not copy it). The
+        history reaches into earlier sessions: what this assessor graded or skipped."""
         if self.current is not None:
             if len(self.history) < 2:
                 return False
@@ -334,8 +427,29 @@ class JudgingSession:
         self._show(next(reversed(self.history)), remember=False)
         return True
 
+    def move(self, offset: int) -> bool:
+        """Show the passage ``offset`` places away in judging order (across queries) without
+        grading anything; False at either end. With nothing on screen, -1 shows the last."""
+        if self.current is None:
+            if offset >= 0 or not self._walk:
+                return False
+            self._show(self._walk[-1])
+            return True
+        place = self._place[self.current.pair] + offset
+        if not 0 <= place < len(self._walk):
+            return False
+        self._show(self._walk[place])
+        return True
+
+    def show(self, item: Item) -> None:
+        """Show a passage of this session (a review list picked it)."""
+        if item.pair not in self._index:
+            raise PoolkitError(f"{item.qid}/{item.docid} is not in this session's pool")
+        self._show(self._index[item.pair])
+
     def jump(self, qid: str) -> None:
         """Go to a query: its first pending passage, or its first passage when all are done."""
+        self.refresh_pool()
         if qid not in self.items:
             raise PoolkitError(one_of(qid, self.items, "query"))
         nxt = self._pending_in(qid, skipped=False) or self._pending_in(qid, skipped=True)
@@ -345,12 +459,15 @@ class JudgingSession:
         if item is not None and item != self.current:
             self.pending_note = None
         self.current = item
-        self.shown_at = stamp(self.clock()) if item is not None else None
+        self._shown_moment = self.clock() if item is not None else None
+        self.shown_at = stamp(self._shown_moment) if self._shown_moment is not None else None
         if item is not None and remember:
             self.history.pop(item, None)
             self.history[item] = None
 
-    def _pending_in(self, qid: str, skipped: bool) -> Item | None:
+    def _pending_in(self, qid: str, skipped: bool, after: Item | None = None) -> Item | None:
+        """The query's first pending passage (``skipped``: its earliest-skipped one instead);
+        given ``after``, the first unskipped one after it, wrapping to the query's start."""
         if self.done_count[qid] >= len(self.items[qid]):
             return None
         if self.chooser is not None:
@@ -361,21 +478,25 @@ class JudgingSession:
                 mine_skipped = {d for (q, d) in self.skips if q == qid}
                 doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped)
                 return self._index.get((qid, doc)) if doc is not None else None
+        items = self.items[qid]
         if not skipped:
-            return next((it for it in self.items[qid]
+            if after is not None and after.qid == qid and after.pair in self._place:
+                cut = self._place[after.pair] - self._place[items[0].pair] + 1
+                items = items[cut:] + items[:cut]
+            return next((it for it in items
                          if it.pair not in self.skips and not self.is_done(it)), None)
-        waiting = [it for it in self.items[qid] if it.pair in self.skips and not self.is_done(it)]
+        waiting = [it for it in items if it.pair in self.skips and not self.is_done(it)]
         return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
 
-    def _next_pending(self, qid: str | None) -> Item | None:
-        """Unskipped pending work from ``qid`` onwards (wrapping), then skipped work."""
+    def _next_pending(self, qid: str | None, after: Item | None = None) -> Item | None:
+        """Pending work from ``qid`` onwards (wrapping): per query, unskipped passages first,
+        then its skipped ones, so a skip comes back before the next query starts."""
         if not self.query_ids:
             return None
         start = self.query_ids.index(qid) if qid in self.items else 0
-        order = self.query_ids[start:] + self.query_ids[:start]
-        for q in order:
-            found = self._pending_in(q, skipped=False)
+        for q in self.query_ids[start:] + self.query_ids[:start]:
+            found = (self._pending_in(q, skipped=False, after=after)
+                     or self._pending_in(q, skipped=True))
             if found:
                 return found
-        waiting = [it for q in order for it in [self._pending_in(q, skipped=True)] if it]
-        return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
+        return None

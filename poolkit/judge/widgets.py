@@ -13,30 +13,22 @@ from rich.text import Text
 
 from poolkit.judge.highlight import query_terms, term_pattern
 from poolkit.judge.session import Item, JudgingSession, Progress
+from poolkit.keymap import KEY_ACTIONS, key_names
 from poolkit.store.store import QueryRecord, Source
 
-ACTION_LABELS = {
-    "undo": "undo", "skip": "skip", "note": "note", "back": "back", "jump": "jump",
-    "guidelines": "guidelines", "quit": "quit",
-}
-HIGHLIGHT = "bold black on yellow"
+HIGHLIGHT = "bold black on yellow"           # the query's words
+DESCRIPTION_HIGHLIGHT = "underline bold"      # the description's other words
+TERM_HIGHLIGHT = "bold black on green"        # words this assessor added for the query
+SEARCH_HIT = "black on magenta"               # `/` search hits
+CURRENT_HIT = "bold white on red"             # the hit n/N moved to
 
 
-def binding_key(key: str) -> str:
-    """The Textual key name for a configured key: a config may say ``?`` or ``/`` where
-    Textual binds ``question_mark`` or ``slash`` (Textual's own character-to-name rule)."""
-    if len(key) != 1 or key.isalnum():
-        return key
-    from textual.keys import _character_to_key
-
-    return _character_to_key(key)
-
-
-def key_label(key: str) -> str:
-    """How a configured key reads on screen (``question_mark`` and ``?`` alike -> ``?``)."""
+def key_label(keys: str) -> str:
+    """How a configured key (or comma-separated keys) reads on screen: ``question_mark`` and
+    ``?`` alike -> ``?``; ``left,h`` -> ``←/h``."""
     from textual.keys import format_key
 
-    return format_key(binding_key(key))
+    return "/".join(key if len(key) == 1 else format_key(key) for key in key_names(keys))
 
 
 def title_text(session: JudgingSession) -> Text:
@@ -47,15 +39,6 @@ def title_text(session: JudgingSession) -> Text:
     if item is not None:
         n = session.query_ids.index(item.qid) + 1
         out.append(f" · query {item.qid} ({n} of {len(session.query_ids)})")
-    return out
-
-
-def query_text(query: QueryRecord) -> Text:
-    out = Text(query.text, style="bold")
-    for extra in (query.description, query.narrative):
-        if extra:
-            out.append("\n")
-            out.append(extra, style="italic")
     return out
 
 
@@ -112,16 +95,64 @@ def all_done_text(keys: Mapping[str, str]) -> Text:
         " to undo your last grade, or ", (k["quit"], "bold"), " to quit.")
 
 
-def passage_text(query: str, title: str, body: str) -> Text:
-    """Title and body with the query's terms highlighted."""
-    pattern = term_pattern(query_terms(query))
+def passage_text(query: str, title: str, body: str, description: str | None = None,
+                 added: Sequence[str] = (), hits: Sequence[tuple[int, int]] = (),
+                 current_hit: int | None = None) -> Text:
+    """Title and body with the query's words highlighted, the description's other words in a
+    second style, the assessor's added terms in a third, and search hits over all of them
+    (``hits`` are spans of the plain text, ``title\n\nbody``)."""
     out = Text()
     if title:
         out.append(title, style="bold underline")
         out.append("\n\n")
     out.append(body)
-    if pattern is not None:
-        out.highlight_regex(pattern, HIGHLIGHT)  # title and body alike
+    terms = query_terms(query)
+    layers = [(query_terms(description or "", leave_out=terms), DESCRIPTION_HIGHLIGHT),
+              (terms, HIGHLIGHT), (list(added), TERM_HIGHLIGHT)]
+    for words, style in layers:  # later layers are drawn over earlier ones
+        pattern = term_pattern(words)
+        if pattern is not None:
+            out.highlight_regex(pattern, style)  # title and body alike
+    for i, (start, end) in enumerate(hits):
+        out.stylize(CURRENT_HIT if i == current_hit else SEARCH_HIT, start, end)
+    return out
+
+
+def passage_plain(title: str, body: str) -> str:
+    """The plain text ``passage_text`` shows (what search offsets index into)."""
+    return f"{title}\n\n{body}" if title else body
+
+
+def search_hits(text: str, needle: str) -> list[tuple[int, int]]:
+    """Case-insensitive occurrences of ``needle`` in ``text``, as (start, end) spans."""
+    needle = needle.strip().lower()
+    if not needle:
+        return []
+    low, out, at = text.lower(), [], 0
+    while (found := low.find(needle, at)) >= 0:
+        out.append((found, found + len(needle)))
+        at = found + len(needle)
+    return out
+
+
+def topic_text(query: QueryRecord, fold: bool, expand_key: str,
+               width: int | None = None) -> Text:
+    """The query in bold; description and narrative whole, or (``fold``) cut to one line
+    each (of ``width`` cells, with an ellipsis) and the key that unfolds them."""
+    out = Text(query.text, style="bold")
+    for label, extra in (("", query.description), ("narrative: ", query.narrative)):
+        if not extra:
+            continue
+        out.append("\n")
+        if fold:
+            line = label + extra.strip().splitlines()[0]
+            if width is not None and len(line) > width:
+                line = line[: max(width - 1, 1)].rstrip() + "…"
+            out.append(line, style="italic")
+        else:
+            out.append(f"{label}{extra}", style="italic")
+    if fold and (query.description or query.narrative):
+        out.append(f"\n({expand_key}: whole topic)", style="dim")
     return out
 
 
@@ -179,14 +210,19 @@ def duration(seconds: float) -> str:
 
 
 def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:
-    """Every binding, grades first; on a narrow terminal it wraps between bindings rather
-    than hiding any. The default grade keys read as one range (``0-3``) so that the default
-    bar fits one line at 80 columns."""
+    """Every action, grades first, each by its first key (the help screen lists them all);
+    on a narrow terminal it wraps between actions rather than hiding any. The default grade
+    keys read as one range (``0-3``) and previous/next as one ``move``."""
     labels = [key_label(keys[f"grade_{g}"]) for g in range(4)]
     grade_keys = "0-3" if labels == ["0", "1", "2", "3"] else " ".join(labels)
-    parts = [(grade_keys, "grade")] + [(key_label(keys[a]), label)
-                                       for a, label in ACTION_LABELS.items()]
+    move = f"{first_key(keys['previous'])} {first_key(keys['next'])}"
+    parts = [(grade_keys, "grade"), (move, "move")] + [(first_key(keys[a.name]), a.label)
+                                                       for a in KEY_ACTIONS if a.label]
     return pack([Text.assemble((key, "bold"), f" {label}") for key, label in parts], width)
+
+
+def first_key(keys: str) -> str:
+    return key_label(key_names(keys)[0])
 
 
 def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_names: bool,
@@ -201,8 +237,14 @@ def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_
         who = name if show_names else f"assessor {i}"
         out.append(f"{who}: ", style="bold")
         out.append(f"{g} ({grades.get(g, '?')})")
+    label = {name: (name if show_names else f"assessor {i}")
+             for i, (name, _g) in enumerate(ranked, start=1)}
     for name, note in notes:
         out.append("\n")
-        out.append("note" + (f" by {name}" if show_names else "") + ": ", style="italic")
+        if name in votes:
+            who = f"{label[name]} (grade {votes[name]})"
+        else:
+            who = f"{name} (no grade here)" if show_names else "someone without a grade here"
+        out.append(f"note by {who}: ", style="italic")
         out.append(note)
     return out

@@ -114,6 +114,9 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
+FAST_MEDIAN = 1.0  # seconds: an assessor whose median judgment takes less is flagged
+
+
 @dataclass(frozen=True)
 class StatusReport(Report):
     """``poolkit status``: judged / pooled per query and per assessor (see status_report)."""
@@ -124,17 +127,23 @@ class StatusReport(Report):
     judged: int
     doubly_judged: int
     unpooled_labels: int
+    min_display: float
     assessors: dict[str, dict[str, Any]]
     queries: dict[str, dict[str, Any]]
 
 
-def status_report(store: StoreBackend, pool_version: int | None = None) -> StatusReport:
+def status_report(store: StoreBackend, pool_version: int | None = None,
+                  min_display: float = 0.0) -> StatusReport:
     """Per query and per assessor: judged / pooled, grade histogram, median seconds, doubles.
 
     ``judged`` counts pooled pairs holding a standing grade (grade or import events, after
     undo); labels for pairs outside the pool are counted apart as ``unpooled_labels``.
     ``median_seconds`` is over the assessor's ``grade`` events (judged_at - shown_at).
     ``doubly_judged`` counts pooled pairs with standing grades from two or more assessors.
+    Per assessor overall: ``fast`` when their median is under ``FAST_MEDIAN`` seconds, and
+    ``under_min_display``, their grade events made less than ``min_display`` seconds after
+    the passage appeared (faster than anyone reads; recorded before the guard existed, or
+    with it off).
     """
     version = (store.resolve_pool_version(pool_version)
                if pool_version is not None or store.latest_pool_version() is not None else None)
@@ -176,7 +185,10 @@ def status_report(store: StoreBackend, pool_version: int | None = None) -> Statu
         for assessor, cell in row["assessors"].items():
             cell["median_seconds"] = _median(timing.get((qid, assessor), []))
     for assessor, cell in overall.items():
-        cell["median_seconds"] = _median(timing.get(("", assessor), []))
+        taken = timing.get(("", assessor), [])
+        cell["median_seconds"] = _median(taken)
+        cell["fast"] = cell["median_seconds"] is not None and cell["median_seconds"] < FAST_MEDIAN
+        cell["under_min_display"] = sum(1 for x in taken if x < min_display)
     for cell in [*overall.values(), *(c for r in queries.values()
                                      for c in r["assessors"].values())]:
         cell["grades"] = _histogram(cell["grades"])
@@ -187,6 +199,7 @@ def status_report(store: StoreBackend, pool_version: int | None = None) -> Statu
         judged=sum(r["judged"] for r in queries.values()),
         doubly_judged=sum(r["doubly_judged"] for r in queries.values()),
         unpooled_labels=unpooled,
+        min_display=min_display,
         assessors=dict(sorted(overall.items())),
         queries={q: {**r, "assessors": dict(sorted(r["assessors"].items()))}
                  for q, r in queries.items()},

@@ -382,6 +382,11 @@ def grant_roles(store: PgStore) -> list[str]:
     raw.execute(f"GRANT INSERT, UPDATE ON {listed} TO {ADMIN_ROLE}")
     raw.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON events FROM {ADMIN_ROLE}, "
                 f"{ASSESSOR_ROLE}")
+    # A judging session claims its assessor and keeps the assessor's highlight words.
+    session_tables = [t for t in ("session_claims", "assessor_terms") if t in tables]
+    if session_tables:
+        raw.execute(f"GRANT INSERT, UPDATE, DELETE ON {', '.join(session_tables)} TO "
+                    f"{ASSESSOR_ROLE}, {ADMIN_ROLE}")
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {_schema(raw)} TO "
                 f"{ASSESSOR_ROLE}, {ADMIN_ROLE}")
     done.append(f"granted {ASSESSOR_ROLE}: read all, append events under its own name; "

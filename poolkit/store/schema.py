@@ -137,6 +137,26 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (qid, docid)
     );
     """,
+    # 4 -> 5: judging sessions. ``session_claims``: which process judges as an assessor (one
+    # live session per assessor and store; a claim whose heartbeat is old has expired).
+    # ``assessor_terms``: words an assessor added to a query's highlighting.
+    """
+    CREATE TABLE IF NOT EXISTS session_claims (
+        assessor TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        since TEXT NOT NULL,
+        heartbeat TEXT NOT NULL
+    );
+
+    CREATE TABLE IF NOT EXISTS assessor_terms (
+        assessor TEXT NOT NULL,
+        qid TEXT NOT NULL,
+        term TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (assessor, qid, term)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

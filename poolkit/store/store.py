@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -739,6 +739,55 @@ class Store:
             sql += " AND assessor != ?"
             args.append(not_assessor)
         return iter(self.conn.execute(sql + " ORDER BY id", args))
+
+    # -- judging sessions (claims) and assessors' highlight terms --------------------------
+    def session_claim(self, assessor: str) -> tuple[str, str, int, str, str] | None:
+        """``(assessor, host, pid, since, heartbeat)`` of the live-session claim, if any."""
+        row = self.conn.execute("SELECT assessor, host, pid, since, heartbeat FROM "
+                                "session_claims WHERE assessor = ?", (assessor,)).fetchone()
+        return tuple(row) if row else None  # type: ignore[return-value]
+
+    def take_session_claim(self, assessor: str, host: str, pid: int, now: str,
+                           may_replace: Callable[[tuple[str, str, int, str, str]], bool],
+                           ) -> tuple[str, str, int, str, str] | None:
+        """Claim ``assessor`` for (host, pid) in one transaction unless another claim stands
+        that ``may_replace`` refuses to replace; returns that claim, or None when taken."""
+        with self.transaction() as c:
+            held = self.session_claim(assessor)
+            if held is not None and held[1:3] != (host, pid) and not may_replace(held):
+                return held
+            c.execute("INSERT INTO session_claims VALUES (?, ?, ?, ?, ?) "
+                      "ON CONFLICT (assessor) DO UPDATE SET host = excluded.host, "
+                      "pid = excluded.pid, since = excluded.since, "
+                      "heartbeat = excluded.heartbeat", (assessor, host, pid, now, now))
+        return None
+
+    def renew_session_claim(self, assessor: str, host: str, pid: int, now: str) -> bool:
+        """Renew the heartbeat; False when the claim is no longer (host, pid)'s."""
+        with self.transaction() as c:
+            return c.execute("UPDATE session_claims SET heartbeat = ? WHERE assessor = ? AND "
+                             "host = ? AND pid = ?", (now, assessor, host, pid)).rowcount == 1
+
+    def release_session_claim(self, assessor: str, host: str, pid: int) -> None:
+        with self.transaction() as c:
+            c.execute("DELETE FROM session_claims WHERE assessor = ? AND host = ? AND pid = ?",
+                      (assessor, host, pid))
+
+    def assessor_terms(self, assessor: str, qid: str) -> list[str]:
+        """Words the assessor added to the query's highlighting, in the order added."""
+        return [t for (t,) in self.conn.execute(
+            "SELECT term FROM assessor_terms WHERE assessor = ? AND qid = ? "
+            "ORDER BY added_at, term", (assessor, qid))]
+
+    def toggle_assessor_term(self, assessor: str, qid: str, term: str, now: str) -> bool:
+        """Add the term, or remove it when it is there; True when added."""
+        with self.transaction() as c:
+            if c.execute("DELETE FROM assessor_terms WHERE assessor = ? AND qid = ? AND "
+                         "term = ?", (assessor, qid, term)).rowcount:
+                return False
+            c.execute("INSERT INTO assessor_terms VALUES (?, ?, ?, ?)",
+                      (assessor, qid, term, now))
+        return True
 
     def latest_skips(self, assessor: str) -> dict[tuple[str, str], int]:
         """(qid, docid) -> id of the assessor's latest skip of it."""

@@ -12,6 +12,7 @@ from poolkit.analysis.agreement import (
     file_source,
     render_table,
     store_sources,
+    verdict,
 )
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels
@@ -64,9 +65,13 @@ def test_noisy_source_flagged_against_reference(doc):
     flag = doc["flag"]
     assert flag["noisy"] == ["rand"]
     assert flag["against_reference"]["llm"] > 0.6
+    # llm's kappa is above 0.6 but twelve pairs leave its interval below it too.
+    assert flag["verdicts"] == {"llm": "undecided", "rand": "too noisy"}
+    # Against 0.9, twelve pairs cannot tell: kappa is below it, its interval is not.
     again = agreement([src("human", HUMAN), src("llm", CLOSE)], reference="human",
                       threshold=0.9)
-    assert again["flag"]["noisy"] == ["llm"]
+    assert again["flag"]["against_reference"]["llm"] < 0.9
+    assert again["flag"]["noisy"] == [] and again["flag"]["undecided"] == ["llm"]
 
 
 def test_no_reference_no_flags():
@@ -171,3 +176,27 @@ def test_no_reference_says_how_to_set_it(kinds, says):
                    for n, g, k in zip("ab", (HUMAN, CLOSE), kinds)])
     assert d["reference"] is None and d["reference_default"] is False
     assert f"No --reference given, {says}." in render_table(d)
+
+
+@pytest.mark.parametrize(("low", "high", "said"), [
+    (0.6, 0.9, "ok"),                # the lower bound reaches the threshold
+    (0.59, 0.9, "undecided"),        # straddles it: too few pairs to tell
+    (-0.14, 0.59, "too noisy"),      # even the upper bound falls short
+    (-0.14, 0.6, "undecided"),
+    (float("nan"), 0.1, "undecided"),
+])
+def test_the_verdict_reads_the_kappa_interval(low, high, said):
+    assert verdict({"low": low, "high": high}, 0.6) == said
+    assert verdict(None, 0.6) == "undecided"
+
+
+def test_few_shared_pairs_are_too_few_to_tell():
+    # Five shared pairs: kappa below the threshold, but its interval reaches above it.
+    pairs, human, other = PAIRS[:5], [0, 1, 2, 3, 2], [0, 1, 2, 2, 3]
+    d = agreement([src("human", human, pairs), src("llm", other, pairs)], reference="human")
+    assert d["flag"]["against_reference"]["llm"] < 0.6
+    assert d["flag"]["verdicts"] == {"llm": "undecided"}
+    assert d["flag"]["noisy"] == [] and d["flag"]["undecided"] == ["llm"]
+    row = next(line for line in render_table(d).splitlines() if line.startswith("  llm     0.444"))
+    assert row.split() == ["llm", "0.444", "-0.36", "to", "1.00", "too", "few", "pairs", "to",
+                           "tell", "(5)"]

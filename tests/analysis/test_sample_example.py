@@ -67,6 +67,8 @@ def test_agreement_on_the_sample_files_matches_sklearn_and_krippendorff():
     assert by[("seed", "bob")]["notes"]  # golden holds no grade 0: binary kappa says nothing
     assert doc["flag"]["noisy"] == ["llm"]
     assert doc["flag"]["against_reference"]["seed"] >= 0.6
+    # ... but 16 shared pairs leave its interval straddling 0.6: too few to tell.
+    assert doc["flag"]["verdicts"] == {"seed": "undecided", "llm": "too noisy"}
     units = sorted(set().union(*grades.values()))
     data = [[g.get(u, float("nan")) for u in units] for g in grades.values()]
     assert doc["alpha"]["value"] == pytest.approx(krippendorff.alpha(

@@ -74,7 +74,7 @@ def test_compare_and_reusability_take_comma_separated_measures(collection, capsy
 
 
 def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys):
-    doc = as_json(capsys, "compare", str(collection))
+    doc = as_json(capsys, "compare", str(collection), "--policy", "latest")
     assert set(doc) >= {"command", "poolkit_version", "date", "level", "cutoffs", "measures",
                         "primary", "before", "after", "contribution", "runs", "ranking"}
     assert (doc["before"]["pool_version"], doc["after"]["pool_version"]) == (1, 2)
@@ -103,9 +103,10 @@ def block(out: str, title: str) -> list[str]:
 
 def test_compare_table_and_per_query(collection, capsys):
     code, out, _ = run_cli(capsys, "compare", str(collection), "--before", "1", "--after", "2",
-                           "-m", "AP", "--per-query")
+                           "-m", "AP", "--per-query", "--policy", "latest")
     assert code == 0
-    # Hand-computed. Latest labels: v1 = q1 {a3 b1}, q2 {e1 f0}; v2 adds q1 c2 d3 e1, q2 g2.
+    # Hand-computed. Latest labels (asked for: the default policy is 'adjudicated'):
+    # v1 = q1 {a3 b1}, q2 {e1 f0}; v2 adds q1 c2 d3 e1, q2 g2.
     # lex (q1 a b c, q2 e f): before AP 1 and 1; after q1 3/5 = 0.6, q2 1/2 = 0.5.
     # neu (q1 d a e, q2 g e): before q1 (1/2)/2 = 0.25 (d, e unjudged), q2 e at 2: (1/2)/1;
     # condensed before: q1 a at 1 -> 1/2, q2 e at 1 -> 1: mean 0.75; after q1 0.6, q2 1.
@@ -151,8 +152,11 @@ def test_compare_assessor_and_policy(collection, capsys):
     assert counts("--assessor", "bob") == ((2, 2), (5, 5))
     # alice alone: a2 b0 c1 d3 e0 in q1, e1 f0 g2 in q2.
     assert counts("--assessor", "alice") == ((4, 2), (8, 5))
+    # both, by default 'adjudicated': alice and bob disagree on q1's a, b, c and e and nobody
+    # has ruled, so the labels are q1's d (both 3) and q2's (alice alone: e1 f0, then g2).
+    assert counts() == ((2, 1), (4, 3))
     # both, latest: bob's later grades win on q1 (b and e become relevant); max agrees here.
-    assert counts() == ((4, 3), (8, 7))
+    assert counts("--policy", "latest") == ((4, 3), (8, 7))
     doc = as_json(capsys, "compare", str(collection), "--policy", "max", "-m", "P@1")
     assert doc["after"]["policy"] == "max"
     assert (doc["after"]["judged"], doc["after"]["relevant"]) == (8, 7)

@@ -59,7 +59,8 @@ def test_policies_decide_the_disputed_pair(tiny, tmp_path, capsys, policy, d2):
     assert main(["export", str(tiny), "--format", "qrels", "--policy", policy,
                  "-o", str(out)]) == 0
     assert read_qrels(out).grades["q1"] == {"d1": 3, "d2": d2, "d3": 0}
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == f"poolkit export: 5 labels under policy {policy!r}, " \
+                                      "0 unresolved\n"
 
 
 def test_majority_tie_is_listed_not_guessed(tiny, capsys):

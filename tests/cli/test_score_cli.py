@@ -249,7 +249,8 @@ INPUT_ERRORS = [
     ("seven.yaml", "- query: q1\n  grades: {d1: 1, d2: 7}\n", [],
      ":2: grade '7' for query 'q1' doc 'd2' must be an integer 0-3"),
     ("typo.yaml", "- query: q1\n  grdes: {d1: 1}\n", [],
-     ":2: unknown key 'grdes'; valid: grades, provenance, query, text (did you mean 'grades'?)"),
+     ":2: unknown key 'grdes'; valid: grades, notes, provenance, query, text (did you mean "
+     "'grades'?)"),
     ("syntax.yaml", "- query: q1\n  grades: {d1: 1\n", [],
      ":3: not valid YAML: expected ',' or '}', but got '<stream end>'"),
 ]

@@ -30,13 +30,14 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
           rr: {kind: rerank, over: bm25, fetch: 50, depth: 20, pool_depth: 5}
           vendor: {kind: run, path: v.run, group: ext}
         pool: {depth: 7, order: priority}
-        judge: {keys: {undo: z}, grades: {1: on topic}}
+        judge: {keys: {undo: z, previous: "left,p"}, grades: {1: on topic}, min_display: 0.4}
     """))
     assert cfg.store.name == "s.sqlite" and cfg.store.is_absolute()
     assert cfg.systems["bm25"].options == {"k1": 1.2}
     assert cfg.pool_depth("bm25") == 7 and cfg.pool_depth("rr") == 5
     assert cfg.systems["vendor"].path.name == "v.run" and cfg.systems["vendor"].group == "ext"
     assert cfg.judge.keys["undo"] == "z" and cfg.judge.grades[1] == "on topic"
+    assert cfg.judge.keys["previous"] == "left,p" and cfg.judge.min_display == 0.4
     assert cfg.pool.order == "priority"
 
 
@@ -60,6 +61,15 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
      "unknown key in config 'sotre'.*did you mean 'store'"),
     ("systems: {b: {kind: bm25, depth: 0}}\n", "depth must be a positive integer"),
     ("systems: {b: {kind: bm25}}\njudge: {keys: {undo: '1'}}\n", "key '1' is bound to both"),
+    # Two spellings of one key, and a key inside a comma-separated default, are caught too.
+    ("systems: {b: {kind: bm25}}\njudge: {keys: {undo: '?'}}\n",
+     "key '\\?' is bound to both 'undo' and 'guidelines'|key 'question_mark' is bound to both"),
+    ("systems: {b: {kind: bm25}}\njudge: {keys: {undo: h}}\n", "key 'h' is bound to both"),
+    ("systems: {b: {kind: bm25}}\njudge: {keys: {undo: ''}}\n", "'undo' has no key"),
+    ("systems: {b: {kind: bm25}}\njudge: {min_display: 9}\n",
+     "c.yaml:5: judge.min_display: 9.0 must be seconds from 0 to 5"),
+    ("systems: {b: {kind: bm25}}\njudge: {min_display: fast}\n",
+     "judge.min_display must be float, found 'fast'"),
     ("systems: [\n", "not valid YAML"),
     # The keys offered are the ones this kind of system takes, each once.
     ("systems: {b: {kind: bm25, modle: x}}\n",

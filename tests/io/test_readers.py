@@ -221,7 +221,7 @@ def test_golden_top_level_mapping_form(tmp_path: Path) -> None:
     ("- query: q\n  grades: {a: 2.0}\n",
      "g.yaml:2: grade '2.0' for query 'q' doc 'a' must be an integer 0-3"),
     ("- query: q\n  gardes: {a: 1}\n",
-     "g.yaml:2: unknown key 'gardes'; valid: grades, provenance, query, text "
+     "g.yaml:2: unknown key 'gardes'; valid: grades, notes, provenance, query, text "
      "(did you mean 'grades'?)"),
     ("- query: q\n  grades: {a: 1\n", "g.yaml:3: not valid YAML"),
     ("- query: q\n grades: {a: 1}\n", "g.yaml:2: not valid YAML"),

@@ -31,5 +31,14 @@ def tiny_store(tmp_path: Path) -> Iterator[Store]:
 
 
 @pytest.fixture
+def six_store(tmp_path: Path) -> Iterator[Store]:
+    """One query of six passages (d1..d5 and d2 again under another id)."""
+    docs = {**TINY_DOCS, "d6": TINY_DOCS["d2"]}
+    with build_store(tmp_path / "six.sqlite", TINY_QUERIES[:1], docs,
+                     {"q1": ["d1", "d2", "d3", "d4", "d5", "d6"]}) as store:
+        yield store
+
+
+@pytest.fixture
 def clock() -> TickClock:
     return TickClock()

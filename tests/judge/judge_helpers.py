@@ -84,6 +84,15 @@ TINY_DOCS = {
 TINY_POOLS = {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d5"]}
 
 
+def narrative_store(path: Path) -> Store:
+    """The tiny store with a narrative too long for an 80x24 screen on q1."""
+    narrative = " ".join(f"Point {i}: passages about stored-grain insects are related." for i
+                         in range(1, 12))
+    queries = [QueryRecord("q1", TINY_QUERIES[0].text, TINY_QUERIES[0].description, narrative),
+               TINY_QUERIES[1]]
+    return build_store(path, queries, TINY_DOCS, TINY_POOLS)
+
+
 def write_config(directory: Path, store: Path, judge: str = "") -> Path:
     """A minimal valid collection config whose store is ``store`` (corpus, queries and a run
     file exist only because the config requires them; judging reads the store)."""

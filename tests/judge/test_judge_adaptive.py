@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from judge_helpers import sync
 
+from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
 from poolkit.pool.budget import Budget
@@ -50,13 +51,13 @@ async def test_two_assessors_get_different_passages_and_feed_one_learner(tmp_pat
         bob = JudgingSession(s_bob, "bob", clock=clock, chooser=chooser(s_bob))
         assert alice.current is not None and bob.current is not None
         assert (alice.current.docid, bob.current.docid) == ("a1", "a2")
-        app_bob = JudgeApp(bob)
+        app_bob = JudgeApp(bob, JudgeConfig(topic_card=False))
         async with app_bob.run_test(size=SIZE) as pilot:
             await pilot.press("0")           # bob: a2 is not relevant
             await pilot.pause()
             # runA's posterior is now Beta(1, 2): bob moves to runB's best passage
             assert bob.current is not None and bob.current.docid == "b1"
-        app_alice = JudgeApp(alice)
+        app_alice = JudgeApp(alice, JudgeConfig(topic_card=False))
         async with app_alice.run_test(size=SIZE) as pilot:
             await pilot.press("0")           # alice: a1 is not relevant either
             await pilot.pause()

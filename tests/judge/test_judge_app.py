@@ -5,17 +5,26 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from datetime import timedelta
 
-from judge_helpers import POOL_SIZE, TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, sync
+from judge_helpers import (
+    POOL_SIZE,
+    TINY_QUERIES,
+    TickClock,
+    narrative_store,
+    sync,
+)
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
+from textual.widgets import Input, OptionList, Static
 
 from poolkit.config import DEFAULT_KEYS, JudgeConfig
 from poolkit.judge.app import JudgeApp
-from poolkit.judge.screens import GuidelinesScreen, JudgeScreen, JumpScreen, NoteScreen
+from poolkit.judge.dialogs import JumpScreen, ReviewScreen, TopicScreen
+from poolkit.judge.screens import GuidelinesScreen, JudgeScreen, NoteScreen
 from poolkit.judge.session import JudgingSession
-from poolkit.store import Event, QueryRecord, Store
+from poolkit.judge.widgets import TERM_HIGHLIGHT
+from poolkit.store import Event, NewMember, Store
 from poolkit.store.judging import seconds_taken
 
 SIZE = (80, 24)
@@ -35,8 +44,9 @@ def screen_text(app: JudgeApp) -> str:
 def make_app(store: Store, clock, assessor: str = "alice", judge: JudgeConfig | None = None,
              **kwargs) -> JudgeApp:
     show_names = kwargs.pop("show_names", False)
-    return JudgeApp(JudgingSession(store, assessor, clock=clock, **kwargs), judge,
-                    show_names=show_names)
+    # The topic card (tested on its own) would take the first key of every test.
+    return JudgeApp(JudgingSession(store, assessor, clock=clock, **kwargs),
+                    judge or JudgeConfig(topic_card=False), show_names=show_names)
 
 
 @sync
@@ -99,18 +109,22 @@ async def test_reopening_resumes_at_first_unjudged(tiny_store, clock):
 
 
 @sync
-async def test_skip_records_an_event_and_the_passage_returns_later(tiny_store, clock):
+async def test_skip_records_an_event_and_the_passage_returns_at_the_end_of_its_query(
+        tiny_store, clock):
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert app.session.current.docid == "d2"
-        await pilot.press("1", "1", "1", "1")
+        assert text_of(app, "#message") == "skipped"
+        await pilot.press("1", "1")
+        # Back before the next query starts.
         assert app.session.current.docid == "d1"
         assert "skipped earlier" in text_of(app, "#head")
         await pilot.press("2")
+        assert app.session.current.qid == "q2"
     events = tiny_store.events()
     assert events[0].kind == "skip" and events[0].docid == "d1"
-    assert [e.docid for e in events if e.kind == "grade"] == ["d2", "d3", "d4", "d5", "d1"]
+    assert [e.docid for e in events if e.kind == "grade"] == ["d2", "d3", "d1"]
 
 
 @sync
@@ -163,7 +177,7 @@ async def test_back_regrades_the_previous_passage(tiny_store, clock):
 async def test_remapped_keys_from_config(tiny_store, clock):
     keys = {**DEFAULT_KEYS, "grade_0": "a", "grade_1": "w", "grade_2": "e", "grade_3": "r",
             "undo": "z", "skip": "x"}
-    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys))
+    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys, topic_card=False))
     async with app.run_test(size=SIZE) as pilot:
         footer = text_of(app, "#keys")
         assert footer.startswith("a w e r grade") and "z undo" in footer and "x skip" in footer
@@ -178,10 +192,10 @@ async def test_remapped_keys_from_config(tiny_store, clock):
 @sync
 async def test_keys_written_as_characters_work(tiny_store, clock):
     # A config naturally says "?" or "/" where Textual's key names are question_mark, slash.
-    keys = {**DEFAULT_KEYS, "guidelines": "?", "note": "/", "skip": " "}
-    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys))
+    keys = {**DEFAULT_KEYS, "guidelines": "?", "note": "/", "skip": " ", "search": "f"}
+    app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys, topic_card=False))
     async with app.run_test(size=SIZE) as pilot:
-        assert "? guidelines" in text_of(app, "#keys") and "/ note" in text_of(app, "#keys")
+        assert "? help" in text_of(app, "#keys") and "/ note" in text_of(app, "#keys")
         assert "space skip" in text_of(app, "#keys")
         await pilot.press("question_mark")
         assert isinstance(app.screen, GuidelinesScreen)
@@ -195,10 +209,12 @@ async def test_keys_written_as_characters_work(tiny_store, clock):
 @sync
 async def test_footer_lists_every_binding(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with app.run_test(size=SIZE):
-        assert text_of(app, "#keys") == ("0-3 grade  u undo  s skip  n note  b back  "
-                                         "j jump  ? guidelines  q quit")
-        assert app.judge_screen.query_one("#keys").size.height == 1
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  b back  "
+                                         "r review  j jump\n/ search  t terms  e topic  ? help  "
+                                         "q quit")
+        assert app.judge_screen.query_one("#keys").size.height == 2
 
 
 @sync
@@ -216,7 +232,7 @@ async def test_a_wrapped_footer_is_wholly_on_screen(tiny_store, clock):
     async with app.run_test(size=(60, 16)) as pilot:
         await pilot.pause()
         keys = app.judge_screen.query_one("#keys")
-        assert keys.size.height == 2 and keys.region.bottom == 16
+        assert keys.size.height == 3 and keys.region.bottom == 16
 
 
 @sync
@@ -238,17 +254,22 @@ async def test_wide_terminal_keeps_passage_lines_readable(tiny_store, clock):
 
 
 @sync
-async def test_a_long_narrative_is_clipped_and_shown_whole_with_the_guidelines(tmp_path, clock):
-    narrative = " ".join(f"Point {i}: passages about stored-grain insects are related." for i
-                         in range(1, 12))
-    queries = [QueryRecord("q1", TINY_QUERIES[0].text, TINY_QUERIES[0].description, narrative),
-               TINY_QUERIES[1]]
-    with build_store(tmp_path / "n.sqlite", queries, TINY_DOCS, TINY_POOLS) as store:
+async def test_a_long_narrative_folds_at_80x24_and_unfolds_with_a_key(tmp_path, clock):
+    with narrative_store(tmp_path / "n.sqlite") as store:
         app = make_app(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             shown = text_of(app, "#query").split("\n")
-            assert len(shown) == 6 and shown[0] == TINY_QUERIES[0].text
-            assert shown[-1] == "… the whole query is with the guidelines (?)"
+            assert shown[0] == TINY_QUERIES[0].text
+            assert shown[1] == TINY_QUERIES[0].description
+            assert shown[2].startswith("narrative: Point 1:") and len(shown) == 4
+            assert shown[3] == "(e: whole topic)"
+            await pilot.press("e")
+            shown = text_of(app, "#query").split("\n")
+            assert len(shown) == 8  # the rows 24 can spare (24 - RESERVED_ROWS)
+            assert shown[-1] == "… the rest is with the guidelines (?); e folds"
+            assert "Passage 1 of 3" in text_of(app, "#head")  # the passage keeps its place
+            await pilot.press("e")
+            assert len(text_of(app, "#query").split("\n")) == 4
             await pilot.press("question_mark")
             whole = str(app.screen.query_one("#guidelines-text", Static).content)
             assert "Point 11: passages about stored-grain insects are related." in whole
@@ -256,8 +277,18 @@ async def test_a_long_narrative_is_clipped_and_shown_whole_with_the_guidelines(t
 
 
 @sync
+async def test_a_tall_terminal_shows_the_whole_topic(tmp_path, clock):
+    with narrative_store(tmp_path / "n.sqlite") as store:
+        app = make_app(store, clock)
+        async with app.run_test(size=(160, 45)):
+            shown = text_of(app, "#query")
+            assert "Point 11: passages about stored-grain insects are related." in shown
+            assert "whole topic" not in shown
+
+
+@sync
 async def test_guidelines_open_over_the_passage_and_block_grading(tiny_store, clock):
-    judge = JudgeConfig(guidelines="Grade for a smallholder farmer.")
+    judge = JudgeConfig(guidelines="Grade for a smallholder farmer.", topic_card=False)
     app = make_app(tiny_store, clock, judge=judge)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
@@ -275,7 +306,7 @@ async def test_blind_by_default_and_sources_only_when_not_blind(tiny_store, cloc
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE):
         assert "sysA" not in screen_text(app)
-    seeing = make_app(tiny_store, clock, judge=JudgeConfig(blind=False))
+    seeing = make_app(tiny_store, clock, judge=JudgeConfig(blind=False, topic_card=False))
     async with seeing.run_test(size=SIZE):
         assert "pooled by sysA #1" in text_of(seeing, "#head")
 
@@ -288,9 +319,12 @@ async def test_long_passage_scrolls_at_80x24(tiny_store, clock):
         box = app.judge_screen.query_one("#passage-box")
         assert box.max_scroll_y > 0
         await pilot.pause()
-        assert box.border_subtitle == "↑↓ PgUp PgDn scroll"  # the keys that scroll are told
+        # Where the reader is, and the keys that scroll.
+        assert box.border_subtitle == "lines 1-14 of 24 · ↑↓ PgUp PgDn"
         await pilot.press("pagedown")
         assert box.scroll_y > 0
+        await pilot.pause()
+        assert box.border_subtitle == "lines 11-24 of 24 · ↑↓ PgUp PgDn"
         await pilot.press("2")  # next passage starts at the top
         assert box.scroll_y == 0
         await pilot.pause()
@@ -328,7 +362,7 @@ async def test_adjudication_view_shows_both_grades_and_records_the_ruling(tiny_s
         dispute = text_of(app, "#dispute")
         assert "assessor 1: 3 (perfectly relevant) · assessor 2: 0 (not relevant)" in dispute
         assert "alice" not in screen_text(app) and "bob" not in screen_text(app)
-        assert "note: only termites" in dispute
+        assert "note by assessor 2 (grade 0): only termites" in dispute
         await pilot.press("1")
         assert app.session.current is None
         assert "every passage is done" in text_of(app, "#head")
@@ -377,3 +411,277 @@ async def test_the_screen_keeps_running_while_a_write_waits(tiny_store, clock, m
             await asyncio.sleep(0.01)
         assert app.session.current.docid == "d2"
     assert [e.grade for e in tiny_store.events()] == [2]
+
+
+@sync
+async def test_item_1_regrade_after_going_back_moves_on_in_order(six_store, clock):
+    # Grade three, back twice, regrade: the next grade lands on passage 3 (not on 4, which
+    # nobody has read).
+    app = make_app(six_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1", "1", "1", "b", "b")
+        assert "Passage 2 of 6" in text_of(app, "#head")
+        assert "your grade: 1" in text_of(app, "#head")
+        await pilot.press("2")
+        assert "Passage 3 of 6" in text_of(app, "#head")
+        assert "your grade: 1" in text_of(app, "#head")  # its existing grade is shown
+        await pilot.press("0")
+        assert "Passage 4 of 6" in text_of(app, "#head")
+    graded = [(e.position, e.grade) for e in six_store.events(kinds=["grade"])]
+    assert graded == [(1, 1), (2, 1), (3, 1), (2, 2), (3, 0)]
+
+
+@sync
+async def test_arrows_and_h_l_move_without_grading(six_store, clock):
+    app = make_app(six_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right", "l")
+        assert "Passage 3 of 6" in text_of(app, "#head")
+        await pilot.press("h")
+        assert "Passage 2 of 6" in text_of(app, "#head")
+        await pilot.press("left", "left")
+        assert "Passage 1 of 6" in text_of(app, "#head")
+        assert text_of(app, "#message") == "first passage"
+    assert six_store.events() == []
+
+
+@sync
+async def test_a_burst_of_four_grade_keys_records_one_grade(six_store):
+    clock = TickClock(step=0)  # time stands still unless the test moves it
+    session = JudgingSession(six_store, "alice", clock=clock, min_display=0.25)
+    app = JudgeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")  # the topic card goes; the key grades nothing
+        assert six_store.events() == []
+        clock.now += timedelta(seconds=2)  # passage 1 has been read
+        await pilot.press("0", "0", "0", "0")
+        assert "Passage 2 of 6" in text_of(app, "#head")
+        assert text_of(app, "#message").startswith("too quick: key dropped")
+        clock.now += timedelta(seconds=0.3)
+        await pilot.press("2")  # a key after the window counts
+        assert "Passage 3 of 6" in text_of(app, "#head")
+    assert [(e.position, e.grade) for e in six_store.events()] == [(1, 0), (2, 2)]
+
+
+@sync
+async def test_a_restart_can_go_back_and_regrade_the_first_passage(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "2", "q")
+    again = make_app(tiny_store, clock)
+    async with again.run_test(size=SIZE) as pilot:
+        assert "Passage 3 of 3" in text_of(again, "#head")
+        await pilot.press("b", "b")
+        assert "Passage 1 of 3" in text_of(again, "#head")
+        assert "your grade: 3" in text_of(again, "#head")
+        await pilot.press("1")
+        assert "Passage 2 of 3" in text_of(again, "#head")
+        assert text_of(again, "#message") == "d1 -> 1 related"
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 1
+
+
+@sync
+async def test_undo_skip_and_back_confirm_in_one_line(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        assert text_of(app, "#message") == "d1 -> 2 highly relevant"
+        await pilot.press("u")
+        assert text_of(app, "#message") == "undone"
+        await pilot.press("s")
+        assert text_of(app, "#message") == "skipped"
+        await pilot.press("b")
+        assert text_of(app, "#message") == "back"
+        # The message shares the progress line: the grade line stays uncovered.
+        message = app.judge_screen.query_one("#message")
+        grades = app.judge_screen.query_one("#grades")
+        assert message.region.y != grades.region.y
+        assert not app._notifications
+
+
+@sync
+async def test_topic_card_on_start_and_on_each_new_query_any_key_dismisses(tiny_store, clock):
+    app = make_app(tiny_store, clock, judge=JudgeConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, TopicScreen)
+        card = str(app.screen.query_one("#topic-text", Static).content)
+        assert card.startswith(TINY_QUERIES[0].text) and "Description" in card
+        await pilot.press("2")  # dismisses; grades nothing
+        assert isinstance(app.screen, JudgeScreen) and tiny_store.events() == []
+        await pilot.press("1", "1", "1")
+        # q2 starts: its card comes up before its first passage can be graded.
+        assert isinstance(app.screen, TopicScreen)
+        assert "New query q2 (2 of 2)" in str(app.screen.query_one(".dialog-title",
+                                                                  Static).content)
+        await pilot.press("3")
+        assert isinstance(app.screen, JudgeScreen)
+        assert [e.grade for e in tiny_store.events()] == [1, 1, 1]
+        await pilot.press("left", "right")  # moving back into q1 and out again: no card
+        assert isinstance(app.screen, JudgeScreen)
+
+
+@sync
+async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_store, clock):
+    app = make_app(six_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2", "0", "2", "s")
+        await pilot.press("r")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        rows = [str(review.query_one(OptionList).get_option_at_index(i).prompt)
+                for i in range(review.query_one(OptionList).option_count)]
+        assert rows == ["1  d1  2 highly relevant", "2  d2  0 not relevant",
+                        "3  d3  2 highly relevant", "4  d4  skipped", "5  d5  –", "6  d6  –"]
+        await pilot.press("2")  # only grade 2
+        assert review.query_one(OptionList).option_count == 2
+        assert "2 of 6 passages (grade 2)" in str(review.query_one("#review-title",
+                                                                   Static).content)
+        await pilot.press("minus")
+        assert review.query_one(OptionList).option_count == 3
+        await pilot.press("a", "home", "enter")  # all, first row: open passage 1
+        assert isinstance(app.screen, JudgeScreen)
+        assert "Passage 1 of 6" in text_of(app, "#head")
+        await pilot.press("3")  # a regrade: on to passage 2
+        assert "Passage 2 of 6" in text_of(app, "#head")
+    assert six_store.current_grades()[("q1", "d1")]["alice"].grade == 3
+
+
+@sync
+async def test_after_a_restart_the_review_list_still_reaches_the_first_passage(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1", "1", "1", "1", "1", "q")  # everything, then quit
+    again = make_app(tiny_store, clock)
+    async with again.run_test(size=SIZE) as pilot:
+        assert again.session.current is None
+        await pilot.press("r")
+        assert isinstance(again.screen, ReviewScreen) and again.screen.qid == "q2"
+        await pilot.press("escape", "j")
+        await pilot.press(*"q1", "enter")  # the jump list, filtered to q1
+        await pilot.press("r", "home", "enter")
+        assert "Passage 1 of 3" in text_of(again, "#head")
+        await pilot.press("0")
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 0
+
+
+@sync
+async def test_jump_list_filters_by_id_or_text(sample_store, clock):
+    app = make_app(sample_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        jump = app.screen
+        options = jump.query_one("#jump-list", OptionList)
+        total = options.option_count
+        assert total == len(app.session.query_ids)
+        target = app.session.query_ids[-1]
+        word = app.session.query(target).text.split()[-1].strip("?").lower()
+        await pilot.press(*word)
+        assert 1 <= options.option_count < total
+        assert all(word in str(options.get_option_at_index(i).prompt).lower()
+                   for i in range(options.option_count))
+        await pilot.press(*("x" * 5))
+        assert options.option_count == 0
+        await pilot.press("enter")  # nothing to pick: stays open
+        assert app.screen is jump
+        await pilot.press(*["backspace"] * 5, "enter")
+        assert isinstance(app.screen, JudgeScreen)
+        assert app.session.current.qid == str(
+            app.session.query_ids[[i for i, q in enumerate(app.session.query_ids)
+                                   if word in app.session.query(q).text.lower()][0]])
+
+
+@sync
+async def test_search_highlights_hits_and_n_moves_between_them(tiny_store, clock):
+    app = make_app(tiny_store, clock, start_qid="q1")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right")  # d2: "termite" in many paragraphs
+        await pilot.press("slash", *"termite", "enter")
+        screen = app.judge_screen
+        assert len(screen.hits) == 16 and screen.hit == 0
+        await pilot.pause()
+        box = screen.query_one("#passage-box")
+        assert box.border_subtitle.startswith("'termite': hit 1 of 16 · lines 1-")
+        assert "16 hit(s)" in text_of(app, "#message")
+        await pilot.press("N")  # back from the first is the last
+        await pilot.pause()
+        assert screen.hit == 15 and box.scroll_y > 0
+        assert box.border_subtitle.startswith("'termite': hit 16 of 16")
+        await pilot.press("n")  # while searching, n is "next hit", not a note
+        assert screen.hit == 0 and isinstance(app.screen, JudgeScreen)
+        await pilot.press("escape")
+        assert screen.search is None
+        await pilot.press("n")
+        assert isinstance(app.screen, NoteScreen)
+
+
+@sync
+async def test_added_terms_are_highlighted_and_remembered_per_assessor_and_query(tiny_store,
+                                                                                 clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("t", *"egg masses", "enter")
+        assert text_of(app, "#message") == "highlighting 'egg masses'"
+        passage = app.judge_screen.query_one("#passage", Static).content
+        marked = [passage.plain[s.start:s.end] for s in passage.spans
+                  if str(s.style) == TERM_HIGHLIGHT]
+        assert marked == ["egg masses", "Egg masses"] or marked == ["egg masses"] * 2
+    again = make_app(tiny_store, clock)
+    async with again.run_test(size=SIZE) as pilot:
+        assert again.judge_screen.added_terms("q1") == ["egg masses"]
+        assert make_app(tiny_store, clock, assessor="bob").session  # others: their own
+        await pilot.press("t", *"Egg  Masses", "enter")  # the same term: removed
+        assert text_of(again, "#message") == "no longer highlighting 'egg masses'"
+        assert again.judge_screen.added_terms("q1") == []
+
+
+@sync
+async def test_a_note_is_shown_on_its_passage_and_can_be_edited(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"date?", "enter")
+        assert text_of(app, "#note") == "note: date?  (n edits)"
+        await pilot.press("n")
+        assert app.screen.query_one(Input).value == "date?"
+        await pilot.press("backspace", *" unclear", "enter")
+        assert text_of(app, "#note") == "note: date unclear  (n edits)"
+        await pilot.press("2", "left")
+        assert text_of(app, "#note") == "note: date unclear  (n edits)"
+    notes = [e.note for e in tiny_store.events(kinds=["note"])]
+    assert notes == ["date?", "date unclear"]
+
+
+@sync
+async def test_a_session_taken_over_elsewhere_refuses_further_grades(tiny_store, clock):
+    from poolkit.store.claims import claim
+
+    mine = claim(tiny_store, "alice")
+    app = JudgeApp(JudgingSession(tiny_store, "alice", clock=clock),
+                   JudgeConfig(topic_card=False), claim=mine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")
+        claim(tiny_store, "alice", host="laptop", pid=4242, take_over=True)
+        await pilot.press("2")
+        assert text_of(app, "#message").startswith("not saved: another session took over "
+                                                   "laptop pid 4242")
+        assert "Passage 2 of 3" in text_of(app, "#head")
+    assert [e.grade for e in tiny_store.events()] == [1]
+
+
+@sync
+async def test_the_scroll_hint_is_gone_when_the_passage_fits(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.judge_screen.query_one("#passage-box").border_subtitle == ""
+
+
+@sync
+async def test_an_open_session_sees_a_new_pool_version_at_the_next_query(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("1")
+        tiny_store.add_pool_version({"sysB": 5}, "shuffle",
+                                    [NewMember("q1", "d9", "Late", "armyworm traps", 9.0)], [])
+        await pilot.press("1", "1")
+        assert app.session.current.docid == "d9"
+        assert "Passage 4 of 4" in text_of(app, "#head")

@@ -92,7 +92,10 @@ def grades_of(store_path: Path, assessor: str) -> list[tuple[str, str, int]]:
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     build_store(tmp_path / "judge.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
-    return write_config(tmp_path / "cfg", tmp_path / "judge.sqlite")
+    # Keys typed back to back: the double-tap guard (tested with a fake clock) and the topic
+    # card that takes a key (tested with Pilot) are off here.
+    return write_config(tmp_path / "cfg", tmp_path / "judge.sqlite",
+                        judge="judge:\n  min_display: 0\n  topic_card: false\n")
 
 
 def test_sigkill_loses_no_committed_grade(config, tmp_path):

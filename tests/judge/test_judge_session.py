@@ -3,11 +3,17 @@ modes, and what every event records."""
 
 from __future__ import annotations
 
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
-from judge_helpers import TINY_POOLS, TickClock
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, TickClock, build_store
 
 from poolkit.errors import PoolkitError, StoreError
-from poolkit.judge.session import JudgingSession
+from poolkit.judge.session import JudgingSession, TooSoon
 from poolkit.store import Event, NewMember, Store
 from poolkit.store.judging import seconds_taken
 
@@ -60,7 +66,21 @@ def test_progress_and_time_left_from_own_pace(tiny_store):
     s.grade(1)
     p = s.progress()
     assert (p.query_done, p.query_total, p.done, p.total) == (1, 3, 1, 5)
-    assert p.seconds_per_judgment == 10.0 and p.seconds_left == 40.0
+    assert p.seconds_per_judgment == 10.0
+    assert p.seconds_left is None  # one judgment is no pace yet
+
+
+def test_time_left_waits_for_a_few_grades_and_uses_the_median_pace(six_store):
+    clock = TickClock(step=10)
+    s = JudgingSession(six_store, "alice", clock=clock)
+    for n in range(4):
+        s.grade(1)
+        assert s.progress().seconds_left is None, n
+    clock.step = clock.step * 30  # one long pause (a coffee break) ...
+    s.grade(1)
+    p = s.progress()
+    # ... does not move the median: 10 s a judgment, 1 left.
+    assert (p.done, p.total, p.seconds_per_judgment, p.seconds_left) == (5, 6, 10.0, 10.0)
 
 
 def test_undo_is_an_event_and_shows_the_passage_again(tiny_store, clock):
@@ -97,23 +117,35 @@ def test_undo_reaches_back_across_sessions(tiny_store, clock):
     assert shown(s) == ("q1", "d1") and tiny_store.current_grades() == {}
 
 
-def test_skipped_passages_come_back_after_everything_else(tiny_store, clock):
+def test_skipped_passages_come_back_at_the_end_of_their_own_query(tiny_store, clock):
     s = JudgingSession(tiny_store, "alice", clock=clock)
     s.skip()
     assert shown(s) == ("q1", "d2")
-    s.grade(1)
-    s.skip()  # d3 too
-    assert shown(s) == ("q2", "d4")
+    s.skip()  # d2 too
+    assert shown(s) == ("q1", "d3")
     s.grade(0)
-    s.grade(0)
-    assert shown(s) == ("q1", "d1")  # earliest skip first
-    # A new session remembers the skips: d1, d3 are all that is left, d1 first.
+    # q1's skips return before q2 starts, earliest skip first.
+    assert shown(s) == ("q1", "d1")
+    # A new session remembers the skips: q1 still has them, d1 first.
     assert shown(JudgingSession(tiny_store, "alice", clock=clock)) == ("q1", "d1")
     s.grade(2)
-    assert shown(s) == ("q1", "d3")
+    assert shown(s) == ("q1", "d2")
     s.grade(2)
-    assert s.current is None
+    assert shown(s) == ("q2", "d4")
     assert [e.kind for e in tiny_store.events()].count("skip") == 2
+
+
+def test_a_skip_in_a_later_query_returns_there_not_in_the_first(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.grade(1)
+    s.grade(1)
+    s.grade(1)
+    s.skip()  # d4, first of q2
+    assert shown(s) == ("q2", "d5")
+    s.grade(1)
+    assert shown(s) == ("q2", "d4")
+    s.grade(1)
+    assert s.current is None
 
 
 def test_skip_of_the_last_pending_passage_shows_it_again(tiny_store, clock):
@@ -151,9 +183,95 @@ def test_back_shows_the_previous_passage_and_a_new_grade_is_a_regrade(tiny_store
     assert s.grade_of(s.current) == 2
     assert s.back() and shown(s) == ("q1", "d1")
     s.grade(0)
-    assert shown(s) == ("q1", "d3")  # on to the first pending again
+    assert shown(s) == ("q1", "d2")  # a regrade moves on to the passage after it
+    assert s.grade_of(s.current) == 2
     assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 0
     assert len(tiny_store.events(kinds=["grade"])) == 3
+
+
+def test_regrade_after_going_back_walks_forward_in_order(six_store, clock):
+    # Grade three, back twice, regrade: the next grade lands on passage 3, not on 4.
+    s = JudgingSession(six_store, "alice", clock=clock)
+    s.grade(1)
+    s.grade(1)
+    s.grade(1)
+    assert s.current.position == 4
+    assert s.back() and s.back() and s.current.position == 2
+    s.grade(3)
+    assert s.current.position == 3
+    s.grade(0)
+    assert s.current.position == 4
+    s.grade(2)
+    assert s.current.position == 5
+    grades = {e.position: e.grade for e in six_store.events(kinds=["grade"])}  # last wins
+    assert grades == {1: 1, 2: 3, 3: 0, 4: 2}
+
+
+def test_move_steps_through_the_judging_order_without_grading(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    assert not s.move(-1)
+    assert s.move(1) and shown(s) == ("q1", "d2")
+    assert s.move(1) and s.move(1) and shown(s) == ("q2", "d4")  # across queries
+    assert s.move(-1) and shown(s) == ("q1", "d3")
+    s.grade(2)  # a first grade: on to the next pending after it, in its query first
+    assert shown(s) == ("q1", "d1")
+    assert tiny_store.events() and all(e.kind == "grade" for e in tiny_store.events())
+    s.move(1)
+    s.move(1)
+    s.move(1)
+    s.move(1)
+    assert shown(s) == ("q2", "d5") and not s.move(1)
+
+
+def test_back_reaches_into_earlier_sessions(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    s.grade(1)
+    s.skip()
+    s.grade(2)
+    again = JudgingSession(tiny_store, "alice", clock=clock)
+    assert shown(again) == ("q1", "d2")  # the skipped one, last of q1
+    assert again.back() and shown(again) == ("q1", "d3")
+    assert again.back() and shown(again) == ("q1", "d1")
+    assert again.grade_of(again.current) == 1
+    again.grade(0)  # a regrade of the first passage, after a restart
+    assert shown(again) == ("q1", "d2")
+    assert tiny_store.current_grades()[("q1", "d1")]["alice"].grade == 0
+
+
+def test_a_grade_key_too_soon_after_a_passage_appears_is_refused(tiny_store):
+    clock = TickClock(step=0)
+    s = JudgingSession(tiny_store, "alice", clock=clock, min_display=0.25)
+    clock.now += timedelta(seconds=1)
+    s.grade(1)
+    assert shown(s) == ("q1", "d2")
+    with pytest.raises(TooSoon) as why:
+        s.grade(1)
+    assert why.value.seconds_on_screen == 0 and why.value.minimum == 0.25
+    clock.now += timedelta(milliseconds=249)
+    with pytest.raises(TooSoon):
+        s.grade(1)
+    clock.now += timedelta(milliseconds=1)
+    s.grade(2)
+    assert [e.docid for e in tiny_store.events()] == ["d1", "d2"]
+
+
+def test_a_new_pool_version_is_taken_in_at_the_next_change_of_query(tiny_store, clock):
+    s = JudgingSession(tiny_store, "alice", clock=clock)
+    pinned = JudgingSession(tiny_store, "bob", clock=clock, pool_version=1)
+    s.grade(1)
+    tiny_store.add_pool_version({"sysB": 5}, "shuffle",
+                                [NewMember("q1", "d5", "Weevils", "hermetic bags", 9.0)], [])
+    assert len(s.items["q1"]) == 3  # not in the middle of a query
+    s.grade(1)
+    s.grade(1)
+    # Leaving q1: the new version is read, and its q1 passage comes before q2.
+    assert shown(s) == ("q1", "d5") and s.pool_version == 2
+    assert s.current.position == 4 and s.current.version == 2
+    s.grade(1)
+    assert shown(s) == ("q2", "d4")
+    for _ in range(3):
+        pinned.grade(0)
+    assert shown(pinned) == ("q2", "d4") and pinned.pool_version == 1
 
 
 def test_back_visits_each_passage_once_most_recent_first(tiny_store, clock):
@@ -266,3 +384,42 @@ def test_an_undone_adjudication_makes_the_pair_pending_again(tiny_store, clock):
 def test_unknown_pool_version_is_refused(tiny_store):
     with pytest.raises(StoreError, match="no pool version 3; the store has 1"):
         JudgingSession(tiny_store, "alice", pool_version=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["g0", "g2", "skip", "back", "left", "right", "undo"]),
+                max_size=25))
+def test_what_comes_next_never_leaves_a_query_with_work_in_it(actions):
+    """Laws of next_item over any sequence of keys: after a first grade or a skip the next
+    passage is pending, and in the same query while that query has pending passages; after
+    a regrade it is the passage that follows in judging order (same query), if any."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pools = {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d5"]}
+        with build_store(Path(tmp) / "s.sqlite", TINY_QUERIES, TINY_DOCS, pools) as store:
+            s = JudgingSession(store, "alice", clock=TickClock())
+            for action in actions:
+                before = s.current
+                was_done = before is not None and s.is_done(before)
+                if action in ("g0", "g2"):
+                    s.grade(int(action[1]))
+                elif action == "skip":
+                    s.skip()
+                elif action == "back":
+                    s.back()
+                elif action == "undo":
+                    s.undo()
+                else:
+                    s.move(-1 if action == "left" else 1)
+                if before is None or action not in ("g0", "g2", "skip"):
+                    continue
+                after = s.current
+                items = s.items[before.qid]
+                if action != "skip" and was_done:
+                    place = items.index(before)
+                    if place + 1 < len(items):
+                        assert after == items[place + 1]
+                        continue
+                if any(not s.is_done(it) for it in items):
+                    assert after is not None and after.qid == before.qid
+                if after is not None:
+                    assert not s.is_done(after)

@@ -3,7 +3,8 @@ with --snapshot-update and look at the SVGs under __snapshots__ before committin
 
 from __future__ import annotations
 
-from judge_helpers import TickClock
+import pytest
+from judge_helpers import TickClock, narrative_store
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
@@ -18,10 +19,38 @@ Grade each passage for how well it answers the question, as a smallholder farmer
 0 not relevant."""
 
 
-def app_for(store, assessor="alice", **kwargs) -> JudgeApp:
+def app_for(store, assessor="alice", topic_card=False, **kwargs) -> JudgeApp:
     show_names = kwargs.pop("show_names", False)
     session = JudgingSession(store, assessor, clock=TickClock(), **kwargs)
-    return JudgeApp(session, JudgeConfig(guidelines=GUIDELINES), show_names=show_names)
+    return JudgeApp(session, JudgeConfig(guidelines=GUIDELINES, topic_card=topic_card),
+                    show_names=show_names)
+
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+
+
+@SIZES
+def test_topic_card(tmp_path, snap_compare, size):
+    with narrative_store(tmp_path / "n.sqlite") as store:
+        assert snap_compare(app_for(store, topic_card=True), terminal_size=size)
+
+
+@SIZES
+def test_review_list(tiny_store, snap_compare, size):
+    tiny_store.record_event(Event("q1", "d2", "alice", "note", note="termites, not armyworm"))
+    assert snap_compare(app_for(tiny_store), press=["2", "0", "r"], terminal_size=size)
+
+
+@SIZES
+def test_search_with_hits(tiny_store, snap_compare, size):
+    assert snap_compare(app_for(tiny_store), terminal_size=size,
+                        press=["right", "slash", *"crop", "enter", "n", "n"])
+
+
+@SIZES
+def test_long_narrative(tmp_path, snap_compare, size):
+    with narrative_store(tmp_path / "n.sqlite") as store:
+        assert snap_compare(app_for(store), terminal_size=size)
 
 
 def test_main_screen(tiny_store, snap_compare):

@@ -14,29 +14,31 @@ from poolkit.judge.widgets import (
     grade_bar,
     key_bar,
     progress_text,
-    query_text,
+    topic_text,
 )
 from poolkit.store import QueryRecord
 
 
-def test_default_footer_fits_one_line_at_80_columns():
-    # 80 columns less the bar's one-cell padding each side.
+def test_default_footer_fits_two_lines_at_80_columns_and_one_at_160():
+    # The terminal's width less the bar's one-cell padding each side.
     footer = key_bar(DEFAULT_KEYS, width=78).plain
-    assert footer == ("0-3 grade  u undo  s skip  n note  b back  j jump  ? guidelines  q quit")
-    assert "\n" not in footer
+    assert footer == ("0-3 grade  ← → move  u undo  s skip  n note  b back  r review  j jump\n"
+                      "/ search  t terms  e topic  ? help  q quit")
+    assert "\n" not in key_bar(DEFAULT_KEYS, width=158).plain
 
 
 def test_footer_wraps_between_bindings_never_inside_one():
     lines = key_bar(DEFAULT_KEYS, width=30).plain.split("\n")
     assert all(len(line) <= 30 for line in lines)
-    assert "q quit" in lines[-1] and "? guidelines" in "\n".join(lines)
+    assert "q quit" in lines[-1] and "? help" in "\n".join(lines)
     assert [part for line in lines for part in line.split("  ")] == [
-        "0-3 grade", "u undo", "s skip", "n note", "b back", "j jump", "? guidelines", "q quit"]
+        "0-3 grade", "← → move", "u undo", "s skip", "n note", "b back", "r review", "j jump",
+        "/ search", "t terms", "e topic", "? help", "q quit"]
 
 
 def test_remapped_grade_keys_are_each_listed():
     keys = {**DEFAULT_KEYS, "grade_0": "a", "grade_1": "w", "grade_2": "e", "grade_3": "r"}
-    assert key_bar(keys).plain.startswith("a w e r grade  u undo")
+    assert key_bar(keys).plain.startswith("a w e r grade  ← → move  u undo")
     swapped = {**DEFAULT_KEYS, "grade_0": "3", "grade_3": "0"}
     assert key_bar(swapped).plain.startswith("3 1 2 0 grade")
 
@@ -72,11 +74,28 @@ def test_disagreement_separates_who_from_the_grade():
     assert named.endswith("alice: 3 (perfectly relevant) · bob: 0 (not relevant)")
 
 
-def test_query_shows_description_and_narrative():
-    q = QueryRecord("q1", "maize pests", "How to control pests.", "Chemical-only advice is 1.")
-    text = query_text(q)
-    assert text.plain == "maize pests\nHow to control pests.\nChemical-only advice is 1."
-    assert query_text(QueryRecord("q2", "only text")).plain == "only text"
+def test_topic_shows_description_and_narrative_whole_or_folded():
+    q = QueryRecord("q1", "maize pests", "How to control pests.\nAny crop stage.",
+                    "Chemical-only advice is 1.")
+    text = topic_text(q, fold=False, expand_key="e")
+    assert text.plain == ("maize pests\nHow to control pests.\nAny crop stage.\n"
+                          "narrative: Chemical-only advice is 1.")
+    folded = topic_text(q, fold=True, expand_key="e")
+    assert folded.plain == ("maize pests\nHow to control pests.\n"
+                            "narrative: Chemical-only advice is 1.\n(e: whole topic)")
+    assert topic_text(QueryRecord("q2", "only text"), fold=True, expand_key="e").plain \
+        == "only text"
+
+
+def test_adjudication_notes_say_whose_grade_they_explain():
+    votes = {"bob": 0, "alice": 3}
+    notes = [("bob", "off topic"), ("carol", "see guideline 2")]
+    blind = disagreement_text(votes, DEFAULT_GRADES, False, notes).plain.split("\n")
+    assert blind[1:] == ["note by assessor 2 (grade 0): off topic",
+                         "note by someone without a grade here: see guideline 2"]
+    named = disagreement_text(votes, DEFAULT_GRADES, True, notes).plain.split("\n")
+    assert named[1:] == ["note by bob (grade 0): off topic",
+                         "note by carol (no grade here): see guideline 2"]
 
 
 def test_clip_keeps_what_fits_and_says_where_the_rest_is():

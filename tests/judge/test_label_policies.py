@@ -61,8 +61,32 @@ def test_adjudicated_needs_an_adjudication_for_disagreements(disputed):
     # An undone adjudication no longer decides.
     disputed.record_event(Event("q1", "d1", "dave", "undo", ref=adj))
     assert [u.docid for u in current_labels(disputed, "adjudicated").unresolved] == ["d1"]
-    # The mechanical policies ignore adjudications.
-    assert current_labels(disputed, "majority").grades["q1"] == {"d2": 2, "d3": 1}
+    # The ruling that remains (d3) decides under the mechanical policies too.
+    assert current_labels(disputed, "majority").grades["q1"] == {"d2": 2, "d3": 0}
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_an_adjudication_decides_its_pair_under_every_policy(disputed, policy):
+    grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")  # alice 3, bob 1: a tie
+    labels = current_labels(disputed, policy)
+    assert labels.grades["q1"]["d1"] == 2
+    assert ("q1", "d1") not in {(u.qid, u.docid) for u in labels.unresolved}
+    assert labels.adjudicators == {"q1": ["dave"]}
+
+
+def test_one_default_policy_for_every_command_that_makes_labels():
+    import argparse
+
+    from poolkit.cli import compare, export, reusability
+    from poolkit.policies import DEFAULT_POLICY
+
+    root = argparse.ArgumentParser()
+    sub = root.add_subparsers()
+    for module in (compare, export, reusability):
+        module.register(sub)
+    defaults = {name: parser.get_default("policy") for name, parser in sub.choices.items()}
+    assert defaults == {"compare": DEFAULT_POLICY, "export": DEFAULT_POLICY,
+                        "reusability": DEFAULT_POLICY}
 
 
 def test_undo_and_regrade_are_respected(tiny_store):
@@ -132,24 +156,19 @@ def test_policies_pick_a_grade_someone_gave(votes):
     given_grades = {v.grade for v in votes}
     for policy in POLICIES.values():
         try:
-            chosen = policy.decide(votes, None)
+            chosen = policy.decide(votes)
         except Exception as exc:  # Unresolvable only
             assert type(exc).__name__ == "Unresolvable"
             assert policy.name in ("majority", "adjudicated")
             continue
         assert chosen in given_grades
-    assert POLICIES["max"].decide(votes, None) == max(given_grades)
+    assert POLICIES["max"].decide(votes) == max(given_grades)
 
 
 @given(votes_st)
 def test_unanimous_votes_resolve_the_same_under_every_policy(votes):
     same = [Vote(v.assessor, votes[0].grade, v.event_id) for v in votes]
-    assert {p.decide(same, None) for p in POLICIES.values()} == {votes[0].grade}
-
-
-@given(votes_st, st.integers(0, 3))
-def test_an_adjudication_decides_under_adjudicated(votes, ruling):
-    assert POLICIES["adjudicated"].decide(votes, ruling) == ruling
+    assert {p.decide(same) for p in POLICIES.values()} == {votes[0].grade}
 
 
 def test_provenance_names_adjudicators_and_counts_what_was_left_out(disputed):
@@ -163,5 +182,5 @@ def test_provenance_names_adjudicators_and_counts_what_was_left_out(disputed):
     prov = provenance(disputed, labels, None, "2026-01-05")["q1"]
     assert (prov["assessors"], prov["adjudicators"], prov["unresolved"]) == (
         ["alice", "bob", "carol"], ["dave"], 1)
-    # Under a mechanical policy the adjudication decided nothing, so it is not credited.
-    assert current_labels(disputed, "max").adjudicators == {}
+    # The ruling decides under a mechanical policy too, and is credited there as well.
+    assert current_labels(disputed, "max").adjudicators == {"q1": ["dave"]}

@@ -1,0 +1,226 @@
+"""Dialogs over the judging screen that pick something: the topic card, the per-query review
+list, the filterable jump list, and the one-line prompts (search, terms).
+
+Each is a modal screen with its own keys: the judging screen's bindings do not reach through
+it, so no grade can be recorded while one is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from poolkit.judge.session import Item, JudgingSession
+from poolkit.store.store import QueryRecord
+
+
+class TopicScreen(ModalScreen[None]):
+    """The topic in full when a new query starts: any key dismisses it, and that key does
+    nothing else (the passage under the card has not been read yet)."""
+
+    def __init__(self, query: QueryRecord, position: str) -> None:
+        super().__init__()
+        self.query_record, self.position = query, position
+
+    def compose(self) -> ComposeResult:
+        q = self.query_record
+        body = Text()
+        body.append(q.text, style="bold")
+        for label, extra in (("Description", q.description), ("Narrative", q.narrative)):
+            if extra:
+                body.append(f"\n\n{label}\n", style="underline")
+                body.append(extra)
+        with Vertical(id="topic-box", classes="dialog"):
+            yield Static(f"New query {q.qid} ({self.position}) · any key to start",
+                         classes="dialog-title")
+            with VerticalScroll(id="topic-scroll"):
+                yield Static(body, id="topic-text")
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self.dismiss(None)
+
+
+REVIEW_FILTERS = {"a": None, "0": 0, "1": 1, "2": 2, "3": 3, "minus": -1}
+"""Review-list keys: ``a`` all, a grade only that grade, ``-`` passages without a grade."""
+
+
+def review_rows(session: JudgingSession, qid: str, grades: Mapping[int, str],
+                only: int | None = None) -> list[tuple[Item, Text]]:
+    """One row per passage of the query in judging order with this assessor's grade;
+    ``only`` keeps one grade (-1: those without a grade)."""
+    rows = []
+    items = session.items[qid]
+    width = len(str(len(items)))
+    doc_w = max((len(it.docid) for it in items), default=0)
+    for n, item in enumerate(items, start=1):
+        grade = session.grade_of(item)
+        if only is not None and grade != (None if only == -1 else only):
+            continue
+        line = Text(f"{n:>{width}}  {item.docid:<{doc_w}}  ")
+        if grade is not None:
+            line.append(f"{grade} {grades.get(grade, '?')}", style="bold green")
+        elif session.is_skipped(item):
+            line.append("skipped", style="yellow")
+        else:
+            line.append("–", style="dim")
+        if session.notes.get(item.pair):
+            line.append("  (note)", style="cyan")
+        rows.append((item, line))
+    return rows
+
+
+class ReviewScreen(ModalScreen[Item | None]):
+    """Every passage of one query with this assessor's grade; Enter opens one (to read it
+    again or regrade it), a grade key shows only that grade, ``a`` all, ``-`` ungraded."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel"),
+                *(Binding(k, f"only({v if v is not None else 'None'})", show=False)
+                  for k, v in REVIEW_FILTERS.items())]
+
+    def __init__(self, session: JudgingSession, qid: str, grades: Mapping[int, str]) -> None:
+        super().__init__()
+        self.session, self.qid, self.grades = session, qid, grades
+        self.only: int | None = None
+        self._items: list[Item] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="review-box", classes="dialog"):
+            yield Static(id="review-title", classes="dialog-title")
+            yield OptionList(id="review-list")
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one(OptionList).focus()
+
+    def _fill(self) -> None:
+        rows = review_rows(self.session, self.qid, self.grades, self.only)
+        self._items = [item for item, _ in rows]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(line, id=f"{i}") for i, (_, line) in enumerate(rows)])
+        shown = ("all" if self.only is None else "ungraded" if self.only == -1
+                 else f"grade {self.only}")
+        total = len(self.session.items[self.qid])
+        self.query_one("#review-title", Static).update(
+            f"Query {self.qid}: {len(rows)} of {total} passages ({shown}) · Enter opens · "
+            "0-3 a - filter · Escape closes")
+        current = self.session.current
+        if current in self._items:
+            options.highlighted = self._items.index(current)
+        elif rows:
+            options.highlighted = 0
+
+    def action_only(self, grade: int | None) -> None:
+        self.only = grade
+        self._fill()
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        self.dismiss(self._items[int(message.option.id or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def jump_rows(session: JudgingSession, typed: str = "") -> list[tuple[str, Text]]:
+    """(qid, row) per query whose id or text contains ``typed`` (case-insensitive): id, done
+    of total, text on one line."""
+    counts = {q: f"{session.done_count[q]}/{len(session.items[q])}" for q in session.query_ids}
+    qid_w = max(map(len, counts), default=0)
+    count_w = max(map(len, counts.values()), default=0)
+    needle = typed.strip().lower()
+    rows = []
+    for qid, count in counts.items():
+        text = session.query(qid).text.replace("\n", " ")
+        if needle and needle not in qid.lower() and needle not in text.lower():
+            continue
+        rows.append((qid, Text(f"{qid:<{qid_w}}  {count:>{count_w}}  {text}")))
+    return rows
+
+
+class JumpScreen(ModalScreen[str | None]):
+    """Pick a query; typing filters by id or text, arrows move, Enter goes."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel"),
+                Binding("down", "cursor(1)", show=False),
+                Binding("up", "cursor(-1)", show=False)]
+
+    def __init__(self, session: JudgingSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="jump-box", classes="dialog"):
+            yield Static("Jump to query (type to filter, Enter goes, Escape cancels)",
+                         classes="dialog-title")
+            yield Input(placeholder="query id or words", id="jump-filter")
+            yield OptionList(id="jump-list")
+
+    def on_mount(self) -> None:
+        self._fill("")
+        current = self.session.current
+        if current is not None:
+            self.query_one(OptionList).highlighted = self.session.query_ids.index(current.qid)
+        self.query_one(Input).focus()
+
+    def _fill(self, typed: str) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(row, id=qid) for qid, row in jump_rows(self.session, typed)])
+        if options.option_count:
+            options.highlighted = 0
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        self._fill(message.value)
+
+    def action_cursor(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        if options.option_count:
+            at = options.highlighted if options.highlighted is not None else -step
+            options.highlighted = max(0, min(options.option_count - 1, at + step))
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is None:
+            self.app.bell()
+            return
+        self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        self.dismiss(message.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """One line of input (search words, highlight terms): Enter returns it, Escape None."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
+        super().__init__()
+        self.title_text, self.placeholder, self.value = title, placeholder, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog prompt-box"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        self.dismiss(message.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
