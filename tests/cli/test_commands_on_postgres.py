@@ -25,6 +25,9 @@ SCRIPT = [
     ["compare", "{config}", "--format", "json"],
     ["reusability", "{config}", "--format", "json"],
     ["agreement", "{config}", "--reference", "bob", "--format", "json"],
+    ["simulate", "{config}", "--qrels", str(SAMPLE / "assessor_b.yaml"), "--format", "json",
+     "--budgets", "0.5,1"],
+    ["notes", "{config}", "--format", "json"],
 ]
 
 
