@@ -200,14 +200,15 @@ class Collection:
                                f"again or restore the file")
         return run
 
-    def runs(self, explicit: Sequence[str] = (), order: str = "score") -> dict[str, Run]:
+    def runs(self, explicit: Sequence[str] = (), order: str = "score",
+             fmt: str | None = None) -> dict[str, Run]:
         """The runs to score: ``explicit`` files if any, else every configured system's run
         file (named by the system)."""
         from poolkit.analysis.inputs import read_runs
         from poolkit.io import read_any_run
 
         if explicit:
-            return read_runs(explicit, order)
+            return read_runs(explicit, order, fmt)
         config = self.config
         runs: dict[str, Run] = {}
         missing = []

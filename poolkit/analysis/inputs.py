@@ -19,15 +19,17 @@ def run_name(path: str | Path) -> str:
     return Path(path).stem
 
 
-def read_runs(paths: Sequence[str | Path], order: str = "score") -> dict[str, Run]:
-    """Run files by display name; two files with the same name is an error."""
+def read_runs(paths: Sequence[str | Path], order: str = "score",
+              fmt: str | None = None) -> dict[str, Run]:
+    """Run files by display name (in format ``fmt``; None: detected from each file's
+    content); two files with the same name is an error."""
     runs: dict[str, Run] = {}
     for path in paths:
         name = run_name(path)
         if name in runs:
             raise PoolkitError(f"two runs are both named {name!r} ({runs[name].path} and "
                                f"{path}); rename one")
-        run = read_any_run(path, order=order)
+        run = read_any_run(path, order=order, fmt=fmt)
         run.name = name
         runs[name] = run
     return runs

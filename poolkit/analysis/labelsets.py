@@ -76,9 +76,9 @@ def store_labels(store: StoreBackend, version: int | None = None,
     return LabelSet(qrels, origin, len(labels.unresolved), pooled)
 
 
-def file_labels(path: str | Path) -> LabelSet:
-    """A qrels file or golden.yaml as a label set."""
-    qrels = read_labels(path)
+def file_labels(path: str | Path, fmt: str | None = None) -> LabelSet:
+    """A label file (qrels, golden.yaml, ...; ``fmt`` None: detected) as a label set."""
+    qrels = read_labels(path, fmt)
     return LabelSet(qrels, {"kind": "file", "path": str(path)})
 
 

@@ -36,6 +36,7 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.agreement import KAPPAS, THRESHOLD
     from poolkit.analysis.render import FORMATS
+    from poolkit.cli.formats import add_format_options
 
     p = subparsers.add_parser(
         "agreement", help="assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
@@ -46,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--qrels", nargs="+", default=[], metavar="[NAME=]FILE",
                    help="label files (qrels or golden.yaml) as further sources, named NAME or "
                         "by file name")
+    add_format_options(p, runs=False)
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="only these store assessors (repeatable; default: all)")
     p.add_argument("--reference", default=None, metavar="NAME",
@@ -96,7 +98,7 @@ def run_agreement(args: argparse.Namespace) -> int:
     elif args.assessor:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
     for name, path in named_paths(args.qrels):
-        sources.append(file_source(name, read_labels(path)))
+        sources.append(file_source(name, read_labels(path, args.qrels_format)))
     reference = args.reference if args.reference is not None else default_reference(sources)
     doc = {**header("agreement"),
            **agreement(sources, level=level if level is not None else 1, reference=reference,

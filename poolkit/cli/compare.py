@@ -120,9 +120,10 @@ def run_compare(args: argparse.Namespace) -> int:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if level is None else level
-        before, after = file_labels(args.before_qrels), file_labels(args.after_qrels)
+        before = file_labels(args.before_qrels, args.qrels_format)
+        after = file_labels(args.after_qrels, args.qrels_format)
         require_scorable(after.qrels, level)
-        runs = read_runs(paths, args.order)
+        runs = read_runs(paths, args.order, args.run_format)
         contributions = label_contributions(
             before.qrels, after.qrels, runs, args.depth, level,
             pooled_names(args.pooled_before, runs), pooled_names(args.pooled_after, runs))
@@ -145,7 +146,7 @@ def run_compare(args: argparse.Namespace) -> int:
                                    f"or another system) first")
             before = collection.labels(v_before, args.policy, args.assessor)
             after = collection.labels(v_after, args.policy, args.assessor)
-            runs = collection.runs(paths, args.order)
+            runs = collection.runs(paths, args.order, args.run_format)
             contributions = store_contributions(collection.store, v_before, v_after,
                                                 after.qrels, level)
         require_scorable(after.qrels, level)

@@ -61,7 +61,11 @@ def check_level(level: int | None) -> None:
 
 
 def add_inputs(p: argparse.ArgumentParser) -> None:
-    """The positional CONFIG|RUN list shared by the store and file forms."""
+    """The positional CONFIG|RUN list shared by the store and file forms, and the options
+    that force the format of the label and run files named (detected from content if not)."""
+    from poolkit.cli.formats import add_format_options
+
+    add_format_options(p)
     p.add_argument("inputs", nargs="*", metavar="CONFIG|RUN",
                    help="store form: CONFIG then optional RUN files; file form: RUN files. A "
                         "run is named by its file name without extension; in the store form a "

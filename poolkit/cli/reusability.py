@@ -86,8 +86,8 @@ def run_reusability(args: argparse.Namespace) -> int:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if args.level is None else args.level
-        labels = file_labels(args.qrels)
-        runs = read_runs(paths, args.order)
+        labels = file_labels(args.qrels, args.qrels_format)
+        runs = read_runs(paths, args.order, args.run_format)
         sources = sources_from_runs(runs, args.depth)
         basis = f"union of every run's top {args.depth}"
     else:
@@ -95,7 +95,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         with chosen as collection:
             version = collection.version(args.version)
             labels = collection.labels(version, args.policy, args.assessor)
-            runs = collection.runs(paths, args.order)
+            runs = collection.runs(paths, args.order, args.run_format)
             sources = sources_from_store(collection.store, version)
             basis = f"pool provenance up to version {version}"
     groups = groups_of(chosen.config if chosen else None, args.group, runs)
