@@ -55,7 +55,7 @@ reverse under the later ones, and which only the later labels find.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.reports import Report
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
 from poolkit.score.significance import TestOptions, pairwise_tests, shifts
@@ -180,8 +181,8 @@ def _per_query(b: Mapping[str, float] | None, a: Mapping[str, float] | None,
 def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
             measures: Sequence[Measure], *, level: int = 1, condensed: bool = True,
             contributions: Mapping[str, Any] | None = None,
-            tests: TestOptions | None = None) -> dict[str, Any]:
-    """The comparison report (JSON-ready; see module doc). ``runs`` maps display name -> Run.
+            tests: TestOptions | None = None) -> CompareReport:
+    """The comparison report (see module doc). ``runs`` maps display name -> Run.
     ``tests``: how to run the paired tests (default options; they need two runs or more)."""
     if not runs:
         raise PoolkitError("compare needs at least one run")
@@ -259,20 +260,41 @@ def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
         paired = {"tests": {s: t.to_dict() for s, t in by_labels.items()},
                   "test_settings": {s: t.settings() for s, t in by_labels.items()},
                   "significance": shifts(by_labels["before"], by_labels["after"])}
-    return {
-        **paired,
-        "level": level, "cutoffs": ks,
-        "measures": [m.name for m in shown], "primary": [m.name for m in primary],
-        "condensed": condensed,
-        "before": {**before.summary(level), "scored": len(first_b.scored),
-                   "excluded": len(first_b.excluded)},
-        "after": {**after.summary(level), "scored": len(first_a.scored),
-                  "excluded": len(first_a.excluded)},
-        "contribution": None if not contributions else {
+    return CompareReport(
+        level=level, cutoffs=ks,
+        measures=[m.name for m in shown], primary=[m.name for m in primary],
+        condensed=condensed,
+        before={**before.summary(level), "scored": len(first_b.scored),
+                "excluded": len(first_b.excluded)},
+        after={**after.summary(level), "scored": len(first_a.scored),
+               "excluded": len(first_a.excluded)},
+        contribution=None if not contributions else {
             "basis": contrib["basis"], "total": contrib["total"]},
-        "runs": rows,
-        "ranking": ranking,
-    }
+        runs=rows,
+        ranking=ranking,
+        **paired,
+    )
+
+
+@dataclass(frozen=True)
+class CompareReport(Report):
+    """``poolkit compare``: every run under two label sets (JSON keys = fields). ``tests``,
+    ``test_settings`` and ``significance`` are the paired tests under each label set and what
+    survived between them (``{}`` / None with a single run)."""
+
+    level: int
+    cutoffs: list[int]
+    measures: list[str]
+    primary: list[str]
+    condensed: bool
+    before: dict[str, Any]
+    after: dict[str, Any]
+    contribution: dict[str, Any] | None
+    runs: list[dict[str, Any]]
+    ranking: dict[str, Any]
+    tests: dict[str, Any]
+    test_settings: dict[str, Any] | None
+    significance: dict[str, Any]
 
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -127,9 +127,9 @@ def run_compare(args: argparse.Namespace) -> int:
         contributions = label_contributions(
             before.qrels, after.qrels, runs, args.depth, level,
             pooled_names(args.pooled_before, runs), pooled_names(args.pooled_after, runs))
-        doc = compare(before, after, runs, measures, level=level,
-                      condensed=not args.no_condensed, contributions=contributions,
-                      tests=tests)
+        report = compare(before, after, runs, measures, level=level,
+                         condensed=not args.no_condensed, contributions=contributions,
+                         tests=tests)
     else:
         level = chosen.config.judge.relevance_level if level is None else level
         with chosen as collection:
@@ -150,9 +150,9 @@ def run_compare(args: argparse.Namespace) -> int:
             contributions = store_contributions(collection.store, v_before, v_after,
                                                 after.qrels, level)
         require_scorable(after.qrels, level)
-        doc = compare(before, after, runs, measures, level=level,
-                      condensed=not args.no_condensed, contributions=contributions,
-                      tests=tests)
-    doc = {**header("compare"), **doc}
+        report = compare(before, after, runs, measures, level=level,
+                         condensed=not args.no_condensed, contributions=contributions,
+                         tests=tests)
+    doc = {**header("compare"), **report.to_dict()}
     sys.stdout.write(dumps(doc) if args.format == "json" else render_table(doc, args.per_query))
     return 0
