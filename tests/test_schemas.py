@@ -19,7 +19,7 @@ from poolkit.schemas import load_schema, schema_names
 
 # Reports whose real outputs the fixture below produces (score has a test of its own).
 FROM_COLLECTION = ["pool", "status", "compare", "reusability", "agreement", "import",
-                   "export-provenance", "export-unresolved", "store-copy"]
+                   "export-provenance", "export-unresolved", "store-copy", "simulate", "notes"]
 
 
 def validate(name: str, doc: Any) -> None:
@@ -84,6 +84,18 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
          "--unresolved", str(unresolved))
     out["export-provenance"] = [e["provenance"] for e in yaml.safe_load(golden.read_text())]
     out["export-unresolved"].append(json.loads(unresolved.read_text()))
+    out["simulate"].append(call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"),
+                                "--budgets", "0.25,0.5,1", "--format", "json"))
+    out["simulate"].append(call("simulate", str(data / "seed.run"), "--depth", "5", "--qrels",
+                                str(data / "golden.yaml"), "--format", "json"))
+    from poolkit.store import Event
+    from poolkit.store.backends import open_store
+
+    with open_store(data / "store.sqlite") as store:  # a note on a pair bob graded
+        pair = next(iter(store.current_grades()))
+        store.record_event(Event(*pair, "bob", "note", note="on topic, but dated"))
+    out["notes"].append(call("notes", cfg, "--format", "json"))
+    assert out["notes"][0]["notes"], "the notes report must hold the note just written"
     out["store-copy"].append(call("store", "copy", str(data / "store.sqlite"),
                                   str(collection / "copy.sqlite"), "--format", "json"))
     return out
