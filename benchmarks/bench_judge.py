@@ -108,8 +108,11 @@ async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, ob
     from poolkit.judge.session import JudgingSession
 
     store = Store(path)
-    # Grade to next passage only: the topic card at each new query waits for a key.
-    app = JudgeApp(JudgingSession(store, assessor, mode=mode), JudgeConfig(topic_card=False))
+    # Grade to next passage only: the topic card at each new query waits for a key, and the
+    # double-tap guard (min_display) would drop keys sent as soon as a passage is drawn,
+    # so its hint, not the next passage, would be what got timed.
+    app = JudgeApp(JudgingSession(store, assessor, mode=mode),
+                   JudgeConfig(topic_card=False, min_display=0.0))
     latencies: list[float] = []
     async with app.run_test(size=(80, 24)):
         screen = app.judge_screen
