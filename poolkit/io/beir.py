@@ -6,16 +6,13 @@ same grade is tolerated, with different grades it is an error naming both lines.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
-from poolkit.io.qrels import Qrels
-from poolkit.io.validate import check_id
+from poolkit.io.qrels import Qrels, add_graded_line
 
 BEIR_HEADER = ("query-id", "corpus-id", "score")
-_INT = re.compile(r"[+-]?[0-9]+\Z")
 
 
 def is_beir_header(line: str) -> bool:
@@ -35,20 +32,8 @@ def read_beir_qrels(path: str | Path) -> Qrels:
             raise InputError(path, lineno, f"expected 3 columns 'query-id corpus-id score', "
                                            f"found {len(parts)}: {line.strip()!r}")
         qid, docid, grade_s = parts
-        check_id(path, lineno, qid, "query id")
-        check_id(path, lineno, docid, "doc id")
-        if not _INT.match(grade_s):
-            raise InputError(path, lineno, f"score {grade_s!r} is not an integer grade")
-        grade = int(grade_s)
-        docs = grades.setdefault(qid, {})
-        if docid in docs:
-            if docs[docid] != grade:
-                raise InputError(path, lineno,
-                                 f"query {qid!r} doc {docid!r} graded {grade} here but "
-                                 f"{docs[docid]} on line {lines[(qid, docid)]}")
-            continue
-        docs[docid] = grade
-        lines[(qid, docid)] = lineno
+        add_graded_line(grades, lines, path, lineno, qid, docid, grade_s,
+                        "score {!r} is not an integer grade")
     if not grades:
         raise InputError(path, None, "no qrels lines found (only the header)")
     return Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),

@@ -4,15 +4,13 @@ column ascending (ties keep line order); repeats are kept, as for every run.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.run import Run
+from poolkit.io.validate import INTEGER as _INT
 from poolkit.io.validate import check_id
-
-_INT = re.compile(r"[+-]?[0-9]+\Z")
 
 
 def read_msmarco_run(path: str | Path, name: str | None = None) -> Run:

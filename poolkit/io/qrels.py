@@ -9,7 +9,6 @@ because no reader can know which one was meant.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -17,9 +16,8 @@ from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.validate import INTEGER as _INT
 from poolkit.io.validate import check_id, has_control_chars
-
-_INT = re.compile(r"[+-]?[0-9]+\Z")
 
 
 @dataclass
@@ -136,23 +134,31 @@ def _careful_grades(path: str | Path,
                 f"expected 4 columns 'qid iter docid grade', found {len(parts)}: {line.strip()!r}",
             )
         qid, _iter, docid, grade_s = parts
-        check_id(path, lineno, qid, "query id")
-        check_id(path, lineno, docid, "doc id")
-        if not _INT.match(grade_s):  # int() would also take '1_0' and non-ASCII digits
-            raise InputError(path, lineno, f"grade {grade_s!r} is not an integer")
-        grade = int(grade_s)
-        docs = grades.setdefault(qid, {})
-        if docid in docs:
-            if docs[docid] != grade:
-                raise InputError(
-                    path, lineno,
-                    f"query {qid!r} doc {docid!r} graded {grade} here but {docs[docid]} "
-                    f"on line {lines[(qid, docid)]}",
-                )
-            continue
-        docs[docid] = grade
-        lines[(qid, docid)] = lineno
+        add_graded_line(grades, lines, path, lineno, qid, docid, grade_s,
+                        "grade {!r} is not an integer")
     return grades, lines
+
+
+def add_graded_line(grades: dict[str, dict[str, int]], lines: dict[tuple[str, str], int],
+                    path: str | Path, lineno: int, qid: str, docid: str, grade_s: str,
+                    not_integer: str) -> None:
+    """One qrels line's rules, for every qrels format: valid ids, an integer grade (else
+    ``not_integer``, formatted with the text, is the error), and a pair listed again only
+    with the same grade (the repeat is ignored; a different grade is an error naming both
+    lines)."""
+    check_id(path, lineno, qid, "query id")
+    check_id(path, lineno, docid, "doc id")
+    if not _INT.match(grade_s):
+        raise InputError(path, lineno, not_integer.format(grade_s))
+    grade = int(grade_s)
+    docs = grades.setdefault(qid, {})
+    if docid in docs:
+        if docs[docid] != grade:
+            raise InputError(path, lineno, f"query {qid!r} doc {docid!r} graded {grade} here "
+                                           f"but {docs[docid]} on line {lines[(qid, docid)]}")
+        return
+    docs[docid] = grade
+    lines[(qid, docid)] = lineno
 
 
 class _SourceLines(Mapping[tuple[str, str], int]):

@@ -44,6 +44,11 @@ def id_problem(value: str) -> str | None:
     return f"contains {kind} ({char!r}); TREC files cannot carry it"
 
 
+#: An integer as the TREC formats write one (``int()`` would also take '1_0' and non-ASCII
+#: digits, which trec_eval would not read as the same number).
+INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+
 def check_id(path: str | Path | None, line: int | None, value: str, what: str) -> str:
     """``value`` if it is a valid id, else an InputError naming file, line and the id."""
     problem = id_problem(value)
