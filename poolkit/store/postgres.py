@@ -246,19 +246,13 @@ class PgStore(Store):
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         import psycopg
 
-        try:
-            with self.pg.raw.transaction():
-                try:
-                    self.pg.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                except psycopg.errors.LockNotAvailable:
-                    raise StoreError(f"{self.path}: cannot write: another process has held "
-                                     f"the store for over {self.busy_timeout:g}s") from None
-                yield self.pg
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise StoreError(f"{self.path}: not allowed: {_first_line(exc)}") from None
-        except psycopg.errors.ReadOnlySqlTransaction:
-            raise StoreError(f"{self.path}: opened read-only, cannot write") \
-                from None
+        with translate_errors(str(self.path)), self.pg.raw.transaction():
+            try:
+                self.pg.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            except psycopg.errors.LockNotAvailable:
+                raise StoreError(f"{self.path}: cannot write: another process has held the "
+                                 f"store for over {self.busy_timeout:g}s") from None
+            yield self.pg
 
     def _schema_version_now(self) -> int:
         if not self._has_schema():
