@@ -21,7 +21,7 @@ import pytest
 import store_backends
 from team_worker import grade_of, members, pairs
 
-from poolkit.analysis.labels import store_labels
+from poolkit.analysis.labelsets import store_labels
 from poolkit.store import QueryRecord
 from poolkit.store.backends import open_store
 
