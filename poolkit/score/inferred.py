@@ -263,23 +263,23 @@ def rbp(ranking: Sequence[str], grades: Mapping[str, int], p: float) -> tuple[fl
     tail only then; a fully judged ranking has residual 0). A repeated id's later slot is
     worth nothing either way.
     """
+    # The arithmetic follows trec_eval's order (sum gain * p^(i-1) with p^(i-1) grown by
+    # repeated multiplication, times 1 - p at the end; residual p^n + (1 - p) * the unjudged
+    # slots' p^(i-1)), so that values and their means agree to the last printed digit.
     top = max((g for g in grades.values()), default=0)
-    score = resid = 0.0
-    weight = 1.0 - p
+    gained = unjudged_weight = 0.0
+    cur_p = 1.0
     seen: set[str] = set()
-    n = 0
     unjudged = False
     for d in ranking:
-        n += 1
         if d not in seen:
             seen.add(d)
             g = grades.get(d, -1)
             if g < 0:
                 unjudged = True
-                resid += weight
-            elif g > 0 and top > 0:
-                score += weight * g / top
-        weight *= p
-    if unjudged:
-        resid += p ** n
-    return score, resid
+                unjudged_weight += cur_p
+            elif g > 0:
+                gained += g / top * cur_p
+        cur_p *= p
+    resid = cur_p + (1 - p) * unjudged_weight if unjudged else 0.0
+    return (1.0 - p) * gained, resid

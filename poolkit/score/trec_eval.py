@@ -108,6 +108,10 @@ def _num_nonrel_judged_ret(q: QueryView, k: int | None) -> float:
     return float(sum(1 for _, g in q.facts.hits if 0 <= g < q.level))
 
 
+def _rbp(measure: Measure) -> Compute:
+    return lambda q, k: q.value(measure)
+
+
 def _num_q(q: QueryView, k: int | None) -> float:
     return 1.0
 
@@ -134,6 +138,8 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("success", "cutoffs", _poolkit("Hit"), (1, 5, 10)),
         TrecMeasure("set_recall", "value", _poolkit("R")),
         TrecMeasure("num_nonrel_judged_ret", "count", _num_nonrel_judged_ret),
+        TrecMeasure("rbp", "value", _rbp(Measure("RBP", p=0.9))),  # trec_eval's default p
+        TrecMeasure("rbp_resid", "value", _rbp(Measure("RBP_resid", p=0.9))),
     )
 }
 
