@@ -16,6 +16,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Collection, Sequence
+from typing import NoReturn
 
 from poolkit import __version__
 from poolkit.errors import PoolkitError
@@ -65,10 +66,28 @@ def _command(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with poolkit's error shape: a usage mistake is one stderr line (what is wrong
+    and where to look), exit 2, like every other bad input; ``--help`` shows the usage.
+    Subparsers are made of this class too (argparse uses the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} "
+                     f"(see {self.prog} --help)\n")
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subparser of ``command`` (so that its errors name it), else ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]  # type: ignore[no-any-return]
+    return parser
+
+
 def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The ``poolkit`` parser with the real subparsers of the subcommands in ``load`` (None:
     all); the others are listed by name and summary only, their modules not imported."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="poolkit",
         description="Pool, judge and score relevance labels for retrieval evaluation.",
     )
@@ -86,7 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command(argv)
     parser = build_parser([command] if command in SUBCOMMANDS else [])
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the subcommand's parser, which knows its own options
+        _subparser(parser, command).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
