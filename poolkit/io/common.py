@@ -41,8 +41,11 @@ def _file_errors(p: Path) -> Iterator[None]:
             raise InputError(p, None, f"compressed file is damaged: {exc}") from None
         raise InputError(p, None, f"cannot read: {exc.strerror}") from None
     except Exception as exc:
-        lzma = sys.modules.get("lzma")  # imported only when an xz file was opened
-        if lzma is not None and isinstance(exc, lzma.LZMAError):
+        # lzma and zlib (gzip's inflater) are imported only when such a file was opened;
+        # their own error classes are not OSErrors.
+        damaged = tuple(getattr(sys.modules.get(m), e, None) for m, e in (
+            ("lzma", "LZMAError"), ("zlib", "error")))
+        if isinstance(exc, tuple(cls for cls in damaged if isinstance(cls, type))):
             raise InputError(p, None, f"compressed file is damaged: {exc}") from None
         raise
 

@@ -63,7 +63,9 @@ def _int(s: str) -> bool:
 _JSON_NESTED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{')
 _JSON_LIST_VALUE = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\[')
 _GOLDEN_JSON = re.compile(r'\s*(\[\s*\{|\{\s*"(?:queries|provenance)"\s*:)')
-_YAML_GOLDEN = re.compile(r"(-\s+query\s*:|-\s*$|queries\s*:|provenance\s*:)")
+# a list of mappings (golden.yaml's entries: ``- query: q1``, ``- grades: {...}`` when the keys
+# come in another order), or golden.yaml's mapping form
+_YAML_GOLDEN = re.compile(r"(-\s+[^\s:#\[{]+\s*:(\s|$)|-\s*$|queries\s*:|provenance\s*:)")
 _YAML_KEY = re.compile(r"[^\s\-#\[{][^:]*:(\s|$)")
 
 

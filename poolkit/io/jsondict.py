@@ -16,16 +16,37 @@ from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
-from poolkit.io.validate import check_id
+from poolkit.io.validate import check_id, grade_size_problem
 
 # (qid, {docid: value}, line or None) in file order
 _Entries = list[tuple[str, dict[str, Any], "int | None"]]
 
 
+class _RepeatedKey(Exception):
+    """A key given twice in one JSON object (``json`` would silently keep the last)."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
+def _loads(path: str | Path, line: int | None, text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_unique)
+    except _RepeatedKey as exc:
+        raise InputError(path, line, f"key {exc.args[0]!r} appears twice in one object "
+                                     f"(which value is meant?)") from None
+
+
 def _entries(path: str | Path, text: str) -> _Entries:
     """The queries of a JSON object or of JSONL lines, each with the line it came from."""
     try:
-        whole = json.loads(text)
+        whole = _loads(path, None, text)
     except RecursionError:
         raise InputError(path, None, "not valid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
@@ -42,7 +63,7 @@ def _entries(path: str | Path, text: str) -> _Entries:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = _loads(path, lineno, line)
             except RecursionError:
                 raise InputError(path, lineno, "not valid JSON: nested too deeply") from None
             except json.JSONDecodeError as exc:
@@ -96,6 +117,9 @@ def read_json_qrels(path: str | Path) -> Qrels:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InputError(path, line, f"query {qid!r} doc {docid!r}: grade {value!r} is "
                                              f"not an integer")
+            too_large = grade_size_problem(value)
+            if too_large is not None:
+                raise InputError(path, line, f"query {qid!r} doc {docid!r}: {too_large}")
             out[docid] = value
         grades[qid] = out
     return Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path))

@@ -17,7 +17,7 @@ from pathlib import Path
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.validate import INTEGER as _INT
-from poolkit.io.validate import check_id, has_control_chars
+from poolkit.io.validate import check_id, grade_size_problem, has_control_chars
 
 
 @dataclass
@@ -103,6 +103,8 @@ def _fast_grades(text: str) -> dict[str, dict[str, int]] | None:
         grade_s = toks[3::5]
         if not "".join(grade_s).isdigit() and not all(map(_INT.match, grade_s)):
             return None
+        if max(map(len, grade_s), default=0) > 9:
+            return None  # maybe a grade out of range: the careful path words the error
         qids, docids, values = toks[0::5], toks[2::5], list(map(int, grade_s))
         i = 0
         for qid, group in groupby(qids):
@@ -151,6 +153,9 @@ def add_graded_line(grades: dict[str, dict[str, int]], lines: dict[tuple[str, st
     if not _INT.match(grade_s):
         raise InputError(path, lineno, not_integer.format(grade_s))
     grade = int(grade_s)
+    too_large = grade_size_problem(grade)
+    if too_large is not None:
+        raise InputError(path, lineno, f"query {qid!r} doc {docid!r}: {too_large}")
     docs = grades.setdefault(qid, {})
     if docid in docs:
         if docs[docid] != grade:

@@ -47,6 +47,16 @@ def id_problem(value: str) -> str | None:
 #: An integer as the TREC formats write one (``int()`` would also take '1_0' and non-ASCII
 #: digits, which trec_eval would not read as the same number).
 INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+#: The largest grade magnitude a qrels file may hold (nine digits): anything beyond is a typo,
+#: and would overflow the scorer's 64-bit columns (and 2**g under ``--gain exp``) anyway.
+GRADE_LIMIT = 10**9 - 1
+
+
+def grade_size_problem(grade: int) -> str | None:
+    """Why ``grade`` is too large to be a grade at all, or None."""
+    if -GRADE_LIMIT <= grade <= GRADE_LIMIT:
+        return None
+    return f"grade {grade} is out of range (a grade has at most 9 digits)"
 
 
 def check_id(path: str | Path | None, line: int | None, value: str, what: str) -> str:
