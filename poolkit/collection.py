@@ -83,6 +83,13 @@ class Collection:
                              f"first")
         return self._store
 
+    def inputs(self) -> dict[str, Path | None]:
+        """The files this collection is made of (what -> path), which no output of a command
+        may overwrite: the store (when a file), the config, the corpus and the queries."""
+        store = self.config.store if isinstance(self.config.store, Path) else None
+        return {"the store": store, "the config": self.config.path,
+                "the corpus": self.config.corpus, "the queries": self.config.queries}
+
     def has_store(self) -> bool:
         return (self._store is not None or not isinstance(self.config.store, Path)
                 or self.config.store.is_file())

@@ -6,6 +6,7 @@ from typing import Any
 
 from poolkit.analysis.render import fmt, grid
 from poolkit.errors import PoolkitError
+from poolkit.io.atomic import atomic_writer
 
 
 def render_table(doc: dict[str, Any]) -> str:
@@ -72,8 +73,7 @@ def plot(doc: dict[str, Any], path: str, title: str | None = None) -> None:
     ax.legend(loc="lower right")
     fig.tight_layout()
     try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise PoolkitError(f"--plot {path}: cannot write ({exc.strerror or exc})") from None
+        with atomic_writer(path, "wb") as fh:  # an OutputError naming the file, old one kept
+            fig.savefig(fh, format="png")
     finally:
         plt.close(fig)

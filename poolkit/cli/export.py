@@ -60,12 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
     from poolkit.exports import ExportInput, export_text
+    from poolkit.io.atomic import check_outputs
 
     if args.unjudged is not None and args.format != "qrels":
         raise PoolkitError("--unjudged -1 needs --format qrels (golden.yaml has no grade for "
                            "'pooled, not judged')")
     with Collection.open(args.config) as collection:
         config, store = collection.config, collection.store
+        check_outputs({"-o": args.output, "--sample": args.sample,
+                       "--unresolved": args.unresolved}, collection.inputs())
         if args.pool_version is not None:
             collection.version(args.pool_version)
         if args.assessor:

@@ -253,6 +253,12 @@ def run_score(args: argparse.Namespace) -> int:
     if args.plot and len(args.runs) < 2:
         raise PoolkitError("--plot draws the differences between two runs: give two RUNs or "
                            "more")
+    if args.plot:
+        from poolkit.io.atomic import check_outputs
+
+        check_outputs({"--plot": args.plot}, {
+            "the qrels": args.qrels, "--truth": args.truth, "--corpus": args.corpus,
+            "--sample": args.sample, **{f"the run {r}": r for r in args.runs + args.fetch}})
     size = corpus_size(args.corpus) if args.corpus else args.corpus_size
     if size is None and any(c.rule.name == "coverage" for c in conditions):
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "

@@ -86,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
     if args.stop_recall is not None and not 0 < args.stop_recall <= 1:
         raise PoolkitError(f"--stop-recall must be in (0, 1], found {args.stop_recall}")
     measures = [m.strip() for m in args.measures.split(",") if m.strip()]
+    if args.plot:
+        from poolkit.io.atomic import check_outputs
+
+        check_outputs({"--plot": args.plot},
+                      {"the qrels": args.qrels, **{f"the input {i}": i for i in args.inputs}})
     config: Config | None = None
     if args.depth is not None:
         if args.depth < 1:

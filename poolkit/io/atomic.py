@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -73,6 +73,41 @@ def check_writable_folder(folder: str | Path) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".poolkit-probe.", dir=folder)
         os.close(fd)
         os.unlink(tmp)
+
+
+def check_outputs(outputs: Mapping[str, str | Path | None],
+                  inputs: Mapping[str, str | Path | None]) -> None:
+    """Before a command writes anything: no output (option -> path) is one of its inputs
+    (what -> path: the store, the config, a file it read) or another output, is a folder, or
+    sits in a missing folder. An output aimed at the store would replace every judgment with
+    a text file; one failing after another was written would leave half a result."""
+    protected: dict[Path, str] = {}
+    for what, where in inputs.items():
+        if where is not None:
+            real = _real(where)
+            protected[real] = what
+            if what == "the store":  # SQLite's companions are the store too
+                for suffix in ("-wal", "-shm", "-journal"):
+                    protected[real.with_name(real.name + suffix)] = what
+    taken: dict[Path, str] = {}
+    for option, out in outputs.items():
+        if out is None:
+            continue
+        real = _real(out)
+        if real in protected:
+            raise OutputError(f"{out}: {option} would overwrite {protected[real]}; "
+                              f"name another file")
+        if real in taken:
+            raise OutputError(f"{out}: given to both {taken[real]} and {option}; name two files")
+        taken[real] = option
+        if real.is_dir():
+            raise OutputError(f"{out}: cannot write: {option} names a folder, not a file")
+        if not real.parent.is_dir():
+            raise OutputError(f"{out}: cannot write: folder {Path(out).parent} does not exist")
+
+
+def _real(path: str | Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _text_args(mode: str, encoding: str) -> dict[str, Any]:

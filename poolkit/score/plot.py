@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from poolkit.errors import PoolkitError
+from poolkit.io.atomic import atomic_writer
 from poolkit.score.significance import paired
 
 
@@ -48,9 +49,8 @@ def plot_differences(path: str | Path, a: str, b: str, measure: str,
     fig.tight_layout()
     out = Path(path)
     try:
-        fig.savefig(out, format="png", dpi=120)
-    except OSError as exc:
-        raise PoolkitError(f"--plot {out}: cannot write: {exc.strerror or exc}") from None
+        with atomic_writer(out, "wb") as fh:  # an OutputError naming the file, old one kept
+            fig.savefig(fh, format="png", dpi=120)
     finally:
         plt.close(fig)
     return out
