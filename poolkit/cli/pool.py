@@ -109,8 +109,9 @@ def _pool(collection: Collection, args: argparse.Namespace,
     check_writable_folder(config.runs_dir)
     corpus = read_corpus(config.corpus)
     queries = read_queries(config.queries)
-    _log(f"collection {config.name}: {len(corpus)} documents, {len(queries)} queries")
-    runs = run_systems(config, corpus, queries, names=args.systems, log=_log)
+    runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
+                       header=f"collection {config.name}: {len(corpus)} documents, "
+                              f"{len(queries)} queries")
     warnings = [w for r in runs.values() for w in r.warnings]
     depths = {name: config.pool_depth(name) for name in runs}
     order = order_of(config)

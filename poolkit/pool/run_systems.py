@@ -134,27 +134,39 @@ def _blame(config: Config, system: SystemConfig) -> Iterator[None]:
 
 def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
                 names: Iterable[str] | None = None, write: bool = True,
-                log: Callable[[str], None] | None = None) -> dict[str, SystemRun]:
-    """Run the named systems (default: all) and those they depend on; write their files."""
+                log: Callable[[str], None] | None = None,
+                header: str | None = None) -> dict[str, SystemRun]:
+    """Run the named systems (default: all) and those they depend on; write their files.
+
+    Every system is built first (external runs read and checked, model folders found), and
+    ``header`` logged only then, so that a bad input is one error line before any work; the
+    run files are written once every system has run, so a failing system leaves none."""
     wanted = list(names) if names is not None else list(config.systems)
     for n in wanted:
         if n not in config.systems:
             raise ConfigError(config.path, None, one_of(n, config.systems, "system"))
     built: dict[str, Retriever] = {}
+    made: dict[str, Built] = {}
+    build_seconds: dict[str, float] = {}
+    for name in _order(config.systems, wanted):
+        start = time.perf_counter()
+        made[name] = build_system(config, config.systems[name], corpus, queries, built)
+        built[name] = _Memo(made[name].retriever)
+        build_seconds[name] = time.perf_counter() - start
+    if log and header:
+        log(header)
     out: dict[str, SystemRun] = {}
     versions = _versions()
-    for name in _order(config.systems, wanted):
+    for name in made:
         system = config.systems[name]
-        start = time.perf_counter()
-        made = build_system(config, system, corpus, queries, built)
-        retriever = _Memo(made.retriever)
-        built[name] = retriever
-        with _blame(config, system):  # models load, and external runs are read, lazily
+        start = time.perf_counter() - build_seconds[name]  # a system's time includes its build
+        retriever = built[name]
+        with _blame(config, system):  # models load lazily
             results = retriever.search(queries, system.depth)
         seconds = time.perf_counter() - start
-        outcome = made.outcome()
+        outcome = made[name].outcome()
         run = results_to_run(results, name)
-        settings = {"system": _system_dict(system), "retriever": made.retriever.settings(),
+        settings = {"system": _system_dict(system), "retriever": made[name].retriever.settings(),
                     "queries": len(queries), "queries_path": str(config.queries),
                     "corpus_path": str(config.corpus), "run_sha256": run.sha256,
                     "created_at": now(), "seconds": round(seconds, 3), "versions": versions}
@@ -168,13 +180,14 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
             sr.settings["validated_run_sha256"] = run.sha256
         if outcome.fetch_results is not None:
             sr.fetch_run = results_to_run(outcome.fetch_results, f"{name}.fetch")
-        if write:
-            _write(config.runs_dir, sr)
         if log:
-            log(_describe(sr, results))
+            log(_describe(sr, results, config.runs_dir / f"{name}.run" if write else None))
             for w in sr.warnings:
                 log(f"  warning: {w}")
         out[name] = sr
+    if write:
+        for sr in out.values():
+            _write(config.runs_dir, sr)
     return {n: out[n] for n in out if n in wanted or names is None}
 
 
@@ -197,9 +210,9 @@ def _write(runs_dir: Path, sr: SystemRun) -> None:
                json.dumps(sr.settings, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def _describe(sr: SystemRun, results: Results) -> str:
+def _describe(sr: SystemRun, results: Results, path: Path | None) -> str:
     n = sum(len(h) for h in results.values())
-    where = f" -> {sr.path}" if sr.path else ""
+    where = f" -> {path}" if path else ""
     cache = sr.settings.get("embedding_cache_hit")
     note = "" if cache is None else (" (embeddings cached)" if cache else " (encoded corpus)")
     return (f"{sr.name} [{sr.kind}]: {n} results for {len(results)} queries in "
