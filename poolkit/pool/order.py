@@ -37,6 +37,7 @@ from poolkit.params import Param, ParamError, build_kwargs
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
 from poolkit.pool.order_base import OrderStrategy
+from poolkit.pool.strategy import rrf_keys
 from poolkit.pool.view import QueryPool
 
 __all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle",
@@ -82,7 +83,7 @@ class Priority(OrderStrategy):
     blind: ClassVar[bool] = False
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
-        return {d: -sum(1.0 / (self.k + r) for r in pool.ranks(d)) for d in pool.docs}
+        return rrf_keys(pool, self.k)
 
 
 #: name -> strategy class: the one registry of judging orders

@@ -43,8 +43,9 @@ def first_of(ranked: Sequence[str], allowed: Iterable[str] | set[str]) -> str | 
 
 
 def rrf_keys(pool: QueryPool, k: int = 60) -> dict[str, float]:
-    """Reciprocal-rank fusion keys: the order before any grade is known (an adaptive
-    strategy's stored order, what modes that walk the store's order see)."""
+    """Reciprocal-rank fusion keys, -sum over the runs of 1 / (k + rank): the ``priority``
+    order, and an adaptive strategy's stored order (the order before any grade is known,
+    what modes that walk the store's order see)."""
     return {d: -sum(1.0 / (k + r) for r in pool.ranks(d)) for d in pool.docs}
 
 
