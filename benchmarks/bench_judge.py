@@ -1,10 +1,11 @@
 """Benchmark the judging UI on a big store: keystroke to next passage, and start-up.
 
     python benchmarks/bench_judge.py [--events 100000] [--keys 300] [--json]
+        [--orders priority,mtf,mm-ns] [--budget 0.9]
 
-Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, and
-100,000 grade events: alice has judged 55,000 pairs, bob 45,000), then drives the real app
-headless with Textual's Pilot:
+Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, each
+ranked by four runs, and 100,000 grade events: alice has judged 55,000 pairs, bob 45,000),
+then drives the real app headless with Textual's Pilot:
 
 - start-up: a fresh Python process, from its launch to the first passage drawn (imports,
   reading the store, building the screen), for alice resuming (55,000 own events), carol in
@@ -12,7 +13,12 @@ headless with Textual's Pilot:
   grading at random, disagree on about 34,000 pairs); median of 3;
 - keystroke to next passage: a grade key sent through the app's driver, as a terminal key
   would be, until the next passage has been drawn (the grade is committed to SQLite in
-  between). Median and 95th percentile over ``--keys`` grades.
+  between). Median and 95th percentile over ``--keys`` grades, once per judging order of
+  ``--orders`` (each on a fresh copy of the store): ``priority`` is fixed when pooled (the
+  session walks the stored order), the learning orders (``mtf``, ``mm-ns``) are asked for
+  every passage from the store's current state (every assessor's grades on the query), so
+  their ratio to ``priority`` is what learning costs per keystroke. ``--budget`` adds a
+  ``pool.budget`` (and its check before every passage) to every order.
 
 Aim (issue 4): under 50 ms per keystroke, under 1.5 s to start.
 """
@@ -23,14 +29,21 @@ import argparse
 import asyncio
 import json
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from poolkit.store import Event, NewMember, QueryRecord, Store
+
+if TYPE_CHECKING:
+    from poolkit.pool.next_passage import NextPassage
+
+RUNS = ("bm25", "dense", "rerank", "splade")
 
 WORDS = ("maize fall armyworm scout field whorl egg mass larvae spray neem ash sand soil "
          "grain storage moisture aflatoxin mould hermetic bag weevil dairy cow milk udder "
@@ -42,7 +55,7 @@ def passage(rng: random.Random, words: int = 110) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
 
 
-def build(path: Path, queries: int, docs: int, events: int) -> dict[str, int]:
+def build(path: Path, queries: int, docs: int, events: int) -> dict[str, Any]:
     rng = random.Random(7)
     store = Store(path)
     store.upsert_queries(QueryRecord(f"q{i:04d}", f"How do I {rng.choice(WORDS)} "
@@ -50,7 +63,13 @@ def build(path: Path, queries: int, docs: int, events: int) -> dict[str, int]:
                          for i in range(queries))
     members = [NewMember(f"q{q:04d}", f"d{q:04d}_{d:03d}", f"Passage {d}", passage(rng),
                          rng.random()) for q in range(queries) for d in range(docs)]
-    store.add_pool_version({"bm25": docs}, "shuffle", members, [])
+    sources = []  # every run ranks every pooled passage of a query, each in its own order
+    for q in range(queries):
+        for run in RUNS:
+            ranked = rng.sample(range(docs), docs)
+            sources += [(f"q{q:04d}", f"d{q:04d}_{d:03d}", run, r + 1, 1.0 / (r + 1))
+                        for r, d in enumerate(ranked)]
+    store.add_pool_version({run: docs for run in RUNS}, "shuffle", members, sources)
     pool = store.pool()
     n_alice = min(len(pool), round(events * 0.55))
     n_bob = events - n_alice
@@ -100,7 +119,36 @@ def startup(path: Path, assessor: str, mode: str, repeat: int = 3) -> dict[str, 
     return {"assessor": assessor, "mode": mode, "startup_s": statistics.median(times)}
 
 
-async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, object]:
+def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
+    """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``) for
+    judging order ``order`` over the store's pool with its provenance."""
+    from poolkit.pool.budget import Budget
+    from poolkit.pool.next_passage import NextPassage
+    from poolkit.pool.order import order_strategy
+    from poolkit.pool.view import Hit, QueryPool
+
+    sources = store.sources()
+    docs: dict[str, list[str]] = {}
+    for m in store.pool():
+        docs.setdefault(m.qid, []).append(m.docid)
+    pools = {q: QueryPool(q, tuple(ds), {d: tuple(Hit(s.system, s.rank, s.score)
+                                                  for s in sources.get((q, d), ()))
+                                         for d in ds})
+             for q, ds in docs.items()}
+    return NextPassage(store, pools, order_strategy(order),
+                       budget=Budget.parse(budget) if budget is not None else None)
+
+
+def startups(path: Path, small: Path) -> list[dict[str, object]]:
+    build(small, 1, 1, 0)
+    baseline = startup(small, "alice", "judge")  # interpreter, imports, app: fixed cost
+    baseline["assessor"] = "one-passage store"
+    return [baseline, startup(path, "alice", "judge"), startup(path, "carol", "agreement"),
+            startup(path, "carol", "adjudicate")]
+
+
+async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | None = None,
+                budget: float | None = None) -> dict[str, Any]:
     from textual import events
 
     from poolkit.config import JudgeConfig
@@ -111,7 +159,8 @@ async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, ob
     # Grade to next passage only: the topic card at each new query waits for a key, and the
     # double-tap guard (min_display) would drop keys sent as soon as a passage is drawn,
     # so its hint, not the next passage, would be what got timed.
-    app = JudgeApp(JudgingSession(store, assessor, mode=mode),
+    picks = chooser(store, order, budget) if order is not None else None
+    app = JudgeApp(JudgingSession(store, assessor, mode=mode, chooser=picks),
                    JudgeConfig(topic_card=False, min_display=0.0))
     latencies: list[float] = []
     async with app.run_test(size=(80, 24)):
@@ -129,9 +178,9 @@ async def drive(path: Path, assessor: str, mode: str, keys: int) -> dict[str, ob
             latencies.append(screen.painted_at - sent)
     store.close()
     ms = sorted(x * 1000 for x in latencies)
-    return {"assessor": assessor, "mode": mode, "keys": len(ms),
-            "median_ms": statistics.median(ms), "p95_ms": ms[max(0, round(0.95 * len(ms)) - 1)],
-            "max_ms": ms[-1]}
+    return {"assessor": assessor, "mode": mode, "order": order, "budget": budget,
+            "keys": len(ms), "median_ms": statistics.median(ms),
+            "p95_ms": ms[max(0, round(0.95 * len(ms)) - 1)], "max_ms": ms[-1]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=int, default=60, help="pooled passages per query")
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--orders", default="priority,mtf,mm-ns",
+                        help="judging orders whose keystroke-to-next-passage is timed")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="a pool.budget for every order (a fraction of each query's pool)")
+    parser.add_argument("--no-startup", action="store_true",
+                        help="time keystrokes only (skip the start-up probes)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--probe", nargs=3, metavar=("STORE", "ASSESSOR", "MODE"),
                         help=argparse.SUPPRESS)
@@ -153,13 +208,17 @@ def main(argv: list[str] | None = None) -> int:
         built = build(path, args.queries, args.docs, args.events)
         built["build_s"] = round(time.perf_counter() - t, 2)
         built["store_mb"] = round(path.stat().st_size / 2**20, 1)
-        small = Path(tmp) / "small.sqlite"
-        build(small, 1, 1, 0)
-        baseline = startup(small, "alice", "judge")  # interpreter, imports, app: fixed cost
-        baseline["assessor"] = "one-passage store"
-        starts = [baseline, startup(path, "alice", "judge"), startup(path, "carol", "agreement"),
-                  startup(path, "carol", "adjudicate")]
-        keys = asyncio.run(drive(path, "alice", "judge", args.keys))
+        starts = [] if args.no_startup else startups(path, Path(tmp) / "small.sqlite")
+        keys: list[dict[str, Any]] = []
+        for order in args.orders.split(","):
+            copy = Path(tmp) / f"{order}.sqlite"
+            shutil.copyfile(path, copy)  # every order starts from the same store
+            keys.append(asyncio.run(drive(copy, "alice", "judge", args.keys, order,
+                                          args.budget)))
+            copy.unlink()
+    base = next((k["median_ms"] for k in keys if k["order"] == "priority"), None)
+    for k in keys:
+        k["ratio_to_priority"] = round(k["median_ms"] / base, 2) if base else None
     if args.json:
         json.dump({"store": built, "startup": starts, "keystrokes": keys}, sys.stdout, indent=2)
         print()
@@ -170,8 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     for r in starts:
         print(f"start-up ({r['assessor']}, {r['mode']}): {r['startup_s']:.2f} s "
               f"(launch to first passage drawn, median of 3)")
-    print(f"keystroke -> next passage ({keys['assessor']}, {keys['keys']} grades): median "
-          f"{keys['median_ms']:.1f} ms, p95 {keys['p95_ms']:.1f} ms, max {keys['max_ms']:.1f} ms")
+    budget = f", budget {args.budget:g}" if args.budget is not None else ""
+    for k in keys:
+        ratio = (f" ({k['ratio_to_priority']:.2f} x priority)"
+                 if k["ratio_to_priority"] is not None else "")
+        print(f"keystroke -> next passage ({k['assessor']}, order {k['order']}{budget}, "
+              f"{k['keys']} grades): median {k['median_ms']:.1f} ms{ratio}, p95 "
+              f"{k['p95_ms']:.1f} ms, max {k['max_ms']:.1f} ms")
     print("aim: < 50 ms per keystroke, < 1.5 s to start")
     return 0
 

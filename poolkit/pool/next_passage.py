@@ -15,13 +15,15 @@ processes) judging one query feed one learner:
   strategy's;
 - a static strategy keeps the session's own walk; only the budget and the stopping rule apply.
 
-Nothing here reaches the screen: blind judging stays blind (no run, rank or learner state).
+Blind judging stays blind: of all this, only ``closed``'s reason reaches the screen (a
+budget count, or the recall the stopping rule is confident of), never a run, rank or
+learner state. Each decision reads the query's own grades (``history``), never the whole log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -30,19 +32,23 @@ from poolkit.pool.remaining import StopRule, estimate_remaining, relevant_found
 from poolkit.pool.strategy import Judged, as_grades
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
-from poolkit.store.judging import VOTE_KINDS, standing_votes
+from poolkit.store.judging import VOTE_KINDS
 
 
 def history(store: StoreBackend, qid: str, pool: QueryPool) -> list[Judged]:
-    """Every assessor's standing grades on the query's pooled passages, oldest first."""
+    """Every assessor's standing grades on the query's pooled passages, oldest first.
+
+    Reads the query's live events only (``live_marks(qid=...)``), so a decision costs the
+    same on a log of a hundred events or of a million. They come in id order, so the last
+    one of a passage is its latest standing grade (the standing grade of whoever gave it).
+    """
     pooled = set(pool.docs)
-    latest: dict[str, tuple[int, int]] = {}  # doc -> (event id, grade), the latest standing
-    for (q, docid), marks in standing_votes(store, VOTE_KINDS).items():
-        if q == qid and docid in pooled:
-            mark = max(marks.values(), key=lambda m: m.id)
-            if mark.grade is not None:
-                latest[docid] = (mark.id, mark.grade)
-    return [Judged(d, g) for d, (_, g) in sorted(latest.items(), key=lambda kv: kv[1][0])]
+    latest: dict[str, tuple[int, int | None]] = {}  # doc -> (event id, grade), the latest
+    for event_id, _, grade, _, docid, _ in store.live_marks(VOTE_KINDS, qid=qid):
+        if docid in pooled:
+            latest[docid] = (event_id, grade)
+    return [Judged(d, g) for d, (_, g) in sorted(latest.items(), key=lambda kv: kv[1][0])
+            if g is not None]
 
 
 @dataclass
@@ -55,6 +61,9 @@ class NextPassage:
     level: int = 1
     double: bool = False
     claim_minutes: float = 30.0
+    # qid -> ((pool size, the grades it was decided on), why closed or None)
+    _closed: dict[str, tuple[tuple[int, tuple[Judged, ...]], str | None]] = field(
+        default_factory=dict, init=False, repr=False)
 
     @property
     def adaptive(self) -> bool:
@@ -65,28 +74,46 @@ class NextPassage:
         """Whether the session needs this at all (a learner, a budget or a stopping rule)."""
         return self.adaptive or self.budget is not None or self.stop is not None
 
-    def closed(self, qid: str) -> str | None:
-        """Why no more passages of ``qid`` are offered, or None while it is open."""
+    def closed(self, qid: str, judged: list[Judged] | None = None) -> str | None:
+        """Why no more passages of ``qid`` are offered ("budget 12/12 spent", "estimated
+        pool recall 0.92 ≥ target 0.9 ..."), or None while it is open. ``judged``: the
+        query's ``history`` when the caller has just read it."""
         pool = self.pools.get(qid)
         if pool is None:
             return None
-        judged = history(self.store, qid, pool)
-        if self.budget is not None and len(judged) >= self.budget.count(len(pool.docs)):
-            return (f"budget spent ({len(judged)}/{self.budget.count(len(pool.docs))} "
-                    f"judged)")
-        if self.stop is not None and len(judged) < len(pool.docs) and self.stop.fires(
-                pool, judged, self.level):
-            return (f"stopping rule: estimated pool recall >= {self.stop.target:g} with "
-                    f"probability >= {self.stop.confidence:g} ({len(judged)} judged)")
+        if judged is None:
+            judged = history(self.store, qid, pool)
+        key = (len(pool.docs), tuple(judged))
+        known = self._closed.get(qid)
+        if known is not None and known[0] == key:
+            return known[1]  # the same grades, the same answer (the model fit is the cost)
+        why = self._why_closed(pool, judged)
+        self._closed[qid] = (key, why)
+        return why
+
+    def _why_closed(self, pool: QueryPool, judged: list[Judged]) -> str | None:
+        if self.budget is not None:
+            allowed = self.budget.count(len(pool.docs))
+            if len(judged) >= allowed:
+                return f"budget {len(judged)}/{allowed} spent"
+        if self.stop is not None and len(judged) < len(pool.docs):
+            recall = self.stop.recall(pool, judged, self.level)
+            if recall is not None:
+                return (f"estimated pool recall {recall:.2f} ≥ target {self.stop.target:g} "
+                        f"(with probability ≥ {self.stop.confidence:g}; "
+                        f"{len(judged)}/{len(pool.docs)} judged)")
         return None
 
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str]) -> str | None:
         """The passage to offer ``assessor`` next in ``qid`` (adaptive strategies), recorded as
-        on their screen; None when the query is closed or nothing is left for them."""
+        on their screen; None when the query is closed or nothing is left for them. One read
+        of the query's grades serves the closure check and the strategy."""
         pool = self.pools.get(qid)
-        if pool is None or self.closed(qid):
+        if pool is None:
             return None
         judged = history(self.store, qid, pool)
+        if self.closed(qid, judged):
+            return None
         doc = None
         if self.double:
             doc = next((j.docid for j in judged if j.docid not in mine | skipped), None)
@@ -112,4 +139,4 @@ class NextPassage:
                 "budget": self.budget.count(len(pool.docs)) if self.budget else None,
                 "relevant_found": relevant_found(judged, self.level),
                 "remaining_estimate": estimate_remaining(pool, judged, self.level).to_dict(),
-                "closed": self.closed(qid)}
+                "closed": self.closed(qid, judged)}

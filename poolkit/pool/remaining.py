@@ -162,14 +162,23 @@ class StopRule:
     min_judged: int = 5
 
     def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int = 1) -> bool:
+        return self.recall(pool, judged, level) is not None
+
+    def recall(self, pool: QueryPool, judged: Sequence[Judged], level: int = 1,
+               ) -> float | None:
+        """The pool recall the rule is confident of, found / (found + U), when it fires (at
+        least ``target``); None while it does not."""
         if len(judged) < self.min_judged:
-            return False
+            return None
         found = relevant_found(judged, level)
         model = RelevanceModel.fit(pool, judged, level)
         expected = model.expected()
         if found < self.target * (found + expected):
-            return False  # cheap: the upper bound cannot rescue it
-        return found >= self.target * (found + max(expected, model.upper(self.confidence)))
+            return None  # cheap: the upper bound cannot rescue it
+        bound = found + max(expected, model.upper(self.confidence))
+        if found < self.target * bound:
+            return None
+        return found / bound if bound else 1.0  # nothing relevant, nothing left: all found
 
 
 def relevant_found(judged: Sequence[Judged], level: int) -> int:

@@ -716,7 +716,7 @@ class Store:
 
     # -- read side of the judgment log (what judging, labels and status need fast) ----------
     def live_marks(self, kinds: Iterable[str], assessor: str | None = None,
-                   not_assessor: str | None = None,
+                   not_assessor: str | None = None, qid: str | None = None,
                    ) -> Iterator[tuple[int, str, int | None, str, str, str]]:
         """``(id, kind, grade, qid, docid, assessor)`` of live events of ``kinds`` in id order.
 
@@ -724,14 +724,18 @@ class Store:
         ``ref`` names from that (pair, assessor) stack wherever it sits, and stacks are in id
         order, so the standing grade is the live event with the highest id: the rule of
         ``current_grades``, done inside the database. ``assessor`` keeps one assessor's,
-        ``not_assessor`` everyone else's.
+        ``not_assessor`` everyone else's; ``qid`` one query's (through the (qid, docid)
+        index: what a judging decision reads, whatever the size of the log).
         """
         kinds = list(kinds)
+        of_query = " AND qid = ?" if qid is not None else ""
         sql = (f"SELECT id, kind, grade, qid, docid, assessor FROM events WHERE kind IN "
-               f"({', '.join('?' * len(kinds))}) AND (id, qid, docid, assessor) NOT IN "
-               f"(SELECT ref, qid, docid, assessor FROM events WHERE kind = 'undo' "
-               f"AND ref IS NOT NULL)")
+               f"({', '.join('?' * len(kinds))}){of_query} AND (id, qid, docid, assessor) "
+               f"NOT IN (SELECT ref, qid, docid, assessor FROM events WHERE kind = 'undo' "
+               f"AND ref IS NOT NULL{of_query})")
         args: list[Any] = list(kinds)
+        if qid is not None:
+            args += [qid, qid]
         if assessor is not None:
             sql += " AND assessor = ?"
             args.append(assessor)

@@ -108,7 +108,7 @@ def test_budget_closes_a_query_for_every_assessor(tmp_path, clock):
         bob_chooser = chooser(store, budget=budget)
         bob = JudgingSession(store, "bob", clock=clock, chooser=bob_chooser)
         assert bob.current is None
-        assert bob_chooser.closed("q1") == "budget spent (2/2 judged)"
+        assert bob_chooser.closed("q1") == "budget 2/2 spent"
 
 
 def test_static_order_without_budget_keeps_the_session_walk(tmp_path, clock):

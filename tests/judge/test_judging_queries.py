@@ -1,10 +1,14 @@
-"""The fast standing-grade queries agree with Store.current_grades on any log (property)."""
+"""The fast standing-grade queries (and one query's, what a learning order reads per
+decision) agree with Store.current_grades on any log (property)."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from poolkit.pool.next_passage import history
+from poolkit.pool.provenance import pool_from_ranks
+from poolkit.pool.strategy import Judged
 from poolkit.store import Event, NewMember, Store
 from poolkit.store.judging import (
     assessor_stacks,
@@ -44,7 +48,17 @@ def test_standing_votes_equal_current_grades(tmp_path_factory, log):
                 got = {pair: {a: (m.id, m.grade) for a, m in by.items()}
                        for pair, by in standing_votes(store, kinds, version).items()}
                 assert got == expected
+            for qid in ("q1", "q2"):  # one query's marks: the same rows, through the index
+                assert list(store.live_marks(kinds, qid=qid)) == [
+                    row for row in store.live_marks(kinds) if row[3] == qid]
         votes = store.current_grades(kinds=("grade", "import"))
+        for qid in ("q1", "q2"):  # what a learner sees: each passage's latest standing grade
+            pool = pool_from_ranks(qid, {"x": {"a": 1, "b": 2}})
+            latest = {d: max(by.values(), key=lambda e: e.id) for (q, d), by in votes.items()
+                      if q == qid}
+            assert history(store, qid, pool) == [
+                Judged(d, e.grade) for d, e in sorted(latest.items(), key=lambda kv: kv[1].id)
+                if e.grade is not None]
         split = {pair: {a: e.grade for a, e in by.items()} for pair, by in votes.items()
                  if len(by) >= 2 and len({e.grade for e in by.values()}) > 1}
         assert disputed(store) == split
