@@ -26,13 +26,15 @@ class TopicScreen(ModalScreen[None]):
     """The topic in full when a new query starts: any key dismisses it, and that key does
     nothing else (the passage under the card has not been read yet)."""
 
-    def __init__(self, query: QueryRecord, position: str) -> None:
+    def __init__(self, query: QueryRecord, position: str, notice: str = "") -> None:
         super().__init__()
-        self.query_record, self.position = query, position
+        self.query_record, self.position, self.notice = query, position, notice
 
     def compose(self) -> ComposeResult:
         q = self.query_record
         body = Text()
+        if self.notice:  # why the walk left the last query (closure_text)
+            body.append(self.notice + "\n\n", style="bold yellow")
         body.append(q.text, style="bold")
         for label, extra in (("Description", q.description), ("Narrative", q.narrative)):
             if extra:

@@ -30,6 +30,7 @@ from poolkit.judge.session import Item, JudgingSession, TooSoon
 from poolkit.judge.widgets import (
     all_done_text,
     clip,
+    closure_text,
     disagreement_text,
     grade_bar,
     key_bar,
@@ -106,6 +107,7 @@ class JudgeScreen(Screen[None]):
         with VerticalScroll(id="passage-box"):
             yield Static(id="passage")
         yield Static(id="dispute")
+        yield Static(id="closure")
         yield Fitted(lambda width: Text(), id="grades")
         with Horizontal(id="status-row"):
             yield Static(id="progress")
@@ -114,6 +116,7 @@ class JudgeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#dispute").display = self.session.mode == "adjudicate"
+        self.query_one("#closure").display = False
         box = self.query_one("#passage-box", VerticalScroll)
         self.watch(box, "scroll_y", lambda _old, _new: self._border(), init=False)
         self.refresh_view()
@@ -155,13 +158,27 @@ class JudgeScreen(Screen[None]):
             lambda width: grade_bar(self.judge.keys, grades, current, width))
         self.query_one("#progress", Static).update(progress_text(s.progress()))
         self.query_one("#message", Static).update("")
+        notice = self._show_closures()
         self.call_after_refresh(self._painted)
         if item is not None and item.qid != self._topic_for:
             self._topic_for = item.qid
             self.topic_expanded = False
             if self.judge.topic_card and query is not None:
                 n = s.query_ids.index(item.qid) + 1
-                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}"))
+                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}", notice))
+
+    def _show_closures(self) -> str:
+        """Say which queries just closed and why (their budget is spent or their stopping
+        rule fired), on a line of its own that stays until the next closure; returns what
+        was just said ("" when nothing closed since the last passage)."""
+        closures = self.session.take_closures()
+        if not closures:
+            return ""
+        line = self.query_one("#closure", Static)
+        notice = closure_text(closures)
+        line.update(Text(notice))
+        line.display = True
+        return notice
 
     def _topic(self, query: QueryRecord | None, width: int | None) -> Text:
         """The topic in the rows this terminal can spare: whole when it fits; otherwise the

@@ -28,7 +28,9 @@ Rules
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
-  assessor's grades (``poolkit.pool.next_passage``).
+  assessor's grades (``poolkit.pool.next_passage``). A query found closed is remembered with
+  the reason (``closed``), once, and handed to the screen (``take_closures``) so it can say
+  why the walk moved on.
 """
 
 from __future__ import annotations
@@ -160,6 +162,10 @@ class JudgingSession:
             self.votes = disputed(store)
             self._wanted = set(self.votes)
             self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
+        # Queries found closed (budget spent, stopping rule fired) -> why, and the ones the
+        # screen has not been told about yet, in the order they were found.
+        self.closed: dict[str, str] = {}
+        self._untold: list[str] = []
         self._load_items()
         self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
 
@@ -471,11 +477,16 @@ class JudgingSession:
         if self.done_count[qid] >= len(self.items[qid]):
             return None
         if self.chooser is not None:
-            if self.chooser.closed(qid):
+            why = self.chooser.closed(qid)
+            if why:
+                if self.closed.get(qid) != why:
+                    self.closed[qid] = why
+                    self._untold.append(qid)
                 return None
             if self.chooser.adaptive and not skipped:
-                mine = {d for (q, d) in self.stacks if q == qid}
-                mine_skipped = {d for (q, d) in self.skips if q == qid}
+                # (from the query's own passages: the assessor's whole history is 100,000s)
+                mine = {it.docid for it in self.items[qid] if it.pair in self.stacks}
+                mine_skipped = {it.docid for it in self.items[qid] if it.pair in self.skips}
                 doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped)
                 return self._index.get((qid, doc)) if doc is not None else None
         items = self.items[qid]
@@ -487,6 +498,12 @@ class JudgingSession:
                          if it.pair not in self.skips and not self.is_done(it)), None)
         waiting = [it for it in items if it.pair in self.skips and not self.is_done(it)]
         return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
+
+    def take_closures(self) -> list[tuple[str, str]]:
+        """(qid, why) of the queries found closed since the last call, oldest first."""
+        told = [(q, self.closed[q]) for q in dict.fromkeys(self._untold)]
+        self._untold.clear()
+        return told
 
     def _next_pending(self, qid: str | None, after: Item | None = None) -> Item | None:
         """Pending work from ``qid`` onwards (wrapping): per query, unskipped passages first,

@@ -64,6 +64,11 @@ def clip(text: Text, width: int | None, max_lines: int, more: str) -> Text:
 def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int, str],
                  sources: Sequence[Source] = ()) -> Text:
     if item is None:
+        if session.closed:
+            n = len(session.closed)
+            return Text(f"Nothing left to show: {n} {'query' if n == 1 else 'queries'} "
+                        f"closed (budget spent or stopping rule), every other passage done.",
+                        style="bold")
         return Text("Nothing left to show in this mode: every passage is done.", style="bold")
     total = session.items[item.qid]
     out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
@@ -84,6 +89,13 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
             f"{s.system} #{s.rank}" + (f" ({s.score:.3g})" if s.score is not None else "")
             for s in sources), style="magenta")
     return out
+
+
+def closure_text(closures: Sequence[tuple[str, str]]) -> str:
+    """Why the walk left a query: ``query q1 closed: budget 12/12 spent`` (one line per query
+    when several closed at once). Only the reason: the budget count or the estimated recall,
+    never a run, rank or learner state (blind judging stays blind)."""
+    return "\n".join(f"query {qid} closed: {why}" for qid, why in closures)
 
 
 def all_done_text(keys: Mapping[str, str]) -> Text:
