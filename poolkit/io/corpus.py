@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +88,15 @@ class Corpus:
     def sha256(self) -> str:
         """Hash of the content (ids, titles, texts in order), not of the file's bytes."""
         h = hashlib.sha256()
-        for d, t, x in zip(self.ids, self.titles, self.texts):
-            h.update(json.dumps([d, t, x], ensure_ascii=False).encode())
-            h.update(b"\n")
+        # Each document is the line json.dumps([id, title, text], ensure_ascii=False) makes,
+        # built from json's own string encoder, one update per block: the same bytes,
+        # hashed several times faster than a json.dumps per document.
+        line = "[{}, {}, {}]\n".format
+        for start in range(0, len(self.ids), 4096):
+            end = start + 4096
+            h.update("".join(map(line, map(encode_basestring, self.ids[start:end]),
+                                 map(encode_basestring, self.titles[start:end]),
+                                 map(encode_basestring, self.texts[start:end]))).encode())
         return h.hexdigest()
 
     @cached_property

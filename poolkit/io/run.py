@@ -16,8 +16,8 @@ from array import array
 from codecs import BOM_UTF8
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby, islice
-from operator import gt, le
+from itertools import compress, groupby, islice
+from operator import eq, ge, gt, le
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -385,8 +385,11 @@ def run_text(rankings: Mapping[str, Sequence[str]], scores: Mapping[str, Sequenc
     tag = "_".join(tag.split()) or "poolkit"
     for qid, docs in rankings.items():
         sc = scores.get(qid)
-        given = [sc[i] if sc is not None and i < len(sc) else float(len(docs) - i)
-                 for i in range(len(docs))]
+        if sc is not None and len(sc) >= len(docs):
+            given = list(sc[:len(docs)])
+        else:
+            given = [sc[i] if sc is not None and i < len(sc) else float(len(docs) - i)
+                     for i in range(len(docs))]
         for i, (docid, s) in enumerate(zip(docs, written_scores(docs, given))):
             out.append(f"{qid} Q0 {docid} {i + 1} {s!r} {tag}\n")
     return "".join(out)
@@ -397,8 +400,15 @@ def written_scores(docs: Sequence[str], scores: Sequence[float]) -> list[float]:
     descending) reproduces ``docs``' order: each score as given wherever that already holds
     (every ranking poolkit makes, and every run read in score order), else the largest double
     below the previous written score (a rank- or file-ordered run whose scores disagree)."""
+    given = [float(s) for s in scores]
+    # Fast path (every ranking poolkit makes): scores never rise, and every tie is already
+    # in doc id descending order; checked pairwise in C, the ties alone in Python.
+    if all(map(ge, given, islice(given, 1, None))) and all(
+            docs[i + 1] <= docs[i]
+            for i in compress(range(len(given) - 1), map(eq, given, islice(given, 1, None)))):
+        return given
     out: list[float] = []
-    for i, s in enumerate(scores):
+    for i, s in enumerate(given):
         s = float(s)
         if i and not (s < out[-1] or (s == out[-1] and docs[i] <= docs[i - 1])):
             s = math.nextafter(out[-1], -math.inf)

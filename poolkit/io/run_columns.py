@@ -216,6 +216,9 @@ def _order_within_queries(cols: RunColumns, order: str, ranks: np.ndarray | None
         return
     if order == "score":
         bad = ~(cols.scores[1:] < cols.scores[:-1])
+        # A tie is in order when its doc ids descend (as poolkit writes every run).
+        tie = np.flatnonzero(bad & (cols.scores[1:] == cols.scores[:-1]))
+        bad[tie] = cols.docids[tie + 1] > cols.docids[tie]
     else:
         assert ranks is not None
         bad = ranks[1:] < ranks[:-1]

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from poolkit.errors import InputError
 from poolkit.io.corpus import Corpus, read_corpus, read_queries
@@ -28,6 +33,29 @@ def test_content_hash_ignores_file_layout(tmp_path):
     assert read_corpus(a).sha256 == read_corpus(b).sha256
     c = Corpus.from_records([("1", "T", "y")])
     assert c.sha256 != read_corpus(a).sha256
+
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(TEXT, TEXT, TEXT), max_size=14))
+def test_content_hash_is_its_definition(records):
+    """A json.dumps([id, title, text], ensure_ascii=False) line per document, hashed (the
+    fast path builds the same bytes; caches made before it stay valid)."""
+    h = hashlib.sha256()
+    for r in records:
+        h.update(json.dumps(list(r), ensure_ascii=False).encode() + b"\n")
+    assert Corpus.from_records(records).sha256 == h.hexdigest()
+
+
+def test_content_hash_of_a_corpus_larger_than_a_block():
+    records = [(f"d{i}", "" if i % 3 else f"T\u00e9{i}", f"text \"{i}\"\n\u2028")
+               for i in range(9000)]
+    h = hashlib.sha256()
+    for r in records:
+        h.update(json.dumps(list(r), ensure_ascii=False).encode() + b"\n")
+    assert Corpus.from_records(records).sha256 == h.hexdigest()
 
 
 def test_ids_are_strings_and_titles_optional(tmp_path):
