@@ -29,7 +29,14 @@ from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import write_text
 from poolkit.io.corpus import Corpus
 from poolkit.io.run import Run, write_run
-from poolkit.retrieve.base import Results, Retriever, results_to_run
+from poolkit.pool.reuse import queries_sha256, stored_run
+from poolkit.retrieve.base import (
+    Results,
+    Retriever,
+    results_to_run,
+    results_to_run_text,
+    run_to_results,
+)
 from poolkit.retrieve.kinds import PACKAGES, SYSTEM_KINDS, BuildContext, Built
 from poolkit.store.store import QueryRecord, now
 
@@ -49,6 +56,8 @@ class SystemRun:
     warnings: list[str] = field(default_factory=list)
     group: str | None = None
     source: Path | None = None  # an external run's own file (what its hash is of)
+    text: str | None = None     # the run file's text, when made here (written as hashed)
+    reused: bool = False        # the stored run, unchanged (nothing searched or written)
 
     @property
     def registered_path(self) -> str | None:
@@ -66,13 +75,24 @@ class _Memo:
         self._k = 0
         self._qids: tuple[str, ...] = ()
         self._results: Results = {}
+        self._seed: Callable[[], Results] | None = None
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
         qids = tuple(q.qid for q in queries)
+        if self._seed is not None and qids == self._qids and k <= self._k:
+            results = self._seed()
+            self._results = {q: results.get(q, []) for q in qids}
+            self._seed = None
         if qids != self._qids or k > self._k:
             self._results = self.inner.search(queries, k)
             self._k, self._qids = k, qids
         return {q: hits[:k] for q, hits in self._results.items()}
+
+    def seed(self, queries: Sequence[QueryRecord], k: int, results: Callable[[], Results],
+             ) -> None:
+        """Start from ``results()`` (the top ``k`` per query, e.g. a stored run's), made
+        only if something asks (a reranker fetching from this system)."""
+        self._qids, self._k, self._seed = tuple(q.qid for q in queries), k, results
 
     def settings(self) -> dict[str, Any]:
         return self.inner.settings()
@@ -157,22 +177,34 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
         log(header)
     out: dict[str, SystemRun] = {}
     versions = _versions()
+    queries_hash = queries_sha256(queries)
     for name in made:
         system = config.systems[name]
         start = time.perf_counter() - build_seconds[name]  # a system's time includes its build
         retriever = built[name]
+        identity = {"system": _system_dict(system),
+                    "retriever": made[name].retriever.settings(),
+                    "queries_sha256": queries_hash, "versions": versions}
+        if write and SYSTEM_KINDS[system.kind].reusable:
+            stored = stored_run(config.runs_dir, name, identity)
+            if stored is not None:
+                assert isinstance(retriever, _Memo)  # every built system is wrapped in one
+                out[name] = _reused(config, system, stored, queries, retriever, log)
+                continue
         with _blame(config, system):  # models load lazily
             results = retriever.search(queries, system.depth)
         seconds = time.perf_counter() - start
         outcome = made[name].outcome()
-        run = results_to_run(results, name)
-        settings = {"system": _system_dict(system), "retriever": made[name].retriever.settings(),
-                    "queries": len(queries), "queries_path": str(config.queries),
+        run, text = results_to_run_text(results, name)
+        settings = {**identity, "queries": len(queries), "queries_path": str(config.queries),
                     "corpus_path": str(config.corpus), "run_sha256": run.sha256,
-                    "created_at": now(), "seconds": round(seconds, 3), "versions": versions}
+                    "created_at": now(), "seconds": round(seconds, 3)}
         if outcome.cache_hit is not None:
             settings["embedding_cache_hit"] = outcome.cache_hit
-        sr = SystemRun(name, system.kind, run, settings, seconds, group=system.group)
+        if outcome.index_cache_hit is not None:
+            settings["index_cache_hit"] = outcome.index_cache_hit
+        sr = SystemRun(name, system.kind, run, settings, seconds, group=system.group,
+                       text=text)
         if outcome.source is not None:  # an external run file, validated
             sr.warnings = outcome.warnings
             sr.settings["run_sha256"] = outcome.source_sha256  # the file the user gave
@@ -187,8 +219,26 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
         out[name] = sr
     if write:
         for sr in out.values():
-            _write(config.runs_dir, sr)
+            if not sr.reused:
+                _write(config.runs_dir, sr)
     return {n: out[n] for n in out if n in wanted or names is None}
+
+
+def _reused(config: Config, system: SystemConfig, stored: tuple[Run, dict[str, Any]],
+            queries: Sequence[QueryRecord], retriever: _Memo,
+            log: Callable[[str], None] | None) -> SystemRun:
+    """The stored run of an unchanged system, serving as its results (a reranker over it
+    fetches from them)."""
+    run, settings = stored
+    retriever.seed(queries, system.depth, lambda: run_to_results(run))
+    sr = SystemRun(system.name, system.kind, run, settings, 0.0,
+                   path=config.runs_dir / f"{system.name}.run", group=system.group,
+                   reused=True)
+    if log:
+        n = sum(len(d) for d in run.rankings.values())
+        log(f"{sr.name} [{sr.kind}]: {n} results for {len(run.rankings)} queries, reused "
+            f"(system, settings, corpus and queries unchanged) <- {sr.path}")
+    return sr
 
 
 def _system_dict(system: SystemConfig) -> dict[str, Any]:
@@ -200,7 +250,10 @@ def _system_dict(system: SystemConfig) -> dict[str, Any]:
 def _write(runs_dir: Path, sr: SystemRun) -> None:
     runs_dir.mkdir(parents=True, exist_ok=True)
     sr.path = runs_dir / f"{sr.name}.run"
-    write_run(sr.run, sr.path, tag=sr.name)
+    if sr.text is not None:
+        write_text(sr.path, sr.text)
+    else:
+        write_run(sr.run, sr.path, tag=sr.name)
     if sr.fetch_run is not None:
         sr.fetch_path = runs_dir / f"{sr.name}.fetch.run"
         write_run(sr.fetch_run, sr.fetch_path, tag=f"{sr.name}.fetch")
@@ -215,6 +268,8 @@ def _describe(sr: SystemRun, results: Results, path: Path | None) -> str:
     where = f" -> {path}" if path else ""
     cache = sr.settings.get("embedding_cache_hit")
     note = "" if cache is None else (" (embeddings cached)" if cache else " (encoded corpus)")
+    index = sr.settings.get("index_cache_hit")
+    note += "" if index is None else (" (index cached)" if index else " (indexed corpus)")
     return (f"{sr.name} [{sr.kind}]: {n} results for {len(results)} queries in "
             f"{sr.seconds:.1f}s{note}{where}")
 

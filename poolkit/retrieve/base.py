@@ -92,10 +92,16 @@ def rank_hits(hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
 
 def results_to_run(results: Mapping[str, Sequence[Hit]], name: str) -> Run:
     """A ``Run`` holding the results (its sha256 is that of the run file it writes)."""
+    return results_to_run_text(results, name)[0]
+
+
+def results_to_run_text(results: Mapping[str, Sequence[Hit]], name: str) -> tuple[Run, str]:
+    """The ``Run`` and the text of its run file (made once: hashed, then written)."""
     rankings = {q: [h.docid for h in hits] for q, hits in results.items()}
     scores = {q: [h.score for h in hits] for q, hits in results.items()}
     text = run_text(rankings, scores, name)
-    return Run(rankings, name=name, sha256=sha256_hex(text.encode()), tag=name, scores=scores)
+    return (Run(rankings, name=name, sha256=sha256_hex(text.encode()), tag=name,
+                scores=scores), text)
 
 
 def run_to_results(run: Run, k: int | None = None) -> Results:

@@ -14,10 +14,11 @@ by score as rank-bm25's ``get_top_n`` ranks; a document matching no query term i
 
 Engines (``engine:`` in the config):
 
-- ``bm25s`` (default): the term weights are computed once into a sparse matrix that bm25s
-  scores from (its documented ``build_index_from_ids`` override point), so a query costs
+- ``bm25s`` (default): bm25s's eager sparse design, built by poolkit in NumPy
+  (``bm25_index``): the term weights are computed once into a CSC matrix, so a query costs
   its postings, not a pass over every document. Same numbers as rank-bm25 (float64).
-- ``rank_bm25``: rank-bm25 itself, the reference; fine for small corpora.
+  Cached in ``cache_dir`` by corpus content hash and settings, read memory-mapped.
+- ``rank_bm25``: rank-bm25 itself, the reference; fine for small corpora; never cached.
 
 The tokenizer is shared by both: ``\\w+`` tokens, lowercased, Lucene's English stopwords
 removed and Porter-stemmed by default (close to Anserini/Pyserini's English analyzer).
@@ -28,9 +29,11 @@ Each of those is configurable: ``lowercase: false``, ``stopwords: false | englis
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +41,9 @@ from poolkit.errors import PoolkitError, one_of
 from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.progress import track
 from poolkit.retrieve.base import Results, top_k
+
+if TYPE_CHECKING:
+    from poolkit.retrieve.bm25_index import BM25Index
 
 # Lucene's EnglishAnalyzer default stop set.
 ENGLISH_STOPWORDS = frozenset("""
@@ -125,13 +131,19 @@ IDF_VARIANTS: dict[str, Callable[[np.ndarray, int, float], np.ndarray]] = {
 
 
 class BM25Retriever:
-    """BM25 over a corpus; ``search`` returns the top k per query, non-matches left out."""
+    """BM25 over a corpus; ``search`` returns the top k per query, non-matches left out.
+
+    With ``cache_dir`` the bm25s engine's index is cached there by corpus content hash and
+    settings (``bm25_index.IndexCache``): a hit skips tokenizing the corpus altogether
+    (``cache_hit`` says which it was). rank-bm25, the reference, is never cached.
+    """
 
     kind = "bm25"
 
     def __init__(self, corpus: Corpus, name: str = "bm25", k1: float = 1.5, b: float = 0.75,
                  epsilon: float = 0.25, tokenizer: Tokenizer | None = None,
-                 engine: str = "bm25s", idf: str = "okapi") -> None:
+                 engine: str = "bm25s", idf: str = "okapi",
+                 cache_dir: str | Path | None = None) -> None:
         if engine not in BM25_ENGINES:
             raise PoolkitError(one_of(engine, BM25_ENGINES, "BM25 engine"))
         if idf not in IDF_VARIANTS:
@@ -142,21 +154,57 @@ class BM25Retriever:
         self.k1, self.b, self.epsilon = float(k1), float(b), float(epsilon)
         self.tokenizer = tokenizer or Tokenizer.from_options()
         self.engine = engine
-        passages = corpus.passages()
-        tokens = [self.tokenizer(p) for p in track(passages, len(passages),
-                                                   f"{name}: tokenizing", "passages")]
-        self._engine = (_BM25SEngine if engine == "bm25s" else _RankBM25Engine)(
-            tokens, self.k1, self.b, self.epsilon, IDF_VARIANTS[idf])
+        self.cache_dir = cache_dir
+        self.cache_hit: bool | None = None
+        self._built: _SparseEngine | _RankBM25Engine | None = None
+
+    @property
+    def _engine(self) -> _SparseEngine | _RankBM25Engine:
+        """Built (or loaded) on first use: a run reused unchanged never needs it."""
+        if self._built is None:
+            if self.engine == "bm25s":
+                self._built = self._sparse_engine()
+            else:
+                passages = self.corpus.passages()
+                tokens = [self.tokenizer(p) for p in track(
+                    passages, len(passages), f"{self.name}: tokenizing", "passages")]
+                self._built = _RankBM25Engine(tokens, self.k1, self.b, self.epsilon,
+                                              IDF_VARIANTS[self.idf])
+        return self._built
 
     @classmethod
-    def from_options(cls, corpus: Corpus, name: str = "bm25", **options: Any) -> BM25Retriever:
+    def from_options(cls, corpus: Corpus, name: str = "bm25",
+                     cache_dir: str | Path | None = None, **options: Any) -> BM25Retriever:
         unknown = set(options) - set(DEFAULTS)
         if unknown:
             raise PoolkitError(one_of(sorted(unknown)[0], DEFAULTS, "BM25 option"))
         o = {**DEFAULTS, **options}
         tok = Tokenizer.from_options(o["lowercase"], o["stopwords"], o["stem"])
         return cls(corpus, name, k1=o["k1"], b=o["b"], epsilon=o["epsilon"], tokenizer=tok,
-                   engine=o["engine"], idf=o["idf"])
+                   engine=o["engine"], idf=o["idf"], cache_dir=cache_dir)
+
+    def index_settings(self) -> dict[str, Any]:
+        """Everything the index depends on besides the corpus (the cache key)."""
+        return {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf": self.idf,
+                "engine": self.engine, "tokenizer": self.tokenizer.settings()}
+
+    def _sparse_engine(self) -> _SparseEngine:
+        from poolkit.retrieve.bm25_index import IndexCache, build_index
+
+        corpus = self.corpus
+        cache = IndexCache(self.cache_dir)
+        index = cache.load(self.index_settings(), corpus.sha256, len(corpus)) \
+            if self.cache_dir is not None else None
+        self.cache_hit = index is not None if self.cache_dir is not None else None
+        if index is None:
+            start = time.perf_counter()
+            index = build_index((corpus.passage(i) for i in range(len(corpus))), len(corpus),
+                                self.tokenizer, self.k1, self.b, self.epsilon,
+                                IDF_VARIANTS[self.idf], f"{self.name}: tokenizing")
+            cache.save(self.index_settings(), corpus.sha256, index,
+                       {"corpus_path": corpus.path,
+                        "build_seconds": round(time.perf_counter() - start, 3)})
+        return _SparseEngine(index)
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, "k1": self.k1, "b": self.b, "epsilon": self.epsilon,
@@ -174,9 +222,8 @@ class BM25Retriever:
         ids, id_rank = self.corpus.ids, self.corpus.id_rank
         out: Results = {}
         for q in queries:
-            tokens = self.tokenizer(q.text)
-            out[q.qid] = top_k(self._engine.scores(tokens), k, id_rank, ids,
-                               among=self._engine.matching(tokens))
+            scores, matching = self._engine.score_and_match(self.tokenizer(q.text))
+            out[q.qid] = top_k(scores, k, id_rank, ids, among=matching)
         return out
 
 
@@ -201,6 +248,9 @@ class _RankBM25Engine:
             return np.zeros(self.n)
         return np.asarray(self.bm25.get_scores(query_tokens), dtype=np.float64)
 
+    def score_and_match(self, query_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        return self.scores(query_tokens), self.matching(query_tokens)
+
     def matching(self, query_tokens: list[str]) -> np.ndarray:
         """Documents holding at least one of the query's terms."""
         if self.bm25 is None:
@@ -210,64 +260,17 @@ class _RankBM25Engine:
                          if not terms.isdisjoint(freqs)], dtype=np.int64)
 
 
-class _BM25SEngine:
-    """bm25s's sparse scorer over rank-bm25's Okapi weights."""
+class _SparseEngine:
+    """Scores from the precomputed sparse index (bm25s's eager design): a query costs its
+    postings."""
 
-    def __init__(self, tokens: list[list[str]], k1: float, b: float, epsilon: float,
-                 idf: Callable[[np.ndarray, int, float], np.ndarray]) -> None:
-        import bm25s
-
-        class _Okapi(bm25s.BM25):
-            def build_index_from_ids(self, unique_token_ids, corpus_token_ids, **_: Any):
-                self.nonoccurrence_array = None  # only BM25L/BM25+ use one
-                return _okapi_matrix(corpus_token_ids, len(unique_token_ids), k1, b, epsilon,
-                                     idf)
-
-        self.n = len(tokens)
-        self.bm25 = _Okapi(k1=k1, b=b, dtype="float64", int_dtype="int64")
-        self.vocab: dict[str, int] = {}
-        if self.n:
-            self.bm25.index(tokens, create_empty_token=False, show_progress=False)
-            self.vocab = self.bm25.vocab_dict
+    def __init__(self, index: BM25Index) -> None:
+        self.index = index
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
-        ids = [self.vocab[t] for t in query_tokens if t in self.vocab]
-        if not ids:
-            return np.zeros(self.n)
-        return self.bm25.get_scores_from_ids(ids)
+        return self.index.scores(self.index.term_ids(query_tokens))
 
-    def matching(self, query_tokens: list[str]) -> np.ndarray:
-        """Documents holding at least one of the query's terms: the union of its postings."""
-        ids = sorted({self.vocab[t] for t in query_tokens if t in self.vocab})
-        if not ids:
-            return np.zeros(0, dtype=np.int64)
-        matrix = self.bm25.scores
-        indptr, indices = matrix["indptr"], matrix["indices"]
-        return np.unique(np.concatenate([indices[indptr[t]:indptr[t + 1]] for t in ids]))
-
-
-def _okapi_matrix(corpus_token_ids: list[list[int]], n_vocab: int, k1: float, b: float,
-                  epsilon: float,
-                  idf_of: Callable[[np.ndarray, int, float], np.ndarray] = okapi_idf,
-                  ) -> dict[str, Any]:
-    """bm25s's score matrix (CSC: one column per term, rows are documents), Okapi weights
-    (with ``idf_of``'s idf)."""
-    n_docs = len(corpus_token_ids)
-    lengths = np.fromiter((len(d) for d in corpus_token_ids), dtype=np.int64, count=n_docs)
-    flat = np.fromiter((t for d in corpus_token_ids for t in d), dtype=np.int64,
-                       count=int(lengths.sum()))
-    doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # One (term, doc) pair per distinct occurrence, sorted term-major: that is CSC order.
-    pairs, tf = np.unique(flat * n_docs + doc_of, return_counts=True)
-    term, doc = np.divmod(pairs, n_docs)
-    df = np.bincount(term, minlength=n_vocab)
-    present = df > 0
-    idf = np.zeros(n_vocab)
-    idf[present] = idf_of(df[present].astype(np.float64), n_docs, epsilon)
-    avgdl = lengths.mean() if n_docs else 0.0
-    norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.full(n_docs, k1)
-    data = idf[term] * tf * (k1 + 1) / (tf + norm[doc])
-    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
-    return {"data": data.astype(np.float64), "indices": doc, "indptr": indptr,
-            "num_docs": n_docs}
+    def score_and_match(self, query_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        ids = self.index.term_ids(query_tokens)
+        scores = self.index.scores(ids)
+        return scores, self.index.matching(ids, scores)

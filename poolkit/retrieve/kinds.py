@@ -46,6 +46,7 @@ class Outcome:
     """What a system's run carries beyond its results, known once it has searched."""
 
     cache_hit: bool | None = None          # dense: document embeddings came from the cache
+    index_cache_hit: bool | None = None    # bm25: its index came from the cache
     fetch_results: Results | None = None   # rerank: the candidate list it re-scored
     warnings: list[str] = field(default_factory=list)  # run: rows validation dropped
     source: Path | None = None             # run: the user's file
@@ -72,6 +73,9 @@ class SystemKind:
     reranks: bool = False           # needs ``over:``, a system it re-scores
     reads_file: bool = False        # needs ``path:``, a run file
     depth_limit: str | None = None  # an option its depth may not exceed (rerank: fetch)
+    #: its run is a function of what its settings record (corpus hash included), so an
+    #: unchanged system's stored run is reused by ``poolkit pool`` (``pool.reuse``)
+    reusable: bool = False
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -119,7 +123,9 @@ ENCODER_OPTIONS = (
 def _build_bm25(ctx: BuildContext) -> Built:
     from poolkit.retrieve.bm25 import BM25Retriever
 
-    return Built(BM25Retriever.from_options(ctx.corpus, ctx.name, **ctx.options))
+    retriever = BM25Retriever.from_options(ctx.corpus, ctx.name, cache_dir=ctx.cache_dir,
+                                           **ctx.options)
+    return Built(retriever, lambda: Outcome(index_cache_hit=retriever.cache_hit))
 
 
 def _encoder_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -210,7 +216,8 @@ SYSTEM_KINDS: dict[str, SystemKind] = {k.name: k for k in (
                choices=("bm25s", "rank_bm25")),
          # retrieve.bm25.IDF_VARIANTS (a test keeps them equal; kinds stays light to import)
          Param("idf", (str,), "okapi", "the idf variant", choices=("okapi", "lucene"))),
-        _build_bm25, _describe_bm25, packages=("rank-bm25", "bm25s", "PyStemmer")),
+        _build_bm25, _describe_bm25, packages=("rank-bm25", "bm25s", "PyStemmer"),
+        reusable=True),
     SystemKind(
         "dense", "dense retrieval with a sentence-transformers bi-encoder, exact cosine",
         ENCODER_OPTIONS, _build_dense, _describe_dense, packages=MODEL_PACKAGES),
