@@ -168,6 +168,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def parse_cutoffs(values: Sequence[str]) -> list[int]:
     ks: list[int] = []
     for value in values:
+        if not value.replace(",", "").strip():  # `-k ,` would silently mean the default K
+            raise PoolkitError(f"-k {value!r}: no cutoff given (e.g. -k 5,10)")
         for part in value.split(","):
             part = part.strip()
             if not part:

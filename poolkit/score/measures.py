@@ -744,6 +744,7 @@ def split_measures(texts: Sequence[str]) -> list[str]:
     (``P@5,nDCG(gain=exp,rel=2)@10`` is two measures), as ``-k`` and ``--fail-on`` split."""
     out: list[str] = []
     for text in texts:
+        before = len(out)
         depth = 0
         cur: list[str] = []
         for ch in text + ",":
@@ -754,4 +755,6 @@ def split_measures(texts: Sequence[str]) -> list[str]:
                 cur = []
             else:
                 cur.append(ch)
+        if len(out) == before:  # `-m ''` would silently mean the default measures
+            raise PoolkitError(f"-m {text!r}: no measure named (e.g. -m nDCG@10)")
     return out
