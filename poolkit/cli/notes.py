@@ -27,10 +27,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
+    from poolkit.errors import StoreError, did_you_mean, one_of
     from poolkit.store.notes import notes
 
     with Collection.open(args.config) as collection:
-        found = notes(collection.store, args.assessor, args.query)
+        store = collection.store
+        # A filter naming no one in the store is a typo, not "no notes".
+        known = store.assessors()
+        for name in args.assessor or ():
+            if name not in known:
+                raise StoreError(f"{collection.config.store}: --assessor: "
+                                 + one_of(name, known, "assessor"))
+        queries = store.queries()
+        for qid in args.query or ():
+            if qid not in queries:  # a store may hold thousands: no list, a suggestion
+                raise StoreError(f"{collection.config.store}: --query: no query {qid!r} in "
+                                 f"the store{did_you_mean(qid, queries)}")
+        found = notes(store, args.assessor, args.query)
         where = str(collection.config.store)
     if args.format == "json":
         json.dump({"store": where, "notes": [n.to_dict() for n in found]},
