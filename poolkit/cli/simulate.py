@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.pool.order import ORDER_STRATEGIES, order_strategy
     from poolkit.pool.remaining import StopRule
     from poolkit.pool.simulate import parse_budgets, pools_from_runs, simulate
+    from poolkit.score.evaluate import require_scorable
 
     budgets = parse_budgets(args.budgets)
     names = [n.strip() for n in args.strategy.split(",") if n.strip()]
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
             raise PoolkitError("--strategy: " + one_of(name, ORDER_STRATEGIES, "strategy"))
     if not names:
         raise PoolkitError("--strategy: name at least one strategy")
+    if args.level < 1:
+        raise PoolkitError(f"--level must be a positive integer, got {args.level}")
     if args.stop_recall is not None and not 0 < args.stop_recall <= 1:
         raise PoolkitError(f"--stop-recall must be in (0, 1], found {args.stop_recall}")
     measures = [m.strip() for m in args.measures.split(",") if m.strip()]
@@ -112,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                     confidence=float(settings.get("stop_confidence", 0.9)))
     strategies = {n: order_strategy(n, settings) for n in names}
     qrels = read_labels(args.qrels)
+    require_scorable(qrels, args.level)  # else every strategy "finds" 0 of 0 relevant
     if args.plot:
         from poolkit.analysis.simulate_render import plot_backend
 
