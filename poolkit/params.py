@@ -8,6 +8,7 @@ declaration, never from a hand-kept table beside it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,8 @@ class Param:
                                                  and bool not in self.types):
             raise ParamError(f"{where}.{self.key} must be {self.type_names()}, "
                              f"found {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):  # .nan, .inf in YAML
+            raise ParamError(f"{where}.{self.key} must be a finite number, found {value}")
         if self.choices is not None and value not in self.choices:
             raise ParamError(f"{where}.{self.key}: "
                              + one_of(str(value), [str(c) for c in self.choices], self.key))

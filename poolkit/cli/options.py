@@ -52,7 +52,7 @@ def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) ->
 def check_range(value: float | None, flag: str, low: float, high: float | None,
                 what: str) -> None:
     """One-line error for an option outside ``[low, high]`` (``high=None``: no upper bound)."""
-    if value is not None and (value < low or (high is not None and value > high)):
+    if value is not None and not (low <= value and (high is None or value <= high)):  # NaN too
         raise PoolkitError(f"{flag} must be {what}, got {value:g}")
 
 

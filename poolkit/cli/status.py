@@ -30,12 +30,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+DAY = 86400  # the longest --watch interval
+
+
 def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
     from poolkit.errors import PoolkitError
 
     if args.watch is not None and not args.watch > 0:
         raise PoolkitError(f"--watch takes a number of seconds above 0, not {args.watch:g}")
+    if args.watch is not None and not args.watch <= DAY:  # inf would overflow sleep()
+        raise PoolkitError(f"--watch takes at most {DAY} seconds (a day), not {args.watch:g}")
     with Collection.open(args.config) as collection:
         if args.pool_version is not None:
             collection.version(args.pool_version)

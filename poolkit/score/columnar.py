@@ -98,7 +98,9 @@ def _query_chunks(starts: np.ndarray, rows: int) -> list[tuple[int, int]]:
 
 def _depth_lengths(cols: RunColumns, depth: int | None) -> np.ndarray:
     lengths = cols.lengths()
-    return lengths if depth is None else np.minimum(lengths, depth)
+    if depth is None:
+        return lengths
+    return np.minimum(lengths, min(depth, np.iinfo(np.int64).max))  # --depth may be any int
 
 
 def _rows_within_depth(cols: RunColumns, depth: int | None) -> np.ndarray | None:
