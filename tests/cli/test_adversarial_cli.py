@@ -21,6 +21,7 @@ import gzip
 import hashlib
 import json
 import lzma
+import os
 import re
 import shutil
 import sqlite3
@@ -436,6 +437,7 @@ QRELS_CASES = [
     Case("qrels-utf16", _cli("score {root}/b.qrels {run}", {
         "b.qrels": "q1 0 d1 1\n".encode("utf-16")}), r"b.qrels:1: not valid UTF-8"),
     Case("qrels-is-a-folder", _cli("score {root} {run}"), r"w: is a directory, expected a file"),
+    Case("qrels-dev-null", _cli("score /dev/null {run}"), r"/dev/null: file is empty"),
     Case("qrels-gz-cut-short", _cli("score {root}/b.qrels.gz {run}", {
         "b.qrels.gz": _gz(QRELS)[:20]}), r"b.qrels.gz: compressed file is cut short"),
     Case("qrels-gz-bad-deflate-block", _cli("score {root}/b.qrels.gz {run}", {
@@ -650,6 +652,9 @@ CONFIG_CASES = [
     Case("config-nul-character", _cli("status {root}/bad.yaml", {"bad.yaml": "\x00\x01"}),
          r"bad.yaml:1: not valid YAML: character '\\x00' is not allowed"),
     Case("config-is-a-folder", _cli("status {root}"), r"w: is a directory, expected a file"),
+    Case("config-symlink-loop", _after(lambda w: os.symlink(w / "loop.yaml", w / "loop.yaml"),
+                                       "status {root}/loop.yaml"),
+         r"loop.yaml: cannot read: Too many levels of symbolic links"),
     Case("config-run-given-as-config", _cli("status {run}"),
          r"sys.run:1: config must be a mapping"),
     Case("config-store-given-as-config", _cli("status {store}"),
@@ -682,6 +687,10 @@ CONFIG_CASES = [
          r"bad.yaml:5: systems.a.k1 must be int or float, found 'high'"),
     Case("config-bm25-k1-negative", _config("systems:\n  a: {kind: bm25, k1: -1}\n"),
          r"bad.yaml:5: systems.a.k1 must be at least 0, found -1"),
+    Case("config-bm25-k1-infinite", _config("systems:\n  a: {kind: bm25, k1: .inf}\n"),
+         r"bad.yaml:5: systems.a.k1 must be a finite number, found inf"),
+    Case("config-bm25-b-nan", _config("systems:\n  a: {kind: bm25, b: .nan}\n"),
+         r"bad.yaml:5: systems.a.b must be a finite number, found nan"),
     Case("config-bm25-unknown-stopwords", _config("systems:\n  a: {kind: bm25, stopwords: fr}\n"),
          r"bad.yaml:5: systems.a.stopwords: unknown stopword list 'fr'; valid: english"),
     Case("config-bm25-unknown-engine", _config("systems:\n  a: {kind: bm25, engine: lucene}\n"),
@@ -753,6 +762,12 @@ CONFIG_CASES = [
     Case("config-store-in-missing-folder", _cli("status {root}/bad.yaml", {
         "bad.yaml": BASE.replace("store.sqlite", "nodir/s.sqlite") + SYS}),
          r"nodir/s.sqlite: no judging store yet; run `poolkit pool .*bad.yaml`"),
+    Case("config-store-is-the-corpus-import", _cli("import {root}/s.yaml {qrels} --as nist", {
+        "s.yaml": BASE.replace("store.sqlite", "corpus.jsonl") + SYS}),
+         r"corpus.jsonl: store is not a poolkit store \(not an SQLite database at all\)"),
+    Case("config-store-is-the-config-pool", _cli("pool {root}/s.yaml", {
+        "s.yaml": BASE.replace("store.sqlite", "s.yaml") + SYS}),
+         r"s.yaml: store is not a poolkit store \(not an SQLite database at all\)"),
     Case("config-pool-not-a-mapping", _config(SYS + "pool: 10\n"),
          r"bad.yaml:6: pool must be a mapping"),
     Case("config-pool-depth-zero", _config(SYS + "pool: {depth: 0}\n"),
@@ -773,6 +788,10 @@ CONFIG_CASES = [
          r"bad.yaml:6: unknown key in pool 'dpeth'.*\(did you mean 'depth'\?\)"),
     Case("config-pool-seed-a-word", _config(SYS + "pool: {seed: abc}\n", "pool"),
          r"bad.yaml:6: pool.seed must be int, found 'abc'"),
+    Case("config-pool-strata-a-word", _config(SYS + "pool: {strategy: sample, strata: x}\n",
+                                              "pool"), r"bad.yaml:6: pool.strata must be list"),
+    Case("config-pool-budget-nan", _config(SYS + "pool: {budget: .nan}\n", "pool"),
+         r"bad.yaml:6: pool.budget: a fraction of the pool must be in \(0, 1\], found nan"),
     Case("config-judge-grade-seven", _config(SYS + "judge: {grades: {7: wow}}\n"),
          r"bad.yaml:6: judge.grades: grade 7 must be one of 0, 1, 2, 3"),
     Case("config-judge-key-typo", _config(SYS + "judge: {colour: red}\n"),
@@ -930,6 +949,10 @@ IMPORT_EXPORT_CASES = [
     Case("export-output-over-the-corpus", _cli("export {config} --format qrels "
                                                "-o {root}/corpus.jsonl"),
          r"corpus.jsonl: -o would overwrite the corpus"),
+    Case("export-output-symlink-to-the-store", _after(
+        lambda w: os.symlink(w.store, w / "link.qrels"),
+        "export {config} --format qrels -o {root}/link.qrels"),
+         r"link.qrels: -o would overwrite the store"),
     Case("export-sample-over-the-queries", _cli("export {config} --format qrels "
                                                 "--sample {root}/queries.jsonl"),
          r"queries.jsonl: --sample would overwrite the queries"),
@@ -964,6 +987,10 @@ COMMAND_CASES = [
     Case("score-cutoff-a-word", _cli("score {qrels} {run} -k 5,x"),
          r"-k '5,x': 'x' is not an integer"),
     Case("score-cutoff-zero", _cli("score {qrels} {run} -k 0"), r"-k '0': cutoffs must be"),
+    Case("score-cutoff-only-commas", _cli("score {qrels} {run} -k ,"),
+         r"-k ',': no cutoff given"),
+    Case("score-measure-empty", lambda w: ["score", c(w, "labels.qrels"), c(w, "sys.run"), "-m",
+                                           ""], r"-m '': no measure named"),
     Case("score-depth-negative", _cli("score {qrels} {run} --depth -3"),
          r"--depth must be a positive integer, got -3"),
     Case("score-gain-unknown", _cli("score {qrels} {run} --gain cubic"),
@@ -1047,6 +1074,10 @@ COMMAND_CASES = [
          r"--watch takes a number of seconds above 0, not -1"),
     Case("status-watch-zero", _cli("status {config} --watch 0"),
          r"--watch takes a number of seconds above 0, not 0"),
+    Case("status-watch-infinite", _cli("status {config} --watch inf"),
+         r"--watch takes at most 86400 seconds \(a day\), not inf"),
+    Case("status-watch-nan", _cli("status {config} --watch nan"),
+         r"--watch takes a number of seconds above 0, not nan"),
     Case("status-pool-version-negative", _cli("status {config} --pool-version -1"),
          r"store.sqlite: no pool version -1; the store has 1"),
     Case("status-extra-argument", _cli("status {config} extra"),
@@ -1058,6 +1089,10 @@ COMMAND_CASES = [
          r"store.sqlite: no judging store yet"),
     Case("notes-format-unknown", _cli("notes {config} --format xml"),
          r"argument --format: invalid choice: 'xml'"),
+    Case("notes-unknown-assessor", _cli("notes {config} --assessor alcie"),
+         r"store.sqlite: --assessor: unknown assessor 'alcie'; valid: alice \(did you mean"),
+    Case("notes-unknown-query", _cli("notes {config} --query q9"),
+         r"store.sqlite: --query: no query 'q9' in the store"),
     # compare, reusability, agreement
     Case("compare-same-version-twice", _cli("compare {config} --before 1 --after 1"),
          r"--before 1 must be an earlier pool version than --after 1"),
@@ -1077,6 +1112,9 @@ COMMAND_CASES = [
     Case("compare-level-nothing-scorable", _cli("compare {run} --before-qrels {qrels} "
                                                 "--after-qrels {qrels} --level 99"),
          r"labels.qrels: no query has a grade >= 99"),
+    Case("compare-measure-only-a-comma", _cli("compare {run} --before-qrels {qrels} "
+                                              "--after-qrels {qrels} -m ,"),
+         r"-m ',': no measure named"),
     Case("reusability-depth-zero", _cli("reusability {config} --depth 0"),
          r"--depth must be a positive integer, got 0"),
     Case("reusability-group-without-equals", _cli("reusability {config} --group nogroup"),
@@ -1089,6 +1127,8 @@ COMMAND_CASES = [
          r"store.sqlite: no pool version 9; the store has 1"),
     Case("reusability-no-store", _no_store("reusability {config}"),
          r"store.sqlite: no judging store yet"),
+    Case("reusability-warn-unique-nan", _cli("reusability {config} --warn-unique nan"),
+         r"--warn-unique must be a share in \[0, 1\], got nan"),
     Case("agreement-qrels-missing", _cli("agreement {config} --qrels {root}/nope.qrels"),
          r"nope.qrels: no such file"),
     Case("agreement-qrels-bad-grade", _cli("agreement {config} --qrels x={root}/b.qrels", {
@@ -1103,6 +1143,8 @@ COMMAND_CASES = [
          r"store.sqlite: unknown assessor 'zed'; valid: alice"),
     Case("agreement-nothing-given", _cli("agreement"),
          r"give a CONFIG \(its store's assessors are the sources\)"),
+    Case("agreement-threshold-nan", _cli("agreement {config} --threshold nan"),
+         r"--threshold must be a kappa in \[-1, 1\], got nan"),
     # simulate
     Case("simulate-without-qrels", _cli("simulate {config}"),
          r"the following arguments are required: --qrels"),
@@ -1131,6 +1173,10 @@ COMMAND_CASES = [
     Case("simulate-plot-over-the-qrels", _cli("simulate {config} --qrels {qrels} "
                                               "--plot {qrels}"),
          r"labels.qrels: --plot would overwrite the qrels"),
+    Case("simulate-level-nothing-scorable", _cli("simulate {config} --qrels {qrels} --level 99"),
+         r"labels.qrels: no query has a grade >= 99 .*nothing can be scored"),
+    Case("simulate-level-zero", _cli("simulate {config} --qrels {qrels} --level 0"),
+         r"--level must be a positive integer, got 0"),
     # schema, store, sample-replay
     Case("schema-unknown", _cli("schema nope"), r"unknown report schema 'nope'; valid: agreement"),
     Case("schema-a-path", _cli("schema ../../etc/passwd"),
@@ -1318,3 +1364,13 @@ def test_reporting_commands_do_not_wait_behind_a_writer(tmp_path, capsys):
             assert main(argv) == 0, capsys.readouterr().err
         assert capsys.readouterr().out.splitlines()[-1] == "q1 0 d1 2"  # the commit-time view
     writer.close()
+
+
+def test_a_depth_beyond_64_bits_cuts_nothing(tmp_path, capsys):
+    """``--depth`` is any positive integer (it overflowed NumPy's int64: a traceback)."""
+    world = World(tmp_path / "w")
+    argv = ["score", str(world / "labels.qrels"), str(world / "sys.run"), "--format", "json"]
+    assert main(argv) == 0
+    whole = json.loads(capsys.readouterr().out)["runs"]
+    assert main([*argv, "--depth", str(2**80)]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == whole
