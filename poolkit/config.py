@@ -28,6 +28,7 @@ the line and the key, with a suggestion. Paths are relative to the config file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -368,7 +369,10 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
         if not isinstance(g, int) or g not in DEFAULT_GRADES:
             raise ConfigError(path, sec.line("grades"),
                               f"judge.grades: grade {g!r} must be one of 0, 1, 2, 3")
-        grades[g] = str(meaning)
+        if not isinstance(meaning, str) or not meaning.strip():
+            raise ConfigError(path, sec.line("grades"), f"judge.grades: the label of grade {g} "
+                                                        f"must be text, found {meaning!r}")
+        grades[g] = meaning
     keys = dict(DEFAULT_KEYS)
     for action, key in (sec.value("keys", dict, {}) or {}).items():
         if action not in DEFAULT_KEYS:
@@ -393,8 +397,16 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
     if guidelines:
         candidate = base / guidelines
         if len(guidelines) < 256 and "\n" not in guidelines and candidate.is_file():
-            guidelines = candidate.read_text(encoding="utf-8")
+            guidelines = decode(candidate, candidate.read_bytes())
+        elif re.fullmatch(r"\S+\.(md|txt|rst|html?)", guidelines):  # a file name, not text
+            raise ConfigError(path, sec.line("guidelines"), f"judge.guidelines: no such file "
+                              f"{candidate}{_neighbour(candidate)} (or write the guidelines "
+                              f"themselves here)")
+    level = sec.value("relevance_level", int, 1)
+    if level not in DEFAULT_GRADES or level < 1:
+        raise ConfigError(path, sec.line("relevance_level"), f"judge.relevance_level must be "
+                          f"1, 2 or 3 (a grade of the 0-3 scale), found {level}")
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
-                       relevance_level=sec.value("relevance_level", int, 1),
+                       relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,
                        topic_card=sec.value("topic_card", bool, True))
