@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_version is not None and not args.report_only:
         raise PoolkitError("--pool-version V reports an earlier version; it needs --report-only "
                            "(pooling always adds to the latest)")
+    if args.note is not None and not args.note.isprintable():  # it is printed in reports
+        raise PoolkitError(f"--note {args.note!r} contains a control character")
     config = Collection.open(args.config).config  # checked: the pool section too
     if args.depth is not None:
         config = replace(config, pool=replace(config.pool, depth=args.depth))

@@ -267,8 +267,8 @@ def run(args: argparse.Namespace) -> int:
         rates = [float(x) for x in args.rates.split(",")]
     except ValueError:
         raise PoolkitError(f"--rates {args.rates!r}: expected numbers like 0.1,0.2") from None
-    if any(not r > 0 for r in rates):
-        raise PoolkitError(f"--rates {args.rates!r}: rates must be positive")
+    if any(not 0 < r <= 1 for r in rates):
+        raise PoolkitError(f"--rates {args.rates!r}: a rate is a fraction of the pool in (0, 1]")
     folder = Path(args.collection)
     qrels_path = folder / "qrels.full.txt"
     if not qrels_path.exists():
