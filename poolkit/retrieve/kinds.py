@@ -109,12 +109,24 @@ def _stopwords(value: Any) -> None:
         raise ParamError(one_of(value, ["english"], "stopword list"))
 
 
+def _device(value: Any) -> None:
+    from poolkit.errors import PoolkitError
+    from poolkit.retrieve.device import check_device_name  # light: no torch until used
+
+    try:
+        check_device_name(value)
+    except PoolkitError as exc:
+        raise ParamError(str(exc)) from None
+
+
 ENCODER_OPTIONS = (
     Param("model", (str,), None, "a sentence-transformers model name or folder"),
     Param("batch_size", (int,), 32, "encoding batch size", minimum=1),
     Param("max_length", (int,), None, "truncate texts to this many tokens", minimum=1),
     Param("query_prefix", (str,), "", "text put before every query"),
     Param("doc_prefix", (str,), "", "text put before every passage"),
+    Param("device", (str,), None, "where the model runs: auto (a GPU when torch sees "
+          "one), cpu, cuda, cuda:N or mps", validate=_device),
 )
 
 
@@ -156,7 +168,8 @@ def _build_rerank(ctx: BuildContext) -> Built:
     if "model" in opts:
         reranker = CrossEncoderReranker(ctx.corpus, opts["model"], base=ctx.base,
                                         batch_size=opts.get("batch_size", 32),
-                                        max_length=opts.get("max_length"))
+                                        max_length=opts.get("max_length"),
+                                        device=opts.get("device"))
     else:
         reranker = BiEncoderReranker(ctx.corpus, Encoder(base=ctx.base, **opts), ctx.cache_dir)
     retriever = RerankRetriever(ctx.name, ctx.over, reranker, ctx.options.get("fetch", 100))

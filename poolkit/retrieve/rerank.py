@@ -16,6 +16,7 @@ recall (fetch) and stage-2 recall (keep) can both be scored from files.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +26,8 @@ from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.progress import enabled as progress_enabled
 from poolkit.retrieve.base import Hit, Results, Retriever, rank_hits
 from poolkit.retrieve.dense import Encoder, document_embeddings, load_model, resolve_model
+from poolkit.retrieve.device import resolve_device
+from poolkit.retrieve.exact import exact_scores
 
 
 class Reranker(Protocol):
@@ -49,15 +52,21 @@ class _Batched:
 
 class CrossEncoderReranker(_Batched):
     def __init__(self, corpus: Corpus, model: str, base: Path | None = None,
-                 batch_size: int = 32, max_length: int | None = None) -> None:
+                 batch_size: int = 32, max_length: int | None = None,
+                 device: str | None = None) -> None:
         self.corpus = corpus
         self.model_name = model
         self.ref, self.local = resolve_model(model, base)
         self.batch_size, self.max_length = int(batch_size), max_length
+        self.device_option = device
+
+    @cached_property
+    def device(self) -> str:
+        return resolve_device(self.device_option)
 
     def rerank_many(self, queries: Mapping[str, str], candidates: Mapping[str, Sequence[str]],
                     top_k: int) -> Results:
-        model = load_model("cross", self.ref, self.local, self.max_length)
+        model = load_model("cross", self.ref, self.local, self.max_length, self.device)
         pairs, owners = [], []
         for qid, docids in candidates.items():
             for d in docids:
@@ -73,7 +82,8 @@ class CrossEncoderReranker(_Batched):
     def settings(self) -> dict[str, Any]:
         return {"scorer": "cross-encoder", "model": self.model_name,
                 "model_path": self.ref if self.local else None,
-                "batch_size": self.batch_size, "max_length": self.max_length}
+                "batch_size": self.batch_size, "max_length": self.max_length,
+                "device": self.device}
 
 
 class BiEncoderReranker(_Batched):
@@ -94,7 +104,9 @@ class BiEncoderReranker(_Batched):
         scores: list[np.ndarray] = []
         for qid, qv in zip(qids, q_emb):
             rows = [self.corpus.index[d] for d in candidates[qid]]
-            scores.append(np.asarray(docs[rows]) @ qv)
+            # The dense retriever's exact score of the same pair (a float32 product's last
+            # bits depend on the block it is computed in).
+            scores.append(exact_scores(qv, np.asarray(docs[rows])))
             owners.extend((qid, d) for d in candidates[qid])
         return _collect(candidates, owners, np.concatenate(scores), top_k)
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,93 @@ def test_a_damaged_cache_is_re_encoded(sample_corpus, minilm, tmp_path, fresh_me
     path.write_bytes(b"not a numpy file")
     r = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
     assert r.embeddings.shape == (24, 384) and r.cache_hit is False
+
+
+@pytest.mark.parametrize("batch_size", [1, 5, 32])
+def test_document_embeddings_are_plain_encodes(sample_corpus, minilm, batch_size):
+    """poolkit encodes sentence-transformers' own batches one by one: the same embeddings
+    as one ``encode`` call over the whole corpus, bit for bit."""
+    texts = sample_corpus.passages()
+    encoder = Encoder(batch_size=batch_size)
+    plain = minilm.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                convert_to_numpy=True)
+    ours = encoder.encode_documents(dense.Passages(sample_corpus))
+    assert ours.dtype == np.float32 and ours.shape == plain.shape
+    np.testing.assert_array_equal(ours, plain)
+
+
+def test_length_batches_are_sentence_transformers_order():
+    texts = ["aa", "a", "aaaa", "aaa", "aa", ""]
+    batches = dense.length_batches(texts, "", 4)
+    order = np.argsort([-len(t) for t in texts])  # what SentenceTransformer.encode does
+    assert np.concatenate(batches).tolist() == order.tolist()
+    assert [len(b) for b in batches] == [4, 2]
+    with_prefix = dense.length_batches(texts, "query: ", 4)
+    assert np.concatenate(with_prefix).tolist() == np.argsort(
+        [-len("query: " + t) for t in texts]).tolist()
+
+
+def test_the_cache_file_is_written_row_by_row_and_mapped(sample_corpus, minilm, tmp_path,
+                                                        fresh_memo):
+    emb, hit = dense.document_embeddings(minilm, sample_corpus, tmp_path)
+    assert hit is False and isinstance(emb, np.memmap)
+    path = EmbeddingCache(tmp_path).path(minilm, sample_corpus)
+    assert Path(emb.filename) == path and not emb.flags.writeable
+    np.testing.assert_array_equal(np.load(path), minilm.encode_documents(
+        dense.Passages(sample_corpus)))
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    note = path.with_suffix(".json").read_text()
+    assert '"device": "cpu"' in note and '"docs": 24' in note
+
+
+def test_a_failed_encode_leaves_no_cache_file(sample_corpus, minilm, tmp_path, fresh_memo,
+                                              monkeypatch):
+    calls = []
+    original = Encoder._encode_batch
+
+    def fail_on_second(self, texts, prefix):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, texts, prefix)
+
+    encoder = Encoder(batch_size=8)
+    monkeypatch.setattr(Encoder, "_encode_batch", fail_on_second)
+    with pytest.raises(KeyboardInterrupt):
+        dense.document_embeddings(encoder, sample_corpus, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_re_pool_reads_the_cache_without_encoding_or_loading_it_whole(
+        sample_corpus, sample_queries, minilm, tmp_path, fresh_memo, monkeypatch):
+    first = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
+    expected = first.search(sample_queries, 7)
+    monkeypatch.setattr(dense, "_EMBEDDINGS", {})
+    monkeypatch.setattr(Encoder, "encode_documents",
+                        lambda *a, **k: pytest.fail("re-encoded despite the cache"))
+    reads = []
+    real_chunks = dense.exact._Rows.chunks
+
+    def chunks(self, size):
+        reads.append((self.path, self.array is None))
+        return real_chunks(self, size)
+
+    monkeypatch.setattr(dense.exact._Rows, "chunks", chunks)
+    again = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
+    assert again.search(sample_queries, 7) == expected and again.cache_hit is True
+    # The map is read through the file in chunks, not asked for as one array.
+    assert reads == [(EmbeddingCache(tmp_path).path(minilm, sample_corpus), True)]
+
+
+def test_chunked_search_is_ranking_every_exact_cosine(sample_corpus, sample_queries, minilm,
+                                                      tmp_path, fresh_memo, monkeypatch):
+    from poolkit.retrieve.base import top_k
+    from poolkit.retrieve.exact import exact_scores
+
+    r = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
+    emb = np.asarray(r.embeddings)
+    q_emb = minilm.encode_queries([q.text for q in sample_queries])
+    expected = {q.qid: top_k(exact_scores(v, emb), 24, sample_corpus.id_rank, sample_corpus.ids)
+                for q, v in zip(sample_queries, q_emb)}
+    monkeypatch.setattr(dense.exact, "SCORE_BUDGET", 3)  # one document per chunk
+    assert r.search(sample_queries, 24) == expected
