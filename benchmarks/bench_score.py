@@ -11,6 +11,7 @@ decimals against pytrec_eval, trec_eval's own C code).
 
     python benchmarks/bench_score.py            # 10,000 and 43 queries (about 10 minutes)
     python benchmarks/bench_score.py --small    # 1,000 queries, a quick check
+    python benchmarks/bench_score.py --multi 5  # one process scoring 5 runs vs 5 processes
 
 trec_eval is built from ../shared/reference/trec_eval-src (``make``) into a temporary folder
 that is removed afterwards. Needs the bench extra (``pip install -e '.[bench]'``); a peer that
@@ -36,11 +37,11 @@ MEASURES = ["P@10", "R@100", "RR@10", "AP", "nDCG@10"]
 PEERS = HERE / "peers"
 
 
-def poolkit_cmd(qrels: Path, run: Path) -> list[str]:
+def poolkit_cmd(qrels: Path, *runs: Path) -> list[str]:
     script = Path(sys.executable).with_name("poolkit")
     exe = [str(script)] if script.exists() else [sys.executable, "-m", "poolkit"]
-    return [*exe, "score", str(qrels), str(run), *(a for m in MEASURES for a in ("-m", m)),
-            "--format", "json"]
+    return [*exe, "score", str(qrels), *map(str, runs),
+            *(a for m in MEASURES for a in ("-m", m)), "--format", "json"]
 
 
 def poolkit_means(stdout: str) -> dict[str, float]:
@@ -113,7 +114,16 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated subset of trec_eval, {', '.join(TOOLS)}")
     parser.add_argument("--api", action="store_true",
                         help="also time poolkit's Python API alone (read + evaluate, no report)")
+    parser.add_argument("--multi", type=int, default=None, metavar="N",
+                        help="instead: `poolkit score QRELS RUN1 .. RUNN` in one process "
+                             "against N processes scoring one run each (same files; "
+                             "default size 1,000 queries, --queries to change)")
     args = parser.parse_args(argv)
+    if args.multi is not None:
+        queries = 1_000 if args.small or "--queries" not in (argv or sys.argv) \
+            else int(args.queries.split(",")[0])
+        bench_multi(queries, args.multi, args.repeats)
+        return 0
     sizes = [1_000] if args.small else [int(q) for q in args.queries.split(",")]
 
     with tempfile.TemporaryDirectory(prefix="bench-trec_eval-") as tmp:
@@ -177,6 +187,71 @@ def bench_size(tools: dict, queries: int, repeats: int) -> dict:  # type: ignore
     return {"queries": queries, "repeats": repeats,
             "tools": {n: {"wall_s": m.wall, "peak_rss_mib": m.rss_mb, "cpu_s": m.cpu,
                           "means": means[n]} for n, m in med.items()}}
+
+
+def variant_runs(run: Path, n: int) -> list[Path]:
+    """``n`` runs over the same queries and documents as ``run``: its scores plus seeded
+    noise, re-ranked and written best first (so every run is scored, not a copy of one)."""
+    import numpy as np
+
+    lines = run.read_text(encoding="ascii").splitlines()
+    cols = [line.split() for line in lines]
+    qids = [c[0] for c in cols]
+    docs = [c[2] for c in cols]
+    scores = np.array([float(c[4]) for c in cols])
+    starts = [i for i in range(len(qids)) if i == 0 or qids[i] != qids[i - 1]] + [len(qids)]
+    out = []
+    for v in range(n):
+        path = run.with_name(f"{run.stem}-v{v + 1}.run")
+        out.append(path)
+        if path.exists():
+            continue
+        noisy = scores + np.random.default_rng(v + 1).normal(0, 0.5, len(scores)).round(4)
+        with open(path.with_suffix(".tmp"), "w", encoding="ascii") as fh:
+            for a, b in zip(starts[:-1], starts[1:]):
+                order = np.argsort(-noisy[a:b], kind="stable")
+                fh.write("".join(f"{qids[a]} Q0 {docs[a + j]} {r + 1} {noisy[a + j]:.4f} "
+                                 f"v{v + 1}\n" for r, j in enumerate(order.tolist())))
+        path.with_suffix(".tmp").replace(path)
+    return out
+
+
+def bench_multi(queries: int, n: int, repeats: int) -> None:
+    """One ``poolkit score`` process over N runs against N processes of one run each."""
+    qrels, base = generate(queries)
+    runs = variant_runs(base, n)
+    print(f"data: {n} runs of {queries:,} queries x 1,000 docs "
+          f"({sum(r.stat().st_size for r in runs) / 2**20:.0f} MiB), {qrels.name}", flush=True)
+    measure(poolkit_cmd(qrels, runs[0]))  # warm-up, untimed
+    multi: list[Sample] = []
+    single: list[list[Sample]] = []
+    for rep in range(repeats):
+        multi.append(measure(poolkit_cmd(qrels, *runs)))
+        single.append([measure(poolkit_cmd(qrels, r)) for r in runs])
+        print(f"  repeat {rep + 1}/{repeats}: {n} runs in one process {multi[-1].wall:.2f} s, "
+              f"{n} processes {sum(s.wall for s in single[-1]):.2f} s", flush=True)
+    m = median_sample(multi)
+    one = [median_sample([reps[i] for reps in single]) for i in range(n)]
+    total = sum(s.wall for s in one)
+    first = json.loads(m.stdout)["runs"]
+    agree = all(json.loads(s.stdout)["runs"][0]["measures"] == first[i]["measures"]
+                for i, s in enumerate(one))
+    print()
+    print(f"Scoring {n} runs against one qrels ({queries:,} queries x 1,000 docs each, "
+          f"5 measures, JSON; median of {repeats})")
+    print()
+    print("| how | wall time (s) | peak RSS (MiB) | CPU (s) |")
+    print("|---|---:|---:|---:|")
+    print(f"| `poolkit score QRELS RUN1 .. RUN{n}` (one process) | {m.wall:.2f} | "
+          f"{m.rss_mb:.0f} | {m.cpu:.2f} |")
+    print(f"| {n} x `poolkit score QRELS RUN` (sum) | {total:.2f} | "
+          f"{max(s.rss_mb for s in one):.0f} (max) | {sum(s.cpu for s in one):.2f} |")
+    print(f"| one run (mean of the {n}) | {total / n:.2f} | "
+          f"{sum(s.rss_mb for s in one) / n:.0f} | {sum(s.cpu for s in one) / n:.2f} |")
+    print()
+    print(f"one process / {n} processes: {m.wall / total:.2f}x the time "
+          f"({m.wall / (total / n):.2f} runs' worth of one run's time); every run's measures "
+          f"{'identical' if agree else 'DIFFER'} to scoring it alone")
 
 
 def table(med: dict[str, Sample], queries: int, repeats: int) -> str:

@@ -384,3 +384,32 @@ def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture
     assert rows["seed.run"][:2] == ["0.500", "0.625"]      # seed 000's means
     assert rows["other.run"][:2] == ["0.050", "0.083"]     # q_faw 1/5 and 1/3; others score 0
     assert "Judged@5" in block
+
+
+def test_n_runs_against_one_qrels_read_the_qrels_once_and_join_them_once(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch) -> None:
+    """Issue 14: scoring N runs parses the qrels once and builds its join keys once; each
+    run's measures are those it gets alone."""
+    from poolkit.io import formats
+    from poolkit.score import columnar
+
+    qrels = write(tmp_path, "q.qrels", "".join(f"q{q} 0 d{d} {d % 3}\n"
+                                               for q in range(4) for d in range(6)))
+    runs = [write(tmp_path, f"r{i}.run", "".join(
+        f"q{q} Q0 d{(d * (i + 1)) % 7} {d + 1} {10 - d} r{i}\n"
+        for q in range(4) for d in range(7))) for i in range(3)]
+    from dataclasses import replace
+
+    parsed: list[str] = []
+    for name, fmt in list(formats.QRELS_FORMATS.items()):
+        monkeypatch.setitem(formats.QRELS_FORMATS, name, replace(
+            fmt, read=lambda path, _r=fmt.read: parsed.append(str(path)) or _r(path)))
+    built: list[int] = []
+    original = columnar._QrelsKeys.__init__
+    monkeypatch.setattr(columnar._QrelsKeys, "__init__",
+                        lambda self, *a: built.append(1) or original(self, *a))
+    together = as_json(capsys, qrels, *runs, "-m", "AP,nDCG@5")
+    assert parsed == [qrels] and built == [1]
+    for i, run in enumerate(runs):
+        alone = as_json(capsys, qrels, run, "-m", "AP,nDCG@5")
+        assert alone["runs"][0]["measures"] == together["runs"][i]["measures"]
