@@ -76,7 +76,8 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
      "c.yaml:4: unknown key in systems.b 'modle'; valid: b, depth, engine, group, idf, k1, kind, "
      "lowercase, pool_depth, stem, stopwords$"),
     ("systems: {d: {kind: dense, modle: x}}\n",
-     "valid: batch_size, depth, device, doc_prefix, .*, query_prefix \\(did you mean 'model'\\?\\)$"),
+     "valid: batch_size, depth, device, doc_prefix, .*, query_prefix "
+     "\\(did you mean 'model'\\?\\)$"),
     ("systems:\n  b: {kind: bm25}\n  b: {kind: dense}\n",
      "c.yaml:6: systems: key 'b' appears twice \\(first on line 5\\)"),
     ("systems: {b: {kind: bm25}}\npool: {depth: 5, depth: 6}\n",
