@@ -15,7 +15,8 @@ A budget b judges round(b x n_q) passages of a query whose pool holds n_q.
 
 Store form: the pool (with provenance) is the config's store's latest pool version, the runs
 are the config's systems' run files, strategy parameters and the stopping rule come from the
-config's pool section. File form: the pool is the union of the runs' top --depth."""
+config's pool section. File form: the pool is the union of the runs' top --depth. In both,
+--param KEY=VALUE sets a strategy parameter (a pool: key) over the config's."""
 
 EPILOG = """\
 forms:
@@ -26,6 +27,8 @@ examples:
   poolkit simulate configs/sample.yaml --qrels full.qrels --budgets 0.25,0.5
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --format json
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --plot found.png
+  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \
+      --param mm_ns_discount=1
 """
 
 FORMATS = ("table", "json")
@@ -57,6 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stop-recall", type=float, metavar="R",
                    help="the stopping rule's target pool recall (default: the config's "
                         "pool.stop_recall, else 0.9)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a strategy parameter, as a pool: key of the config (e.g. "
+                        "mm_ns_discount=0.5, mtf_step=2); repeatable; over the config's")
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw relevant found against judgments, one line per strategy "
@@ -110,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
             config = collection.config
             pools = collection.query_pools()
             runs = collection.runs()
-    settings = config.pool.settings if config is not None else {}
+    settings = {**(config.pool.settings if config is not None else {}),
+                **strategy_params(args.param, names)}
     rule = StopRule(target=float(args.stop_recall or settings.get("stop_recall", 0.9)),
                     confidence=float(settings.get("stop_confidence", 0.9)))
     strategies = {n: order_strategy(n, settings) for n in names}
@@ -135,3 +142,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_table(doc))
     return 0
+
+
+def strategy_params(texts: list[str], names: list[str]) -> dict[str, object]:
+    """``--param KEY=VALUE`` values (YAML scalars, as the config's ``pool:`` would hold
+    them); a key none of the strategies ``names`` declares is an error, not ignored."""
+    import yaml
+
+    from poolkit.errors import PoolkitError, one_of
+    from poolkit.pool.order import ORDER_STRATEGIES
+
+    declared = {p.key for n in names for p in ORDER_STRATEGIES[n].params}
+    out: dict[str, object] = {}
+    for text in texts:
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            raise PoolkitError(f"--param: expected KEY=VALUE, found {text!r}")
+        if key not in declared:
+            raise PoolkitError("--param: " + one_of(key, declared, "parameter of "
+                                                    + ", ".join(names)))
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise PoolkitError(f"--param: {key}: {value!r} is not a value") from None
+    return out

@@ -152,8 +152,24 @@ def test_table_and_plot(files, capsys, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_param_sets_a_strategy_parameter_in_the_file_form(files, capsys):
+    qrels, runs = files
+    base = ["--qrels", str(qrels), *map(str, runs), "--depth", "3", "--strategy", "mm-ns,mtf"]
+    doc = run_json(capsys, *base)
+    assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 0.9   # the default
+    doc = run_json(capsys, *base, "--param", "mm_ns_discount=1", "--param", "mtf_step=2.5")
+    assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 1.0
+    assert doc["strategies"]["mtf"]["params"]["mtf_step"] == 2.5
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--depth", "3", "--strategy", "mmns"], "unknown strategy 'mmns'.*did you mean 'mm-ns'"),
+    (["--depth", "3", "--param", "mm_ns_discont=1"],
+     "--param: unknown parameter .*'mm_ns_discont'.*did you mean 'mm_ns_discount'"),
+    (["--depth", "3", "--strategy", "priority", "--param", "mm_ns_discount=1"],
+     "--param: unknown parameter of priority 'mm_ns_discount'; valid: rrf_k"),
+    (["--depth", "3", "--param", "mm_ns_discount"], "--param: expected KEY=VALUE"),
+    (["--depth", "3", "--param", "mm_ns_discount=2"], "mm_ns_discount must be at most 1"),
     (["--depth", "3", "--budgets", "2"], "--budgets: 2 is not a fraction"),
     (["--depth", "0"], "--depth must be a positive integer"),
     ([], "expected a config|give one CONFIG"),

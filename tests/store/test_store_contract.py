@@ -218,6 +218,25 @@ def test_a_transaction_inside_another_joins_it(store_location):
         assert [e.assessor for e in store.events()] == ["alice"]
 
 
+def test_one_querys_live_marks_are_the_logs_rows_of_that_query(store_location):
+    """What a learning judging order reads per decision (``live_marks(qid=...)``): the same
+    rows as the whole log's for that query, an undo in another query naming nothing here."""
+    path = small_store(store_location)
+    with open_store(path) as store:
+        first = store.record_event(Event("q1", "d2", "bob", "grade", grade=1))
+        store.record_event(Event("q2", "d1", "bob", "grade", grade=3))
+        store.record_event(Event("q1", "d2", "bob", "undo", ref=first))
+        store.record_event(Event("q2", "d1", "alice", "undo", ref=first))  # names nothing
+        store.record_event(Event("q1", "d2", "carol", "import", grade=0))
+        every = list(store.live_marks(["grade", "import"]))
+        for qid in ("q1", "q2", "q3"):
+            assert list(store.live_marks(["grade", "import"], qid=qid)) == [
+                row for row in every if row[3] == qid]
+        assert [(k, g, d, a) for _, k, g, _, d, a in store.live_marks(
+            ["grade", "import"], qid="q1")] == [("grade", 2, "d1", "alice"),
+                                                ("import", 0, "d2", "carol")]
+
+
 @pytest.mark.parametrize("kind", ["grade", "adjudicate", "import"])
 @pytest.mark.parametrize("grade", [-1, 4, 5])
 def test_a_grade_off_the_scale_is_never_recorded(store_location, kind, grade):
