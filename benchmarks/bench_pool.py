@@ -120,7 +120,8 @@ def bench_bm25(n_docs: int, n_queries: int, n_rank_bm25: int) -> list[tuple[str,
     tok = Tokenizer.from_options(stopwords=False, stem=False)
     k = 100
 
-    ours, ours_index = timed(lambda: BM25Retriever(corpus, tokenizer=tok, engine="bm25s"))
+    ours, ours_index = timed(lambda: BM25Retriever(corpus, tokenizer=tok,
+                                                   engine="bm25s").build())
     ours.search(records[:5], k)  # warm-up
     ours_hits, ours_time = timed(ours.search, records, k)
 

@@ -186,6 +186,7 @@ def main() -> None:
          ours_phases["search"], peer_phases["search"]),
         ("whole process, s", ours.wall, peer.wall),
         ("whole process peak RSS, MiB", ours.rss_mb, peer.rss_mb),
+        ("whole process CPU (user + system), s", ours.cpu, peer.cpu),
     ]
     print(f"poolkit pool vs bm25s, {args.docs:,} passages, {args.queries:,} queries, depth "
           f"{DEPTH:,} ({os.cpu_count()} CPUs; ratio = poolkit / bm25s)\n")
@@ -193,13 +194,13 @@ def main() -> None:
     for label, a, b in rows:
         print(f"| {label} | {a:,.1f} | {b:,.1f} | {ratio(a, b)} |")
     print(f"\nre-pool, config unchanged (index cached, run reused): {again.wall:.1f} s wall, "
-          f"{again.rss_mb:,.0f} MiB peak RSS")
+          f"{again.cpu:.1f} s CPU, {again.rss_mb:,.0f} MiB peak RSS")
     print(f"rank-bm25 BM25Okapi, first 10,000 passages: max |score difference| {diff:.1e} "
           f"over every document of {n} queries; top-100 lists identical for {same} of {n}")
     raw = {"docs": args.docs, "queries": args.queries, "depth": DEPTH,
            "poolkit": {**ours_phases, "rss_mb": ours.rss_mb, "cpu": ours.cpu},
            "bm25s": {**peer_phases, "rss_mb": peer.rss_mb, "cpu": peer.cpu},
-           "repool": {"wall": again.wall, "rss_mb": again.rss_mb},
+           "repool": {"wall": again.wall, "rss_mb": again.rss_mb, "cpu": again.cpu},
            "rank_bm25": {"max_diff": diff, "identical_lists": same, "queries": n}}
     (OUT / f"bench_pool_scale-{args.docs}.json").write_text(json.dumps(raw, indent=2))
     if diff > 1e-9 or same != n:

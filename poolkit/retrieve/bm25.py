@@ -158,6 +158,11 @@ class BM25Retriever:
         self.cache_hit: bool | None = None
         self._built: _SparseEngine | _RankBM25Engine | None = None
 
+    def build(self) -> BM25Retriever:
+        """Build (or load from the cache) the index now rather than at the first search."""
+        self._engine  # noqa: B018 - built on first access
+        return self
+
     @property
     def _engine(self) -> _SparseEngine | _RankBM25Engine:
         """Built (or loaded) on first use: a run reused unchanged never needs it."""

@@ -73,6 +73,13 @@ def test_miss_then_hit_and_a_hit_never_reads_the_corpus(tmp_path, sample_corpus,
         sample_queries, 24) == cold
 
 
+def test_the_index_is_built_on_first_use_or_when_asked(tmp_path, sample_corpus):
+    lazy = BM25Retriever.from_options(sample_corpus, cache_dir=tmp_path)
+    assert lazy.cache_hit is None and not list(tmp_path.glob("bm25-*"))  # nothing yet
+    assert lazy.build() is lazy and lazy.cache_hit is False
+    assert BM25Retriever.from_options(sample_corpus, cache_dir=tmp_path).build().cache_hit
+
+
 def test_without_a_cache_dir_nothing_is_cached(tmp_path, sample_corpus):
     r = BM25Retriever.from_options(sample_corpus)
     r.scores("maize")
