@@ -202,16 +202,18 @@ def variant_runs(run: Path, n: int) -> list[Path]:
     starts = [i for i in range(len(qids)) if i == 0 or qids[i] != qids[i - 1]] + [len(qids)]
     out = []
     for v in range(n):
-        path = run.with_name(f"{run.stem}-v{v + 1}.run")
+        path = run.with_name(f"{run.stem}-noisy{v + 1}.run")
         out.append(path)
         if path.exists():
             continue
         noisy = scores + np.random.default_rng(v + 1).normal(0, 0.5, len(scores)).round(4)
         with open(path.with_suffix(".tmp"), "w", encoding="ascii") as fh:
             for a, b in zip(starts[:-1], starts[1:]):
-                order = np.argsort(-noisy[a:b], kind="stable")
-                fh.write("".join(f"{qids[a]} Q0 {docs[a + j]} {r + 1} {noisy[a + j]:.4f} "
-                                 f"v{v + 1}\n" for r, j in enumerate(order.tolist())))
+                # trec_eval's order (score descending, doc id descending), as engines write
+                order = sorted(range(a, b), key=docs.__getitem__, reverse=True)
+                order.sort(key=lambda j: -noisy[j])
+                fh.write("".join(f"{qids[a]} Q0 {docs[j]} {r + 1} {noisy[j]:.4f} "
+                                 f"v{v + 1}\n" for r, j in enumerate(order)))
         path.with_suffix(".tmp").replace(path)
     return out
 
