@@ -233,7 +233,10 @@ SYSTEM_KINDS: dict[str, SystemKind] = {k.name: k for k in (
         reusable=True),
     SystemKind(
         "dense", "dense retrieval with a sentence-transformers bi-encoder, exact cosine",
-        ENCODER_OPTIONS, _build_dense, _describe_dense, packages=MODEL_PACKAGES),
+        ENCODER_OPTIONS, _build_dense, _describe_dense, packages=MODEL_PACKAGES,
+        # its settings name the model (files), corpus hash, prefixes and device, and exact
+        # search ranks the same whatever the chunking: an unchanged system's run is reused
+        reusable=True),
     SystemKind(
         "rerank", "re-score another system's top candidates (bi- or cross-encoder)",
         (Param("fetch", (int,), 100, "how many of over's results it re-scores", minimum=1),

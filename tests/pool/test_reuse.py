@@ -137,3 +137,28 @@ def test_a_reranker_fetches_from_the_reused_run(tmp_path, embedding_cache):
     assert "bm25 [bm25]" in err and "reused" in err.splitlines()[1]
     assert (runs / "rerank.fetch.run").read_bytes() == fetch
     assert (runs / "rerank.run").read_bytes() == kept
+
+
+@pytest.mark.slow  # loads MiniLM
+def test_an_unchanged_dense_system_is_not_searched_again(tmp_path, monkeypatch):
+    """Issue 14: a re-pool of an unchanged dense system neither encodes nor searches; a
+    changed encoder option searches again (from the cached embeddings)."""
+    from poolkit.retrieve import dense
+
+    monkeypatch.setattr(dense, "_EMBEDDINGS", {})  # encoded here, into this cache
+    cfg = write_config(tmp_path, "dense: {kind: dense, depth: 5}", cache=tmp_path / "cache")
+    pool(cfg)
+    runs = tmp_path / "runs"
+    before = snapshot(runs)
+    monkeypatch.setattr(dense.DenseRetriever, "search",
+                        lambda *a: pytest.fail("searched an unchanged dense system again"))
+    _, err = pool(cfg)
+    assert "dense [dense]" in err and "reused" in err
+    assert snapshot(runs) == before
+    monkeypatch.undo()
+    monkeypatch.setattr(dense, "_EMBEDDINGS", {})  # read from the cache file this time
+    monkeypatch.setattr(dense.Encoder, "encode_documents",
+                        lambda *a, **k: pytest.fail("re-encoded despite the cache"))
+    cfg.write_text(cfg.read_text().replace("depth: 5}", "depth: 5, query_prefix: 'q: '}"))
+    _, err = pool(cfg)
+    assert "reused" not in err and "(embeddings cached)" in err
