@@ -91,11 +91,20 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     return out
 
 
+CLOSURE_LINES = 3  # a session opened on a store where many queries closed says so briefly
+
+
 def closure_text(closures: Sequence[tuple[str, str]]) -> str:
     """Why the walk left a query: ``query q1 closed: budget 12/12 spent`` (one line per query
-    when several closed at once). Only the reason: the budget count or the estimated recall,
-    never a run, rank or learner state (blind judging stays blind)."""
-    return "\n".join(f"query {qid} closed: {why}" for qid, why in closures)
+    when several closed at once, at most ``CLOSURE_LINES``: the rest counted, ``poolkit
+    status`` lists them). Only the reason: the budget count or the estimated recall, never a
+    run, rank or learner state (blind judging stays blind)."""
+    lines = [f"query {qid} closed: {why}" for qid, why in closures]
+    if len(lines) > CLOSURE_LINES:
+        rest = len(lines) - CLOSURE_LINES + 1
+        lines[CLOSURE_LINES - 1:] = [f"… and {rest} more queries closed (poolkit status "
+                                     f"says why)"]
+    return "\n".join(lines)
 
 
 def all_done_text(keys: Mapping[str, str]) -> Text:

@@ -9,6 +9,7 @@ from poolkit.config import DEFAULT_GRADES, DEFAULT_KEYS
 from poolkit.judge.session import Progress
 from poolkit.judge.widgets import (
     clip,
+    closure_text,
     disagreement_text,
     duration,
     grade_bar,
@@ -104,3 +105,14 @@ def test_clip_keeps_what_fits_and_says_where_the_rest_is():
     clipped = clip(text, 10, 3, "(more)").plain.split("\n")
     assert clipped == ["one two", "three four", "(more)"]
     assert clip(text, None, 1, "more") is text
+
+
+def test_closures_say_query_and_reason_and_count_what_does_not_fit():
+    assert closure_text([("q1", "budget 12/12 spent")]) == "query q1 closed: budget 12/12 spent"
+    two = [("q1", "budget 2/2 spent"), ("q2", "budget 3/3 spent")]
+    assert closure_text(two).splitlines() == ["query q1 closed: budget 2/2 spent",
+                                              "query q2 closed: budget 3/3 spent"]
+    many = [(f"q{i}", "budget 1/1 spent") for i in range(1, 41)]
+    assert closure_text(many).splitlines() == [
+        "query q1 closed: budget 1/1 spent", "query q2 closed: budget 1/1 spent",
+        "… and 38 more queries closed (poolkit status says why)"]
