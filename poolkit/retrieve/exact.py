@@ -46,7 +46,8 @@ def float32_dot_error(dim: int, q_norm: np.ndarray, d_norm: float) -> np.ndarray
 def exact_scores(q: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """Inner products of one query with each row of ``docs`` in float64: the products are
     exact, and each row is summed by NumPy's pairwise sum, which depends only on the row."""
-    return (docs.astype(np.float64) * q.astype(np.float64)).sum(axis=1)  # type: ignore[no-any-return]
+    return (np.asarray(docs, dtype=np.float64)  # type: ignore[no-any-return]
+            * np.asarray(q, dtype=np.float64)).sum(axis=1)
 
 
 def exact_top_k(scores: np.ndarray, k: int, id_rank: np.ndarray) -> np.ndarray:
@@ -129,11 +130,12 @@ def _select(scores: np.ndarray, rows: np.ndarray, queries: np.ndarray, delta: np
         chunk_floor = np.full(len(running), -np.inf)
     floors = np.array([r.floor for r in running], dtype=np.float64) - delta - ROUNDING_GAP
     floor = np.maximum(chunk_floor, floors)
+    rows64 = rows.astype(np.float64)  # once per chunk, not once per query's candidates
     for i, r in enumerate(running):
         picked = np.flatnonzero(scores[i] >= floor[i])
         if not len(picked):
             continue
-        rounded = np.round(exact_scores(queries[i], rows[picked]), SCORE_DECIMALS)
+        rounded = np.round(exact_scores(queries[i], rows64[picked]), SCORE_DECIMALS)
         r.add(picked + start, rounded, k, id_rank)
 
 
