@@ -100,7 +100,8 @@ def _log(message: str) -> None:
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
     from poolkit.io.atomic import check_writable_folder
-    from poolkit.io.corpus import read_corpus, read_queries
+    from poolkit.io.corpus import read_queries
+    from poolkit.io.corpus_snapshot import load_corpus
     from poolkit.pool.build import pool_runs
     from poolkit.pool.run_systems import run_systems
     from poolkit.pool.section import order_of, pooling_of
@@ -109,7 +110,7 @@ def _pool(collection: Collection, args: argparse.Namespace,
     # Say that the store or the runs folder cannot be written before minutes of retrieval.
     collection.store.check_writable()
     check_writable_folder(config.runs_dir)
-    corpus = read_corpus(config.corpus)
+    corpus = load_corpus(config.corpus, config.cache_dir)
     queries = read_queries(config.queries)
     runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
                        header=f"collection {config.name}: {len(corpus)} documents, "

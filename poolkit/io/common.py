@@ -74,7 +74,7 @@ def read_bytes(path: str | Path) -> bytes:
     p = Path(path)
     with _file_errors(p), open_binary(p) as f:
         data = f.read()
-    if not data.strip():
+    if not data or data.isspace():  # data.strip() would copy the whole file
         raise InputError(p, None, "file is empty")
     return data
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
@@ -50,16 +50,18 @@ class QueryRecord:
 
 @dataclass
 class Corpus:
-    """Documents in file order; ``index[docid]`` is a document's row."""
+    """Documents in file order; ``index[docid]`` is a document's row.
+
+    ``titles`` and ``texts`` are lists, or lazy sequences that materialise a passage when
+    it is asked for (a corpus read from its snapshot, :mod:`poolkit.io.corpus_snapshot`).
+    ``known_sha256`` is the content hash when it is already known (the snapshot holds it).
+    """
 
     ids: list[str]
-    titles: list[str]
-    texts: list[str]
+    titles: Sequence[str]
+    texts: Sequence[str]
     path: str | None = None
-    index: dict[str, int] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.index = {d: i for i, d in enumerate(self.ids)}
+    known_sha256: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_records(cls, records: Sequence[tuple[str, str, str]]) -> Corpus:
@@ -72,6 +74,10 @@ class Corpus:
     def __contains__(self, docid: object) -> bool:
         return docid in self.index
 
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return dict(zip(self.ids, range(len(self.ids))))
+
     def passage(self, i: int) -> str:
         """The text a retriever sees: title and body."""
         title, text = self.titles[i], self.texts[i]
@@ -80,13 +86,16 @@ class Corpus:
     def passages(self) -> list[str]:
         return [self.passage(i) for i in range(len(self.ids))]
 
-    def docs(self) -> dict[str, tuple[str, str]]:
-        """docid -> (title, body), what the pool stores for an assessor."""
-        return {d: (t, x) for d, t, x in zip(self.ids, self.titles, self.texts)}
+    def docs(self) -> Mapping[str, tuple[str, str]]:
+        """docid -> (title, body), what the pool stores for an assessor; a view, so only
+        the documents looked up are materialised."""
+        return _DocsView(self)
 
     @cached_property
     def sha256(self) -> str:
         """Hash of the content (ids, titles, texts in order), not of the file's bytes."""
+        if self.known_sha256 is not None:
+            return self.known_sha256
         h = hashlib.sha256()
         # Each document is the line json.dumps([id, title, text], ensure_ascii=False) makes,
         # built from json's own string encoder, one update per block: the same bytes,
@@ -104,15 +113,36 @@ class Corpus:
         return descending_id_order(self.ids)
 
 
-def _lines(path: str | Path) -> list[str]:
+class _DocsView(Mapping[str, tuple[str, str]]):
+    """``Corpus.docs()``: docid -> (title, body), read through the corpus's index."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def __getitem__(self, docid: str) -> tuple[str, str]:
+        i = self.corpus.index[docid]
+        return self.corpus.titles[i], self.corpus.texts[i]
+
+    def __contains__(self, docid: object) -> bool:
+        return docid in self.corpus.index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.corpus.ids)
+
+    def __len__(self) -> int:
+        return len(self.corpus.ids)
+
+
+def _lines(path: str | Path, data: bytes | None = None) -> list[str]:
     """Lines split on "\n" only: str.splitlines() would also split inside a passage at
     U+0085, U+2028 and friends, which real corpora contain (MS MARCO's mojibake does)."""
-    return [line.rstrip("\r") for line in decode(path, read_bytes(path)).split("\n")]
+    text = decode(path, read_bytes(path) if data is None else data)
+    return [line.rstrip("\r") for line in text.split("\n")]
 
 
-def _json_lines(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+def _json_lines(path: str | Path, data: bytes | None = None) -> list[tuple[int, dict[str, Any]]]:
     out = []
-    for lineno, line in enumerate(_lines(path), start=1):
+    for lineno, line in enumerate(_lines(path, data), start=1):
         if not line.strip():
             continue
         try:
@@ -146,11 +176,17 @@ def _text(path: str | Path, lineno: int, obj: dict[str, Any], key: str, required
 
 
 def read_corpus(path: str | Path) -> Corpus:
+    return parse_corpus(path)[0]
+
+
+def parse_corpus(path: str | Path, data: bytes | None = None) -> tuple[Corpus, list[int]]:
+    """The corpus in ``path`` (whose bytes are ``data`` when already read), and the line
+    number each document came from."""
     ids: list[str] = []
     titles: list[str] = []
     texts: list[str] = []
     first: dict[str, int] = {}
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in _json_lines(path, data):
         docid = _id(path, lineno, obj, "doc id")
         if docid in first:
             raise InputError(path, lineno, f"doc id {docid!r} already used on line {first[docid]}")
@@ -158,7 +194,7 @@ def read_corpus(path: str | Path) -> Corpus:
         ids.append(docid)
         titles.append(_text(path, lineno, obj, "title", required=False))
         texts.append(_text(path, lineno, obj, "text", required=True))
-    return Corpus(ids, titles, texts, path=str(path))
+    return Corpus(ids, titles, texts, path=str(path)), list(first.values())
 
 
 def read_queries(path: str | Path) -> list[QueryRecord]:
