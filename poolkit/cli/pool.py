@@ -110,7 +110,7 @@ def _pool(collection: Collection, args: argparse.Namespace,
     # Say that the store or the runs folder cannot be written before minutes of retrieval.
     collection.store.check_writable()
     check_writable_folder(config.runs_dir)
-    corpus = load_corpus(config.corpus, config.cache_dir)
+    corpus, keep_snapshot = load_corpus(config.corpus, config.cache_dir)
     queries = read_queries(config.queries)
     runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
                        header=f"collection {config.name}: {len(corpus)} documents, "
@@ -127,6 +127,7 @@ def _pool(collection: Collection, args: argparse.Namespace,
     version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
                         corpus.docs(), order, note=args.note, queries=queries,
                         pooling=pooling_of(config))
+    keep_snapshot()  # pooled: the corpus was good, so a re-pool need not parse it again
     members = store.pool()
     new = [m for m in members if version is not None and m.version == version]
     added = {"version": version, "latest": store.latest_pool_version(),

@@ -25,7 +25,7 @@ import codecs
 import hashlib
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -39,23 +39,35 @@ FORMAT = 1  # the snapshot layout; a change makes every old snapshot a miss
 MANIFEST = "snapshot.json"
 
 
-def load_corpus(path: str | Path, cache_dir: str | Path | None) -> Corpus:
+def load_corpus(path: str | Path, cache_dir: str | Path | None,
+                ) -> tuple[Corpus, Callable[[], None]]:
     """The corpus in ``path``: from its snapshot in ``cache_dir`` when one of exactly these
-    bytes checks out, else parsed in full (and snapshotted when ``cache_dir`` is writable)."""
+    bytes checks out, else parsed in full; and what writes the snapshot of a full parse
+    (nothing after a hit, or without ``cache_dir``). Call that once the command has
+    succeeded: a command refused for bad input leaves nothing new on disk."""
     data = read_bytes(path)
     digest = hashlib.sha256(data).hexdigest()
     folder = Path(cache_dir) / f"corpus-{digest[:16]}" if cache_dir is not None else None
     if folder is not None:
         corpus = _load(folder, digest, path, data)
         if corpus is not None:
-            return corpus
+            return corpus, _nothing
     corpus, linenos = parse_corpus(path, data)
-    if folder is not None:
+    if folder is None:
+        return corpus, _nothing
+    spans = _line_spans(data, linenos)  # now: the file's bytes are not kept for the write
+
+    def save() -> None:
         try:
-            _save(folder, digest, corpus, _line_spans(data, linenos))
+            _save(folder, digest, corpus, spans)
         except (OSError, PoolkitError):
             pass  # a cache that cannot be written costs the next read a parse, nothing else
-    return corpus
+
+    return corpus, save
+
+
+def _nothing() -> None:
+    return None
 
 
 def _line_spans(data: bytes, linenos: list[int]) -> np.ndarray:

@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 import poolkit.io.corpus_snapshot as snapshot_module
 from poolkit.errors import InputError
 from poolkit.io.corpus import Corpus, read_corpus
-from poolkit.io.corpus_snapshot import load_corpus
+from poolkit.io.corpus_snapshot import load_corpus as load_and_keep
+
+
+def load_corpus(path: Path, cache: Path | None) -> Corpus:
+    """Read as ``poolkit pool`` does when it succeeds: the snapshot of a parse kept."""
+    corpus, keep = load_and_keep(path, cache)
+    keep()
+    return corpus
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
 
@@ -265,3 +272,15 @@ def test_pool_outputs_are_identical_with_and_without_the_snapshot(tmp_path, pars
     assert parses["n"] == 1
     assert results[0] == results[1]
     assert results[0][4]["new_docs"] > 0 and results[0][2]["texts"]
+
+
+def test_nothing_is_written_until_the_command_keeps_it(tmp_path, parses):
+    """A pool refused later (a bad run file, say) must leave nothing new on disk."""
+    path = write(tmp_path / "corpus.jsonl", TRICKY)
+    corpus, keep = load_and_keep(path, tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+    keep()
+    hit, keep_again = load_and_keep(path, tmp_path / "cache")
+    keep_again()  # a hit has nothing to write
+    assert parses["n"] == 1
+    same(hit, corpus)
