@@ -51,10 +51,12 @@ def test_cranfield_three_systems_depth_20(pooled):
     assert {len(d) for d in fetch.rankings.values()} == {100}
     assert {len(d) for d in keep.rankings.values()} == {20}
     assert any((tmp_path / "cache").glob("dense-*.npy"))
-    # Re-pooling (embeddings now cached) adds nothing.
+    # Re-pooling adds nothing, and the dense system's unchanged run is reused (not even its
+    # cached embeddings are read).
     out, err = run_cli("pool", str(cfg), "--format", "json")
     assert json.loads(out)["added"]["version"] is None
-    assert "(embeddings cached)" in err
+    dense = next(line for line in err.splitlines() if line.startswith("dense [dense]"))
+    assert "reused" in dense, err
 
 
 def test_cranfield_replay(pooled):
