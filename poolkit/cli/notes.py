@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-FORMATS = ("table", "json")
+from poolkit.cli.options import REPORT_FORMATS as FORMATS
 
 
 def register(sub: argparse._SubParsersAction) -> None:

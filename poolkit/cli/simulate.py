@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from poolkit.cli.options import REPORT_FORMATS as FORMATS
+
 DESCRIPTION = """\
 Replay judging on a pool with FULL_QRELS as the assessor (a pooled document the qrels lack
 counts as grade 0) and report, per judging-order strategy and budget, the relevant documents
@@ -30,9 +32,6 @@ examples:
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \
       --param mm_ns_discount=1
 """
-
-FORMATS = ("table", "json")
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.pool.order import ORDER_STRATEGIES
