@@ -62,10 +62,12 @@ def _int(s: str) -> bool:
 
 _JSON_NESTED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{')
 _JSON_LIST_VALUE = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\[')
-_GOLDEN_JSON = re.compile(r'\s*(\[\s*\{|\{\s*"(?:queries|provenance)"\s*:)')
+_GOLDEN_JSON = re.compile(r'\s*(\[\s*\{|\{\s*"(?:queries|provenance|query)"\s*:)')
 # a list of mappings (golden.yaml's entries: ``- query: q1``, ``- grades: {...}`` when the keys
-# come in another order), or golden.yaml's mapping form
-_YAML_GOLDEN = re.compile(r"(-\s+[^\s:#\[{]+\s*:(\s|$)|-\s*$|queries\s*:|provenance\s*:)")
+# come in another order), golden.yaml's mapping form, or one query's entry on its own
+# (``query: q1`` naming an id, not a ranked list of a query called "query")
+_YAML_GOLDEN = re.compile(r"(-\s+[^\s:#\[{]+\s*:(\s|$)|-\s*$|queries\s*:|provenance\s*:"
+                          r"|query\s*:\s+[^\s\[{#-])")
 _YAML_KEY = re.compile(r"[^\s\-#\[{][^:]*:(\s|$)")
 
 

@@ -37,20 +37,24 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
     """Grades, query texts and provenance (per query id) from a golden.yaml."""
     data = read_bytes(path)
     root = compose(path, decode(path, data))
+    entries: list[yaml.Node] | None = None
     if isinstance(root, yaml.MappingNode):
         top = {scalar(path, k, "key"): v for k, v in mapping_items(path, root, "golden.yaml")}
-        for key in top:
-            if key not in ("queries", "provenance"):
-                raise InputError(path, line_of(root),
-                                 one_of(key, ("queries", "provenance"), "top-level key"))
-        if "queries" not in top:
-            raise InputError(path, line_of(root), "expected a 'queries:' list")
-        root = top["queries"]
+        if "query" in top:  # one query's entry on its own: {query, grades}
+            entries = [root]
+        else:
+            for key in top:
+                if key not in ("queries", "provenance"):
+                    raise InputError(path, line_of(root),
+                                     one_of(key, ("queries", "provenance"), "top-level key"))
+            if "queries" not in top:
+                raise InputError(path, line_of(root), "expected a 'queries:' list")
+            root = top["queries"]
     grades: dict[str, dict[str, int]] = {}
     texts: dict[str, str] = {}
     provenance: dict[str, Any] = {}
     lines: dict[tuple[str, str], int] = {}
-    for entry in sequence_items(path, root, "golden.yaml"):
+    for entry in entries or sequence_items(path, root, "golden.yaml"):
         fields = {}
         for k, v in mapping_items(path, entry, "each golden.yaml entry"):
             key = scalar(path, k, "key")

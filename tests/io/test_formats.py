@@ -254,3 +254,19 @@ def test_import_reads_any_qrels_format(capsys: pytest.CaptureFixture[str],
     assert main(["import", cfg, str(one), "--as", "bob"]) == 2
     assert "could be BEIR qrels TSV" in capsys.readouterr().err
     assert main(["import", cfg, str(one), "--as", "bob", "--qrels-format", "beir"]) == 0
+
+
+@pytest.mark.parametrize("text, fmt", [
+    ("query: q_faw\ngrades:\n  m1: 3\n", "golden"),  # one query's entry, written by hand
+    ('{"query": "q_faw", "grades": {"m1": 3}}\n', "golden"),
+    ("query: [m1, m2]\n", None),  # a ranked list of a query named "query" stays one
+])
+def test_a_single_golden_entry_is_golden_not_a_ranked_list(tmp_path: Path, text: str,
+                                                           fmt: str | None) -> None:
+    path = tmp_path / "labels.yaml"
+    path.write_text(text)
+    if fmt is None:
+        assert detect(path, "run") == "ranked"
+    else:
+        assert detect(path, "qrels") == fmt
+        assert read_labels_as(path).grades == {"q_faw": {"m1": 3}}

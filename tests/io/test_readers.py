@@ -211,6 +211,21 @@ def test_golden_top_level_mapping_form(tmp_path: Path) -> None:
     assert read_golden(write(tmp_path, "g.yml", text)).grades == {"q": {"a": 1}}
 
 
+@pytest.mark.parametrize("text", [
+    "query: q\ntext: a question\ngrades:\n  a: 1\n  b: 0\n",
+    '{"query": "q", "grades": {"a": 1, "b": 0}}\n',
+])
+def test_golden_single_entry_form(tmp_path: Path, text: str) -> None:
+    """One query's ``{query, grades}`` on its own, as a user writes it by hand."""
+    assert read_golden(write(tmp_path, "g.yaml", text)).grades == {"q": {"a": 1, "b": 0}}
+
+
+def test_golden_single_entry_errors_keep_their_line(tmp_path: Path) -> None:
+    got = error_of(read_golden, write(tmp_path, "g.yaml", "query: q\ngrades:\n  a: 7\n"))
+    assert got == (f"{tmp_path / 'g.yaml'}:3: grade '7' for query 'q' doc 'a' must be an "
+                   "integer 0-3")
+
+
 @pytest.mark.parametrize("text, message", [
     ("- query: q\n  grades: {a: 7}\n",
      "g.yaml:2: grade '7' for query 'q' doc 'a' must be an integer 0-3"),
