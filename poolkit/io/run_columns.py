@@ -206,38 +206,76 @@ def _grown(old: np.ndarray | None, n: int, capacity: int, width: int,
 
 
 def _order_within_queries(cols: RunColumns, order: str, ranks: np.ndarray | None) -> None:
-    """Sort, in place, the queries not already in ``order`` (most files are written in it).
+    """Sort, in place, the rows not already in ``order`` (most files are written in it).
 
     ``score``: score descending, ties by doc id descending (byte order), equal rows in line
     order, exactly as ``sorted(zip(scores, docids), reverse=True)``. ``rank``: the rank
-    column ascending, ties in line order."""
+    column ascending, ties in line order.
+
+    Only what is out of order is sorted: a query whose scores rise somewhere is sorted by
+    score (a numeric sort), and then only the groups of tied scores whose doc ids do not
+    descend are sorted by doc id. Runs written with 4-decimal scores tie often, and most
+    writers break ties by doc id ascending, so sorting every such query whole by (score,
+    doc id) cost more than reading the file."""
     n = len(cols.scores)
     if n < 2 or order == "file":
         return
-    if order == "score":
-        bad = ~(cols.scores[1:] < cols.scores[:-1])
-        # A tie is in order when its doc ids descend (as poolkit writes every run).
-        tie = np.flatnonzero(bad & (cols.scores[1:] == cols.scores[:-1]))
-        bad[tie] = cols.docids[tie + 1] > cols.docids[tie]
-    else:
+    boundary = cols.starts[1:-1] - 1  # a query's last row (its link to the next query)
+    if order == "rank":
         assert ranks is not None
         bad = ranks[1:] < ranks[:-1]
-    bad[cols.starts[1:-1] - 1] = False  # the last row of a query and the next query's first
-    if not bad.any():
+        bad[boundary] = False
+        if bad.any():
+            rows, qrow = _rows_of(cols.starts, _queries_at(cols.starts, bad))
+            picked = rows[np.lexsort((ranks[rows], qrow))]
+            ranks[rows] = ranks[picked]
+            _move(cols, rows, picked)
         return
-    queries = np.unique(np.searchsorted(cols.starts, np.flatnonzero(bad), side="right") - 1)
-    rows = np.concatenate([np.arange(cols.starts[q], cols.starts[q + 1]) for q in queries])
-    qrow = np.repeat(queries, np.diff(cols.starts)[queries])
-    if order == "score":
-        # Stable descending on (query asc, score desc, doc id desc): reverse the rows, sort
-        # ascending on (-query, score, doc id), reverse back; equal rows keep line order.
-        rev = rows[::-1]
-        perm = np.lexsort((cols.docids[rev], cols.scores[rev], -qrow[::-1]))
-        picked = rev[perm][::-1]
-    else:
-        assert ranks is not None
-        picked = rows[np.lexsort((ranks[rows], qrow))]
-        ranks[rows] = ranks[picked]
+    scores = cols.scores
+    rising = scores[1:] > scores[:-1]
+    rising[boundary] = False
+    if rising.any():  # stable by score descending (ties keep line order, fixed below)
+        rows, qrow = _rows_of(cols.starts, _queries_at(cols.starts, rising))
+        _move(cols, rows, rows[np.lexsort((-scores[rows], qrow))])
+    tie = scores[1:] == scores[:-1]
+    tie[boundary] = False
+    links = np.flatnonzero(tie)  # row i tied to row i + 1 (few, however long the run)
+    wrong = links[cols.docids[links + 1] > cols.docids[links]]
+    if not len(wrong):
+        return
+    # Groups of tied rows: each run of consecutive links i..j ties rows i..j + 1.
+    first = np.flatnonzero(np.concatenate(([True], np.diff(links) != 1)))
+    lo, hi = links[first], links[np.append(first[1:], len(links)) - 1] + 2
+    groups = np.unique(np.searchsorted(lo, wrong, side="right") - 1)
+    rows, grow = _ranges(lo[groups], hi[groups])
+    # Stable descending by doc id within each group: reverse, sort ascending on
+    # (-group, doc id), reverse back (equal rows keep line order).
+    rev = rows[::-1]
+    picked = rev[np.lexsort((cols.docids[rev], -grow[::-1]))][::-1]
+    _move(cols, rows, picked)
+
+
+def _queries_at(starts: np.ndarray, links: np.ndarray) -> np.ndarray:
+    """The queries holding the rows ``i`` where ``links[i]`` (a link from row i to i + 1)."""
+    return np.unique(np.searchsorted(starts, np.flatnonzero(links), side="right") - 1)
+
+
+def _rows_of(starts: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``queries``, and the query of each."""
+    return _ranges(starts[queries], starts[queries + 1], queries)
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray,
+            labels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``lo[j]:hi[j]`` for every j, concatenated, and each row's label (``labels[j]``,
+    by default j), without a Python loop over the ranges."""
+    sizes = hi - lo
+    label = np.repeat(np.arange(len(lo)) if labels is None else labels, sizes)
+    offsets = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
+    return np.arange(int(sizes.sum())) + offsets, label
+
+
+def _move(cols: RunColumns, rows: np.ndarray, picked: np.ndarray) -> None:
     cols.docids[rows] = cols.docids[picked]
     cols.scores[rows] = cols.scores[picked]
 

@@ -327,3 +327,59 @@ def test_columnar_scores_are_pythons_float_of_the_text(tmp_path_factory, texts) 
     got = run.scores["q"]
     want = [float(t) for t in texts]
     assert [(g, math.copysign(1.0, g)) for g in got] == [(w, math.copysign(1.0, w)) for w in want]
+
+
+@st.composite
+def tied_queries(draw) -> list[list[tuple[float, str]]]:
+    """Queries of (score, doc id) rows with many ties (-0.0 and 0.0 tie too), each written in
+    line order, sorted by score (ties in any order) or sorted the way poolkit writes."""
+    queries = []
+    for _ in range(draw(st.integers(1, 6))):
+        rows = draw(st.lists(st.tuples(st.sampled_from([-0.0, 0.0, 1.0, 2.5, 3.0, -1.0]),
+                                       st.sampled_from(["a", "b", "ab", "b0", "Z", "10"])),
+                             min_size=1, max_size=25))  # a query has rows
+        how = draw(st.sampled_from(["as drawn", "by score", "written"]))
+        if how == "by score":
+            rows.sort(key=lambda r: -r[0])
+        elif how == "written":
+            rows.sort(reverse=True)
+        queries.append(rows)
+    return queries
+
+
+@settings(max_examples=400, deadline=None)
+@given(queries=tied_queries())
+def test_ordering_columns_is_sorting_each_query(queries) -> None:
+    import numpy as np
+
+    flat = [row for rows in queries for row in rows]
+    starts = np.cumsum([0] + [len(rows) for rows in queries])
+    cols = columns_mod.RunColumns([f"q{i}" for i in range(len(queries))], starts,
+                                  np.array([d.encode() for _, d in flat], "S2"),
+                                  np.array([s for s, _ in flat], np.float64))
+    columns_mod._order_within_queries(cols, "score", None)
+    for i, rows in enumerate(queries):
+        want = sorted(rows, reverse=True)  # stable: equal keys (0.0 and -0.0) keep line order
+        got = list(zip(cols.score_list(i), cols.docs(i)))
+        assert [(s, math.copysign(1, s), d) for s, d in got] == \
+            [(s, math.copysign(1, s), d) for s, d in want]
+
+
+@settings(max_examples=200, deadline=None)
+@given(ranks=st.lists(st.lists(st.integers(-2, 4), min_size=1, max_size=20), min_size=1,
+                      max_size=5))
+def test_ordering_by_rank_is_a_stable_sort_of_each_query(ranks) -> None:
+    import numpy as np
+
+    starts = np.cumsum([0] + [len(r) for r in ranks])
+    flat = [r for rs in ranks for r in rs]
+    cols = columns_mod.RunColumns([f"q{i}" for i in range(len(ranks))], starts,
+                                  np.array([f"d{j}".encode() for j in range(len(flat))]),
+                                  np.arange(len(flat), dtype=np.float64))
+    rank_column = np.array(flat, np.int64)
+    columns_mod._order_within_queries(cols, "rank", rank_column)
+    for i, rs in enumerate(ranks):
+        line = [j for j in range(starts[i], starts[i + 1])]
+        want = sorted(line, key=lambda j: flat[j])
+        assert cols.docs(i) == [f"d{j}" for j in want]
+        assert rank_column[starts[i]:starts[i + 1]].tolist() == sorted(rs)
