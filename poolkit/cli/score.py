@@ -31,10 +31,11 @@ from poolkit.score.audit import (
 from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
-from poolkit.score.report import FORMATS, RunResult, Settings, build_document
+from poolkit.score.report import FORMATS, RunInfo, RunResult, Settings, build_document
 from poolkit.score.significance import PERMUTATIONS, PairedTests, TestOptions, pairwise_tests
 from poolkit.score.significance import SEED as TEST_SEED
 from poolkit.score.stages import compare_stages, parse_stages
+from poolkit.threads import DEFAULT_MAX_JOBS, default_jobs, ordered_map
 
 measure_texts = split_measures  # its old name here (moved to score.measures)
 
@@ -152,6 +153,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p)
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help=f"runs read and scored at once, on threads (default: the number of "
+                        f"runs, at most the CPUs and {DEFAULT_MAX_JOBS}); each holds one run's "
+                        f"rows, so --jobs 1 takes the least memory. Output is the same for "
+                        f"any N")
     add_test_options(p)
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw one pair's per-query differences, sorted (needs matplotlib: "
@@ -248,6 +254,7 @@ def run_score(args: argparse.Namespace) -> int:
     _positive(args.level, "--level")
     _positive(args.depth, "--depth")
     _positive(args.corpus_size, "--corpus-size")
+    _positive(args.jobs, "--jobs")
     if args.fetch and len(args.fetch) not in (1, len(args.runs)):
         raise PoolkitError(f"--fetch given {len(args.fetch)} times for {len(args.runs)} runs: "
                            f"give it once (for every run) or once per run")
@@ -275,15 +282,16 @@ def run_score(args: argparse.Namespace) -> int:
 
     settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
                         gain=args.gain, corpus_size=size)
-    results = []
+
+    def score_file(i: int) -> RunResult:
+        return score_run(qrels, read_any_run(args.runs[i], args.order, args.run_format), shown,
+                         settings, truth=truth,
+                         fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
+                         stages=stages, sample=sample)
+
+    jobs = args.jobs or default_jobs(len(args.runs))
     with Progress(len(args.runs), "scoring", "runs") as bar:
-        for i, path in enumerate(args.runs):
-            run = read_any_run(path, args.order, args.run_format)
-            results.append(score_run(
-                qrels, run, shown, settings, truth=truth,
-                fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                stages=stages, sample=sample))
-            bar.update()
+        results = ordered_map(score_file, range(len(args.runs)), jobs, bar.update)
     failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
     tests = run_tests(results, shown, options) if len(results) > 1 else None
     if args.plot and tests is not None:
@@ -310,7 +318,7 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
                     {m.name: m.family for m in shown}, ev.scored)
     audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,
                              corpus_size=settings.corpus_size, sample=sample)
-    result = RunResult(run, ev, list(shown), cis, audit)
+    result = RunResult(RunInfo.of(run), ev, list(shown), cis, audit)
     if fetch is not None or stages is not None:
         fetch_run = fetch or run
         if stages is None:
@@ -323,6 +331,7 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
     if truth is not None:
         true_ev = evaluate(truth, run, audit_measures(ks), level=level, depth=depth)
         result.truth = truth_table(qrels, truth, ev, true_ev, ks, level)
+    ev.let_rows_go()  # all is computed: N runs scored in one process hold one run at a time
     return result
 
 

@@ -177,8 +177,12 @@ class _SourceLines(Mapping[tuple[str, str], int]):
 
     def _index(self) -> dict[tuple[str, str], int]:
         if self._text is not None:
-            self._lines = _careful_grades(self._path, self._text)[1]
-            self._text = None
+            from poolkit.threads import cache_lock
+
+            with cache_lock:  # runs scored on threads may ask at once
+                if self._text is not None:
+                    self._lines = _careful_grades(self._path, self._text)[1]
+                    self._text = None
         return self._lines
 
     def __getitem__(self, key: tuple[str, str]) -> int:

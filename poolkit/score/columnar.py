@@ -25,6 +25,7 @@ from poolkit.io.run import Run
 from poolkit.io.run_columns import RunColumns, bytes_hashes, mix64
 from poolkit.score.inferred import PoolSample
 from poolkit.score.measures import QueryFacts
+from poolkit.threads import cache_lock
 
 _QUERY_SALT = np.uint64(0x9E3779B97F4A7C15)
 
@@ -76,7 +77,12 @@ _CACHE: dict[int, tuple[weakref.ref[Qrels], dict[int, _QrelsKeys]]] = {}
 
 def _qrels_keys(qrels: Qrels, width: int) -> _QrelsKeys:
     """The keys of ``qrels`` at ``width``, built once while ``qrels`` lives (N runs scored
-    against one qrels share them)."""
+    against one qrels share them, also from threads: the first builds them)."""
+    with cache_lock:
+        return _cached_keys(qrels, width)
+
+
+def _cached_keys(qrels: Qrels, width: int) -> _QrelsKeys:
     held = _CACHE.get(id(qrels))
     if held is None or held[0]() is not qrels:
         key = id(qrels)

@@ -43,10 +43,22 @@ class Evaluation:
     #: qid -> |Rel| at the level, scored queries only
     num_rel: dict[str, int] = field(default_factory=dict)
     _rankings: dict[str, tuple[int, int, list[str]]] | None = field(default=None, repr=False)
+    _rows_let_go: bool = field(default=False, repr=False)
+
+    def let_rows_go(self) -> None:
+        """Drop this evaluation's hold on the run's rows, keeping every value computed: a
+        process scoring N runs then holds one run's rows at a time, not N. Afterwards
+        ``run`` is the run's name, path and hash only, and ``ranking_facts`` cannot answer."""
+        run = self.run
+        self.run = Run({}, name=run.name, sha256=run.sha256, path=run.path, tag=run.tag)
+        self._rankings = None
+        self._rows_let_go = True
 
     def ranking_facts(self, qid: str) -> tuple[int, int, list[str]]:
         """(ids ranked within the depth, repeated slots, repeated ids in first-seen order)
         for one query of the run; a run read as columns answers for all queries at once."""
+        if self._rows_let_go:
+            raise RuntimeError("ranking_facts after let_rows_go: the run's rows are gone")
         if self._rankings is None:
             cols = self.run.columns
             if cols is not None:

@@ -48,11 +48,26 @@ WIDTH = 100  # the table format stays readable in a 100-column terminal
 AUDIT_ROWS_UNLISTED = 20  # without --per-query, at most this many flagged queries are listed
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """What the report says of a run itself. Its rows are not kept once it is scored
+    (``Evaluation.let_rows_go``), so scoring N runs in one process holds one run at a time."""
+
+    name: str
+    path: str | None
+    sha256: str
+    queries: int  # queries in the run, scored or not
+
+    @classmethod
+    def of(cls, run: Run) -> RunInfo:
+        return cls(run.name, run.path, run.sha256, len(run.rankings))
+
+
 @dataclass
 class RunResult:
     """Everything the report says about one run."""
 
-    run: Run
+    run: RunInfo
     evaluation: Any  # poolkit.score.evaluate.Evaluation
     shown: list[Measure]
     intervals: dict[str, Interval | None]
@@ -98,7 +113,7 @@ def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult
                                 "cutoff": m.cutoff}
         runs.append({
             "name": r.run.name, "path": r.run.path, "sha256": r.run.sha256,
-            "queries": {"in_run": len(r.run.rankings), "scored": len(ev.scored),
+            "queries": {"in_run": r.run.queries, "scored": len(ev.scored),
                         "excluded": list(ev.excluded), "missing": list(ev.missing),
                         "unknown": list(ev.unknown)},
             "measures": measures,

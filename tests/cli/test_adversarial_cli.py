@@ -315,6 +315,10 @@ CASES = [
     # -- bad options --
     Case("score-depth-zero", _score(None, None, "--depth", "0"),
          r"--depth must be a positive integer, got 0"),
+    Case("score-jobs-zero", _score(None, None, "--jobs", "0"),
+         r"--jobs must be a positive integer, got 0"),
+    Case("score-jobs-not-a-number", _score(None, None, "--jobs", "two"),
+         r"argument --jobs: invalid int value: 'two'"),
     Case("score-unknown-measure", _score(None, None, "-m", "nDCG@x"), r"nDCG@x"),
     Case("export-unknown-assessor", lambda w: ["export", str(w.config), "--format", "qrels",
                                                "--assessor", "zed"],

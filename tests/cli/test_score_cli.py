@@ -413,3 +413,84 @@ def test_n_runs_against_one_qrels_read_the_qrels_once_and_join_them_once(
     for i, run in enumerate(runs):
         alone = as_json(capsys, qrels, run, "-m", "AP,nDCG@5")
         assert alone["runs"][0]["measures"] == together["runs"][i]["measures"]
+
+
+# --- several runs at once (--jobs) --------------------------------------------------------------
+
+def _mixed_runs(tmp_path: Path) -> list[str]:
+    """Runs of every kind: plain TREC (read as columns, ties out of doc-id order), TREC the
+    line reader takes (a non-ASCII id; tabs, an exponent) and a ranked list in YAML."""
+    plain = write(tmp_path, "plain.run", "".join(
+        f"{q} Q0 {d} {r + 1} {s} plain\n" for q in ("q_faw", "q_milk")
+        for r, (d, s) in enumerate([("m1", 2.0), ("d1", 1.0), ("x1", 1.0), ("m2", 0.5)])))
+    tabbed = write(tmp_path, "tabbed.run", "q_faw\tQ0\tm2\t1\t3\tt\nq_faw Q0 m1 2 3 t\n"
+                                           "q_milk Q0 d2 1 1.5e0 t\nq_milk Q0 d\u00e9 2 1 t\n")
+    ranked = write(tmp_path, "ranked.yaml", "q_faw: [x1, m1]\nq_milk: [d1]\n")
+    return [plain, SEED_RUN, tabbed, ranked, plain]
+
+
+@pytest.mark.parametrize("jobs", ["2", "3", "8"])
+def test_jobs_change_nothing_in_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                           monkeypatch, jobs: str) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    runs = _mixed_runs(tmp_path)
+    extra = ["-k", "5", "--per-query", "--truth", str(REPO / "sample_corpus" / "truth.qrels"),
+             "--stages", "10,5", "--format", "json"]
+    one = cli(capsys, GOLDEN, *runs, *extra, "--jobs", "1")
+    many = cli(capsys, GOLDEN, *runs, *extra, "--jobs", jobs)
+    default = cli(capsys, GOLDEN, *runs, *extra)
+    assert one[0] == 0 and one == many == default
+    names = [r["name"] for r in json.loads(one[1])["runs"]]
+    assert names == ["plain.run", "seed.run", "tabbed.run", "ranked.yaml", "plain.run"]
+
+
+def test_the_first_bad_run_in_order_is_the_error_whatever_finishes_first(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A run whose error is on its last line of many is named, not a later run failing on
+    its first line (which a thread finishes first), exactly as one run after another."""
+    late = write(tmp_path, "late.run", "".join(f"q_faw Q0 d{i} {i + 1} {9e4 - i} t\n"
+                                               for i in range(20000)) + "q_faw Q0 dz 1 x t\n")
+    early = write(tmp_path, "early.run", "q_faw Q0 d1 one 2.0 t\n")
+    for jobs in ("1", "3"):
+        before = {p: Path(p).read_bytes() for p in (late, early)}
+        code, out, err = cli(capsys, GOLDEN, SEED_RUN, late, early, "--jobs", jobs)
+        assert (code, out) == (2, "")
+        assert err == f"poolkit score: error: {late}:20001: score 'x' is not a number\n"
+        assert {p: Path(p).read_bytes() for p in (late, early)} == before
+
+
+@pytest.mark.parametrize("value, message", [
+    ("0", "--jobs must be a positive integer, got 0"),
+    ("-2", "--jobs must be a positive integer, got -2"),
+])
+def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str], value: str,
+                               message: str) -> None:
+    code, out, err = cli(capsys, GOLDEN, SEED_RUN, "--jobs", value)
+    assert (code, out, err) == (2, "", f"poolkit score: error: {message}\n")
+
+
+def test_a_scored_run_lets_its_rows_go(tmp_path: Path) -> None:
+    """N runs in one process hold one run's rows at a time: once scored, nothing the result
+    keeps refers to the run's columns."""
+    import gc
+    import weakref
+
+    from poolkit.cli.score import score_run
+    from poolkit.io import read_labels, read_run
+    from poolkit.score.report import Settings
+
+    run = read_run(write(tmp_path, "r.run", "".join(
+        f"q_faw Q0 d{i} {i + 1} {10 - i} t\n" for i in range(8))))
+    columns = run.columns
+    assert columns is not None
+    gone = weakref.ref(columns)
+    shown, ks = resolve_measures(["AP", "P@5"], [])
+    result = score_run(read_labels(GOLDEN), run, shown, Settings(ks=ks),
+                       truth=read_labels(str(REPO / "sample_corpus" / "truth.qrels")))
+    del run, columns
+    gc.collect()
+    assert gone() is None
+    assert (result.run.name, result.run.queries) == ("r.run", 1)
+    assert result.evaluation.run.rankings == {}
+    with pytest.raises(RuntimeError, match="rows are gone"):
+        result.evaluation.ranking_facts("q_faw")

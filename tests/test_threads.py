@@ -1,0 +1,89 @@
+"""``ordered_map``: a loop's results, order and first error, on threads."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from poolkit.threads import DEFAULT_MAX_JOBS, default_jobs, ordered_map, usable_cpus
+
+
+@settings(max_examples=60, deadline=None)
+@given(items=st.lists(st.integers(-5, 5), max_size=12), jobs=st.integers(1, 6))
+def test_results_and_the_first_error_are_the_loops(items: list[int], jobs: int) -> None:
+    def fn(x: int) -> int:
+        if x < -3:
+            raise ValueError(f"bad {x}")
+        return x * x
+
+    def loop() -> tuple[str, object]:
+        out = []
+        try:
+            for x in items:
+                out.append(fn(x))
+        except ValueError as exc:
+            return "error", str(exc)
+        return "ok", out
+
+    calls: list[int] = []
+    try:
+        got: tuple[str, object] = "ok", ordered_map(fn, items, jobs, lambda: calls.append(1))
+    except ValueError as exc:
+        got = "error", str(exc)
+    assert got == loop()
+    if got[0] == "ok":
+        assert len(calls) == len(items)
+
+
+def test_a_later_item_failing_first_does_not_hide_an_earlier_error() -> None:
+    """Item 0 fails only after item 1 has failed: the error raised is item 0's."""
+    first_failed = threading.Event()
+
+    def fn(x: int) -> int:
+        if x == 1:
+            first_failed.set()
+            raise ValueError("second")
+        assert first_failed.wait(10)
+        raise ValueError("first")
+
+    with pytest.raises(ValueError, match="first"):
+        ordered_map(fn, [0, 1], 2)
+
+
+def test_items_not_started_are_not_started_after_an_error() -> None:
+    started: list[int] = []
+    release = threading.Event()
+
+    def fn(x: int) -> int:
+        started.append(x)
+        if x == 0:
+            raise ValueError("stop")
+        assert release.wait(10)
+        return x
+
+    with pytest.raises(ValueError):
+        try:
+            ordered_map(fn, list(range(50)), 2)
+        finally:
+            release.set()
+    assert len(started) < 50
+
+
+def test_work_runs_on_several_threads_when_asked() -> None:
+    both = threading.Barrier(2, timeout=10)  # each item waits for the other: needs 2 threads
+
+    def fn(x: int) -> int:
+        both.wait()
+        return x
+
+    assert ordered_map(fn, [1, 2], 2) == [1, 2]
+
+
+def test_default_jobs() -> None:
+    assert default_jobs(1) == 1
+    assert default_jobs(0) == 1
+    assert default_jobs(100) == min(usable_cpus(), DEFAULT_MAX_JOBS)
+    assert 1 <= usable_cpus()
