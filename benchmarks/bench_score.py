@@ -219,40 +219,51 @@ def variant_runs(run: Path, n: int) -> list[Path]:
 
 
 def bench_multi(queries: int, n: int, repeats: int) -> None:
-    """One ``poolkit score`` process over N runs against N processes of one run each."""
+    """One ``poolkit score`` process over N runs (its default ``--jobs``, and ``--jobs 1``)
+    against N processes of one run each."""
     qrels, base = generate(queries)
     runs = variant_runs(base, n)
     print(f"data: {n} runs of {queries:,} queries x 1,000 docs "
           f"({sum(r.stat().st_size for r in runs) / 2**20:.0f} MiB), {qrels.name}", flush=True)
     measure(poolkit_cmd(qrels, runs[0]))  # warm-up, untimed
     multi: list[Sample] = []
+    serial: list[Sample] = []
     single: list[list[Sample]] = []
     for rep in range(repeats):
         multi.append(measure(poolkit_cmd(qrels, *runs)))
+        serial.append(measure([*poolkit_cmd(qrels, *runs), "--jobs", "1"]))
         single.append([measure(poolkit_cmd(qrels, r)) for r in runs])
-        print(f"  repeat {rep + 1}/{repeats}: {n} runs in one process {multi[-1].wall:.2f} s, "
-              f"{n} processes {sum(s.wall for s in single[-1]):.2f} s", flush=True)
-    m = median_sample(multi)
+        print(f"  repeat {rep + 1}/{repeats}: {n} runs in one process {multi[-1].wall:.2f} s "
+              f"(--jobs 1: {serial[-1].wall:.2f} s), {n} processes "
+              f"{sum(s.wall for s in single[-1]):.2f} s", flush=True)
+    m, m1 = median_sample(multi), median_sample(serial)
     one = [median_sample([reps[i] for reps in single]) for i in range(n)]
     total = sum(s.wall for s in one)
-    first = json.loads(m.stdout)["runs"]
-    agree = all(json.loads(s.stdout)["runs"][0]["measures"] == first[i]["measures"]
+    agree = all(json.loads(s.stdout)["runs"][0]["measures"] == together[i]["measures"]
+                for together in (json.loads(m.stdout)["runs"], json.loads(m1.stdout)["runs"])
                 for i, s in enumerate(one))
+    from poolkit.threads import default_jobs, usable_cpus
+
+    jobs = default_jobs(n)
     print()
     print(f"Scoring {n} runs against one qrels ({queries:,} queries x 1,000 docs each, "
-          f"5 measures, JSON; median of {repeats})")
+          f"5 measures, JSON; median of {repeats}; {usable_cpus()} CPUs)")
     print()
-    print("| how | wall time (s) | peak RSS (MiB) | CPU (s) |")
-    print("|---|---:|---:|---:|")
-    print(f"| `poolkit score QRELS RUN1 .. RUN{n}` (one process) | {m.wall:.2f} | "
-          f"{m.rss_mb:.0f} | {m.cpu:.2f} |")
+    print("| how | wall time (s) | peak RSS (MiB) | CPU (s) | wall / N processes' |")
+    print("|---|---:|---:|---:|---:|")
+    for label, s in ((f"`poolkit score QRELS RUN1 .. RUN{n}` (one process, --jobs {jobs})", m),
+                     (f"`poolkit score QRELS RUN1 .. RUN{n} --jobs 1`", m1)):
+        print(f"| {label} | {s.wall:.2f} | {s.rss_mb:.0f} | {s.cpu:.2f} | "
+              f"{s.wall / total:.2f}x |")
     print(f"| {n} x `poolkit score QRELS RUN` (sum) | {total:.2f} | "
-          f"{max(s.rss_mb for s in one):.0f} (max) | {sum(s.cpu for s in one):.2f} |")
+          f"{max(s.rss_mb for s in one):.0f} (max) | {sum(s.cpu for s in one):.2f} | 1.00x |")
     print(f"| one run (mean of the {n}) | {total / n:.2f} | "
-          f"{sum(s.rss_mb for s in one) / n:.0f} | {sum(s.cpu for s in one) / n:.2f} |")
+          f"{sum(s.rss_mb for s in one) / n:.0f} | {sum(s.cpu for s in one) / n:.2f} | "
+          f"{1 / n:.2f}x |")
     print()
     print(f"one process / {n} processes: {m.wall / total:.2f}x the time "
-          f"({m.wall / (total / n):.2f} runs' worth of one run's time); every run's measures "
+          f"({m.wall / (total / n):.2f} runs' worth of one run's time; --jobs 1: "
+          f"{m1.wall / total:.2f}x); every run's measures "
           f"{'identical' if agree else 'DIFFER'} to scoring it alone")
 
 
