@@ -5,10 +5,13 @@
     - query: q_faw
       text: How do I control fall armyworm in maize?
       grades: {m1: 3, m2: 2, m3: 1}
+      notes: {m1: ["alice (3): names the pest and the remedy"]}
       provenance: {assessors: [alice], pool_version: 2, ...}
 
 A top-level mapping with a ``queries:`` list (and an optional top-level ``provenance:``) is
 read too. Grades must be integers 0-3; anything else is an error naming the line.
+``notes`` (what ``poolkit export --format golden`` writes beside the grades) map a graded doc
+id to a note's text or a list of them; they are checked, not used.
 """
 
 from __future__ import annotations
@@ -23,9 +26,18 @@ from poolkit.errors import InputError, one_of
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.validate import check_id, grade_problem
-from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items, to_python
+from poolkit.io.yamlnodes import (
+    compose,
+    kind_of,
+    line_of,
+    mapping_items,
+    scalar,
+    sequence_items,
+    to_python,
+)
 
-ENTRY_KEYS = ("query", "text", "grades", "notes", "provenance")  # notes: read, not used
+ENTRY_KEYS = ("query", "text", "grades", "notes", "provenance")  # notes: checked, not used
+TEXT_TAG, NULL_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:null"
 
 
 def read_golden(path: str | Path) -> Qrels:
@@ -86,6 +98,8 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
             docs[docid] = grade
             lines[(qid, docid)] = line_of(dv)
         grades[qid] = docs
+        if "notes" in fields:
+            _check_notes(path, fields["notes"], qid, docs)
         if "text" in fields:
             texts[qid] = scalar(path, fields["text"], "text")
         if "provenance" in fields:
@@ -94,6 +108,38 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
         raise InputError(path, None, "no queries found")
     return (Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),
                   source_lines=lines), texts, provenance)
+
+
+def _check_notes(path: str | Path, node: yaml.Node, qid: str, graded: Mapping[str, int]) -> None:
+    """``notes: {doc: text | [text, ...]}`` on docs the entry grades; anything else (``notes:
+    5``, a list, an unquoted number as a note) is an error naming its line, not dropped. An
+    empty ``notes:`` is no notes."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
+        return
+    if not isinstance(node, yaml.MappingNode):
+        found = repr(to_python(node)) if isinstance(node, yaml.ScalarNode) else f"a {kind_of(node)}"
+        raise InputError(path, line_of(node), f"notes of {qid!r} must be a mapping of doc id to "
+                                              f"note text (as `poolkit export --format golden` "
+                                              f"writes), found {found}")
+    seen: set[str] = set()
+    for dk, dv in node.value:
+        docid = check_id(path, line_of(dk), scalar(path, dk, "doc id"), "doc id")
+        if docid not in graded:
+            raise InputError(path, line_of(dk), f"note on doc {docid!r}, which {qid!r} does not "
+                                                f"grade")
+        if docid in seen:
+            raise InputError(path, line_of(dk), f"doc {docid!r} has notes twice for {qid!r}")
+        seen.add(docid)
+        if isinstance(dv, yaml.MappingNode):
+            raise InputError(path, line_of(dv), f"note on doc {docid!r} of {qid!r} must be text "
+                                                f"or a list of texts, found a mapping")
+        for note in dv.value if isinstance(dv, yaml.SequenceNode) else [dv]:
+            if not isinstance(note, yaml.ScalarNode):
+                raise InputError(path, line_of(note), f"note on doc {docid!r} of {qid!r} must "
+                                                      f"be text, found a {kind_of(note)}")
+            if note.tag != TEXT_TAG:
+                raise InputError(path, line_of(note), f"note on doc {docid!r} of {qid!r} must "
+                                                      f"be text, found {note.value} (quote it)")
 
 
 def golden_entries(grades: Mapping[str, Mapping[str, int]],

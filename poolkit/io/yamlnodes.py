@@ -71,20 +71,20 @@ def line_of(node: yaml.Node) -> int:
 def scalar(path: str | Path, node: yaml.Node, what: str) -> str:
     if not isinstance(node, yaml.ScalarNode):
         raise InputError(path, line_of(node), f"{what} must be a single value, found a "
-                                              f"{_kind(node)}")
+                                              f"{kind_of(node)}")
     return str(node.value)
 
 
 def mapping_items(path: str | Path, node: yaml.Node,
                   what: str) -> list[tuple[yaml.Node, yaml.Node]]:
     if not isinstance(node, yaml.MappingNode):
-        raise InputError(path, line_of(node), f"{what} must be a mapping, found a {_kind(node)}")
+        raise InputError(path, line_of(node), f"{what} must be a mapping, found a {kind_of(node)}")
     return list(node.value)
 
 
 def sequence_items(path: str | Path, node: yaml.Node, what: str) -> list[yaml.Node]:
     if not isinstance(node, yaml.SequenceNode):
-        raise InputError(path, line_of(node), f"{what} must be a list, found a {_kind(node)}")
+        raise InputError(path, line_of(node), f"{what} must be a list, found a {kind_of(node)}")
     return list(node.value)
 
 
@@ -97,6 +97,6 @@ def to_python(node: yaml.Node):
         loader.dispose()
 
 
-def _kind(node: yaml.Node) -> str:
+def kind_of(node: yaml.Node) -> str:
     return {yaml.ScalarNode: "single value", yaml.MappingNode: "mapping",
             yaml.SequenceNode: "list"}.get(type(node), "node")

@@ -528,6 +528,9 @@ QRELS_CASES = [
     Case("golden-doc-twice", _cli("score {root}/g.yaml {run}", {
         "g.yaml": "- query: q1\n  grades: {d1: 1, d1: 2}\n"}),
          r"g.yaml:2: doc 'd1' graded twice for 'q1'"),
+    Case("golden-notes-a-number", _cli("score {root}/g.yaml {run}", {
+        "g.yaml": "- query: q1\n  grades: {d1: 1}\n  notes: 5\n"}),
+         r"g.yaml:3: notes of 'q1' must be a mapping of doc id to note text"),
     Case("golden-query-a-list", _cli("score {root}/g.yaml {run}", {
         "g.yaml": "- query: [a]\n  grades: {d1: 1}\n"}),
          r"g.yaml:1: query must be a single value, found a list"),
@@ -929,6 +932,15 @@ IMPORT_EXPORT_CASES = [
          r"g.json: query 'q1' doc 'd1': grade 5 is off the scale 0-3"),
     Case("import-beir-grade-4", _import(("g.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t4\n")),
          r"g.tsv:2: query 'q1' doc 'd1': grade 4 is off the scale 0-3"),
+    Case("import-golden-notes-a-number", _import(("g.yaml", "- query: q1\n  grades: {d1: 1}\n"
+                                                            "  notes: 5\n")),
+         r"g.yaml:3: notes of 'q1' must be a mapping of doc id to note text .*found 5$"),
+    Case("import-golden-note-not-text", _import(("g.yaml", "- query: q1\n  grades: {d1: 1}\n"
+                                                           "  notes: {d1: [fine, 7]}\n")),
+         r"g.yaml:3: note on doc 'd1' of 'q1' must be text, found 7 \(quote it\)"),
+    Case("import-golden-note-on-an-ungraded-doc", _import((
+        "g.yaml", "- query: q1\n  grades: {d1: 1}\n  notes:\n    d2: why\n")),
+         r"g.yaml:4: note on doc 'd2', which 'q1' does not grade"),
     Case("import-golden-tag", _import(("g.yaml", "- query: q1\n  grades: {d1: !!python/int 1}\n")),
          r"g.yaml:2: YAML tag .*python/int.* is not allowed"),
     Case("import-bad-format-option", _cli("import {config} {qrels} --as nist --format xml"),

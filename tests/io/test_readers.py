@@ -259,6 +259,44 @@ def test_golden_errors(tmp_path: Path, text: str, message: str) -> None:
     assert message.split(": ", 1)[1] in got, got
 
 
+@pytest.mark.parametrize("notes", [
+    "  notes: {a: [\"alice (1): on topic\", \"bob (0): off topic\"]}\n",  # what export writes
+    "  notes: {a: one line of text}\n",                                   # one note, by hand
+    "  notes:\n    a:\n      - 'alice (1): a block list'\n    b: [\"2\"]\n",
+    "  notes: {}\n",
+    "  notes:\n",
+])
+def test_golden_notes_forms_export_writes_or_a_hand_writes_are_read(tmp_path: Path,
+                                                                    notes: str) -> None:
+    text = "- query: q\n  grades: {a: 1, b: 0}\n" + notes
+    assert read_golden(write(tmp_path, "g.yaml", text)).grades == {"q": {"a": 1, "b": 0}}
+
+
+@pytest.mark.parametrize("notes, message", [
+    ("  notes: 5\n", "g.yaml:3: notes of 'q' must be a mapping of doc id to note text "
+                     "(as `poolkit export --format golden` writes), found 5"),
+    ("  notes: some text\n", "g.yaml:3: notes of 'q' must be a mapping of doc id to note "
+                             "text (as `poolkit export --format golden` writes), found 'some "
+                             "text'"),
+    ("  notes: [a, b]\n", "g.yaml:3: notes of 'q' must be a mapping of doc id to note text "
+                          "(as `poolkit export --format golden` writes), found a list"),
+    ("  notes: {a: 5}\n", "g.yaml:3: note on doc 'a' of 'q' must be text, found 5 (quote it)"),
+    ("  notes: {a: [fine, true]}\n",
+     "g.yaml:3: note on doc 'a' of 'q' must be text, found true (quote it)"),
+    ("  notes: {a: {x: 1}}\n",
+     "g.yaml:3: note on doc 'a' of 'q' must be text or a list of texts, found a mapping"),
+    ("  notes: {a: [[x]]}\n",
+     "g.yaml:3: note on doc 'a' of 'q' must be text, found a list"),
+    ("  notes: {z: ok}\n", "g.yaml:3: note on doc 'z', which 'q' does not grade"),
+    ("  notes: {a: ok, a: again}\n", "g.yaml:3: doc 'a' has notes twice for 'q'"),
+])
+def test_golden_notes_of_the_wrong_shape_name_their_line(tmp_path: Path, notes: str,
+                                                         message: str) -> None:
+    got = error_of(read_golden, write(tmp_path, "g.yaml", "- query: q\n  grades: {a: 1}\n"
+                                                          + notes))
+    assert got == f"{tmp_path / message}", got
+
+
 def test_golden_round_trip_quotes_ids_that_look_like_numbers(tmp_path: Path) -> None:
     grades = {"007": {"0042": 3, "#7": 0, "1e3": 1, "true": 2}, "q": {}}
     write_golden(tmp_path / "g.yaml", grades, texts={"007": "a query"},
