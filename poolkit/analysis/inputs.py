@@ -48,19 +48,41 @@ def named_paths(items: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def groups_of(config: Config | None, specs: Sequence[str], runs: Iterable[str]) -> dict[str, str]:
-    """run name -> group: from the config's systems' ``group:``, or ``--group G=RUN,RUN``."""
+    """run name -> group: from the config's systems' ``group:``, or ``--group G=RUN,RUN``
+    (which moves a run to another group than its config's). Each --group names a new group
+    and runs no other --group named: a group's runs are left out together, so a group given
+    twice or a run in two would silently change what each test leaves out."""
     groups: dict[str, str] = {}
     if config is not None:
         groups.update({n: s.group for n, s in config.systems.items() if s.group})
     names = set(runs)
+    given: dict[str, str] = {}  # group -> its --group spec
+    placed: dict[str, str] = {}  # run -> the --group spec that placed it
     for spec in specs:
         group, sep, members = spec.partition("=")
         if not sep or not group or not members:
             raise PoolkitError(f"--group {spec!r}: expected GROUP=RUN[,RUN...]")
+        if group in given:  # a typo for another group, or its runs split in two: say which
+            first = given[group].partition("=")[2]
+            merged = ",".join(dict.fromkeys([*first.split(","), *members.split(",")]))
+            raise PoolkitError(f"--group {spec!r}: group {group!r} is given twice (first: "
+                               f"--group {given[group]!r}); give its runs once: "
+                               f"--group {group}={merged}")
+        given[group] = spec
+        listed: set[str] = set()
         for member in members.split(","):
             if member not in names:
                 from poolkit.errors import one_of
 
                 raise PoolkitError(f"--group {spec!r}: " + one_of(member, names, "run"))
+            if member in listed:
+                raise PoolkitError(f"--group {spec!r}: run {member!r} is listed twice")
+            if member in placed:
+                other = placed[member]
+                raise PoolkitError(f"--group {spec!r}: run {member!r} is already in group "
+                                   f"{other.partition('=')[0]!r} (--group {other!r}); a run "
+                                   f"belongs to one group")
+            listed.add(member)
+            placed[member] = spec
             groups[member] = group
     return groups

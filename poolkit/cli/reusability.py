@@ -50,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--depth", type=int, default=10, metavar="K",
                    help="file form: pool depth used to rebuild the pool (default 10)")
     p.add_argument("--group", action="append", default=[], metavar="GROUP=RUN,RUN",
-                   help="put runs in a group for leave-one-group-out (repeatable; adds to the "
-                        "config's `group:`)")
+                   help="put runs in a group for leave-one-group-out (repeatable, once per "
+                        "group, a run in one group; adds to the config's `group:`, moving "
+                        "the runs named)")
     p.add_argument("--warn-unique", type=float, default=WARN_UNIQUE, metavar="X",
                    help=f"warn when more than this share of relevant pooled docs was found by "
                         f"a single run (default {WARN_UNIQUE})")

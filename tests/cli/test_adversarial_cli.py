@@ -1142,6 +1142,14 @@ COMMAND_CASES = [
          r"-m ',': no measure named"),
     Case("reusability-depth-zero", _cli("reusability {config} --depth 0"),
          r"--depth must be a positive integer, got 0"),
+    Case("reusability-group-given-twice",
+         _cli("reusability {config} --group g=sysA --group g=sysA"),
+         r"--group 'g=sysA': group 'g' is given twice \(first: --group 'g=sysA'\); give its "
+         r"runs once: --group g=sysA$"),
+    Case("reusability-run-in-two-groups",
+         _cli("reusability {config} --group g=sysA --group h=sysA"),
+         r"--group 'h=sysA': run 'sysA' is already in group 'g' \(--group 'g=sysA'\); a run "
+         r"belongs to one group$"),
     Case("reusability-group-without-equals", _cli("reusability {config} --group nogroup"),
          r"--group 'nogroup': expected GROUP=RUN\[,RUN...\]"),
     Case("reusability-qrels-missing", _cli("reusability {config} --qrels {root}/nope.qrels"),

@@ -245,6 +245,29 @@ def test_reusability_file_form_and_table(collection, tmp_path, capsys):
     assert code != 0 and "expected GROUP=RUN[,RUN...]" in err
 
 
+@pytest.mark.parametrize(("groups", "says"), [
+    (["a=lex", "a=neu"], "--group 'a=neu': group 'a' is given twice (first: --group 'a=lex'); "
+                         "give its runs once: --group a=lex,neu"),
+    (["a=lex,neu", "a=lex,neu"], "--group 'a=lex,neu': group 'a' is given twice"),
+    (["a=lex", "b=lex"], "--group 'b=lex': run 'lex' is already in group 'a' (--group 'a=lex'); "
+                         "a run belongs to one group"),
+    (["a=lex,lex"], "--group 'a=lex,lex': run 'lex' is listed twice"),
+])
+def test_reusability_refuses_a_group_given_twice(collection, tmp_path, capsys, groups, says):
+    """Each leave-one-group-out test removes one group's runs together: a name given twice
+    (a typo for another group, or a second half of the first) or a run in two groups would
+    silently change which runs are left out together, so both are refused."""
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    argv = ["reusability", "--qrels", str(tmp_path / "q.qrels"), str(tmp_path / "lex.run"),
+            str(tmp_path / "neu.run")]
+    for group in groups:
+        argv += ["--group", group]
+    code, out, err = run_cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    [line] = err.splitlines()
+    assert line.startswith(f"poolkit reusability: error: {says}"), line
+
+
 # --- agreement ------------------------------------------------------------------------------------
 
 def test_agreement_store_form(collection, capsys):
