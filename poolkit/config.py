@@ -114,6 +114,8 @@ class Config:
     pool: PoolConfig
     judge: JudgeConfig
     name: str = "collection"
+    #: top-level key -> its line in the config file, for errors found after loading
+    lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def store_name(self) -> str:
@@ -228,7 +230,8 @@ def load_config(path: str | Path) -> Config:
     judge = _judge(path, base, root)
     return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
                   runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
-                  judge=judge, name=root.value("name", str, path.stem))
+                  judge=judge, name=root.value("name", str, path.stem),
+                  lines={key: root.line(key) for key in root.items})
 
 
 def _store_location(path: Path, base: Path, root: _Section) -> Path | str:

@@ -97,9 +97,30 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _check_writable(collection: Collection) -> None:
+    """Say that the store or the runs folder cannot be written before minutes of retrieval:
+    an existing store first (its message says more), a new one after the runs folder, as
+    opening it for writing creates it; a runs folder on the config's ``runs_dir:`` line."""
+    from poolkit.errors import ConfigError, OutputError
+    from poolkit.io.atomic import check_writable_folder
+
+    config = collection.config
+    existing = collection.has_store()
+    if existing:
+        collection.store.check_writable()
+    try:
+        check_writable_folder(config.runs_dir)
+    except OutputError as exc:
+        given = "runs_dir" in config.lines
+        raise ConfigError(collection.config_arg, config.lines.get("runs_dir"),
+                          f"runs_dir{'' if given else ' (default: beside the store)'} "
+                          f"{exc}") from None
+    if not existing:
+        collection.store.check_writable()
+
+
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
-    from poolkit.io.atomic import check_writable_folder
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
     from poolkit.pool.build import pool_runs
@@ -107,9 +128,7 @@ def _pool(collection: Collection, args: argparse.Namespace,
     from poolkit.pool.section import order_of, pooling_of
 
     config = collection.config
-    # Say that the store or the runs folder cannot be written before minutes of retrieval.
-    collection.store.check_writable()
-    check_writable_folder(config.runs_dir)
+    _check_writable(collection)
     corpus, keep_snapshot = load_corpus(config.corpus, config.cache_dir)
     queries = read_queries(config.queries)
     runs = run_systems(config, corpus, queries, names=args.systems, log=_log,

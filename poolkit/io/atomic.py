@@ -11,6 +11,7 @@ replaced; it is written in place.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -68,11 +69,32 @@ def check_writable_folder(folder: str | Path) -> None:
     """Create ``folder`` if needed and prove a file can be made in it (a command that will
     write there after a long computation asks first); an OutputError says why not."""
     folder = Path(folder)
-    with _errors(folder / "."):
+    try:
         folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot create the folder: {_why_no_folder(folder, exc)}"
+                          ) from None
+    with _errors(folder / "."):
         fd, tmp = tempfile.mkstemp(prefix=".poolkit-probe.", dir=folder)
         os.close(fd)
         os.unlink(tmp)
+
+
+def _why_no_folder(folder: Path, exc: OSError) -> str:
+    """Why ``mkdir -p folder`` failed, said of the deepest part that exists (the errno alone
+    misleads: /proc answers ENOENT, "no such file", though /proc is there)."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if isinstance(exc, PermissionError):
+        return f"permission denied in {existing}"
+    if exc.errno == errno.EROFS:
+        return f"{existing} is on a read-only file system"
+    if isinstance(exc, FileNotFoundError):  # the parent is there, yet "no such file"
+        return f"{existing} does not allow new folders in it (a virtual file system?)"
+    return f"{exc.strerror or exc} (in {existing})"
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None],

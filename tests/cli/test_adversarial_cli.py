@@ -1267,7 +1267,17 @@ COMMAND_CASES = [
     Case("pool-corpus-bad-json", _cli("pool {config}", {"corpus.jsonl": "{x\n"}),
          r"corpus.jsonl:1: not valid JSON"),
     Case("pool-runs-dir-is-a-file", _cli("pool {root}/p.yaml", {
-        "p.yaml": BASE + SYS + "runs_dir: sys.run\n"}), r"sys.run: cannot write"),
+        "p.yaml": BASE + SYS + "runs_dir: sys.run\n"}),
+         r"p.yaml:6: runs_dir .*sys.run: cannot create the folder: .*sys.run is a file, not a "
+         r"folder$"),
+    Case("pool-runs-dir-in-proc", _cli("pool {root}/p.yaml", {
+        "p.yaml": BASE + SYS + "runs_dir: /proc/x\n"}),
+         r"p.yaml:6: runs_dir /proc/x: cannot create the folder: /proc does not allow new "
+         r"folders in it \(a virtual file system\?\)$"),
+    Case("pool-default-runs-dir-is-a-file", _cli("pool {root}/p.yaml", {
+        "runs": "x\n", "p.yaml": BASE + SYS}),
+         r"p.yaml: runs_dir \(default: beside the store\) .*runs: cannot create the folder: "
+         r".*runs is a file, not a folder$"),
     Case("judge-without-assessor", _cli("judge {config}"),
          r"--assessor NAME is required \(who is judging\)"),
     Case("judge-no-store", _no_store("judge {config} --assessor carol"),

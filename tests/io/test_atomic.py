@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from poolkit.errors import OutputError
-from poolkit.io.atomic import atomic_writer, write_text
+from poolkit.io.atomic import atomic_writer, check_writable_folder, write_text
 
 
 def test_replaces_the_file_and_leaves_no_temporary(tmp_path):
@@ -63,6 +63,43 @@ def test_a_device_is_written_in_place_not_replaced():
 def test_a_missing_folder_is_one_clear_error(tmp_path):
     with pytest.raises(OutputError, match=r"nowhere/x.txt: cannot write: folder .* does not exist"):
         write_text(tmp_path / "nowhere" / "x.txt", "x")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_a_folder_the_file_system_refuses_is_not_called_missing():
+    """mkdir in /proc fails with ENOENT although /proc exists: the reason given is the file
+    system's refusal, not 'folder /proc does not exist'."""
+    with pytest.raises(OutputError) as info:
+        check_writable_folder("/proc/poolkit-runs/deeper")
+    assert str(info.value) == ("/proc/poolkit-runs/deeper: cannot create the folder: /proc "
+                               "does not allow new folders in it (a virtual file system?)")
+
+
+def test_a_file_in_the_way_of_a_folder_is_named(tmp_path):
+    (tmp_path / "runs").write_text("x\n")
+    for folder in (tmp_path / "runs", tmp_path / "runs" / "inner"):
+        with pytest.raises(OutputError) as info:
+            check_writable_folder(folder)
+        assert str(info.value) == (f"{folder}: cannot create the folder: {tmp_path / 'runs'} "
+                                   f"is a file, not a folder")
+    assert (tmp_path / "runs").read_text() == "x\n"
+
+
+def test_a_writable_folder_is_made_and_left_empty(tmp_path):
+    check_writable_folder(tmp_path / "a" / "b")
+    assert list((tmp_path / "a" / "b").iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_folder_in_a_read_only_folder_says_permission_denied(tmp_path):
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(OutputError) as info:
+            check_writable_folder(tmp_path / "runs")
+    finally:
+        tmp_path.chmod(0o755)
+    assert str(info.value) == (f"{tmp_path / 'runs'}: cannot create the folder: permission "
+                               f"denied in {tmp_path}")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
