@@ -4,8 +4,9 @@ LABELS is a golden.yaml (``.yaml``/``.yml``) or a TREC qrels file. Each grade be
 ``import`` event by SOURCE (e.g. ``nist``, ``golden``) in the config's judging store.
 Importing the same file again adds nothing; a changed file appends only changed grades.
 Pairs whose query is not in the config's queries file or whose doc is not in its corpus are
-reported and skipped (there would be nothing to show an assessor); ``--keep-unknown``
-imports them anyway.
+reported and skipped (there would be nothing to show an assessor); when that leaves nothing
+at all to import, the file or the config is the wrong one: an error naming the first pair's
+line, the store untouched. ``--keep-unknown`` imports them anyway.
 """
 
 from __future__ import annotations
@@ -13,9 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Container
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
+from poolkit.errors import InputError
+
+if TYPE_CHECKING:
+    from poolkit.io.qrels import Qrels
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         kept = Qrels({q: {d: g for d, g in docs.items() if d in corpus_ids}
                       for q, docs in graded.grades.items() if q in known_q},
                      name=labels.name, sha256=labels.sha256, path=labels.path)
+    if not args.keep_unknown and len(kept) == 0 and len(graded) > 0:
+        raise _nothing_known(graded, known_q, corpus_ids, config.queries.name,
+                             config.corpus.name)
     total = len(labels)
     with collection:
         store = collection.store
@@ -101,6 +111,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {counted(unknown_pairs, 'pair')} name{'s' if unknown_pairs == 1 else ''} "
               f"doc ids not in {config.corpus.name}: {skipped}")
     return 0
+
+
+def _nothing_known(graded: Qrels, known_q: Container[str], corpus_ids: Container[str],
+                   queries_name: str, corpus_name: str) -> InputError:
+    """Every graded pair unknown: almost surely the wrong file or config (partial overlap,
+    NIST qrels on a corpus subset, is skipped and reported instead). Names the first pair."""
+    from poolkit.retrieve.run import counted
+
+    pairs = [(q, d) for q, docs in graded.grades.items() for d in docs]
+    lines = graded.source_lines
+    qid, docid = min(pairs, key=lambda p: lines.get(p) or 0)  # file order where known
+    why = (f"query {qid!r} is not in {queries_name}" if qid not in known_q
+           else f"doc {docid!r} is not in {corpus_name}")
+    return InputError(graded.path or graded.name, lines.get((qid, docid)),
+                      f"nothing to import: none of its {counted(len(pairs), 'graded pair')} "
+                      f"names a query of {queries_name} and a doc of {corpus_name} (this "
+                      f"line's {why}); wrong file or config? --keep-unknown imports them "
+                      f"anyway")
 
 
 def _warn_text_contradictions(labels_path: str, texts: dict[str, str], known: dict[str, str],

@@ -932,6 +932,14 @@ IMPORT_EXPORT_CASES = [
          r"g.json: query 'q1' doc 'd1': grade 5 is off the scale 0-3"),
     Case("import-beir-grade-4", _import(("g.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t4\n")),
          r"g.tsv:2: query 'q1' doc 'd1': grade 4 is off the scale 0-3"),
+    Case("import-nothing-known", _import(("other.qrels", "q1 0 zz 1\nq9 0 d1 2\n")),
+         r"other.qrels:1: nothing to import: none of its 2 graded pairs names a query of "
+         r"queries.jsonl and a doc of corpus.jsonl \(this line's doc 'zz' is not in "
+         r"corpus.jsonl\); wrong file or config\? --keep-unknown imports them anyway$"),
+    Case("import-nothing-known-golden", _import(("g.yaml", "- query: q9\n  grades: {d1: 1}\n")),
+         r"g.yaml:2: nothing to import: .*this line's query 'q9' is not in queries.jsonl"),
+    Case("import-nothing-known-json", _import(("g.json", '{"q9": {"d1": 1}}')),
+         r"g.json: nothing to import: none of its 1 graded pair names"),
     Case("import-golden-notes-a-number", _import(("g.yaml", "- query: q1\n  grades: {d1: 1}\n"
                                                             "  notes: 5\n")),
          r"g.yaml:3: notes of 'q1' must be a mapping of doc id to note text .*found 5$"),

@@ -137,6 +137,40 @@ def test_import_reports_unknown_ids(sample, capsys, tmp_path):
     assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pair imported anyway" in out
 
 
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.name.endswith(("-wal", "-shm", "-journal"))}
+
+
+@pytest.mark.parametrize("text, says", [
+    ("q_faw 0 ghost 1\nq_faw 0 m1 -1\nq_zzz 0 m1 2\n",
+     "extra.qrels:1: nothing to import: none of its 2 graded pairs names a query of "
+     "queries.jsonl and a doc of corpus.jsonl (this line's doc 'ghost' is not in corpus.jsonl);"
+     " wrong file or config? --keep-unknown imports them anyway"),
+    ("q_zzz 0 m1 2\nq_faw 0 ghost 1\n",
+     "extra.qrels:1: nothing to import: none of its 2 graded pairs names a query of "
+     "queries.jsonl and a doc of corpus.jsonl (this line's query 'q_zzz' is not in "
+     "queries.jsonl); wrong file or config? --keep-unknown imports them anyway"),
+])
+def test_import_of_a_file_with_nothing_known_is_refused(sample, capsys, tmp_path, text, says):
+    """Partial overlap is normal (NIST qrels on a corpus subset: skipped, exit 0); a file none
+    of whose pairs is in the collection is the wrong file or the wrong config."""
+    cfg = sample / "configs" / "sample.yaml"
+    golden = sample / "sample_corpus" / "golden.yaml"
+    assert main(["import", str(cfg), str(golden), "--as", "golden"]) == 0  # a store to keep
+    qrels = tmp_path / "extra.qrels"
+    qrels.write_text(text)
+    before = _tree(tmp_path)
+    capsys.readouterr()
+    assert main(["import", str(cfg), str(qrels), "--as", "nist"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [f"poolkit import: error: {tmp_path / says}"]
+    assert _tree(tmp_path) == before
+    assert main(["import", str(cfg), str(qrels), "--as", "nist", "--keep-unknown",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["imported"] == 2
+
+
 BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/queries.jsonl\n"
         "store: s.sqlite\n")
 
