@@ -40,7 +40,7 @@ from typing import ClassVar
 from poolkit.params import Param
 from poolkit.pool.mtf import LEVEL
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import first_of, is_relevant, rrf_keys, run_lists
+from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
 
 
@@ -50,6 +50,7 @@ class MaxMeanNonStationary(OrderStrategy):
     prior_relevant: float = 1.0
     prior_nonrelevant: float = 1.0
     discount: float = 0.9
+    rrf_k: int = 60  # the stored order (before any grade): priority's, at the config's k
     name: ClassVar[str] = "mm-ns"
     summary: ClassVar[str] = ("multi-armed bandit (maximum posterior mean, non-stationary): "
                               "judge from the run most likely to bring a relevant passage")
@@ -60,12 +61,13 @@ class MaxMeanNonStationary(OrderStrategy):
         Param("mm_ns_prior_nonrelevant", (float,), 1.0, "Beta prior's beta", minimum=1e-9,
               attr="prior_nonrelevant"),
         Param("mm_ns_discount", (float,), 0.9, "weight kept by a run's older evidence per "
-              "newer observation (1: stationary)", minimum=0.0, maximum=1.0, attr="discount"))
+              "newer observation (1: stationary)", minimum=0.0, maximum=1.0, attr="discount"),
+        RRF_K)
     blind: ClassVar[bool] = False
     adaptive: ClassVar[bool] = True
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
-        return rrf_keys(pool)
+        return rrf_keys(pool, self.rrf_k)
 
     def posteriors(self, pool: QueryPool, grades: Mapping[str, int],
                    ) -> dict[str, tuple[float, float]]:

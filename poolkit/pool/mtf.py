@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from poolkit.params import Param
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import first_of, is_relevant, rrf_keys, run_lists
+from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
 
 LEVEL = Param("learner_level", (int,), 1, "grade from which a judged passage counts as "
@@ -33,17 +33,19 @@ LEVEL = Param("learner_level", (int,), 1, "grade from which a judged passage cou
 class MoveToFront(OrderStrategy):
     level: int = 1
     step: float = 1.0
+    rrf_k: int = 60  # the stored order (before any grade): priority's, at the config's k
     name: ClassVar[str] = "mtf"
     summary: ClassVar[str] = "Move-to-Front: follow a run while it finds relevant passages"
     params: ClassVar[tuple[Param, ...]] = (
         LEVEL,
         Param("mtf_step", (float,), 1.0, "priority a run loses after a non-relevant passage",
-              minimum=1e-9, attr="step"))
+              minimum=1e-9, attr="step"),
+        RRF_K)
     blind: ClassVar[bool] = False
     adaptive: ClassVar[bool] = True
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
-        return rrf_keys(pool)
+        return rrf_keys(pool, self.rrf_k)
 
     def priorities(self, pool: QueryPool, grades: Mapping[str, int],
                    ) -> tuple[dict[str, float], str | None]:

@@ -37,7 +37,7 @@ from poolkit.params import Param, ParamError, build_kwargs
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import rrf_keys
+from poolkit.pool.strategy import RRF_K, rrf_keys
 from poolkit.pool.view import QueryPool
 
 __all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle",
@@ -75,15 +75,14 @@ class ByDocId(OrderStrategy):
 class Priority(OrderStrategy):
     """Reciprocal-rank fusion: key = -sum over systems of 1 / (k + rank)."""
 
-    k: int = 60
+    rrf_k: int = 60
     name: ClassVar[str] = "priority"
     summary: ClassVar[str] = "reciprocal-rank fusion over the runs (not blind)"
-    params: ClassVar[tuple[Param, ...]] = (
-        Param("rrf_k", (int,), 60, "RRF's k", minimum=1, attr="k"),)
+    params: ClassVar[tuple[Param, ...]] = (RRF_K,)
     blind: ClassVar[bool] = False
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
-        return rrf_keys(pool, self.k)
+        return rrf_keys(pool, self.rrf_k)
 
 
 #: name -> strategy class: the one registry of judging orders

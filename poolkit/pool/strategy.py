@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from poolkit.params import Param
 from poolkit.pool.view import QueryPool
+
+#: RRF's k, one ``pool:`` key for every order that stores the fused order (priority, and the
+#: learners' order before any grade)
+RRF_K = Param("rrf_k", (int,), 60, "RRF's k: the fused order priority uses and mtf and mm-ns "
+              "store", minimum=1)
 
 
 class Judged(NamedTuple):

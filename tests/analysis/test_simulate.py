@@ -160,6 +160,10 @@ def test_param_sets_a_strategy_parameter_in_the_file_form(files, capsys):
     doc = run_json(capsys, *base, "--param", "mm_ns_discount=1", "--param", "mtf_step=2.5")
     assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 1.0
     assert doc["strategies"]["mtf"]["params"]["mtf_step"] == 2.5
+    # rrf_k, the fused order the learners store (as priority's), is theirs to set too
+    assert {doc["strategies"][n]["params"]["rrf_k"] for n in ("mm-ns", "mtf")} == {60}
+    doc = run_json(capsys, *base, "--param", "rrf_k=5")
+    assert {doc["strategies"][n]["params"]["rrf_k"] for n in ("mm-ns", "mtf")} == {5}
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from poolkit.errors import PoolkitError
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
-from poolkit.pool.order import ORDER_STRATEGIES, make_order, order_strategy
+from poolkit.pool.order import ORDER_STRATEGIES, Priority, make_order, order_strategy
 from poolkit.pool.provenance import pool_from_ranks
+from poolkit.pool.strategy import rrf_keys
 
 
 def nxt(strategy, pool, judged=(), exclude=()):
@@ -150,3 +151,33 @@ def test_parameters_are_pool_keys_with_the_papers_defaults():
         order_strategy("mm-ns", {"mm_ns_discount": 1.5})
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'mmns'"):
         make_order("mmns")
+
+
+# k decides the fused order: a1, b1, c1 each top one run; y is 4th in two. RRF with k = 60
+# puts y first (2/64 > 1/61), with k = 1 last (2/5 < 1/2).
+FUSED = pool_from_ranks("q", {
+    "A": {"a1": 1, "a2": 2, "a3": 3},
+    "B": {"b1": 1, "b2": 2, "b3": 3, "y": 4},
+    "C": {"c1": 1, "c2": 2, "c3": 3, "y": 4},
+})
+
+
+def stored_first(strategy, pool):
+    """The passage first in the order ``poolkit pool`` stores (keys, then doc id)."""
+    keys = strategy.keys(pool)
+    return min(pool.docs, key=lambda d: (keys[d], d))
+
+
+@pytest.mark.parametrize("name", ["mtf", "mm-ns"])
+def test_the_learners_store_the_fused_order_with_the_configs_rrf_k(name):
+    """mtf and mm-ns store their pool in priority's RRF order, the order seen before any
+    grade (where a mode walks the stored order, and simulate's pending list); ``rrf_k`` under
+    ``pool:`` sets its k for them as for priority. Their own picks come from the run lists,
+    which k does not touch."""
+    default, k1 = order_strategy(name, {}), order_strategy(name, {"rrf_k": 1})
+    assert default.keys(FUSED) == rrf_keys(FUSED, 60) == Priority().keys(FUSED)  # unchanged
+    assert k1.keys(FUSED) == Priority(1).keys(FUSED)
+    assert (stored_first(default, FUSED), stored_first(k1, FUSED)) == ("y", "a1")
+    assert nxt(default, FUSED) == nxt(k1, FUSED) == "a1"
+    with pytest.raises(PoolkitError, match="pool.rrf_k must be at least 1, found 0"):
+        order_strategy(name, {"rrf_k": 0})
