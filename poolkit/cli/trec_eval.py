@@ -10,10 +10,11 @@ from poolkit.errors import PoolkitError
 
 DESCRIPTION = """\
 trec_eval's command line and output, byte for byte, for the measures poolkit computes:
-runid, num_q, num_ret, num_rel, num_rel_ret, map, Rprec, bpref, recip_rank, P, recall, ndcg,
-ndcg_cut, map_cut, success, set_recall, num_nonrel_judged_ret (-m NAME, -m NAME.5,10 for
-cutoffs, or the nicknames official (default), all_trec and set, which stand for the measures
-of theirs poolkit computes).
+runid, num_q, num_ret, num_rel, num_rel_ret, map, Rprec, bpref, recip_rank, P, recall, infAP,
+ndcg, ndcg_cut, map_cut, success, set_recall, num_nonrel_judged_ret, rbp, rbp_resid (-m NAME,
+-m NAME.5,10 for cutoffs, -m rbp.p=0.8 for rbp's persistence (default 0.9; printed rbp_p=0.8),
+or the nicknames official (default), all_trec and set, which stand for the measures of theirs
+poolkit computes).
 
 Unlike `poolkit score`, a query whose judgments hold no relevant document is averaged as 0
 (trec_eval's convention); `poolkit score` leaves it out of every mean and counts it."""
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-M", dest="depth", type=int, default=None, metavar="N",
                    help="use only the top N documents of every ranking")
     p.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
-                   help="a measure (repeatable): NAME, NAME.K1,K2 or a nickname "
+                   help="a measure (repeatable): NAME, NAME.K1,K2, rbp.p=X or a nickname "
                         "(default: official)")
     add_format_options(p, runs=True)
     p.set_defaults(handler=run_trec_eval)

@@ -14,6 +14,12 @@ reproduces trec_eval's conventions around them, which differ from ``poolkit scor
   (``num_ret``, ``num_rel``, ``num_rel_ret``) are summed; ``runid`` is the run tag of the
   file's last line.
 * Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), measures in trec_eval's table order.
+* Parameters: ``-m NAME.5,10`` sets a measure's cutoffs; ``-m rbp.p=0.8`` (and
+  ``rbp_resid.p=``) its persistence, printed under trec_eval's name for it, ``rbp_p=0.8``
+  as typed. The first ``-m`` with parameters for a name wins, as in trec_eval.
+* With ``-c``, trec_eval scores a query the run lacks as a ranking of one unjudged document
+  and then zeroes a few measures by name; ``rbp_resid_p=X`` is not among them (only
+  ``rbp_resid`` is), so it prints that ranking's residual, 1, and so does this.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from poolkit.errors import PoolkitError, did_you_mean
 from poolkit.io.qrels import Qrels
@@ -77,6 +83,13 @@ class TrecMeasure:
     compute: Compute | None = None
     cutoffs: tuple[int, ...] = ()
     per_query: bool = True
+    #: trec_eval's ``NAME.key=value`` parameters this measure takes, and the computation
+    #: with them (``{"p": 0.8}`` -> compute)
+    pair_keys: tuple[str, ...] = ()
+    with_pairs: Callable[[dict[str, float]], Compute] | None = None
+    #: scored on trec_eval's stand-in ranking (one unjudged document) for a query the run
+    #: lacks under -c, where trec_eval does not zero it afterwards
+    scores_missing_query: bool = False
 
 
 def _poolkit(family: str) -> Compute:
@@ -108,8 +121,18 @@ def _num_nonrel_judged_ret(q: QueryView, k: int | None) -> float:
     return float(sum(1 for _, g in q.facts.hits if 0 <= g < q.level))
 
 
-def _rbp(measure: Measure) -> Compute:
-    return lambda q, k: q.value(measure)
+def _rbp(family: str) -> Callable[[dict[str, float]], Compute]:
+    """RBP or its residual at persistence ``p`` (trec_eval's default 0.9 when not given)."""
+    def with_pairs(pairs: dict[str, float]) -> Compute:
+        measure = Measure(family, p=pairs.get("p", TREC_EVAL_RBP_P))
+        return lambda q, k: q.value(measure)
+
+    return with_pairs
+
+
+TREC_EVAL_RBP_P = 0.9  # trec_eval's rbp and rbp_resid default persistence
+_RBP = _rbp("RBP")
+_RBP_RESID = _rbp("RBP_resid")
 
 
 def _num_q(q: QueryView, k: int | None) -> float:
@@ -138,8 +161,9 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("success", "cutoffs", _poolkit("Hit"), (1, 5, 10)),
         TrecMeasure("set_recall", "value", _poolkit("R")),
         TrecMeasure("num_nonrel_judged_ret", "count", _num_nonrel_judged_ret),
-        TrecMeasure("rbp", "value", _rbp(Measure("RBP", p=0.9))),  # trec_eval's default p
-        TrecMeasure("rbp_resid", "value", _rbp(Measure("RBP_resid", p=0.9))),
+        TrecMeasure("rbp", "value", _RBP({}), pair_keys=("p",), with_pairs=_RBP),
+        TrecMeasure("rbp_resid", "value", _RBP_RESID({}), pair_keys=("p",),
+                    with_pairs=_RBP_RESID),
     )
 }
 
@@ -201,12 +225,51 @@ def _cutoffs(name: str, params: str) -> tuple[int, ...]:
     return tuple(values)
 
 
+# what C's atof reads (a leading decimal number, inf or nan); a whole value must be one
+_C_FLOAT = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan)",
+                      re.IGNORECASE)
+
+
+def _pairs(meas: TrecMeasure, text: str, params: str) -> TrecMeasure:
+    """``p=0.8`` -> the measure at that parameter, named as trec_eval prints it
+    (``rbp_p=0.8``, the parameters as typed). What trec_eval would take silently and
+    print under a misleading name (an unknown key, a value atof reads as 0) is refused."""
+    assert meas.with_pairs is not None
+    takes = ", ".join(f"{k}=" for k in meas.pair_keys)
+    values: dict[str, float] = {}
+    for item in params.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            raise PoolkitError(f"-m {text}: expected KEY=VALUE parameters ({meas.name} takes "
+                               f"{takes}, e.g. -m {meas.name}.{meas.pair_keys[0]}=0.8)")
+        if key not in meas.pair_keys:
+            raise PoolkitError(f"-m {text}: {meas.name} takes only {takes} (trec_eval would "
+                               f"ignore {key!r}, use p={TREC_EVAL_RBP_P:g} and print it as "
+                               f"{meas.name}_{params})")
+        if key in values:
+            raise PoolkitError(f"-m {text}: {key} is given twice")
+        if not _C_FLOAT.fullmatch(value) or value != value.strip():
+            prefix = _C_FLOAT.match(value)
+            atof = float(prefix[0]) if prefix else 0.0
+            raise PoolkitError(f"-m {text}: {key} {value!r} is not a number (trec_eval would "
+                               f"read it as {atof:g})")
+        values[key] = float(value)  # correctly rounded, as C's atof
+    try:
+        compute = meas.with_pairs(values)
+    except PoolkitError as exc:
+        raise PoolkitError(f"-m {text}: {str(exc).split(': ', 1)[-1]}") from None
+    return replace(meas, name=f"{meas.name}_{params}", compute=compute,
+                   scores_missing_query=True)
+
+
 def select_measures(texts: Sequence[str]) -> Selection:
     """What ``-m`` asked for (default ``official``), as trec_eval reads it: ``NAME``,
-    ``NAME.P1,P2`` (cutoffs) or a nickname; a nickname's measures poolkit does not compute
-    are left out, a measure named on its own that poolkit does not compute is an error."""
+    ``NAME.P1,P2`` (cutoffs), ``NAME.key=value`` (rbp's ``p``) or a nickname; a nickname's
+    measures poolkit does not compute are left out, a measure named on its own that poolkit
+    does not compute is an error."""
     marked: set[str] = set()
     params: dict[str, tuple[int, ...]] = {}
+    with_pairs: dict[str, TrecMeasure] = {}
     for text in texts or ["official"]:
         name, dot, rest = text.partition(".")
         if dot:
@@ -217,18 +280,22 @@ def select_measures(texts: Sequence[str]) -> Selection:
             meas = TREC_MEASURES.get(name)
             if meas is None:
                 raise _unsupported(name)
-            if meas.kind != "cutoffs":
+            if meas.with_pairs is not None:
+                if name not in with_pairs:  # the first one wins, as in trec_eval
+                    with_pairs[name] = _pairs(meas, text, rest)
+            elif meas.kind != "cutoffs":
                 raise PoolkitError(f"-m {text}: poolkit computes {name} only with its default "
                                    f"parameters (none)")
-            params.setdefault(name, _cutoffs(name, rest))  # the first one wins, as in trec_eval
+            else:
+                params.setdefault(name, _cutoffs(name, rest))  # the first one wins
         if name in NICKNAMES:
             marked.update(n for n in NICKNAMES[name] if n in TREC_MEASURES)
         elif name in TREC_MEASURES:
             marked.add(name)
         else:
             raise _unsupported(name)
-    return Selection(tuple((m, params.get(m.name, m.cutoffs)) for m in TREC_MEASURES.values()
-                           if m.name in marked))
+    return Selection(tuple((with_pairs.get(m.name, m), params.get(m.name, m.cutoffs))
+                           for m in TREC_MEASURES.values() if m.name in marked))
 
 
 @dataclass(frozen=True)
@@ -241,8 +308,14 @@ class Options:
     judged_only: bool = False
 
 
-def _ranking(run: Run, qid: str, opts: Options, grades: dict[str, int]) -> list[str]:
-    ranking = run.rankings.get(qid, [])
+#: the one document of trec_eval's stand-in ranking for a query the run lacks (-c)
+MISSING_QUERY_DOC = "ceci_nest_pas_un_docno"
+
+
+def _ranking(run: Run, qid: str, opts: Options, grades: dict[str, int],
+             ranking: list[str] | None = None) -> list[str]:
+    """The run's ranking for ``qid`` (or ``ranking``) after -M and -J."""
+    ranking = run.rankings.get(qid, []) if ranking is None else ranking
     if opts.depth is not None:
         ranking = ranking[:max(opts.depth, 0)]
     if len(set(ranking)) != len(ranking):
@@ -282,10 +355,13 @@ def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
     for qid in qids:
         grades = qrels.grades[qid]
         ranking = _ranking(run, qid, opts, grades)
-        view = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+        view = stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+        if qid not in in_run and any(m.scores_missing_query for m, _, _ in slots):
+            ranking = _ranking(run, qid, opts, grades, [MISSING_QUERY_DOC])
+            stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
         for i, (m, k, name) in enumerate(slots):
             assert m.compute is not None
-            value = m.compute(view, k)
+            value = m.compute(stand_in if m.scores_missing_query else view, k)
             totals[i] += value
             if per_query and m.per_query:
                 fmt = _fmt_count if m.kind == "count" else _fmt_value

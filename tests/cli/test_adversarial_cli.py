@@ -1088,6 +1088,13 @@ COMMAND_CASES = [
          r"unknown trec_eval measure 'foo'; supported: runid"),
     Case("trec-eval-cutoff-a-word", _cli("trec-eval -m P.x {qrels} {run}"),
          r"-m P.x: cutoff 'x' is not an integer"),
+    Case("trec-eval-rbp-unknown-parameter", _cli("trec-eval -m rbp.q=0.8 {qrels} {run}"),
+         r"-m rbp.q=0.8: rbp takes only p= \(trec_eval would ignore 'q', use p=0.9 and print "
+         r"it as rbp_q=0.8\)$"),
+    Case("trec-eval-rbp-p-one", _cli("trec-eval -m rbp_resid.p=1 {qrels} {run}"),
+         r"-m rbp_resid.p=1: p must be a number strictly between 0 and 1"),
+    Case("trec-eval-rbp-p-a-word", _cli("trec-eval -m rbp.p=high {qrels} {run}"),
+         r"-m rbp.p=high: p 'high' is not a number \(trec_eval would read it as 0\)$"),
     Case("trec-eval-level-a-word", _cli("trec-eval -l x {qrels} {run}"),
          r"argument -l: invalid int value: 'x'"),
     Case("trec-eval-max-negative", _cli("trec-eval -M -1 {qrels} {run}"),

@@ -35,7 +35,11 @@ OPTION_SETS = [
     ["-m", "all_trec", "-q", "-l", "2"],
     ["-m", "all_trec", "-q", "-n", "-M", "10", "-l", "3"],
     ["-m", "ndcg_cut.1,3,1000", "-m", "P.1,2", "-m", "map_cut.7", "-m", "success.3", "-q"],
+    # rbp's persistence, trec_eval's -m NAME.p=X, printed rbp_p=X
+    ["-m", "rbp.p=0.8", "-m", "rbp_resid.p=0.5", "-q"],
+    ["-m", "all_trec", "-m", "rbp.p=0.95", "-m", "rbp_resid.p=0.99", "-q", "-c", "-M", "50"],
 ]
+RBP_SETS = OPTION_SETS[6:]
 
 
 def poolkit_trec_eval(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
@@ -86,7 +90,10 @@ def test_byte_identical_to_the_binary_on_dl19(capsys: pytest.CaptureFixture[str]
     args = [*opts, str(base / "qrels.full.txt"), str(base / "runs" / f"{run}.run")]
     out = poolkit_trec_eval(capsys, args)
     assert out == only(reference(trec_eval_binary, args), names_in(out))
-    if "all_trec" in opts:  # every measure poolkit computes took part
+    for opt in opts:  # a persistence asked for is printed, under trec_eval's name
+        if opt.startswith("rbp"):
+            assert opt.replace(".", "_", 1) in names_in(out)
+    if "all_trec" in opts and not any(o.startswith("rbp") for o in opts):
         assert {"map", "P_5", "recall_1000", "ndcg", "ndcg_cut_10", "map_cut_100", "success_1",
                 "Rprec", "bpref", "recip_rank", "set_recall", "num_nonrel_judged_ret",
                 "infAP", "rbp", "rbp_resid"} <= names_in(out)
@@ -120,7 +127,7 @@ def collections(draw: st.DrawFn) -> tuple[str, str]:
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(collections(), st.sampled_from(OPTION_SETS[1:5]))
+@given(collections(), st.sampled_from(OPTION_SETS[1:5] + RBP_SETS))
 # rbp_resid's mean at a rounding edge (0.42305...): right only when the arithmetic follows
 # trec_eval's order, which a sum of (1 - p) p^(i-1) weights plus p ** n does not.
 @example(data=("1 0 d1 0\n1 0 D1 0\n10 0 d1 0\n",
@@ -140,3 +147,21 @@ def test_random_collections_match_the_binary(tmp_path: Path, trec_eval_binary: P
     assert done.returncode == 0, done.stderr
     assert code == 0, err
     assert out == only(done.stdout, names_in(out))
+
+
+@pytest.mark.parametrize("opts", [["-c"], ["-c", "-J"], ["-c", "-M", "0"]])
+def test_a_query_the_run_lacks_scores_rbp_as_the_binary_does(
+        tmp_path: Path, trec_eval_binary: Path, capsys: pytest.CaptureFixture[str],
+        opts: list[str]) -> None:
+    """With -c trec_eval scores a query the run lacks as a ranking of one unjudged document,
+    then zeroes the residual of the measure named ``rbp_resid`` only: ``rbp_resid_p=X`` keeps
+    it (p + (1 - p) = 1). -J drops that document first. (Without -c this binary stops on
+    the query; poolkit skips it, as trec_eval's help says.)"""
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n3 0 c 2\n")
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 x 2 1.0 t\n3 Q0 c 1 1.0 t\n")
+    args = [*opts, "-q", "-m", "rbp_resid.p=0.8", "-m", "rbp.p=0.8", "-m", "rbp_resid",
+            "-m", "num_ret", str(qrels), str(run)]
+    out = poolkit_trec_eval(capsys, args)
+    assert out == only(reference(trec_eval_binary, args), names_in(out))
+    assert "rbp_resid_p=0.8" in names_in(out)

@@ -64,6 +64,18 @@ def test_per_query_lines_follow_query_id_byte_order(capsys: pytest.CaptureFixtur
     ("P.5,5", "-m P.5,5: a cutoff is given twice"),
     ("P.x", "-m P.x: cutoff 'x' is not an integer"),
     ("ndcg.1=3", "poolkit computes ndcg only with its default parameters"),
+    ("rbp.0.8", "-m rbp.0.8: expected KEY=VALUE parameters (rbp takes p=, e.g. -m rbp.p=0.8)"),
+    ("rbp.p=", "-m rbp.p=: expected KEY=VALUE parameters"),
+    ("rbp.q=0.8", "-m rbp.q=0.8: rbp takes only p= (trec_eval would ignore 'q', use p=0.9 "
+                  "and print it as rbp_q=0.8)"),
+    ("rbp.p=0.8,p=0.5", "-m rbp.p=0.8,p=0.5: p is given twice"),
+    ("rbp.p=abc", "-m rbp.p=abc: p 'abc' is not a number (trec_eval would read it as 0)"),
+    ("rbp_resid.p=0.8x", "-m rbp_resid.p=0.8x: p '0.8x' is not a number (trec_eval would "
+                         "read it as 0.8)"),
+    ("rbp.p=1_0", "-m rbp.p=1_0: p '1_0' is not a number (trec_eval would read it as 1)"),
+    ("rbp.p=1.5", "-m rbp.p=1.5: p must be a number strictly between 0 and 1"),
+    ("rbp_resid.p=0", "-m rbp_resid.p=0: p must be a number strictly between 0 and 1"),
+    ("rbp.p=nan", "-m rbp.p=nan: RBP.p must be a finite number, found nan"),
 ])
 def test_an_unsupported_measure_is_one_line_naming_it(capsys: pytest.CaptureFixture[str],
                                                       files: tuple[str, str], measure: str,
@@ -109,3 +121,27 @@ def test_other_run_formats_score_like_their_trec_twin(capsys: pytest.CaptureFixt
     assert code == 0, err
     # the same lines but runid: a JSON run has no tag, its file name stands in
     assert got.replace("run.json", "last") == want
+
+
+@pytest.mark.parametrize("p", ["0.8", "0.95", ".5", "8e-1"])
+def test_rbp_takes_trec_eval_s_persistence_parameter(capsys: pytest.CaptureFixture[str],
+                                                     files: tuple[str, str], p: str) -> None:
+    """``-m rbp.p=X`` prints as trec_eval does, ``rbp_p=X`` as typed; the value is RBP(p)."""
+    code, out, _ = run_cli(capsys, "-q", "-m", f"rbp.p={p}", "-m", f"rbp_resid.p={p}", *files)
+    assert code == 0
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert {name.rstrip() for name, _, _ in lines} == {f"rbp_p={p}", f"rbp_resid_p={p}"}
+    q1 = {name.rstrip(): float(v) for name, qid, v in lines if qid == "q1"}
+    # q1 ranks d2 (grade 0) then d1 (grade 1, the query's top grade): (1 - p) * p
+    assert q1[f"rbp_p={p}"] == pytest.approx(round((1 - float(p)) * float(p), 4))
+    assert q1[f"rbp_resid_p={p}"] == 0.0  # both judged
+
+
+def test_rbp_first_parameters_win_and_nicknames_print_them(
+        capsys: pytest.CaptureFixture[str], files: tuple[str, str]) -> None:
+    code, out, _ = run_cli(capsys, "-m", "rbp.p=0.8", "-m", "rbp", "-m", "rbp.p=0.5", *files)
+    assert code == 0 and [line.split("\t")[0].rstrip() for line in out.splitlines()] == \
+        ["rbp_p=0.8"]
+    code, out, _ = run_cli(capsys, "-m", "all_trec", "-m", "rbp_resid.p=0.7", *files)
+    names = [line.split("\t")[0].rstrip() for line in out.splitlines()]
+    assert "rbp" in names and "rbp_resid_p=0.7" in names and "rbp_resid" not in names
