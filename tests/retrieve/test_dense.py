@@ -152,8 +152,9 @@ def test_re_pool_reads_the_cache_without_encoding_or_loading_it_whole(
     monkeypatch.setattr(dense.exact._Rows, "chunks", chunks)
     again = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
     assert again.search(sample_queries, 7) == expected and again.cache_hit is True
-    # The map is read through the file in chunks, not asked for as one array.
-    assert reads == [(EmbeddingCache(tmp_path).path(minilm, sample_corpus), True)]
+    # The map is read through the file in chunks, not asked for as one array: one pass to
+    # choose the candidates, one to re-score them.
+    assert reads == [(EmbeddingCache(tmp_path).path(minilm, sample_corpus), True)] * 2
 
 
 def test_chunked_search_is_ranking_every_exact_cosine(sample_corpus, sample_queries, minilm,

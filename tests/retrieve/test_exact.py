@@ -107,3 +107,130 @@ def test_ties_are_broken_by_doc_id_descending():
                        doc_chunk=1)
     assert [h.docid for h in got[0]] == ["d", "c", "b"]
     assert {h.score for h in got[0]} == {3.0}
+
+
+def _ids(n: int) -> list[str]:
+    return [f"d{(i * 7) % n:03d}" for i in range(n)]  # descending id order is not row order
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 100])
+def test_k_larger_than_the_corpus_returns_every_document_ranked(chunk):
+    rng = np.random.default_rng(3)
+    docs = rng.standard_normal((11, 6)).astype(np.float32)
+    queries = rng.standard_normal((3, 6)).astype(np.float32)
+    ids = _ids(11)
+    got = exact.search(queries, docs, 50, descending_id_order(ids), ids, doc_chunk=chunk)
+    assert got == reference(queries, docs, 50, ids)
+    assert all(len(hits) == 11 for hits in got)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 4, 7, 13])
+@pytest.mark.parametrize("k", [1, 4, 5, 9])
+def test_a_tie_at_the_kth_place_spanning_chunks_is_cut_by_doc_id(chunk, k):
+    """Rows 2..10 score the same (one vector repeated); k cuts through them whichever chunk
+    each one is in: the cut follows doc id descending, as ranking all at once does."""
+    top = np.array([[2.0, 0.0, 0.0]], np.float32)
+    tied = np.array([[1.0, 0.0, 0.0]], np.float32)
+    low = np.array([[0.0, 1.0, 0.0]], np.float32)
+    docs = np.concatenate([top, top, np.repeat(tied, 9, axis=0), low, low])
+    ids = _ids(len(docs))
+    query = np.array([[1.0, 0.5, 0.0]], np.float32)
+    got = exact.search(query, docs, k, descending_id_order(ids), ids, doc_chunk=chunk)
+    assert got == reference(query, docs, k, ids)
+    tied_ids = sorted((ids[i] for i in range(2, 11)), reverse=True)
+    assert [h.docid for h in got[0][2:]] == tied_ids[:max(0, k - 2)]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_duplicate_vectors_everywhere(chunk):
+    rng = np.random.default_rng(5)
+    distinct = rng.standard_normal((3, 8)).astype(np.float32)
+    docs = distinct[rng.integers(0, 3, size=30)]
+    queries = np.concatenate([rng.standard_normal((2, 8)).astype(np.float32),
+                              distinct[:1]])
+    ids = _ids(30)
+    for k in (1, 7, 10, 29, 30, 31):
+        got = exact.search(queries, docs, k, descending_id_order(ids), ids, doc_chunk=chunk,
+                           query_block=2)
+        assert got == reference(queries, docs, k, ids)
+
+
+def test_an_empty_npy_file_gives_no_hits(tmp_path):
+    np.save(tmp_path / "empty.npy", np.zeros((0, 4), np.float32))
+    got = exact.search(np.ones((2, 4), np.float32), tmp_path / "empty.npy", 3,
+                       descending_id_order([]), [])
+    assert got == [[], []]
+
+
+def test_a_score_next_to_a_rounding_boundary_is_summed_the_exact_way(monkeypatch):
+    """The float64 product only settles a score's six decimals when its whole error interval
+    rounds alike; 1.5e-6 in float32 sits 6e-14 above the 1e-6 / 2e-6 midpoint, so it is
+    summed the documented way, and the hit says 2e-6 as ranking every score at once does."""
+    docs = np.array([[1.5e-6], [1.0], [0.25]], np.float32)
+    query = np.ones((1, 1), np.float32)
+    ids = ["a", "b", "c"]
+    summed: list[int] = []
+    real = exact.exact_scores
+
+    def spy(q, rows):
+        summed.append(len(rows))
+        return real(q, rows)
+
+    monkeypatch.setattr(exact, "exact_scores", spy)
+    got = exact.search(query, docs, 3, descending_id_order(ids), ids)
+    monkeypatch.setattr(exact, "exact_scores", real)
+    assert got == reference(query, docs, 3, ids)
+    assert summed == [1] and got[0][-1] == Hit("a", 2e-06)
+
+
+def test_only_about_k_documents_a_query_are_re_scored_in_float64(monkeypatch):
+    """The float32 pass keeps k candidates plus the few within its error margin of the k-th
+    (not k per chunk), so the float64 work does not grow with the number of chunks."""
+    rng = np.random.default_rng(11)
+    docs = rng.standard_normal((4000, 32)).astype(np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    queries = rng.standard_normal((5, 32)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    ids = [f"p{i}" for i in range(4000)]
+    sizes: list[int] = []
+    real = exact._rescore
+
+    def spy(source, chunk, q32, docs_held):
+        sizes.extend(len(d) for d in docs_held)
+        return real(source, chunk, q32, docs_held)
+
+    monkeypatch.setattr(exact, "_rescore", spy)
+    got = exact.search(queries, docs, 100, descending_id_order(ids), ids, doc_chunk=250)
+    assert got == reference(queries, docs, 100, ids)
+    assert len(sizes) == 5 and all(100 <= s <= 110 for s in sizes)
+
+
+def test_max_norm_bounds_every_row_from_above():
+    rng = np.random.default_rng(2)
+    for dim in (1, 3, 384):
+        rows = (rng.standard_normal((200, dim)) * rng.uniform(1e-3, 1e3, (200, 1))
+                ).astype(np.float32)
+        exact_max = float(np.sqrt(exact.exact_norms_sq(rows).max()))
+        assert exact_max <= exact.max_norm(rows) <= exact_max * (1 + 1e-4)
+    assert exact.max_norm(np.zeros((0, 4), np.float32)) == 0.0
+
+
+@pytest.mark.parametrize("high_in_sample", [False, True])
+def test_a_wide_chunk_bounds_its_kth_best_from_a_sample_or_exactly(high_in_sample):
+    """A chunk far wider than k bounds its k-th best from every step-th column; when those
+    columns hold the only high scores, fewer than k reach the sample's bound and the row
+    falls back to the exact k-th best. Either way the result is ranking all at once."""
+    rng = np.random.default_rng(4)
+    n, k = 400, 10
+    docs = rng.standard_normal((n, 5)).astype(np.float32)
+    if high_in_sample:  # every 10th row (the sample's columns) far above the rest
+        docs[::10] += np.float32(50.0)
+    queries = np.ones((2, 5), np.float32)
+    ids = _ids(n)
+    scores = queries @ docs.T
+    reach = exact._at_least_k_reach(scores, k)
+    assert (np.count_nonzero(scores >= reach[:, None], axis=1) >= k).all()
+    if high_in_sample:
+        np.testing.assert_array_equal(reach, np.sort(scores, axis=1)[:, -k])
+    got = exact.search(queries, docs, k, descending_id_order(ids), ids, doc_chunk=n)
+    assert got == reference(queries, docs, k, ids)
