@@ -159,23 +159,21 @@ def child_search(folder: Path, cache: Path, batch: int, depth: int) -> dict:
 
 def child_search_before(folder: Path, cache: Path, batch: int, depth: int) -> dict:
     """The search poolkit did before issue 14: blocks of queries x every document (~64 MB
-    of scores a block), the memory map used as one array, ``top_k`` per row."""
+    of scores a block), the memory map used as one array, ``top_k`` per row, every query's
+    hits kept (as that search returned them, and as the chunked search does)."""
     import numpy as np
 
     from poolkit.retrieve.base import top_k
 
     corpus, docs, q_emb = _queries_and_cache(folder, cache, batch)
     start = time.perf_counter()
-    first: list[str] = []
+    hits = []
     step = max(1, 2**24 // max(1, len(corpus)))
     for a in range(0, len(q_emb), step):
         block = q_emb[a:a + step] @ np.asarray(docs).T
-        for i, row in enumerate(block):
-            hits = top_k(row, depth, corpus.id_rank, corpus.ids)
-            if a + i == 0:
-                first = [h.docid for h in hits[:10]]
+        hits += [top_k(row, depth, corpus.id_rank, corpus.ids) for row in block]
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "first": first}
+    return {"seconds": seconds, "first": [h.docid for h in hits[0][:10]]}
 
 
 CHILDREN = {"poolkit-encode": child_poolkit_encode, "plain-encode": child_plain_encode,
