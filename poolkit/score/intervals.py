@@ -17,7 +17,7 @@ matrix that multiplies the per-query values of every measure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,17 +96,42 @@ def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     if values.ndim == 1:
         values = values[:, None]
     n = values.shape[0]
+    out = np.empty((resamples, values.shape[1]))
+    for start, rows, counts in _resample_counts(n, resamples, seed):
+        out[start:start + rows] = counts @ values / n
+    return out
+
+
+def bootstrap_means_each(columns: Sequence[np.ndarray], resamples: int = RESAMPLES,
+                         seed: int = SEED) -> list[np.ndarray]:
+    """``bootstrap_means(c)[:, 0]`` for each 1-D array ``c`` (all of one length), value for
+    value, with the resamples drawn once for all: the draw depends only on the length, and
+    each column is multiplied by it on its own, as alone (one product of all the columns
+    at once could differ in the last bits). The paired tests' intervals of N runs' pairs."""
+    arrays = [np.asarray(c, dtype=float)[:, None] for c in columns]
+    if not arrays:
+        return []
+    n = arrays[0].shape[0]
+    outs = [np.empty((resamples, 1)) for _ in arrays]
+    for start, rows, counts in _resample_counts(n, resamples, seed):
+        for values, out in zip(arrays, outs):
+            out[start:start + rows] = counts @ values / n
+    return [out[:, 0] for out in outs]
+
+
+def _resample_counts(n: int, resamples: int,
+                     seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(first resample, resamples, counts): how often each of the ``n`` queries is drawn in
+    each resample, ``_CHUNK`` resamples at a time."""
     if n == 0:
         raise ValueError("bootstrap needs at least one query")
     rng = np.random.default_rng(seed)
-    out = np.empty((resamples, values.shape[1]))
     for start in range(0, resamples, _CHUNK):
         rows = min(_CHUNK, resamples - start)
         idx = rng.integers(0, n, size=(rows, n), dtype=np.int64)
         offsets = (np.arange(rows, dtype=np.int64) * n)[:, None]
-        counts = np.bincount((idx + offsets).ravel(), minlength=rows * n).reshape(rows, n)
-        out[start:start + rows] = counts @ values / n
-    return out
+        yield start, rows, np.bincount((idx + offsets).ravel(),
+                                       minlength=rows * n).reshape(rows, n)
 
 
 def percentile_interval(means: np.ndarray, confidence: float = CONFIDENCE,

@@ -41,7 +41,12 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
-from poolkit.score.intervals import LEVEL, RESAMPLES, bootstrap
+from poolkit.score.intervals import (
+    LEVEL,
+    RESAMPLES,
+    bootstrap_means_each,
+    percentile_interval,
+)
 from poolkit.score.intervals import SEED as BOOT_SEED
 
 PERMUTATIONS = 10_000
@@ -411,13 +416,17 @@ def pairwise_tests(scores: Mapping[str, Mapping[str, Mapping[str, float]]],
                                     opt.permutations, opt.seed)
             for j, p in zip(idx, ps):
                 rand[j] = float(p)
-    tests = []
-    for (m, a, b, d), p_rand in zip(pending, rand):
-        n = d.size
-        ci = None
+    # the differences' bootstrap intervals, the resamples drawn once per query count
+    cis: list[tuple[float, float] | None] = [None] * len(pending)
+    for n, idx in by_n.items():
         if n:
-            iv = bootstrap(d.tolist())
-            ci = (iv.low, iv.high)
+            means = bootstrap_means_each([pending[j][3] for j in idx])
+            for j, m_j in zip(idx, means):
+                iv = percentile_interval(m_j)
+                cis[j] = (iv.low, iv.high)
+    tests = []
+    for (m, a, b, d), p_rand, ci in zip(pending, rand, cis):
+        n = d.size
         p = {"t": t_test(d), "randomization": p_rand, "wilcoxon": wilcoxon(d)}
         tests.append(PairTest(m, a, b, n, float(d.mean()) if n else None, ci,
                               {k: _nan_to_none(v) for k, v in p.items()}))

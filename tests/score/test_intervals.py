@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolkit.score.intervals import (
@@ -110,3 +110,21 @@ def test_wide_band_for_few_queries_narrow_for_many() -> None:
     many = bootstrap([0.0, 1.0] * 500)
     assert (few.high - few.low) > 3 * (many.high - many.low)
     assert math.isclose((many.low + many.high) / 2, 0.5, abs_tol=0.02)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 250), k=st.integers(0, 5), seed=st.integers(0, 3),
+       data=st.data())
+def test_bootstrapping_columns_together_is_bootstrapping_each_alone(n, k, seed, data) -> None:
+    """The paired tests draw the resamples once for all pairs: value for value the same
+    means as each pair's bootstrap alone (resamples not a multiple of the chunk too)."""
+    from poolkit.score.intervals import bootstrap_means, bootstrap_means_each
+
+    values = st.floats(-1, 1, allow_nan=False)
+    columns = [np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
+               for _ in range(k)]
+    together = bootstrap_means_each(columns, resamples=250, seed=seed)
+    alone = [bootstrap_means(c, resamples=250, seed=seed)[:, 0] for c in columns]
+    assert len(together) == k
+    for t, a in zip(together, alone):
+        assert t.tobytes() == a.tobytes()
