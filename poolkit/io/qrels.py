@@ -18,6 +18,7 @@ from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.validate import INTEGER as _INT
 from poolkit.io.validate import check_id, grade_size_problem, has_control_chars
+from poolkit.threads import cache_lock
 
 
 @dataclass
@@ -177,8 +178,6 @@ class _SourceLines(Mapping[tuple[str, str], int]):
 
     def _index(self) -> dict[tuple[str, str], int]:
         if self._text is not None:
-            from poolkit.threads import cache_lock
-
             with cache_lock:  # runs scored on threads may ask at once
                 if self._text is not None:
                     self._lines = _careful_grades(self._path, self._text)[1]
