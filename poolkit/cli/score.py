@@ -284,16 +284,20 @@ def run_score(args: argparse.Namespace) -> int:
                         gain=args.gain, corpus_size=size)
 
     def score_file(i: int) -> RunResult:
-        return score_run(qrels, read_any_run(args.runs[i], args.order, args.run_format), shown,
-                         settings, truth=truth,
-                         fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                         stages=stages, sample=sample)
+        result = score_run(qrels, read_any_run(args.runs[i], args.order, args.run_format),
+                           shown, settings, truth=truth,
+                           fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
+                           stages=stages, sample=sample)
+        # the run's part of the report (pure Python), built here while other threads read
+        # and score later runs (NumPy, GIL released) rather than for every run at the end
+        result.prepare(args.format)
+        return result
 
     jobs = args.jobs or default_jobs(len(args.runs))
     with Progress(len(args.runs), "scoring", "runs") as bar:
         results = ordered_map(score_file, range(len(args.runs)), jobs, bar.update)
     failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
-    tests = run_tests(results, shown, options) if len(results) > 1 else None
+    tests = run_tests(results, shown, options, jobs) if len(results) > 1 else None
     if args.plot and tests is not None:
         plot_pair(args, results, shown, tests)
     doc = build_document(settings, qrels, results, truth=truth,
@@ -346,11 +350,12 @@ def run_names(results: Sequence[RunResult]) -> list[str]:
 
 
 def run_tests(results: Sequence[RunResult], shown: Sequence[Measure],
-              options: TestOptions) -> PairedTests:
-    """Every pair of runs on every shown measure, over the queries both are scored on."""
+              options: TestOptions, jobs: int = 1) -> PairedTests:
+    """Every pair of runs on every shown measure, over the queries both are scored on
+    (the resampling on ``jobs`` threads: the same tests for any ``jobs``)."""
     scores = {name: {m.name: r.evaluation.per_query[m.name] for m in shown}
               for name, r in zip(run_names(results), results)}
-    return pairwise_tests(scores, [m.name for m in shown], options)
+    return pairwise_tests(scores, [m.name for m in shown], options, jobs)
 
 
 def plot_pair(args: argparse.Namespace, results: Sequence[RunResult], shown: Sequence[Measure],

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from poolkit.score.draws import map_draws
+
 CONFIDENCE = 0.95  # every interval's confidence level (a 'level' elsewhere is a grade)
 LEVEL = CONFIDENCE  # its old name
 RESAMPLES = 1000
@@ -103,19 +105,29 @@ def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 
 
 
 def bootstrap_means_each(columns: Sequence[np.ndarray], resamples: int = RESAMPLES,
-                         seed: int = SEED) -> list[np.ndarray]:
+                         seed: int = SEED, jobs: int = 1) -> list[np.ndarray]:
     """``bootstrap_means(c)[:, 0]`` for each 1-D array ``c`` (all of one length), value for
     value, with the resamples drawn once for all: the draw depends only on the length, and
     each column is multiplied by it on its own, as alone (one product of all the columns
-    at once could differ in the last bits). The paired tests' intervals of N runs' pairs."""
+    at once could differ in the last bits). The paired tests' intervals of N runs' pairs.
+
+    The counts are cast to float once per chunk (``int @ float`` casts them for every
+    product; the cast is exact, so the products are the same), and the chunks are worked
+    on ``jobs`` threads (:func:`poolkit.score.draws.map_draws`: the same for any ``jobs``).
+    """
     arrays = [np.asarray(c, dtype=float)[:, None] for c in columns]
     if not arrays:
         return []
     n = arrays[0].shape[0]
     outs = [np.empty((resamples, 1)) for _ in arrays]
-    for start, rows, counts in _resample_counts(n, resamples, seed):
+
+    def fill(chunk: tuple[int, int, np.ndarray]) -> None:
+        start, rows, counts = chunk
+        weights = counts.astype(float)
         for values, out in zip(arrays, outs):
-            out[start:start + rows] = counts @ values / n
+            out[start:start + rows] = weights @ values / n
+
+    map_draws(_resample_counts(n, resamples, seed), fill, jobs)
     return [out[:, 0] for out in outs]
 
 

@@ -32,7 +32,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from poolkit import __version__
@@ -63,9 +63,22 @@ class RunInfo:
         return cls(run.name, run.path, run.sha256, len(run.rankings))
 
 
+class RunDocument(dict[str, Any]):
+    """One run's entry of the report's ``runs`` (a plain dict to every reader), with its
+    compact JSON when it was written ahead (:func:`prepare_json`): ``render_json`` then
+    splices that text in rather than encoding the run again."""
+
+    compact_json: str | None = None
+
+
 @dataclass
 class RunResult:
-    """Everything the report says about one run."""
+    """Everything the report says about one run.
+
+    :meth:`document` builds the run's part of the report once; ``poolkit score`` calls
+    :meth:`prepare` on the thread that scored the run, so N runs' parts are built while
+    later runs are read, not one after another at the end. Nothing in the part refers to
+    the run's rows (only to values computed from them)."""
 
     run: RunInfo
     evaluation: Any  # poolkit.score.evaluate.Evaluation
@@ -74,6 +87,19 @@ class RunResult:
     audit: Audit
     stages: StageReport | None = None
     truth: TruthTable | None = None
+    _document: RunDocument | None = field(default=None, init=False, repr=False,
+                                          compare=False)
+
+    def document(self) -> RunDocument:
+        """The run's entry of the report's ``runs``, built on first use (so complete the
+        result, stages and truth included, before asking)."""
+        if self._document is None:
+            self._document = run_document(self)
+        return self._document
+
+    def prepare(self, fmt: str) -> None:
+        """Build what rendering ``fmt`` will need of this run, ahead of the rest."""
+        PREPARE.get(fmt, _document_only)(self.document())
 
 
 @dataclass
@@ -98,29 +124,32 @@ def _labels_identity(q: Qrels) -> dict[str, Any]:
             "judgments": len(q)}
 
 
+def run_document(r: RunResult) -> RunDocument:
+    """One run's entry of the report's ``runs`` (see the module doc for its keys)."""
+    ev = r.evaluation
+    measures = {}
+    for m in r.shown:
+        ci = r.intervals.get(m.name)
+        measures[m.name] = {"mean": ev.means[m.name], "per_query": ev.per_query[m.name],
+                            "ci": ci.to_dict() if ci else None, "family": m.family,
+                            "cutoff": m.cutoff}
+    return RunDocument({
+        "name": r.run.name, "path": r.run.path, "sha256": r.run.sha256,
+        "queries": {"in_run": r.run.queries, "scored": len(ev.scored),
+                    "excluded": list(ev.excluded), "missing": list(ev.missing),
+                    "unknown": list(ev.unknown)},
+        "measures": measures,
+        "audit": r.audit.to_dict(),
+        "stages": r.stages.to_dict() if r.stages else None,
+        "truth": r.truth.to_dict() if r.truth else None,
+    })
+
+
 def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
                    truth: Qrels | None = None, conditions: Sequence[str] = (),
                    failures: Sequence[Failure] = (), tests: Any = None) -> dict[str, Any]:
     """The report; ``tests`` is a ``PairedTests`` (two runs or more) or None."""
-    runs = []
-    for r in results:
-        ev = r.evaluation
-        measures = {}
-        for m in r.shown:
-            ci = r.intervals.get(m.name)
-            measures[m.name] = {"mean": ev.means[m.name], "per_query": ev.per_query[m.name],
-                                "ci": ci.to_dict() if ci else None, "family": m.family,
-                                "cutoff": m.cutoff}
-        runs.append({
-            "name": r.run.name, "path": r.run.path, "sha256": r.run.sha256,
-            "queries": {"in_run": r.run.queries, "scored": len(ev.scored),
-                        "excluded": list(ev.excluded), "missing": list(ev.missing),
-                        "unknown": list(ev.unknown)},
-            "measures": measures,
-            "audit": r.audit.to_dict(),
-            "stages": r.stages.to_dict() if r.stages else None,
-            "truth": r.truth.to_dict() if r.truth else None,
-        })
+    runs = [r.document() for r in results]
     return {
         "poolkit_version": __version__,
         "date": report_date(),
@@ -513,6 +542,11 @@ def render_csv(doc: dict[str, Any], per_query: bool = False) -> str:
 
 
 JSON_INDENT_LIMIT = 20_000  # per-query values above which JSON is written compact
+_COMPACT = (",", ":")
+
+
+def _values(run: dict[str, Any]) -> int:
+    return sum(len(m["per_query"]) for m in run["measures"].values())
 
 
 def render_json(doc: dict[str, Any], per_query: bool = False) -> str:
@@ -520,11 +554,39 @@ def render_json(doc: dict[str, Any], per_query: bool = False) -> str:
 
     Indented for reading; compact (one line) past ``JSON_INDENT_LIMIT`` per-query values,
     because only the compact form uses the C encoder (10x faster on 10,000 queries).
+    Compact, it is ``json.dumps(doc, separators=(",", ":"))`` to the byte, written key by
+    key so a run written ahead (:func:`prepare_json`) is spliced in, not encoded again.
     """
-    values = sum(len(m["per_query"]) for r in doc["runs"] for m in r["measures"].values())
-    if values > JSON_INDENT_LIMIT:
-        return json.dumps(doc, separators=(",", ":")) + "\n"
-    return json.dumps(doc, indent=2) + "\n"
+    if sum(_values(r) for r in doc["runs"]) <= JSON_INDENT_LIMIT:
+        return json.dumps(doc, indent=2) + "\n"
+    items = [f"{json.dumps(key)}:{_compact_runs(value) if key == 'runs' else _compact(value)}"
+             for key, value in doc.items()]
+    return "{" + ",".join(items) + "}\n"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=_COMPACT)
+
+
+def _compact_runs(runs: Sequence[dict[str, Any]]) -> str:
+    texts = [run.compact_json if isinstance(run, RunDocument) and run.compact_json is not None
+             else _compact(run) for run in runs]
+    return "[" + ",".join(texts) + "]"
+
+
+def prepare_json(run: RunDocument) -> None:
+    """Write a run's compact JSON ahead, when the run alone makes the report compact (so
+    the whole report is: ``render_json``); a smaller run is cheap to write at the end."""
+    if run.compact_json is None and _values(run) > JSON_INDENT_LIMIT:
+        run.compact_json = _compact(run)
+
+
+def _document_only(run: RunDocument) -> None:
+    """Formats that render from the document alone need nothing more ahead."""
+
+
+#: what each format can build ahead from one run's finished part (``RunResult.prepare``)
+PREPARE: dict[str, Callable[[RunDocument], None]] = {"json": prepare_json}
 
 
 Renderer = Callable[[dict[str, Any], bool], str]

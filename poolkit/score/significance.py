@@ -33,7 +33,7 @@ Benjamini-Hochberg's step-up (false discovery rate), as statsmodels' ``multiplet
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.score.draws import map_draws
 from poolkit.score.intervals import (
     LEVEL,
     RESAMPLES,
@@ -125,8 +126,8 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, sorted_x[1:] != sorted_x[:-1]])
     ends = np.r_[starts[1:], x.size]
     ranks = np.empty(x.size)
-    for s, e in zip(starts, ends):
-        ranks[order[s:e]] = (s + e + 1) / 2.0
+    # (s + e + 1) / 2 of each tie group [s, e): whole numbers halved, exact as in Python
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
     return ranks
 
 
@@ -186,12 +187,26 @@ def _all_signs(n: int) -> np.ndarray:
     return signs
 
 
+_SIGNS = np.array([1.0, -1.0])  # a drawn bit's sign
+
+
+def _sign_draws(n: int, permutations: int, seed: int) -> Iterator[np.ndarray]:
+    """The randomization's sign draws (0/1 per query and permutation), ``_CHUNK`` rows at
+    a time: they depend only on ``n``, ``permutations`` and the seed."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, permutations, _CHUNK):
+        rows = min(_CHUNK, permutations - start)
+        yield rng.integers(0, 2, size=(rows, n), dtype=np.int8)
+
+
 def randomization_many(diffs: np.ndarray, permutations: int = PERMUTATIONS,
-                       seed: int = SEED) -> np.ndarray:
+                       seed: int = SEED, jobs: int = 1) -> np.ndarray:
     """Two-sided randomization p-values of every column of ``diffs`` (queries x tests).
 
     The columns share one set of sign vectors, which is what a single column would get on
     its own: the draw depends only on the number of queries, the seed and ``permutations``.
+    Chunks of sign vectors are worked on ``jobs`` threads, each drawn in order and counted
+    on its own (whole counts: their sum is exact in any order), so ``jobs`` changes nothing.
     """
     diffs = np.asarray(diffs, dtype=float)
     if diffs.ndim == 1:
@@ -206,12 +221,14 @@ def randomization_many(diffs: np.ndarray, permutations: int = PERMUTATIONS,
     if 2 ** n <= permutations:
         stats = np.abs(_all_signs(n) @ diffs)
         return np.asarray((stats >= threshold).sum(axis=0) / 2 ** n)
-    rng = np.random.default_rng(seed)
+
+    def count(bits: np.ndarray) -> np.ndarray:
+        signs = _SIGNS[bits]  # 1 - 2 * bit, looked up: one pass, the same +-1.0
+        return np.asarray((np.abs(signs @ diffs) >= threshold).sum(axis=0))
+
     hits = np.zeros(k)
-    for start in range(0, permutations, _CHUNK):
-        rows = min(_CHUNK, permutations - start)
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(rows, n), dtype=np.int8)
-        hits += (np.abs(signs @ diffs) >= threshold).sum(axis=0)
+    for chunk_hits in map_draws(_sign_draws(n, permutations, seed), count, jobs):
+        hits += chunk_hits
     return (hits + 1.0) / (permutations + 1.0)
 
 
@@ -390,21 +407,46 @@ class PairedTests:
         return None
 
 
+class _Columns:
+    """Each run's per-query values of one measure as (query ids, array), built once for
+    all its pairs: two runs scored on the same queries in the same order (the usual case)
+    pair by subtracting arrays, value for value what :func:`paired` computes."""
+
+    def __init__(self, scores: Mapping[str, Mapping[str, Mapping[str, float]]], measure: str):
+        self.scores, self.measure = scores, measure
+        self.built: dict[str, tuple[list[str], np.ndarray]] = {}
+
+    def of(self, run: str) -> tuple[list[str], np.ndarray]:
+        if run not in self.built:
+            values = self.scores[run][self.measure]
+            self.built[run] = (list(values),
+                               np.fromiter(values.values(), float, len(values)))
+        return self.built[run]
+
+    def differences(self, a: str, b: str) -> np.ndarray:
+        (qa, va), (qb, vb) = self.of(a), self.of(b)
+        if qa == qb:
+            return va - vb
+        return paired(self.scores[a][self.measure], self.scores[b][self.measure])[1]
+
+
 def pairwise_tests(scores: Mapping[str, Mapping[str, Mapping[str, float]]],
-                   measures: Sequence[str], options: TestOptions | None = None) -> PairedTests:
+                   measures: Sequence[str], options: TestOptions | None = None,
+                   jobs: int = 1) -> PairedTests:
     """Test every pair of runs (in ``scores`` order, a before b) on every measure.
 
     ``scores[run][measure][qid]`` are per-query values of the scored queries only, so a
     query excluded from a run's means (no relevant label) is left out of its tests too.
+    The resampling tests work on ``jobs`` threads; the result is the same for any ``jobs``.
     """
     opt = options or TestOptions()
     runs = list(scores)
     pending: list[tuple[str, str, str, np.ndarray]] = []
     for m in measures:
+        columns = _Columns(scores, m)
         for i, a in enumerate(runs):
             for b in runs[i + 1:]:
-                _, d = paired(scores[a][m], scores[b][m])
-                pending.append((m, a, b, d))
+                pending.append((m, a, b, columns.differences(a, b)))
     # one shared draw of sign vectors per query count (what each test would get alone)
     rand: list[float] = [math.nan] * len(pending)
     by_n: dict[int, list[int]] = {}
@@ -413,14 +455,14 @@ def pairwise_tests(scores: Mapping[str, Mapping[str, Mapping[str, float]]],
     for n, idx in by_n.items():
         if n >= 2:
             ps = randomization_many(np.column_stack([pending[j][3] for j in idx]),
-                                    opt.permutations, opt.seed)
+                                    opt.permutations, opt.seed, jobs)
             for j, p in zip(idx, ps):
                 rand[j] = float(p)
     # the differences' bootstrap intervals, the resamples drawn once per query count
     cis: list[tuple[float, float] | None] = [None] * len(pending)
     for n, idx in by_n.items():
         if n:
-            means = bootstrap_means_each([pending[j][3] for j in idx])
+            means = bootstrap_means_each([pending[j][3] for j in idx], jobs=jobs)
             for j, m_j in zip(idx, means):
                 iv = percentile_interval(m_j)
                 cis[j] = (iv.low, iv.high)
