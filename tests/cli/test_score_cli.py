@@ -444,6 +444,27 @@ def test_jobs_change_nothing_in_the_report(capsys: pytest.CaptureFixture[str], t
     assert names == ["plain.run", "seed.run", "tabbed.run", "ranked.yaml", "plain.run"]
 
 
+@pytest.mark.parametrize("jobs", ["1", "3"])
+def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch, jobs: str) -> None:
+    """Past the compact limit each run's JSON is written on its scoring thread and spliced:
+    the output is ``json.dumps`` of the whole document to the byte, for any --jobs."""
+    from poolkit.score import report
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(report, "JSON_INDENT_LIMIT", 2)
+    runs = _mixed_runs(tmp_path)
+    code, out, _ = cli(capsys, GOLDEN, *runs, "-k", "5", "--truth",
+                       str(REPO / "sample_corpus" / "truth.qrels"), "--format", "json",
+                       "--jobs", jobs)
+    assert code == 0 and out.count("\n") == 1
+    assert out == json.dumps(json.loads(out), separators=(",", ":")) + "\n"
+    monkeypatch.setattr(report, "JSON_INDENT_LIMIT", 10**9)
+    indented = cli(capsys, GOLDEN, *runs, "-k", "5", "--truth",
+                   str(REPO / "sample_corpus" / "truth.qrels"), "--format", "json")[1]
+    assert json.loads(indented) == json.loads(out)
+
+
 def test_the_first_bad_run_in_order_is_the_error_whatever_finishes_first(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A run whose error is on its last line of many is named, not a later run failing on

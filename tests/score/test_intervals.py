@@ -114,16 +114,18 @@ def test_wide_band_for_few_queries_narrow_for_many() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(1, 250), k=st.integers(0, 5), seed=st.integers(0, 3),
-       data=st.data())
-def test_bootstrapping_columns_together_is_bootstrapping_each_alone(n, k, seed, data) -> None:
+       jobs=st.integers(1, 3), data=st.data())
+def test_bootstrapping_columns_together_is_bootstrapping_each_alone(n, k, seed, jobs,
+                                                                    data) -> None:
     """The paired tests draw the resamples once for all pairs: value for value the same
-    means as each pair's bootstrap alone (resamples not a multiple of the chunk too)."""
+    means as each pair's bootstrap alone (resamples not a multiple of the chunk too), on
+    any number of threads."""
     from poolkit.score.intervals import bootstrap_means, bootstrap_means_each
 
     values = st.floats(-1, 1, allow_nan=False)
     columns = [np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
                for _ in range(k)]
-    together = bootstrap_means_each(columns, resamples=250, seed=seed)
+    together = bootstrap_means_each(columns, resamples=250, seed=seed, jobs=jobs)
     alone = [bootstrap_means(c, resamples=250, seed=seed)[:, 0] for c in columns]
     assert len(together) == k
     for t, a in zip(together, alone):

@@ -115,6 +115,28 @@ def test_json_compact_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert text.count("\n") == 1 and json.loads(text) == doc
 
 
+def test_runs_written_ahead_are_spliced_into_the_compact_json(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's JSON written on the thread that scored it is the very text ``json.dumps``
+    writes for it in place: the report is the same bytes, prepared or not."""
+    qrels = Qrels.from_mapping(GRADES, name="labels.qrels")
+    shown, ks = resolve_measures(["AP", "P@5"], [5])
+    st = Settings(ks=ks)
+    results = [score_run(qrels, Run.from_mapping(RANKINGS, name=f"r{i}.run"), shown, st,
+                         stages=(10, 5)) for i in range(3)]
+    monkeypatch.setattr(report, "JSON_INDENT_LIMIT", 4)  # one run alone passes it
+    results[0].prepare("json")
+    results[2].prepare("json")
+    results[1].prepare("table")
+    doc = build_document(st, qrels, results)
+    runs = doc["runs"]
+    assert [r.compact_json is not None for r in runs] == [True, False, True]
+    assert runs[1] is results[1].document()  # built once, on the scoring thread
+    text = FORMATS["json"](doc, False)
+    assert text == json.dumps(doc, separators=(",", ":")) + "\n"
+    assert runs[0] == json.loads(runs[0].compact_json or "")
+
+
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_every_format_states_identity(fmt: str) -> None:
     doc = make_doc()

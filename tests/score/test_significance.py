@@ -139,6 +139,64 @@ def test_randomization_columns_share_draws_like_single_calls() -> None:
     assert together.tolist() == alone
 
 
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_randomization_is_the_same_on_threads(jobs: int) -> None:
+    """Chunks of sign vectors counted on threads (and a last chunk shorter than the rest):
+    the p-values of one thread, to the bit."""
+    diffs = np.random.default_rng(6).normal(0.01, 0.3, (40, 5))
+    one = sig.randomization_many(diffs, permutations=2500)
+    assert sig.randomization_many(diffs, permutations=2500, jobs=jobs).tobytes() == \
+        one.tobytes()
+
+
+def _average_ranks_by_group(x: np.ndarray) -> np.ndarray:
+    """Mid-ranks tie group by tie group: the plain loop the vectorised ranks must equal."""
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(x.size)
+    s = 0
+    while s < x.size:
+        e = s
+        while e < x.size and x[order[e]] == x[order[s]]:
+            e += 1
+        ranks[order[s:e]] = (s + e + 1) / 2.0
+        s = e
+    return ranks
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0, 0.333, 2.0]), max_size=60))
+def test_mid_ranks_equal_the_loop_over_tie_groups(values: list[float]) -> None:
+    x = np.array(values, dtype=float)
+    assert sig._average_ranks(x).tobytes() == _average_ranks_by_group(x).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 25))
+def test_differences_of_runs_in_one_order_equal_the_paired_ones(data, n: int) -> None:
+    """Two runs on the same queries in the same order pair by subtracting arrays; any other
+    two (another order, a query left out) by query id: either way what ``paired`` gives."""
+    values = st.floats(-1, 1, allow_nan=False)
+    qids = [f"q{i}" for i in range(n)]
+    a = dict(zip(qids, data.draw(st.lists(values, min_size=n, max_size=n))))
+    b_ids = data.draw(st.permutations(qids))
+    b_ids = b_ids[:data.draw(st.integers(0, n))] if data.draw(st.booleans()) else b_ids
+    same_order = data.draw(st.booleans())
+    b_ids = [q for q in qids if q in set(b_ids)] if same_order else b_ids
+    b = {q: data.draw(values) for q in b_ids}
+    columns = sig._Columns({"a": {"m": a}, "b": {"m": b}}, "m")
+    assert columns.differences("a", "b").tobytes() == sig.paired(a, b)[1].tobytes()
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_pairwise_tests_are_the_same_on_threads(jobs: int) -> None:
+    scores = _scores()
+    del scores["rerank"]["P@10"]["q0"]     # another query count: its own draw
+    scores["dense"]["nDCG@10"] = dict(reversed(scores["dense"]["nDCG@10"].items()))
+    measures = ["nDCG@10", "P@10"]
+    one = sig.pairwise_tests(scores, measures)
+    assert sig.pairwise_tests(scores, measures, jobs=jobs) == one
+
+
 def test_randomization_never_reports_zero() -> None:
     d = np.full(60, 0.5) + np.random.default_rng(1).normal(0, 0.01, 60)
     assert sig.randomization(d) == 1 / (sig.PERMUTATIONS + 1)
