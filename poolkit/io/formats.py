@@ -27,11 +27,9 @@ from pathlib import Path
 from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.io.beir import is_beir_header, read_beir_qrels
 from poolkit.io.common import _file_errors, open_binary
-from poolkit.io.golden import read_golden
 from poolkit.io.jsondict import read_json_qrels, read_json_run
 from poolkit.io.msmarco import read_msmarco_run
 from poolkit.io.qrels import Qrels, read_qrels
-from poolkit.io.ranked import read_ranked
 from poolkit.io.run import Run, read_run
 
 HEAD_BYTES = 1 << 16   # how much of a file detection looks at
@@ -159,6 +157,20 @@ class RunFormat(Format):
     read: Callable[[Path, str], Run]  # (path, order)
 
 
+# The two YAML formats' readers are imported on use: PyYAML is not loaded to score TREC files
+# (it costs every `poolkit score` start-up ~15 ms).
+def _read_golden(path: Path) -> Qrels:
+    from poolkit.io.golden import read_golden
+
+    return read_golden(path)
+
+
+def _read_ranked(path: Path, _order: str) -> Run:
+    from poolkit.io.ranked import read_ranked
+
+    return read_ranked(path)
+
+
 def _trec_run_read(path: Path, order: str) -> Run:
     return read_run(path, order=order)
 
@@ -168,7 +180,7 @@ QRELS_FORMATS: dict[str, QrelsFormat] = {f.name: f for f in (
     QrelsFormat("beir", "BEIR qrels TSV", "q1<TAB>d1<TAB>2", _beir,
                 read_beir_qrels),
     QrelsFormat("golden", "golden.yaml", "- {query: q1, grades: {d1: 2, d2: 0}}", _golden,
-                read_golden),
+                _read_golden),
     QrelsFormat("json", "JSON/JSONL qrels dictionary", '{"q1": {"d1": 2, "d2": 0}}',
                 _json_nested, read_json_qrels),
 )}
@@ -181,7 +193,7 @@ RUN_FORMATS: dict[str, RunFormat] = {f.name: f for f in (
               '{"q1": {"d1": 12.5, "d2": 9.1}}', _json_nested,
               lambda p, _order: read_json_run(p)),
     RunFormat("ranked", "ranked list (JSON/YAML)",
-              "q1: [d1, d2, d3]", _ranked, lambda p, _order: read_ranked(p)),
+              "q1: [d1, d2, d3]", _ranked, _read_ranked),
 )}
 
 _KINDS: dict[str, dict[str, QrelsFormat] | dict[str, RunFormat]] = {

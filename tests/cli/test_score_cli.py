@@ -373,6 +373,15 @@ def test_paired_tests_import_nothing_new(tmp_path: Path) -> None:
     assert imported <= _allowed(), sorted(imported - _allowed())
 
 
+@pytest.mark.slow
+def test_trec_files_are_scored_without_yaml(tmp_path: Path) -> None:
+    """PyYAML is for golden.yaml and ranked lists: TREC qrels and runs are scored without
+    it (it costs every start-up ~15 ms)."""
+    qrels = write(tmp_path, "q.qrels", "q_faw 0 d1 2\nq_milk 0 d1 0\n")
+    imported = _imported(qrels, SEED_RUN, "-k", "5", "--per-query")
+    assert "numpy" in imported and "yaml" not in imported
+
+
 def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture[str],
                                                    tmp_path: Path) -> None:
     other = write(tmp_path, "other.run", "q_faw Q0 m1 1 2.0 o\nq_faw Q0 x1 2 1.0 o\n")
