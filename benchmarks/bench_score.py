@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import HERE, OUT, Sample, generate, measure, median_sample
+from _common import HERE, OUT, Sample, cache_bytecode_in, generate, measure, median_sample
 
 MEASURES = ["P@10", "R@100", "RR@10", "AP", "nDCG@10"]
 PEERS = HERE / "peers"
@@ -119,33 +119,38 @@ def main(argv: list[str] | None = None) -> int:
                              "against N processes scoring one run each (same files; "
                              "default size 1,000 queries, --queries to change)")
     args = parser.parse_args(argv)
-    if args.multi is not None:
-        queries = 1_000 if args.small or "--queries" not in (argv or sys.argv) \
-            else int(args.queries.split(",")[0])
-        bench_multi(queries, args.multi, args.repeats)
-        return 0
-    sizes = [1_000] if args.small else [int(q) for q in args.queries.split(",")]
+    with tempfile.TemporaryDirectory(prefix="bench-score-") as tmp:
+        cache_bytecode_in(Path(tmp) / "pycache")
+        if args.multi is not None:
+            queries = 1_000 if args.small or "--queries" not in (argv or sys.argv) \
+                else int(args.queries.split(",")[0])
+            bench_multi(queries, args.multi, args.repeats)
+            return 0
+        return bench_tools(args, parser, Path(tmp))
 
-    with tempfile.TemporaryDirectory(prefix="bench-trec_eval-") as tmp:
-        tools = {}
-        for name in args.tools.split(","):
-            if name == "trec_eval":
-                binary = build_trec_eval(Path(tmp))
-                if binary is None:
-                    print(f"skipping trec_eval: no source at {TREC_EVAL_SRC}", file=sys.stderr)
-                    continue
-                tools[name] = ("", trec_eval_cmd(binary), trec_eval_means)
+
+def bench_tools(args: argparse.Namespace, parser: argparse.ArgumentParser, tmp: Path) -> int:
+    """Every tool on each size of ``--queries``; writes the raw numbers under out/."""
+    sizes = [1_000] if args.small else [int(q) for q in args.queries.split(",")]
+    tools = {}
+    for name in args.tools.split(","):
+        if name == "trec_eval":
+            binary = build_trec_eval(tmp)
+            if binary is None:
+                print(f"skipping trec_eval: no source at {TREC_EVAL_SRC}", file=sys.stderr)
                 continue
-            if name not in TOOLS:
-                parser.error(f"unknown tool {name!r}; valid: trec_eval, {', '.join(TOOLS)}")
-            if importlib.util.find_spec(TOOLS[name][0]) is None:
-                print(f"skipping {name}: not installed (pip install -e '.[bench]')",
-                      file=sys.stderr)
-                continue
-            tools[name] = TOOLS[name]
-        if args.api:
-            tools["poolkit API"] = API
-        results = [bench_size(tools, queries, args.repeats) for queries in sizes]
+            tools[name] = ("", trec_eval_cmd(binary), trec_eval_means)
+            continue
+        if name not in TOOLS:
+            parser.error(f"unknown tool {name!r}; valid: trec_eval, {', '.join(TOOLS)}")
+        if importlib.util.find_spec(TOOLS[name][0]) is None:
+            print(f"skipping {name}: not installed (pip install -e '.[bench]')",
+                  file=sys.stderr)
+            continue
+        tools[name] = TOOLS[name]
+    if args.api:
+        tools["poolkit API"] = API
+    results = [bench_size(tools, queries, args.repeats) for queries in sizes]
     out = OUT / f"bench_score-{'-'.join(map(str, sizes))}.json"
     out.write_text(json.dumps({"python": platform.python_version(),
                                "machine": platform.machine(), "sizes": results},
