@@ -1,16 +1,20 @@
-"""Work on several inputs at once, on threads: ``poolkit score`` over N runs.
+"""Work on several inputs at once, on threads: the blocks of a run file, ``poolkit score``
+over N runs.
 
 Reading a run as columns and scoring it is nearly all NumPy, which lets go of the GIL in
-its loops, so two threads score two runs in about the time of one. Threads rather than
-processes: the qrels and what is built from them (the join keys) are shared as they are,
-nothing is pickled, and the process's peak memory is about ``jobs`` runs' rows at once.
+its loops, so two threads parse two blocks, or score two runs, in about the time of one.
+Threads rather than processes: the qrels and what is built from them (the join keys) are
+shared as they are, nothing is pickled, and the process's peak memory is about ``jobs``
+runs' rows at once.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -33,53 +37,97 @@ def default_jobs(tasks: int) -> int:
     return max(1, min(tasks, usable_cpus(), DEFAULT_MAX_JOBS))
 
 
+def part_jobs() -> int:
+    """Threads for the independent parts of one input (a run file's blocks, a run's chunks
+    of queries): every CPU, up to ``DEFAULT_MAX_JOBS``. Inputs handled at once (``score
+    --jobs``) share the same CPUs."""
+    return default_jobs(DEFAULT_MAX_JOBS)
+
+
 def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int,
                 done: Callable[[], None] = lambda: None) -> list[R]:
     """``[fn(x) for x in items]`` on up to ``jobs`` threads, ``done()`` called (on this
-    thread) as each result is taken in order. As in the loop, the first item in order whose
-    ``fn`` raises re-raises it, and items not yet started are then not started.
+    thread) as each result is taken in order; errors as :func:`ordered_imap`'s."""
+    out = []
+    for value in ordered_imap(fn, items, jobs):
+        out.append(value)
+        done()
+    return out
+
+
+def ordered_imap(fn: Callable[[T], R], items: Iterable[T], jobs: int,
+                 ahead: int | None = None) -> Generator[R, None, None]:
+    """``map(fn, items)`` with ``fn`` run on up to ``jobs`` threads, the results in order.
+
+    Items are drawn from ``items`` on the caller's thread (so a generator reading a file
+    reads it in order there), at most ``ahead`` of them beyond the result last taken (None:
+    no limit), which bounds the memory of large results in flight. As in the loop, the first
+    item in order whose ``fn`` raises re-raises it, and once it has (or the caller stops
+    early: closing the iterator) items not yet started are never started.
 
     The workers are daemon threads: on Ctrl-C (or an error) the process exits at once rather
     than waiting for the items in progress (a 10M-line run takes seconds), as the loop would."""
-    if jobs <= 1 or len(items) <= 1:
-        out = []
-        for item in items:
-            out.append(fn(item))
-            done()
-        return out
-    outcomes: list[tuple[bool, Any]] = [(False, None)] * len(items)
-    ready = [threading.Event() for _ in items]
-    taken = iter(range(len(items)))
-    take = threading.Lock()
+    if jobs <= 1:
+        yield from map(fn, items)
+        return
+    todo: queue.SimpleQueue[_Slot | None] = queue.SimpleQueue()
     stop = threading.Event()
 
     def work() -> None:
-        while not stop.is_set():
-            with take:
-                i = next(taken, None)
-            if i is None:
-                return
-            try:
-                outcomes[i] = True, fn(items[i])
-            except BaseException as exc:  # handed to the caller's thread, which raises it
-                outcomes[i] = False, exc
-            ready[i].set()
+        while (slot := todo.get()) is not None and not stop.is_set():
+            slot.run(fn)
 
-    for n in range(min(jobs, len(items))):
-        threading.Thread(target=work, name=f"poolkit-{n}", daemon=True).start()
-    results = []
+    pending: deque[_Slot] = deque()
+    source = iter(items)
+    workers = 0
     try:
-        for i in range(len(items)):
-            ready[i].wait()
-            ok, value = outcomes[i]
-            if not ok:
-                raise value
-            results.append(value)
-            outcomes[i] = True, None  # the caller holds it now
-            done()
+        while True:
+            while ahead is None or len(pending) < ahead:
+                item = next(source, _END)
+                if item is _END:
+                    break
+                pending.append(_Slot(item))
+                todo.put(pending[-1])
+                if workers < jobs:
+                    threading.Thread(target=work, name=f"poolkit-{workers}", daemon=True).start()
+                    workers += 1
+            if not pending:
+                return
+            yield pending.popleft().result()
     finally:
         stop.set()
-    return results
+        for _ in range(workers):
+            todo.put(None)
+
+
+_END: Any = object()
+
+
+class _Slot:
+    """One item's way through a worker: its result or exception, and when it is there."""
+
+    __slots__ = ("item", "ready", "ok", "value")
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+        self.ready = threading.Event()
+        self.ok = False
+        self.value: Any = None
+
+    def run(self, fn: Callable[[Any], Any]) -> None:
+        try:
+            self.value, self.ok = fn(self.item), True
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            self.value = exc
+        self.item = None
+        self.ready.set()
+
+    def result(self) -> Any:
+        self.ready.wait()
+        value, self.value = self.value, None  # the caller holds it now
+        if not self.ok:
+            raise value
+        return value
 
 
 #: held while a cache shared by the threads is filled, so it is filled once

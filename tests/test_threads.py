@@ -1,4 +1,4 @@
-"""``ordered_map``: a loop's results, order and first error, on threads."""
+"""``ordered_map`` and ``ordered_imap``: a loop's results, order and first error, on threads."""
 
 from __future__ import annotations
 
@@ -8,12 +8,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from poolkit.threads import DEFAULT_MAX_JOBS, default_jobs, ordered_map, usable_cpus
+from poolkit.threads import (
+    DEFAULT_MAX_JOBS,
+    default_jobs,
+    ordered_imap,
+    ordered_map,
+    usable_cpus,
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(items=st.lists(st.integers(-5, 5), max_size=12), jobs=st.integers(1, 6))
-def test_results_and_the_first_error_are_the_loops(items: list[int], jobs: int) -> None:
+@given(items=st.lists(st.integers(-5, 5), max_size=12), jobs=st.integers(1, 6),
+       ahead=st.none() | st.integers(1, 4))
+def test_results_and_the_first_error_are_the_loops(items: list[int], jobs: int,
+                                                   ahead: int | None) -> None:
     def fn(x: int) -> int:
         if x < -3:
             raise ValueError(f"bad {x}")
@@ -36,6 +44,68 @@ def test_results_and_the_first_error_are_the_loops(items: list[int], jobs: int) 
     assert got == loop()
     if got[0] == "ok":
         assert len(calls) == len(items)
+    lazily: list[int] = []
+    try:
+        for value in ordered_imap(fn, iter(items), jobs, ahead):
+            lazily.append(value)
+        got = "ok", lazily
+    except ValueError as exc:
+        got = "error", str(exc)
+    assert got == loop()
+
+
+@pytest.mark.parametrize("jobs, ahead", [(1, None), (2, 1), (2, 3), (4, 2)])
+def test_items_are_drawn_on_the_callers_thread_at_most_ahead_of_the_results(
+        jobs: int, ahead: int | None) -> None:
+    """A generator reading a file is read in order on the caller's thread, and no more than
+    ``ahead`` items (blocks of it) are held beyond the result last taken."""
+    drawn: list[int] = []
+    caller = threading.get_ident()
+
+    def source():  # type: ignore[no-untyped-def]
+        for i in range(20):
+            assert threading.get_ident() == caller
+            drawn.append(i)
+            yield i
+
+    taken = 0
+    for value in ordered_imap(lambda x: -x, source(), jobs, ahead):
+        assert value == -taken
+        if ahead is not None:  # this item, and at most ahead - 1 more, drawn and not taken
+            assert len(drawn) - taken <= ahead
+        taken += 1
+    assert (taken, drawn) == (20, list(range(20)))
+
+
+def test_closing_early_starts_nothing_more() -> None:
+    """The caller stops after the first result (a block that is not plain): the source is
+    not read further, and items drawn but not yet started are never started."""
+    drawn: list[int] = []
+    started: list[int] = []
+    busy = threading.Barrier(3, timeout=10)  # items 1 and 2 hold both workers, and the test
+    release = threading.Event()
+
+    def source():  # type: ignore[no-untyped-def]
+        for i in range(1000):
+            drawn.append(i)
+            yield i
+
+    def fn(x: int) -> int:
+        started.append(x)
+        if x in (1, 2):
+            busy.wait()
+            assert release.wait(10)
+        return x
+
+    before = set(threading.enumerate())
+    results = ordered_imap(fn, source(), 2, ahead=4)
+    assert next(results) == 0
+    busy.wait()  # both workers are inside items 1 and 2; item 3 waits in the queue
+    results.close()
+    release.set()
+    for worker in set(threading.enumerate()) - before:
+        worker.join(10)
+    assert drawn == [0, 1, 2, 3] and sorted(started) == [0, 1, 2]
 
 
 def test_a_later_item_failing_first_does_not_hide_an_earlier_error() -> None:
