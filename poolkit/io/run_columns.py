@@ -22,12 +22,16 @@ from __future__ import annotations
 import hashlib
 import re
 from codecs import BOM_UTF8
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from poolkit.io.common import iter_chunks
+from poolkit.threads import ordered_imap, ordered_map, part_jobs
 
 _BLOCK = 1 << 21  # bytes per block: large enough for NumPy to pay, small enough that the
 # block's temporaries stay in the cache and are reused (larger blocks only cost page faults)
@@ -70,13 +74,14 @@ def bytes_hashes(values: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
     """A 64-bit hash of each fixed-width byte string (equal strings, equal hashes).
 
     Only ever used to find candidates: every match it suggests is checked on the bytes.
-    Computed ``chunk`` strings at a time, so the temporaries stay small."""
+    Computed ``chunk`` strings at a time (on threads), so the temporaries stay small."""
     n = len(values)
     w = values.dtype.itemsize
     words = -(-w // 8)
     out = np.empty(n, np.uint64)
     raw = np.ascontiguousarray(values).view(np.uint8).reshape(n, w)
-    for a in range(0, n, chunk):
+
+    def hash_rows(a: int) -> None:
         b = min(a + chunk, n)
         if w % 8:
             mat = np.zeros((b - a, words * 8), np.uint8)
@@ -89,6 +94,8 @@ def bytes_hashes(values: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
             h *= np.uint64(0x9E3779B97F4A7C15)
             h ^= cols[:, j]
         out[a:b] = mix64(h)
+
+    ordered_map(hash_rows, range(0, n, chunk), part_jobs())
     return out
 
 
@@ -113,25 +120,27 @@ def read_run_columns(path: str | Path,
     run_qids: list[bytes] = []  # consecutive lines of one query form a run
     run_lengths: list[int] = []
     tag: str | None = None
-    for i, raw in enumerate(iter_chunks(path, _BLOCK)):
-        digest.update(raw)
-        body = raw[len(BOM_UTF8):] if i == 0 and raw.startswith(BOM_UTF8) else raw
-        block = _parse_block(body, want_ranks)
-        if block is None:
-            return None
-        qids, docids, scores, ranks, first_tag = block
-        if tag is None:
-            tag = first_tag
-        change = np.flatnonzero(qids[1:] != qids[:-1]) + 1
-        bounds = np.concatenate(([0], change, [len(qids)]))
-        names = qids[bounds[:-1]].tolist()
-        lengths = np.diff(bounds).tolist()
-        if run_qids and names[0] == run_qids[-1]:  # a query going on across blocks
-            run_lengths[-1] += lengths.pop(0)
-            names.pop(0)
-        run_qids += names
-        run_lengths += lengths
-        store.append(docids, scores, ranks, len(body))
+
+    def bodies() -> Iterator[bytes]:  # read and hashed in order, on this thread
+        for i, raw in enumerate(iter_chunks(path, _BLOCK)):
+            digest.update(raw)
+            yield raw[len(BOM_UTF8):] if i == 0 and raw.startswith(BOM_UTF8) else raw
+
+    jobs = part_jobs()  # NumPy's loops let go of the GIL: blocks parse side by side
+    with closing(ordered_imap(partial(_block_rows, want_ranks=want_ranks), bodies(), jobs,
+                              ahead=2 * jobs)) as blocks:
+        for block in blocks:
+            if block is None:
+                return None
+            names, lengths, docids, scores, ranks, first_tag, size = block
+            if tag is None:
+                tag = first_tag
+            if run_qids and names[0] == run_qids[-1]:  # a query going on across blocks
+                run_lengths[-1] += lengths.pop(0)
+                names.pop(0)
+            run_qids += names
+            run_lengths += lengths
+            store.append(docids, scores, ranks, size)
     if tag is None:
         return None  # empty file: the line-by-line reader says so
     docids, scores, ranks = store.arrays()
@@ -281,6 +290,20 @@ def _move(cols: RunColumns, rows: np.ndarray, picked: np.ndarray) -> None:
 
 
 _Parsed = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None", str]
+_Rows = tuple[list[bytes], list[int], np.ndarray, np.ndarray, "np.ndarray | None", str, int]
+
+
+def _block_rows(body: bytes, want_ranks: bool) -> _Rows | None:
+    """A block's rows, on a worker thread: (query of each run of consecutive lines, the
+    run's length, doc ids, scores, ranks or None, tag of the first line, bytes), or None."""
+    block = _parse_block(body, want_ranks)
+    if block is None:
+        return None
+    qids, docids, scores, ranks, tag = block
+    change = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    bounds = np.concatenate(([0], change, [len(qids)]))
+    return (qids[bounds[:-1]].tolist(), np.diff(bounds).tolist(), docids, scores, ranks, tag,
+            len(body))
 
 
 def _parse_block(body: bytes, want_ranks: bool) -> _Parsed | None:

@@ -25,9 +25,10 @@ from poolkit.io.run import Run
 from poolkit.io.run_columns import RunColumns, bytes_hashes, mix64
 from poolkit.score.inferred import PoolSample
 from poolkit.score.measures import QueryFacts
-from poolkit.threads import cache_lock
+from poolkit.threads import cache_lock, ordered_map, part_jobs
 
 _QUERY_SALT = np.uint64(0x9E3779B97F4A7C15)
+_CHUNK_ROWS = 1 << 20  # rows of whole queries joined at a time, chunks side by side on threads
 
 
 class _QrelsKeys:
@@ -133,9 +134,10 @@ def column_facts(qrels: Qrels, run: Run, qids: Sequence[str], depth: int | None,
     lengths_all = cols.lengths()
     depth_lengths = _depth_lengths(cols, depth)
     hashes = cols.hashes()
-    found_rows: list[np.ndarray] = []
-    found_entries: list[np.ndarray] = []
-    for qa, qb in _query_chunks(cols.starts, 1 << 20):
+
+    def matches(chunk: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """(row, qrels entry) of every judged row of the queries ``chunk``."""
+        qa, qb = chunk
         a, b = int(cols.starts[qa]), int(cols.starts[qb])
         row_query = np.repeat(run_to_qrels[qa:qb], lengths_all[qa:qb])
         keys = _keys(hashes[a:b], row_query)
@@ -151,10 +153,11 @@ def column_facts(qrels: Qrels, run: Run, qids: Sequence[str], depth: int | None,
         rows, entry = rows[hit] + a, index.order[at[hit]]
         exact = ((index.docids[entry] == cols.docids[rows])
                  & (index.query[entry] == row_query[rows - a]))
-        found_rows.append(rows[exact])
-        found_entries.append(entry[exact])
-    rows = np.concatenate(found_rows)
-    entry = np.concatenate(found_entries)
+        return rows[exact], entry[exact]
+
+    found = ordered_map(matches, _query_chunks(cols.starts, _CHUNK_ROWS), part_jobs())
+    rows = np.concatenate([r for r, _ in found])
+    entry = np.concatenate([e for _, e in found])
 
     first = np.zeros(len(rows), bool)
     first[np.unique(entry, return_index=True)[1]] = True
@@ -229,5 +232,12 @@ def _candidate_queries(cols: RunColumns, lengths: np.ndarray) -> list[int]:
         order = np.argsort(keys)
         dup = np.flatnonzero(keys[order][1:] == keys[order][:-1])
         return sorted(set(query[rows][order[dup]].tolist()))
-    mat.sort(axis=1)
-    return np.flatnonzero((mat[:, 1:] == mat[:, :-1]).any(axis=1)).tolist()  # type: ignore[no-any-return]
+    step = max(1, _CHUNK_ROWS // width)
+
+    def repeated_in(a: int) -> np.ndarray:  # rows a.. sorted, those with two equal hashes
+        part = mat[a:a + step]
+        part.sort(axis=1)
+        return np.flatnonzero((part[:, 1:] == part[:, :-1]).any(axis=1)) + a
+
+    found = ordered_map(repeated_in, range(0, nq, step), part_jobs())
+    return np.concatenate(found).tolist()  # type: ignore[no-any-return]

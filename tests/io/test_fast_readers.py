@@ -175,11 +175,14 @@ SETTINGS = settings(max_examples=300, deadline=None,
 @pytest.mark.slow
 @pytest.mark.parametrize("order", ["score", "rank", "file"])
 @SETTINGS
-@given(text=run_files(), block=st.sampled_from([8, 32, 1 << 16, 1 << 16]))
+@given(text=run_files(), block=st.sampled_from([8, 32, 1 << 16, 1 << 16]),
+       jobs=st.sampled_from([1, 3]))
 def test_read_run_matches_the_plain_reading(tmp_path: Path, monkeypatch, order: str, text: str,
-                                            block: int) -> None:
+                                            block: int, jobs: int) -> None:
+    """Whatever the blocks and however many threads parse them."""
     monkeypatch.setattr(run_mod, "_BLOCK", block)
     monkeypatch.setattr(columns_mod, "_BLOCK", block)
+    monkeypatch.setattr(columns_mod, "part_jobs", lambda: jobs)
     path = tmp_path / "r.run"
     path.write_bytes(text.encode("utf-8"))
     want = outcome(oracle_run, path, order)

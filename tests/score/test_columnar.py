@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import poolkit.score.columnar as columnar_mod
 from poolkit.io import Qrels, Run, read_run
+from poolkit.io.run_columns import bytes_hashes
 from poolkit.score import evaluate, parse_measure
 from poolkit.score.audit import audit_measures, audit_run
 
@@ -54,13 +56,28 @@ def summary(qrels: Qrels, run: Run, depth: int | None, level: int) -> tuple:
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=rows_st, grades=qrels_st, depth=st.sampled_from([None, 1, 2, 5]),
-       level=st.integers(1, 2), order=st.sampled_from(["score", "rank", "file"]))
-def test_columns_score_exactly_as_lists(tmp_path: Path, rows, grades, depth, level,
-                                        order) -> None:
+       level=st.integers(1, 2), order=st.sampled_from(["score", "rank", "file"]),
+       chunk=st.sampled_from([1, 3, 1 << 20]), jobs=st.sampled_from([1, 3]))
+def test_columns_score_exactly_as_lists(tmp_path: Path, monkeypatch, rows, grades, depth, level,
+                                        order, chunk, jobs) -> None:
+    """Whatever the chunks of queries joined at a time, and the threads joining them."""
+    monkeypatch.setattr(columnar_mod, "_CHUNK_ROWS", chunk)
+    monkeypatch.setattr(columnar_mod, "part_jobs", lambda: jobs)
     run = read_run(write_run(tmp_path / "r.run", rows), order=order)
     assert run.columns is not None
     qrels = Qrels.from_mapping(grades)
     assert summary(qrels, run, depth, level) == summary(qrels, list_run(run), depth, level)
+
+
+@settings(max_examples=50, deadline=None)
+@given(ids=st.lists(st.binary(min_size=1, max_size=20).map(lambda b: b.replace(b"\0", b"a")),
+                    min_size=1, max_size=30),
+       chunk=st.integers(1, 7))
+def test_doc_id_hashes_do_not_depend_on_the_chunks(ids: list[bytes], chunk: int) -> None:
+    values = np.array(ids)
+    whole = bytes_hashes(values)
+    assert (bytes_hashes(values, chunk=chunk) == whole).all()
+    assert len(set(whole.tolist())) == len(set(ids))  # distinct ids, distinct hashes here
 
 
 def test_a_hash_collision_in_the_qrels_falls_back_to_the_lists(tmp_path: Path,
