@@ -270,6 +270,10 @@ def bench_multi(queries: int, n: int, repeats: int) -> None:
           f"({m.wall / (total / n):.2f} runs' worth of one run's time; --jobs 1: "
           f"{m1.wall / total:.2f}x); every run's measures "
           f"{'identical' if agree else 'DIFFER'} to scoring it alone")
+    if n > 1:  # T(N runs) = T(1 run) + (N - 1) x what each further run adds
+        added = (m.wall - total / n) / (n - 1)
+        print(f"each run beyond the first adds {added:.2f} s to the one process, "
+              f"{added / (total / n):.2f}x a run scored alone ({total / n:.2f} s)")
 
 
 def table(med: dict[str, Sample], queries: int, repeats: int) -> str:

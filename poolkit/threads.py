@@ -49,7 +49,7 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     """``[fn(x) for x in items]`` on up to ``jobs`` threads, ``done()`` called (on this
     thread) as each result is taken in order; errors as :func:`ordered_imap`'s."""
     out = []
-    for value in ordered_imap(fn, items, jobs):
+    for value in ordered_imap(fn, items, jobs if len(items) > 1 else 1):
         out.append(value)
         done()
     return out
