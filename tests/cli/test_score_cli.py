@@ -474,6 +474,28 @@ def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
     assert json.loads(indented) == json.loads(out)
 
 
+def test_results_are_kept_out_of_gc_only_while_the_command_runs(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch) -> None:
+    """Each finished run is frozen out of the cyclic collector while later runs are scored;
+    the command leaves nothing frozen, and leaves alone what its caller froze."""
+    import gc
+
+    freezes: list[int] = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze())[0])
+    runs = _mixed_runs(tmp_path)[:3]
+    assert gc.get_freeze_count() == 0
+    assert cli(capsys, GOLDEN, *runs, "--jobs", "2")[0] == 0
+    assert len(freezes) == 3 and gc.get_freeze_count() == 0
+    real_freeze()
+    try:
+        freezes.clear()
+        assert cli(capsys, GOLDEN, *runs)[0] == 0
+        assert freezes == [] and gc.get_freeze_count() > 0  # not unfrozen by the command
+    finally:
+        gc.unfreeze()
+
+
 def test_the_first_bad_run_in_order_is_the_error_whatever_finishes_first(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A run whose error is on its last line of many is named, not a later run failing on
