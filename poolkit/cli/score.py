@@ -285,18 +285,21 @@ def run_score(args: argparse.Namespace) -> int:
     settings = Settings(ks=ks, level=args.level, order=args.order, depth=args.depth,
                         gain=args.gain, corpus_size=size)
 
+    jobs = args.jobs or default_jobs(len(args.runs))
+
     def score_file(i: int) -> RunResult:
         result = score_run(qrels, read_any_run(args.runs[i], args.order, args.run_format),
                            shown, settings, truth=truth,
                            fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
                            stages=stages, sample=sample)
-        # the run's part of the report (pure Python), built here while other threads read
-        # and score later runs (NumPy, GIL released) rather than for every run at the end
-        result.prepare(args.format)
+        if jobs > 1:
+            # the run's part of the report (pure Python), built here while other threads
+            # read and score later runs (NumPy, GIL released) rather than for every run at
+            # the end; one thread gains nothing by it and would hold every part meanwhile
+            result.prepare(args.format)
         keep()
         return result
 
-    jobs = args.jobs or default_jobs(len(args.runs))
     with kept_out_of_gc() as keep:
         with Progress(len(args.runs), "scoring", "runs") as bar:
             results = ordered_map(score_file, range(len(args.runs)), jobs, bar.update)
