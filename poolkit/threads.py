@@ -1,11 +1,11 @@
-"""Work on several inputs at once, on threads: the blocks of a run file, ``poolkit score``
-over N runs.
+"""Work on several inputs at once, on threads: the blocks of a run file, the chunks of a
+run's queries, the runs ``poolkit score`` reads ahead while it scores one.
 
-Reading a run as columns and scoring it is nearly all NumPy, which lets go of the GIL in
-its loops, so two threads parse two blocks, or score two runs, in about the time of one.
-Threads rather than processes: the qrels and what is built from them (the join keys) are
-shared as they are, nothing is pickled, and the process's peak memory is about ``jobs``
-runs' rows at once.
+Reading a run as columns is nearly all NumPy, which lets go of the GIL in its loops, so two
+threads parse two blocks in about the time of one. Scoring is mostly Python under the GIL,
+so ``score`` scores one run at a time and reads the next ones meanwhile. Threads rather
+than processes: the qrels and what is built from them (the join keys) are shared as they
+are, nothing is pickled, and the process's peak memory is about ``jobs`` runs' rows.
 """
 
 from __future__ import annotations

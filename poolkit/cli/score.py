@@ -37,7 +37,7 @@ from poolkit.score.report import FORMATS, RunInfo, RunResult, Settings, build_do
 from poolkit.score.significance import PERMUTATIONS, PairedTests, TestOptions, pairwise_tests
 from poolkit.score.significance import SEED as TEST_SEED
 from poolkit.score.stages import compare_stages, parse_stages
-from poolkit.threads import DEFAULT_MAX_JOBS, default_jobs, ordered_map
+from poolkit.threads import DEFAULT_MAX_JOBS, default_jobs, ordered_imap
 
 measure_texts = split_measures  # its old name here (moved to score.measures)
 
@@ -156,10 +156,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help=f"runs read and scored at once, on threads (default: the number of "
-                        f"runs, at most the CPUs and {DEFAULT_MAX_JOBS}); each holds one run's "
-                        f"rows, so --jobs 1 takes the least memory. Output is the same for "
-                        f"any N")
+                   help=f"runs held at once: one is scored while the next N-1 are read, on "
+                        f"threads (default: the number of runs, at most the CPUs and "
+                        f"{DEFAULT_MAX_JOBS}); each holds one run's rows, so --jobs 1 takes "
+                        f"the least memory. Output is the same for any N")
     add_test_options(p)
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw one pair's per-query differences, sorted (needs matplotlib: "
@@ -287,22 +287,32 @@ def run_score(args: argparse.Namespace) -> int:
 
     jobs = args.jobs or default_jobs(len(args.runs))
 
-    def score_file(i: int) -> RunResult:
-        result = score_run(qrels, read_any_run(args.runs[i], args.order, args.run_format),
-                           shown, settings, truth=truth,
+    def read_file(i: int) -> Run:
+        return read_any_run(args.runs[i], args.order, args.run_format)
+
+    def score_file(i: int, run: Run) -> RunResult:
+        result = score_run(qrels, run, shown, settings, truth=truth,
                            fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
                            stages=stages, sample=sample)
         if jobs > 1:
-            # the run's part of the report (pure Python), built here while other threads
-            # read and score later runs (NumPy, GIL released) rather than for every run at
-            # the end; one thread gains nothing by it and would hold every part meanwhile
+            # the run's part of the report (pure Python), built now while the next runs
+            # are read (NumPy, GIL released) rather than for every run at the end; with
+            # one job nothing overlaps it, and every part would be held meanwhile
             result.prepare(args.format)
         keep()
         return result
 
     with kept_out_of_gc() as keep:
         with Progress(len(args.runs), "scoring", "runs") as bar:
-            results = ordered_map(score_file, range(len(args.runs)), jobs, bar.update)
+            # A pipeline: each run is scored on this thread while the next jobs - 1 are
+            # read on others. Reading is NumPy (its blocks parse on every CPU), scoring
+            # mostly Python under the GIL: two runs scored at once would only take turns.
+            results = []
+            for i, run in enumerate(ordered_imap(read_file, range(len(args.runs)), jobs,
+                                                 ahead=jobs)):
+                results.append(score_file(i, run))
+                del run  # its rows go once scored (``Evaluation.let_rows_go``)
+                bar.update()
         failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
         tests = run_tests(results, shown, options, jobs) if len(results) > 1 else None
         if args.plot and tests is not None:

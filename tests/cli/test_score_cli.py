@@ -453,6 +453,45 @@ def test_jobs_change_nothing_in_the_report(capsys: pytest.CaptureFixture[str], t
     assert names == ["plain.run", "seed.run", "tabbed.run", "ranked.yaml", "plain.run"]
 
 
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_the_next_runs_are_read_while_one_is_scored(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path, monkeypatch,
+                                                     jobs: int) -> None:
+    """A pipeline: run i is scored while runs i+1 .. i+jobs-1 are read (on threads), never
+    more (each read run holds its rows); --jobs 1 reads each run only once the one before
+    is scored."""
+    import threading
+
+    from poolkit.cli import score as score_mod
+
+    runs = _mixed_runs(tmp_path)[:4]
+    started: list[int] = []
+    cond = threading.Condition()
+    real_read, real_score = score_mod.read_any_run, score_mod.score_run
+
+    def read(path, *args):  # type: ignore[no-untyped-def]
+        with cond:
+            started.append(runs.index(str(path)))
+            cond.notify_all()
+        return real_read(path, *args)
+
+    scored: list[tuple[int, list[int]]] = []
+
+    def score(qrels, run, *args, **kwargs):  # type: ignore[no-untyped-def]
+        i = len(scored)
+        want = min(i + jobs, len(runs))  # runs 0 .. i+jobs-1 read or being read
+        with cond:
+            assert cond.wait_for(lambda: len(started) >= want, timeout=10), started
+            scored.append((i, sorted(started)))
+        return real_score(qrels, run, *args, **kwargs)
+
+    monkeypatch.setattr(score_mod, "read_any_run", read)
+    monkeypatch.setattr(score_mod, "score_run", score)
+    assert cli(capsys, GOLDEN, *runs, "--jobs", str(jobs))[0] == 0
+    assert [sorted(s) for _, s in scored] == [
+        list(range(min(i + jobs, len(runs)))) for i in range(len(runs))]
+
+
 @pytest.mark.parametrize("jobs", ["1", "3"])
 def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch, jobs: str) -> None:
