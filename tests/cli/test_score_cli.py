@@ -513,26 +513,45 @@ def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
     assert json.loads(indented) == json.loads(out)
 
 
-def test_results_are_kept_out_of_gc_only_while_the_command_runs(
+def test_the_collector_is_paused_only_while_the_command_runs(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch) -> None:
-    """Each finished run is frozen out of the cyclic collector while later runs are scored;
-    the command leaves nothing frozen, and leaves alone what its caller froze."""
+    """The cyclic collector is off while runs are scored; the labels and then each finished
+    run are collected once and frozen out of later passes; the command gives the collector
+    back as it found it, and leaves it alone when its caller froze objects or turned it
+    off."""
     import gc
 
-    freezes: list[int] = []
+    settled: list[tuple[bool, int]] = []
     real_freeze = gc.freeze
-    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze())[0])
+    monkeypatch.setattr(gc, "freeze", lambda: (settled.append((gc.isenabled(), 1)),
+                                               real_freeze())[0])
     runs = _mixed_runs(tmp_path)[:3]
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
     assert cli(capsys, GOLDEN, *runs, "--jobs", "2")[0] == 0
-    assert len(freezes) == 3 and gc.get_freeze_count() == 0
+    assert settled == [(False, 1)] * 4  # the labels, then 3 runs, with the collector off
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
     real_freeze()
     try:
-        freezes.clear()
+        settled.clear()
         assert cli(capsys, GOLDEN, *runs)[0] == 0
-        assert freezes == [] and gc.get_freeze_count() > 0  # not unfrozen by the command
+        assert settled == [] and gc.get_freeze_count() > 0  # not unfrozen by the command
     finally:
         gc.unfreeze()
+    gc.disable()
+    try:
+        assert cli(capsys, GOLDEN, *runs)[0] == 0
+        assert settled == [] and not gc.isenabled()  # not turned on by the command
+    finally:
+        gc.enable()
+
+
+def test_the_collector_comes_back_after_an_error(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    import gc
+
+    bad = write(tmp_path, "bad.run", "q_faw Q0 d1 one 2.0 t\n")
+    assert cli(capsys, GOLDEN, SEED_RUN, bad)[0] == 2
+    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_the_first_bad_run_in_order_is_the_error_whatever_finishes_first(
