@@ -33,7 +33,14 @@ from poolkit.score.audit import (
 from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
-from poolkit.score.report import FORMATS, RunInfo, RunResult, Settings, build_document
+from poolkit.score.report import (
+    FORMATS,
+    RunInfo,
+    RunResult,
+    Settings,
+    build_document,
+    distinct_names,
+)
 from poolkit.score.significance import PERMUTATIONS, PairedTests, TestOptions, pairwise_tests
 from poolkit.score.significance import SEED as TEST_SEED
 from poolkit.score.stages import compare_stages, parse_stages
@@ -388,12 +395,7 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
 
 def run_names(results: Sequence[RunResult]) -> list[str]:
     """Each run's name, a repeated one suffixed #2, #3 (two files named alike in two folders)."""
-    seen: dict[str, int] = {}
-    out = []
-    for r in results:
-        seen[r.run.name] = seen.get(r.run.name, 0) + 1
-        out.append(r.run.name if seen[r.run.name] == 1 else f"{r.run.name}#{seen[r.run.name]}")
-    return out
+    return distinct_names([r.run.name for r in results])
 
 
 def run_tests(results: Sequence[RunResult], shown: Sequence[Measure],

@@ -302,14 +302,25 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+def distinct_names(names: Sequence[str]) -> list[str]:
+    """The names, a repeated one suffixed #2, #3 (two files named alike in two folders), as
+    the paired tests name the runs."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
+
+
 def _runs_side_by_side(runs: list[dict[str, Any]]) -> list[str]:
     """Every run's means in one grid, with Judged@K: the comparison a reader wants first."""
     names = list(dict.fromkeys(m for run in runs for m in run["measures"]))
     ks = list(dict.fromkeys(k for run in runs for k in run["audit"]["k"]))
     rows = []
-    for run in runs:
+    for run, shown_as in zip(runs, distinct_names([run["name"] for run in runs])):
         at = run["audit"]["summary"]["at"]
-        rows.append([run["name"], *(_f(run["measures"][m]["mean"]) if m in run["measures"]
+        rows.append([shown_as, *(_f(run["measures"][m]["mean"]) if m in run["measures"]
                                     else "-" for m in names),
                      *(_f(at[str(k)]["mean_judged"]) if str(k) in at else "-" for k in ks)])
     return ["", "runs side by side (means; intervals and the audit per run below)",

@@ -395,6 +395,21 @@ def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture
     assert "Judged@5" in block
 
 
+def test_two_runs_named_alike_are_told_apart_as_the_paired_tests_name_them(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The same name twice (one file given twice, or two folders' run.run): the grid shows
+    seed.run and seed.run#2, the names of the pair in the tests below it."""
+    (tmp_path / "b").mkdir()
+    other = write(tmp_path / "b", "seed.run", "q_faw Q0 m1 1 2.0 o\nq_faw Q0 x1 2 1.0 o\n")
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-k", "5")
+    assert code == 0
+    start = out.index("runs side by side")
+    block = out[start:out.index("\n\n", start)]
+    rows = [line.split()[:2] for line in block.splitlines()[2:] if line.strip()]
+    assert rows == [["seed.run", "0.500"], ["seed.run#2", "0.050"]]
+    assert "seed.run#2" in out[out.index("\n\n", start):]  # the paired tests' name for it
+
+
 def test_n_runs_against_one_qrels_read_the_qrels_once_and_join_them_once(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch) -> None:
     """Issue 14: scoring N runs parses the qrels once and builds its join keys once; each
