@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolkit.score.draws import map_draws
+from poolkit.threads import ordered_imap
 
 CONFIDENCE = 0.95  # every interval's confidence level (a 'level' elsewhere is a grade)
 LEVEL = CONFIDENCE  # its old name
@@ -113,7 +113,8 @@ def bootstrap_means_each(columns: Sequence[np.ndarray], resamples: int = RESAMPL
 
     The counts are cast to float once per chunk (``int @ float`` casts them for every
     product; the cast is exact, so the products are the same), and the chunks are worked
-    on ``jobs`` threads (:func:`poolkit.score.draws.map_draws`: the same for any ``jobs``).
+    on ``jobs`` threads (:func:`poolkit.threads.ordered_imap` draws them in order on this
+    thread, so the same for any ``jobs``).
     """
     arrays = [np.asarray(c, dtype=float)[:, None] for c in columns]
     if not arrays:
@@ -127,7 +128,8 @@ def bootstrap_means_each(columns: Sequence[np.ndarray], resamples: int = RESAMPL
         for values, out in zip(arrays, outs):
             out[start:start + rows] = weights @ values / n
 
-    map_draws(_resample_counts(n, resamples, seed), fill, jobs)
+    for _ in ordered_imap(fill, _resample_counts(n, resamples, seed), jobs, ahead=2 * jobs):
+        pass
     return [out[:, 0] for out in outs]
 
 

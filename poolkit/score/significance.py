@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
-from poolkit.score.draws import map_draws
 from poolkit.score.intervals import (
     LEVEL,
     RESAMPLES,
@@ -49,6 +48,7 @@ from poolkit.score.intervals import (
     percentile_interval,
 )
 from poolkit.score.intervals import SEED as BOOT_SEED
+from poolkit.threads import ordered_imap
 
 PERMUTATIONS = 10_000
 SEED = 2007  # Smucker, Allan & Carterette's comparison of IR significance tests; fixed forever.
@@ -227,7 +227,8 @@ def randomization_many(diffs: np.ndarray, permutations: int = PERMUTATIONS,
         return np.asarray((np.abs(signs @ diffs) >= threshold).sum(axis=0))
 
     hits = np.zeros(k)
-    for chunk_hits in map_draws(_sign_draws(n, permutations, seed), count, jobs):
+    for chunk_hits in ordered_imap(count, _sign_draws(n, permutations, seed), jobs,
+                                   ahead=2 * jobs):
         hits += chunk_hits
     return (hits + 1.0) / (permutations + 1.0)
 
