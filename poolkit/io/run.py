@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.io.common import iter_chunks, sha256_hex
-from poolkit.io.validate import check_id, has_control_bytes
+from poolkit.io.validate import INTEGER, check_id, has_control_bytes, number_of
 
 if TYPE_CHECKING:
     from poolkit.io.run_columns import RunColumns
@@ -274,9 +274,11 @@ def _fast_block(text: str, n: int, want_ranks: bool) -> _Block | None:
         toks.append("\x00")
     if len(toks) != 7 * n or toks[6::7].count("\x00") != n:
         return None  # blank lines, extra or missing columns
+    score_s, rank_s = toks[4::7], toks[3::7]
+    if "_" in "".join(score_s) or "_" in "".join(rank_s):
+        return None  # float() and int() take '1_000'; trec_eval does not (see NUMBER)
     try:
-        scores = list(map(float, toks[4::7]))
-        rank_s = toks[3::7]
+        scores = list(map(float, score_s))
         ranks = None
         if want_ranks:
             ranks = list(map(int, rank_s))
@@ -312,16 +314,12 @@ def _careful_block(path: str | Path, text: str, line0: int, want_ranks: bool) ->
         qid, _q0, docid, rank_s, score_s = parts[:5]
         check_id(path, lineno, qid, "query id")
         check_id(path, lineno, docid, "doc id")
-        try:
-            score = float(score_s)
-        except ValueError:
-            score = math.nan
-        if score != score:  # NaN (typed or unparsable) has no place in a sort by score
+        score = number_of(score_s)
+        if score is None:  # NaN has no place in a sort by score; see NUMBER for the rest
             raise InputError(path, lineno, f"score {score_s!r} is not a number")
-        try:
-            rank = int(rank_s)
-        except ValueError:
-            raise InputError(path, lineno, f"rank {rank_s!r} is not an integer") from None
+        if not INTEGER.match(rank_s):
+            raise InputError(path, lineno, f"rank {rank_s!r} is not an integer")
+        rank = int(rank_s)
         if tag is None:
             tag = parts[5]
         qids.append(qid)

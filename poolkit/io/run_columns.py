@@ -447,6 +447,8 @@ def _parse_decimals(mat: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
         except ValueError:
             return None
     for i, tok in zip(slow[~long_plain].tolist(), tokens[~long_plain].tolist()):
+        if b"_" in tok:
+            return None  # float() takes '1_000', trec_eval does not (validate.NUMBER)
         try:
             v = float(tok)
         except ValueError:

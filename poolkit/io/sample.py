@@ -15,6 +15,7 @@ from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, read_bytes
+from poolkit.io.validate import number_of
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,10 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
             raise InputError(path, lineno, f"expected 4 columns (qid docid stratum "
                                            f"inclusion_probability), got {len(parts)}")
         qid, docid, stratum, prob_s = parts
-        try:
-            prob = float(prob_s)
-        except ValueError:
+        prob = number_of(prob_s)
+        if prob is None:
             raise InputError(path, lineno, f"inclusion probability {prob_s!r} is not a "
-                                           f"number") from None
+                                           f"number")
         if not (0.0 < prob <= 1.0) or math.isnan(prob):
             raise InputError(path, lineno, f"inclusion probability {prob_s} is outside (0, 1]")
         if docid in strata.setdefault(qid, {}):

@@ -47,6 +47,20 @@ def id_problem(value: str) -> str | None:
 #: An integer as the TREC formats write one (``int()`` would also take '1_0' and non-ASCII
 #: digits, which trec_eval would not read as the same number).
 INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+#: A number as Python's ``float()`` and C's ``strtod()`` (trec_eval's ``atof``) both read it,
+#: to the same value: ASCII digits with an optional sign, point and exponent, or inf/infinity.
+#: ``float()`` alone also takes '1_000' (1000, where trec_eval reads 1) and non-ASCII digits
+#: ('１００': 100, where trec_eval reads 0); ``strtod`` reads a prefix of '1.5abc', '1e' and
+#: hexadecimal '0x10'. Anything outside this grammar is refused, naming file and line.
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)\Z")
+
+
+def number_of(text: str) -> float | None:
+    """The value of ``text`` when it is a :data:`NUMBER` (NaN is not), else None."""
+    return float(text) if NUMBER.match(text) else None
+
+
 #: The largest grade magnitude a qrels file may hold (nine digits): anything beyond is a typo,
 #: and would overflow the scorer's 64-bit columns (and 2**g under ``--gain exp``) anyway.
 GRADE_LIMIT = 10**9 - 1

@@ -20,6 +20,7 @@ from poolkit.errors import InputError
 from poolkit.io import read_qrels, read_run
 
 _INT = re.compile(r"[+-]?[0-9]+\Z")
+_NUMBER = re.compile(r"(?i)[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?\Z|[+-]?inf(inity)?\Z")
 
 
 def oracle_text(path: Path) -> tuple[bytes, str]:
@@ -45,16 +46,13 @@ def oracle_run(path: Path, order: str) -> tuple:
                              f"expected 6 columns 'qid Q0 docid rank score tag', found "
                              f"{len(parts)}: {line.strip()!r}")
         qid, _q0, docid, rank_s, score_s = parts[:5]
-        try:
-            score = float(score_s)
-        except ValueError:
-            score = math.nan
-        if score != score:
+        # trec_eval's atof and Python's float agree only on ASCII decimals (and inf)
+        if not _NUMBER.match(score_s):
             raise InputError(path, lineno, f"score {score_s!r} is not a number")
-        try:
-            rank = int(rank_s)
-        except ValueError:
-            raise InputError(path, lineno, f"rank {rank_s!r} is not an integer") from None
+        score = float(score_s)
+        if not _INT.match(rank_s):
+            raise InputError(path, lineno, f"rank {rank_s!r} is not an integer")
+        rank = int(rank_s)
         if tag is None:
             tag = parts[5]
         rows.setdefault(qid, []).append((score, docid, rank, lineno))
@@ -111,7 +109,7 @@ QIDS = ["q1", "q2", "007", "#x", "q\u00e9"]
 DOCS = ["a", "b", "c", "d1", "0042", "Z", "9", "10", "#1", "\u00e9t\u00e9", "Q0"]
 RANKS = ["1", "2", "3", "10", "0", "-1", "+3", "1_0", "x", "1.5", "\u0661"]
 SCORES = ["1", "2.5", "2.5", "-1", "1e3", "0.0", "-0.0", "inf", "-inf", "nan", "high", "1_0",
-          "3.25", "0.125"]
+          "3.25", "0.125", "1_000", "\uff11\uff10\uff10", "0x10", ".5", "+1", "1e1_0", "5."]
 SEPS = [" ", " ", " ", "\t", "  "]
 ENDS = ["\n"] * 12 + ["\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028"]
 
