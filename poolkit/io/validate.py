@@ -73,6 +73,18 @@ def grade_size_problem(grade: int) -> str | None:
     return f"grade {grade} is out of range (a grade has at most 9 digits)"
 
 
+#: Why text holding U+0000 is refused wherever poolkit reads text (PostgreSQL's text and
+#: jsonb cannot hold it, so a passage or query with one would store on SQLite only).
+NUL_PROBLEM = "contains a NUL character (U+0000), which a judging store cannot hold"
+
+
+def check_no_nul(path: str | Path | None, line: int | None, value: str, what: str) -> str:
+    """``value`` unless it holds a NUL, else an InputError naming file, line and ``what``."""
+    if "\x00" in value:
+        raise InputError(path, line, f"{what} {NUL_PROBLEM}")
+    return value
+
+
 def check_id(path: str | Path | None, line: int | None, value: str, what: str) -> str:
     """``value`` if it is a valid id, else an InputError naming file, line and the id."""
     problem = id_problem(value)
