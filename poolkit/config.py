@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of
+from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of, shown
 from poolkit.io.common import decode, read_bytes
 from poolkit.io.validate import check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
@@ -175,7 +175,7 @@ class _Section:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             raise ConfigError(self.path, line_of(self.items[key][1]),
-                              f"{self.where}.{key} must be {names}, found {value!r}")
+                              f"{self.where}.{key} must be {names}, found {shown(value)}")
         return value
 
     @overload
@@ -316,7 +316,7 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
                                   f"{', '.join(n for n in names if n != name) or 'none'})")
             if over not in names:
                 raise ConfigError(path, sec.line("over"),
-                                  f"{where}.over: unknown system {over!r}; defined: "
+                                  f"{where}.over: unknown system {shown(over)}; defined: "
                                   f"{', '.join(n for n in names if n != name)}"
                                   f"{did_you_mean(over, names)}")
         if kind.reads_file:
@@ -342,7 +342,7 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
         while cur.over is not None:
             if cur.over in seen:
                 raise ConfigError(path, root.line("systems"),
-                                  f"systems.{name}: rerank chain loops through {cur.over!r}")
+                                  f"systems.{name}: rerank chain loops through {shown(cur.over)}")
             seen.add(cur.over)
             cur = systems[cur.over]
     return systems
@@ -371,10 +371,10 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
     for g, meaning in (sec.value("grades", dict, {}) or {}).items():
         if not isinstance(g, int) or g not in DEFAULT_GRADES:
             raise ConfigError(path, sec.line("grades"),
-                              f"judge.grades: grade {g!r} must be one of 0, 1, 2, 3")
+                              f"judge.grades: grade {shown(g)} must be one of 0, 1, 2, 3")
         if not isinstance(meaning, str) or not meaning.strip():
             raise ConfigError(path, sec.line("grades"), f"judge.grades: the label of grade {g} "
-                                                        f"must be text, found {meaning!r}")
+                                                        f"must be text, found {shown(meaning)}")
         grades[g] = meaning
     keys = dict(DEFAULT_KEYS)
     for action, key in (sec.value("keys", dict, {}) or {}).items():
@@ -385,17 +385,17 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
     taken: dict[str, str] = {}
     for action, value in keys.items():
         if not key_names(value):
-            raise ConfigError(path, sec.line("keys"), f"judge.keys: {action!r} has no key")
+            raise ConfigError(path, sec.line("keys"), f"judge.keys: {shown(action)} has no key")
         for key in key_names(value):
             if same_key(key) in taken:
                 raise ConfigError(path, sec.line("keys"),
                                   f"judge.keys: key {key!r} is bound to both "
-                                  f"{taken[same_key(key)]!r} and {action!r}")
+                                  f"{shown(taken[same_key(key)])} and {shown(action)}")
             taken[same_key(key)] = action
     min_display = sec.value("min_display", float, DEFAULT_MIN_DISPLAY)
     if not 0 <= min_display <= 5:
         raise ConfigError(path, sec.line("min_display"),
-                          f"judge.min_display: {min_display!r} must be seconds from 0 to 5")
+                          f"judge.min_display: {shown(min_display)} must be seconds from 0 to 5")
     guidelines = sec.value("guidelines", str, "")
     if guidelines:
         candidate = base / guidelines

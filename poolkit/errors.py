@@ -8,6 +8,7 @@ should ever reach a user as a traceback.
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,6 +27,8 @@ class InputError(PoolkitError):
         self.line = line
         self.message = message
         message = " ".join(message.splitlines())  # one line, whatever a library said
+        if len(message) > MESSAGE_LIMIT:  # a backstop: values are cut by shown() already
+            message = message[:MESSAGE_LIMIT] + "..."
         where = self.path or "<input>"
         if line is not None:
             where = f"{where}:{line}"
@@ -69,3 +72,25 @@ def one_of(value: str, options: Iterable[str], what: str) -> str:
     """'unknown X 'v'; valid: a, b, c (did you mean b?)' — the standard unknown-choice message."""
     opts = sorted(options)
     return f"unknown {what} {value!r}; valid: {', '.join(opts)}{did_you_mean(value, opts)}"
+
+
+#: The longest message an InputError carries, and how much of a value :func:`shown` quotes.
+MESSAGE_LIMIT = 2000
+SHOWN_LIMIT = 300
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 200
+_SHOWN.maxlong = 60
+_SHOWN.maxlevel = 3
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 8
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message, cut short when long: a value read from a file (a line,
+    a YAML value) may be any size, and formatting it whole could take more memory than the
+    machine has (a YAML alias bomb's value is billions of items). Short values read exactly
+    as ``repr`` writes them."""
+    try:
+        text = _SHOWN.repr(value)  # bounded work, but nested lists may still give ~8**3 items
+    except ValueError:  # an int past Python's 4,300-digit limit for printing one
+        return "<a number too long to show>"
+    return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT - 3] + "..."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.errors import InputError
+from poolkit.errors import InputError, shown
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels, add_graded_line
 
@@ -30,7 +30,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
             continue
         if len(parts) != 3:
             raise InputError(path, lineno, f"expected 3 columns 'query-id corpus-id score', "
-                                           f"found {len(parts)}: {line.strip()!r}")
+                                           f"found {len(parts)}: {shown(line.strip())}")
         qid, docid, grade_s = parts
         add_graded_line(grades, lines, path, lineno, qid, docid, grade_s,
                         "score {!r} is not an integer grade")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.errors import InputError
+from poolkit.errors import InputError, shown
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.run import Run
 from poolkit.io.validate import INTEGER as _INT
@@ -23,7 +23,7 @@ def read_msmarco_run(path: str | Path, name: str | None = None) -> Run:
             continue
         if len(parts) != 3:
             raise InputError(path, lineno, f"expected 3 columns 'qid pid rank', found "
-                                           f"{len(parts)}: {line.strip()!r}")
+                                           f"{len(parts)}: {shown(line.strip())}")
         qid, docid, rank_s = parts
         check_id(path, lineno, qid, "query id")
         check_id(path, lineno, docid, "doc id")

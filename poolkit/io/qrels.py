@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
 
-from poolkit.errors import InputError
+from poolkit.errors import InputError, shown
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.validate import INTEGER as _INT
 from poolkit.io.validate import check_id, grade_size_problem, has_control_chars
@@ -134,7 +134,8 @@ def _careful_grades(path: str | Path,
         if len(parts) != 4:
             raise InputError(
                 path, lineno,
-                f"expected 4 columns 'qid iter docid grade', found {len(parts)}: {line.strip()!r}",
+                f"expected 4 columns 'qid iter docid grade', found {len(parts)}: "
+                f"{shown(line.strip())}",
             )
         qid, _iter, docid, grade_s = parts
         add_graded_line(grades, lines, path, lineno, qid, docid, grade_s,

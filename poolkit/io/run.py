@@ -21,7 +21,7 @@ from operator import eq, ge, gt, le
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from poolkit.errors import InputError, PoolkitError, one_of
+from poolkit.errors import InputError, PoolkitError, one_of, shown
 from poolkit.io.common import iter_chunks, sha256_hex
 from poolkit.io.validate import INTEGER, check_id, has_control_bytes, number_of
 
@@ -309,7 +309,7 @@ def _careful_block(path: str | Path, text: str, line0: int, want_ranks: bool) ->
             raise InputError(
                 path, lineno,
                 f"expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}: "
-                f"{line.strip()!r}",
+                f"{shown(line.strip())}",
             )
         qid, _q0, docid, rank_s, score_s = parts[:5]
         check_id(path, lineno, qid, "query id")

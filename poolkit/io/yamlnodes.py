@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from poolkit.errors import InputError
+from poolkit.errors import InputError, shown
 from poolkit.io.validate import check_no_nul
 
 # The tags plain YAML data uses (implicit or written as ``!!str`` and so on). Anything else
@@ -18,7 +18,13 @@ from poolkit.io.validate import check_no_nul
 # reads data, never objects, and a tag it ignored would silently change a value.
 STANDARD_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in (
     "str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge"))
+NUMBER_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("int", "float"))
+MAX_NUMBER_TEXT = 100  # longer numbers are typos (and Python refuses ints past 4,300 digits)
 MAX_DEPTH = 64  # nesting deeper than any poolkit file has; deeper is refused, not recursed
+#: How many values aliases (``*name``) may add to a document beyond those written in it. A
+#: merge key or a repeated system option adds a handful; a few hundred bytes of aliases to
+#: aliases ("billion laughs") add billions, which building or printing would not survive.
+MAX_ALIASED = 10_000
 
 
 def compose(path: str | Path, text: str) -> yaml.Node:
@@ -42,7 +48,49 @@ def compose(path: str | Path, text: str) -> yaml.Node:
     if node is None:
         raise InputError(path, None, "file is empty")
     _check_tags_and_depth(path, node)
+    _check_aliases(path, node)
     return node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _check_aliases(path: str | Path, root: yaml.Node) -> None:
+    """Refuse a document whose aliases would expand it by more than :data:`MAX_ALIASED`
+    values, or into itself (``&a [*a]``), naming the line of the smallest such part.
+
+    Aliases share nodes, so the tree is a graph: each node's expanded size is counted once,
+    after its children's (iteratively; the open nodes are the current path, so meeting an
+    open node again is a loop)."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    distinct = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            total = 1 + sum(size[id(child)] for child in _children(node))
+            size[key] = total
+            distinct += 1
+            if total > distinct + MAX_ALIASED:
+                raise InputError(path, line_of(node), f"YAML aliases expand this value past "
+                                                      f"{MAX_ALIASED:,} items; write it out")
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise InputError(path, line_of(node), "a YAML alias refers to the value that "
+                                                  "holds it (an endless value)")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node))
 
 
 def _check_tags_and_depth(path: str | Path, root: yaml.Node) -> None:
@@ -60,6 +108,9 @@ def _check_tags_and_depth(path: str | Path, root: yaml.Node) -> None:
             raise InputError(path, line_of(node), f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(node, yaml.ScalarNode):  # a raw NUL is refused by YAML; "\0" is not
             check_no_nul(path, line_of(node), str(node.value), "value")
+            if node.tag in NUMBER_TAGS and len(node.value) > MAX_NUMBER_TEXT:
+                raise InputError(path, line_of(node), f"number {shown(node.value)} is longer "
+                                                      f"than {MAX_NUMBER_TEXT} characters")
         if isinstance(node, yaml.SequenceNode):
             stack.extend((child, depth + 1) for child in node.value)
         elif isinstance(node, yaml.MappingNode):

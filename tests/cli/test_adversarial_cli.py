@@ -1316,6 +1316,15 @@ def _pool_with(name: str, text: str) -> Callable[[World], list[str]]:
     return setup
 
 
+def _laughs(levels: int = 9) -> str:
+    """A YAML flow list of anchors, each nine aliases of the one before ('billion laughs'):
+    a few hundred bytes that expand to 9**levels items."""
+    parts = ["&a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    parts += [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return "[" + ", ".join(parts) + "]"
+
+
+LAUGHS_SAYS = r":1: YAML aliases expand this value past 10,000 items; write it out$"
 NUL_SAYS = r"contains a NUL character \(U\+0000\), which a judging store cannot hold$"
 ROUND3_INPUT_CASES = [
     # -- issue 22 item 6: numbers read as trec_eval's atof reads them, or refused --
@@ -1353,6 +1362,27 @@ ROUND3_INPUT_CASES = [
     Case("config-nul-in-name", _config('name: "a\\x00b"\nsystems:\n  s: {kind: run, path: '
                                        'sys.run}\n'),
          r"bad.yaml:4: value " + NUL_SAYS),
+    # -- issue 22 item 19: YAML aliases that expand past a small bound are refused before
+    # anything builds or prints the value --
+    *(Case(f"config-alias-bomb-in-{where}",
+           lambda w, text=text: ["status", str(w.write("bomb.yaml", text))],
+           rf"bomb.yaml:{line}" + LAUGHS_SAYS[2:])
+      for where, line, text in (
+          ("name", 1, f"name: {_laughs()}\nstore: store.sqlite\n"),
+          ("store", 1, f"store: {_laughs()}\n"),
+          ("pool-seed", 1, f"pool: {{seed: {_laughs()}}}\nstore: store.sqlite\n"),
+          ("system-option", 3, "store: store.sqlite\nsystems:\n  s: {kind: run, path: sys.run, "
+                            f"x: {_laughs()}}}\n"))),
+    Case("config-alias-loop",
+         _config("name: &n [*n]\nsystems:\n  s: {kind: run, path: sys.run}\n"),
+         r"bad.yaml:4: a YAML alias refers to the value that holds it"),
+    Case("golden-alias-bomb", _score(("g.yaml", f"- query: q1\n  grades: {_laughs()}\n")),
+         r"g.yaml:2: YAML aliases expand this value past 10,000 items"),
+    Case("ranked-alias-bomb", _score(run=("r.yaml", f"q1: {_laughs()}\n")),
+         r"r.yaml" + LAUGHS_SAYS),
+    Case("config-long-value-is-cut",
+         _config(f"name: [{'x' * 100_000}]\nsystems:\n  s: {{kind: run, path: sys.run}}\n"),
+         r"bad.yaml:4: config.name must be str, found \['x{97}\.\.\.x{98}'\]$"),
 ]
 
 ALL_CASES = (CASES + QRELS_CASES + RUN_CASES + CONFIG_CASES + CORPUS_CASES
