@@ -195,7 +195,7 @@ class _Section:
         if key not in self.items:
             raise ConfigError(self.path, line_of(self.node), f"{self.where} needs '{key}:'")
         p = (base / str(self.value(key, str))).resolve()
-        if must_exist and not p.is_file():
+        if must_exist and (p.is_dir() or not p.exists()):  # a FIFO is a file to read
             raise ConfigError(self.path, self.line(key),
                               f"{self.where}.{key}: no such file {p}{_neighbour(p)}")
         return p

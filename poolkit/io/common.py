@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import io
+import os
+import shutil
+import stat
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from poolkit.errors import InputError
 
@@ -59,13 +65,89 @@ def compression_of(head: bytes) -> str | None:
 
 
 def open_binary(p: Path) -> IO[bytes]:
-    """``p`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz."""
+    """``p`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz.
+
+    A pipe (a FIFO, ``<(cmd)``'s ``/dev/fd/N``) or a device is read once, on its first open,
+    into a temporary file that every later open of the same path reads (see :func:`_spool`):
+    telling its format reads it before its reader does, and a pipe cannot be read twice."""
+    spool = _spool(p)
+    if spool is not None:
+        reader = io.BufferedReader(_SpoolReader(spool))
+        head = reader.peek(6)[:6]
+        for magic, (_name, module) in COMPRESSIONS.items():
+            if head.startswith(magic):
+                return importlib.import_module(module).open(reader, "rb")  # type: ignore[no-any-return]
+        return reader
     with p.open("rb") as f:
         head = f.read(6)
     for magic, (_name, module) in COMPRESSIONS.items():
         if head.startswith(magic):
             return importlib.import_module(module).open(p, "rb")  # type: ignore[no-any-return]
     return p.open("rb")
+
+
+# (path as given, device, inode) of a pipe or device -> the temporary file holding what it
+# gave. The path is part of the key so that a FIFO made again at a new path (its inode
+# reused) is read anew; a pipe's inode is never reused while the process lives.
+_SPOOLS: dict[tuple[str, int, int], IO[bytes]] = {}
+_SPOOL_LOCK = threading.Lock()
+
+
+def _spool(p: Path) -> IO[bytes] | None:
+    """The temporary file holding the content of ``p`` when ``p`` is not a regular file or a
+    directory, reading it whole the first time; None for a regular file (or a missing one:
+    the caller's open says so)."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return None
+    key = (os.fspath(p), st.st_dev, st.st_ino)
+    with _SPOOL_LOCK:
+        held = _SPOOLS.get(key)
+        if held is None:
+            held = tempfile.TemporaryFile(prefix="poolkit-input-")
+            try:
+                with p.open("rb") as source:
+                    shutil.copyfileobj(source, held, 1 << 20)
+                held.flush()  # readers pread the descriptor, below the buffer
+            except BaseException:
+                held.close()
+                raise
+            _SPOOLS[key] = held
+    return held
+
+
+class _SpoolReader(io.RawIOBase):
+    """An independent reading position over a spooled file (``os.pread``: no shared offset,
+    so readers on threads and nested opens never disturb each other)."""
+
+    def __init__(self, held: IO[bytes]) -> None:
+        super().__init__()
+        self._fd = held.fileno()
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = os.pread(self._fd, len(buffer), self._pos)
+        buffer[:len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos,
+                io.SEEK_END: os.fstat(self._fd).st_size}[whence]
+        self._pos = max(base + offset, 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
 
 
 def read_bytes(path: str | Path) -> bytes:

@@ -207,7 +207,8 @@ def test_an_invalid_corpus_is_refused_and_never_snapshotted(tmp_path, name):
 
 
 ids = st.text("abcXYZ019_-.:/", min_size=1, max_size=6)
-texts = st.text(max_size=30)  # any code point but a lone surrogate
+# any code point but a lone surrogate and NUL (refused at read time: no store can hold it)
+texts = st.text(st.characters(exclude_characters="\x00"), max_size=30)
 
 
 @settings(max_examples=40, deadline=None,
