@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import difflib
 import reprlib
+
+try:  # POSIX only; imported now, since a MemoryError may later keep an import from working
+    import resource
+except ImportError:  # pragma: no cover
+    resource = None  # type: ignore[assignment]
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -94,3 +99,50 @@ def shown(value: object) -> str:
     except ValueError:  # an int past Python's 4,300-digit limit for printing one
         return "<a number too long to show>"
     return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT - 3] + "..."
+
+
+def _soft_limit(name: str) -> int | None:
+    """The soft ``resource`` limit ``name`` (RLIMIT_AS, RLIMIT_NOFILE), None if unlimited or
+    unknown (``resource`` is POSIX only)."""
+    if resource is None:
+        return None
+    try:
+        soft = resource.getrlimit(getattr(resource, name))[0]
+    except (AttributeError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def out_of_memory() -> str:
+    """What a MemoryError means to the user: the memory limit, when one is set."""
+    limit = _soft_limit("RLIMIT_AS")
+    if limit is None:
+        return "out of memory (free some memory, or give the command less to read)"
+    return (f"out of memory: the address-space limit (`ulimit -v`) is {limit >> 20} MiB; "
+            f"raise it, or give the command less to read")
+
+
+def too_many_open_files() -> str:
+    """What EMFILE means to the user: the open-file limit, when one is set."""
+    limit = _soft_limit("RLIMIT_NOFILE")
+    where = f" (`ulimit -n` is {limit})" if limit is not None else ""
+    return f"too many open files{where}: raise the limit and run the command again"
+
+
+def files_exhausted(room: int = 3) -> bool:
+    """Whether this process cannot open ``room`` more files: the cause of an open that a
+    library failed without saying why (SQLite's "unable to open database file" needs the
+    database, its -wal and its -shm)."""
+    import errno
+    import os
+
+    opened: list[int] = []
+    try:
+        for _ in range(room):
+            opened.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError as exc:
+        return exc.errno in (errno.EMFILE, errno.ENFILE)
+    finally:
+        for fd in opened:
+            os.close(fd)
+    return False

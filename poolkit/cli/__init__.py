@@ -13,13 +13,14 @@ importing any.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from collections.abc import Collection, Sequence
 from typing import NoReturn
 
 from poolkit import __version__
-from poolkit.errors import PoolkitError
+from poolkit.errors import PoolkitError, out_of_memory, too_many_open_files
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
 SUBCOMMANDS = {
@@ -103,6 +104,36 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except (MemoryError, OSError, ImportError, RuntimeError) as exc:
+        # A resource limit (`ulimit -v`, `ulimit -n`) can strike anywhere, importing a
+        # subcommand's modules included: one line that names the limit, not a traceback.
+        why = _limit_reached(exc)
+        if why is None:
+            raise
+        command = _command(argv)
+        who = f"poolkit {command}" if command in SUBCOMMANDS else "poolkit"
+        print(f"{who}: error: {why}", file=sys.stderr)
+        return 2
+
+
+def _limit_reached(exc: BaseException) -> str | None:
+    """What ``exc`` says when a resource limit caused it, else None. Out of address space,
+    Python raises MemoryError, the dynamic loader fails to map a library's segments, and a
+    thread's stack cannot be allocated; out of descriptors, an open fails with EMFILE."""
+    text = str(exc)
+    if isinstance(exc, MemoryError) or (
+            isinstance(exc, ImportError) and "failed to map segment" in text):
+        return out_of_memory()
+    if isinstance(exc, RuntimeError) and "can't start new thread" in text:
+        return f"cannot start a thread: {out_of_memory()}"
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return too_many_open_files()
+    return None
+
+
+def _main(argv: list[str]) -> int:
     command = _command(argv)
     parser = build_parser([command] if command in SUBCOMMANDS else [])
     args, extra = parser.parse_known_args(argv)

@@ -7,6 +7,7 @@ content, so a file and its compressed copy hash alike.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib
 import io
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from poolkit.errors import InputError
+from poolkit.errors import InputError, too_many_open_files
 
 # magic bytes -> (name, the standard-library module whose open() reads it; imported on use)
 COMPRESSIONS: dict[bytes, tuple[str, str]] = {
@@ -45,6 +46,8 @@ def _file_errors(p: Path) -> Iterator[None]:
     except OSError as exc:
         if exc.strerror is None:  # gzip, bz2 and lzma report bad data as a bare OSError
             raise InputError(p, None, f"compressed file is damaged: {exc}") from None
+        if exc.errno in (errno.EMFILE, errno.ENFILE):
+            raise InputError(p, None, f"cannot open: {too_many_open_files()}") from None
         raise InputError(p, None, f"cannot read: {exc.strerror}") from None
     except Exception as exc:
         # lzma and zlib (gzip's inflater) are imported only when such a file was opened;

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.errors import StoreError
+from poolkit.errors import StoreError, files_exhausted, out_of_memory, too_many_open_files
 
 _READ_ONLY = ("read-only: cannot write to it (check the file's and its folder's permissions, "
               "or the mount); read-only commands such as status and export still work")
@@ -27,6 +27,10 @@ MESSAGES = {
     "SQLITE_PERM": _READ_ONLY,
 }
 
+# SQLite's failures for want of memory, and what could not be done
+OUT_OF_MEMORY = {"SQLITE_NOMEM": "cannot be used", "SQLITE_IOERR_NOMEM": "cannot be used",
+                 "SQLITE_IOERR_SHMMAP": "cannot map its -shm file into memory"}
+
 
 #: The store path opened last in this process (one element): a failure SQLite raises while
 #: rows are read outside a Store method is attributed to it (poolkit.cli).
@@ -38,6 +42,10 @@ def describe(path: str | Path, exc: BaseException) -> StoreError:
     name = getattr(exc, "sqlite_errorname", None) or ""
     # An extended code (SQLITE_IOERR_WRITE) says what its primary code (SQLITE_IOERR) says.
     message = MESSAGES.get(name) or MESSAGES.get("_".join(name.split("_")[:2]))
+    if name == "SQLITE_CANTOPEN" and files_exhausted():  # SQLite does not say EMFILE
+        message = "cannot be opened: " + too_many_open_files()
+    elif name in OUT_OF_MEMORY:  # under `ulimit -v`, mapping the -shm file fails first
+        message = f"{OUT_OF_MEMORY[name]}: {out_of_memory()}"
     if message is None:
         detail = str(exc)
         if "malformed" in detail:
