@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             known = store.assessors()
             for name in args.assessor:
                 if name not in known:
-                    raise StoreError(f"{config.store}: " + one_of(name, known, "assessor"))
+                    raise StoreError(f"{config.store_label}: " + one_of(name, known, "assessor"))
         labels = current_labels(store, args.policy, args.assessor, args.pool_version)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if not len(labels):
         if labels.unresolved:
             report_unresolved(labels, args.policy, None)
-            raise PoolkitError(f"{config.store}: no labels to export: every labelled pair is "
+            raise PoolkitError(f"{config.store_label}: no labels to export: every labelled pair is "
                                f"unresolved under policy {args.policy!r}; nothing written")
-        raise PoolkitError(f"{config.store}: no labels to export yet (judge with `poolkit "
+        raise PoolkitError(f"{config.store_label}: no labels to export yet (judge with `poolkit "
                            f"judge`, or `poolkit import` a label file); nothing written")
     if args.output:
         write_file(args.output, text)

@@ -91,14 +91,14 @@ def run(args: argparse.Namespace) -> int:
               "unknown_queries": unknown_q,
               "unknown_query_pairs": sum(len(labels.grades[q]) for q in unknown_q),
               "unknown_doc_pairs": unknown_pairs, "kept_unknown": bool(args.keep_unknown),
-              "store": str(config.store)}
+              "store": config.store_label}
     if args.format == "json":
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     print(f"{labels.name}: {counted(total, 'graded pair')} -> "
           f"{counted(added, 'new import event')} by "
-          f"{args.source!r} ({result['unchanged']} already standing) in {config.store}")
+          f"{args.source!r} ({result['unchanged']} already standing) in {config.store_label}")
     if unjudged:
         print(f"  {counted(unjudged, 'pair')} marked -1 (pooled, not judged): not grades, "
               f"not recorded")

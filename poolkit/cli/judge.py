@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         progress = session.progress()
         closed = {q: chooser.closed(q) for q in session.query_ids} if session.chooser else {}
     print(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
-          f"(store {config.store})", file=sys.stderr)
+          f"(store {config.store_label})", file=sys.stderr)
     for qid, why in closed.items():
         if why:
             print(f"  query {qid}: no more passages offered: {why}", file=sys.stderr)
