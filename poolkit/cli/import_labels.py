@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
-from poolkit.errors import InputError
+from poolkit.errors import InputError, tell
 
 if TYPE_CHECKING:
     from poolkit.io.qrels import Qrels
@@ -137,5 +137,5 @@ def _warn_text_contradictions(labels_path: str, texts: dict[str, str], known: di
     the labels may have been made for another query: say so (the file's ids still rule)."""
     for qid, text in texts.items():
         if qid in known and " ".join(text.split()) != " ".join(known[qid].split()):
-            print(f"poolkit import: warning: {labels_path}: query {qid!r} text {text[:60]!r} "
-                  f"differs from {queries_name}'s {known[qid][:60]!r}", file=sys.stderr)
+            tell(f"poolkit import: warning: {labels_path}: query {qid!r} text {text[:60]!r} "
+                 f"differs from {queries_name}'s {known[qid][:60]!r}")

@@ -45,7 +45,7 @@ LIBPQ_KEYS = frozenset({
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
-NO_PASSWORD = ("a store location must not carry a password; set PGPASSWORD or use "
+NO_PASSWORD = ("a store URL must not carry a password; set PGPASSWORD or use "
                "~/.pgpass")
 
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
@@ -203,7 +203,7 @@ def database_name(url: str) -> str:
     return pairs.get("dbname", "")
 
 
-def redact(location: str | Path | object) -> str:
+def redact(location: object) -> str:
     """``location`` as messages, reports and headers show it: every secret removed (a URL's
     userinfo password, secret query parameters, secret key=value pairs). Never raises."""
     text = str(location)
@@ -218,9 +218,9 @@ def redact(location: str | Path | object) -> str:
     scheme, userinfo, rest, query = _split(text)
     shown = f"{scheme}://" + (f"{userinfo.split(':', 1)[0]}@" if userinfo else "") + rest
     if "?" in text.partition("://")[2]:
-        kept = [item for item in query.split("&")
-                if unquote(item.partition("=")[0]) not in SECRET_KEYS]
-        shown += "?" + "&".join(kept) if kept else ""
+        items = [item for item in query.split("&")
+                 if unquote(item.partition("=")[0]) not in SECRET_KEYS]
+        shown += "?" + "&".join(items) if items else ""
     return shown
 
 
