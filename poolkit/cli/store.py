@@ -5,8 +5,9 @@
     poolkit store copy SRC DST            copy every event, pool, provenance row and text;
                                           counts and a content hash prove the copy
 
-A STORE is a SQLite file or a ``postgresql://USER@HOST:PORT/DBNAME`` URL (password from
-PGPASSWORD or ~/.pgpass); a CONFIG names its store under ``store:``.
+A STORE is a SQLite file, a ``postgresql://USER@HOST:PORT/DBNAME`` URL or a libpq
+``host=H port=P dbname=D user=U`` string (password from PGPASSWORD or ~/.pgpass, never in
+the location); a CONFIG names its store under ``store:``.
 """
 
 from __future__ import annotations

@@ -159,6 +159,9 @@ def test_no_output_of_any_command_shows_a_password_that_got_into_the_url(
             (["export", config, "--format", "golden", "-o", str(golden)], 0),
             (["export", config, "--format", "qrels", "-o", str(qrels)], 0),
             (["export", config, "--format", "qrels", "--assessor", "nobody"], 2),
+            (["compare", config, "--format", "json"], 2),  # one pool version only
+            (["reusability", config, "--format", "json"], 0),
+            (["agreement", config, "--reference", "seed", "--format", "json"], 0),
             (["store", "copy", config, str(copy)], 0),
             (["store", "copy", config, str(tmp_path / "copy2.sqlite"), "--format", "json"], 0),
             (["store", "copy", str(copy), secret_url], 2),  # the database is not empty
