@@ -92,6 +92,10 @@ def run_copy(args: argparse.Namespace) -> int:
         new_file = isinstance(dst, Path)
         if isinstance(dst, Path) and dst.exists():
             raise StoreError(f"{dst}: already exists; copy into a new file")
+        if isinstance(dst, Path):  # a new store file is an output like any other
+            from poolkit.io.links import resolve_output
+
+            resolve_output(dst)
         try:
             with open_store(dst, create=True) as destination:
                 report = copy_store(source, destination)

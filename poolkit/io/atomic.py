@@ -70,8 +70,9 @@ def check_writable_folder(folder: str | Path) -> None:
     """Create ``folder`` if needed and prove a file can be made in it (a command that will
     write there after a long computation asks first); an OutputError says why not."""
     folder = Path(folder)
+    real = resolve_output(folder)  # no folder made through another user's planted link
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        real.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"{folder}: cannot create the folder: {_why_no_folder(folder, exc)}"
                           ) from None

@@ -19,7 +19,7 @@ from cli.test_adversarial_cli import World  # noqa: E402
 
 from poolkit.cli import main  # noqa: E402
 from poolkit.errors import OutputError  # noqa: E402
-from poolkit.io.atomic import write_text  # noqa: E402
+from poolkit.io.atomic import check_writable_folder, write_text  # noqa: E402
 from poolkit.io.links import resolve_output  # noqa: E402
 
 OTHER = 4242  # a uid that is neither root nor the folder's owner
@@ -117,3 +117,20 @@ def test_resolution_matches_realpath_without_shared_folders(tmp_path, monkeypatc
     assert resolve_output("l/f") == tmp_path / "a" / "f"
     with pytest.raises(OutputError, match="too many levels of symbolic links"):
         resolve_output(tmp_path / "loop")
+
+
+@needs_root
+def test_no_folder_and_no_store_copy_through_another_users_link(tmp_path, capsys):
+    world = World(tmp_path / "w")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    shared = _sticky(tmp_path)
+    folder_link = _plant(shared, "runs", victim, OTHER)
+    with pytest.raises(OutputError, match="is a symlink of another user"):
+        check_writable_folder(folder_link / "deeper")
+    store_link = _plant(shared, "copy.sqlite", victim / "copy.sqlite", OTHER)  # dangling
+    assert main(["store", "copy", str(world.config), str(store_link)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"{store_link} is a symlink of another user" in err[0], err
+    assert list(victim.iterdir()) == []
+    assert sorted(p.name for p in shared.iterdir()) == ["copy.sqlite", "runs"]
