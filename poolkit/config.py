@@ -254,11 +254,9 @@ def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
             raise ConfigError(path, root.line("store"), "config.store: "
                               + one_of(scheme, BACKENDS, "store backend"))
         try:
-            url = database_location(value)
+            return database_location(value) or value
         except LocationError as exc:
             raise ConfigError(path, root.line("store"), f"config.store: {exc.reason}") from None
-        assert url is not None  # a database scheme
-        return url
     store = (base / value).resolve()
     if store.is_dir():
         raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
