@@ -257,7 +257,13 @@ def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
             return database_location(value) or value
         except LocationError as exc:
             raise ConfigError(path, root.line("store"), f"config.store: {exc.reason}") from None
-    store = (base / value).resolve()
+    from poolkit.errors import OutputError
+    from poolkit.io.links import resolve_output
+
+    try:  # resolved as realpath, but never through another user's link in /tmp (io.links)
+        store = resolve_output(base / value)
+    except OutputError as exc:
+        raise ConfigError(path, root.line("store"), f"config.store: {exc}") from None
     if store.is_dir():
         raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
                           f"name the store file (e.g. {store / 'judgments.sqlite'})")

@@ -59,6 +59,9 @@ def location(arg: str) -> str | Path:
     path = Path(arg)
     if path.suffix.lower() in (".yaml", ".yml"):
         return load_config(path).store
+    from poolkit.io.links import resolve_output
+
+    resolve_output(path)  # a store file is written: never through another user's /tmp link
     return path
 
 
@@ -92,10 +95,6 @@ def run_copy(args: argparse.Namespace) -> int:
         new_file = isinstance(dst, Path)
         if isinstance(dst, Path) and dst.exists():
             raise StoreError(f"{dst}: already exists; copy into a new file")
-        if isinstance(dst, Path):  # a new store file is an output like any other
-            from poolkit.io.links import resolve_output
-
-            resolve_output(dst)
         try:
             with open_store(dst, create=True) as destination:
                 report = copy_store(source, destination)

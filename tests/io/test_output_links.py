@@ -134,3 +134,29 @@ def test_no_folder_and_no_store_copy_through_another_users_link(tmp_path, capsys
     assert len(err) == 1 and f"{store_link} is a symlink of another user" in err[0], err
     assert list(victim.iterdir()) == []
     assert sorted(p.name for p in shared.iterdir()) == ["copy.sqlite", "runs"]
+
+
+@needs_root
+def test_no_store_created_through_another_users_link(tmp_path, capsys):
+    world = World(tmp_path / "w")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    shared = _sticky(tmp_path)
+    link = _plant(shared, "store.sqlite", victim / "judgments.sqlite", OTHER)  # dangling
+    world.write("config.yaml", world.config.read_text().replace(
+        "store: store.sqlite", f"store: {link}"))
+    assert main(["import", str(world.config), str(world / "labels.qrels"), "--as", "nist"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"{link} is a symlink of another user" in err[0], err
+    assert list(victim.iterdir()) == []
+
+
+@needs_root
+def test_store_init_refuses_another_users_link(tmp_path, capsys):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    link = _plant(_sticky(tmp_path), "s.sqlite", victim / "s.sqlite", OTHER)
+    assert main(["store", "init", str(link)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"{link} is a symlink of another user" in err[0], err
+    assert list(victim.iterdir()) == []
