@@ -32,7 +32,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -119,8 +118,17 @@ class Config:
 
     @property
     def store_name(self) -> str:
-        """The store as messages and headers name it: its file name, or its URL."""
-        return self.store.name if isinstance(self.store, Path) else self.store
+        """The store as headers name it: its file name, or its URL without secrets."""
+        from poolkit.store.locations import redact
+
+        return self.store.name if isinstance(self.store, Path) else redact(self.store)
+
+    @property
+    def store_label(self) -> str:
+        """The store as messages name it: its file's path, or its URL without secrets."""
+        from poolkit.store.locations import redact
+
+        return redact(self.store)
 
     @property
     def store_dir(self) -> Path:
@@ -237,6 +245,7 @@ def load_config(path: str | Path) -> Config:
 def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
     """The store's file (relative to the config) or, with a URL scheme, its database URL."""
     from poolkit.store.backends import BACKENDS, scheme_of
+    from poolkit.store.locations import LocationError, database_location
 
     value = root.value("store", str)
     scheme = scheme_of(value)
@@ -244,11 +253,17 @@ def _store_location(path: Path, base: Path, root: _Section) -> Path | str:
         if scheme not in BACKENDS:
             raise ConfigError(path, root.line("store"), "config.store: "
                               + one_of(scheme, BACKENDS, "store backend"))
-        if urlsplit(value).password is not None:
-            raise ConfigError(path, root.line("store"), "config.store: a store URL must not "
-                              "carry a password; set PGPASSWORD or use ~/.pgpass")
-        return value
-    store = (base / value).resolve()
+        try:
+            return database_location(value) or value
+        except LocationError as exc:
+            raise ConfigError(path, root.line("store"), f"config.store: {exc.reason}") from None
+    from poolkit.errors import OutputError
+    from poolkit.io.links import resolve_output
+
+    try:  # resolved as realpath, but never through another user's link in /tmp (io.links)
+        store = resolve_output(base / value)
+    except OutputError as exc:
+        raise ConfigError(path, root.line("store"), f"config.store: {exc}") from None
     if store.is_dir():
         raise ConfigError(path, root.line("store"), f"config.store: {store} is a directory; "
                           f"name the store file (e.g. {store / 'judgments.sqlite'})")

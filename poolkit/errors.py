@@ -8,7 +8,9 @@ should ever reach a user as a traceback.
 from __future__ import annotations
 
 import difflib
+import re
 import reprlib
+import sys
 
 try:  # POSIX only; imported now, since a MemoryError may later keep an import from working
     import resource
@@ -17,11 +19,39 @@ except ImportError:  # pragma: no cover
 from collections.abc import Iterable
 from pathlib import Path
 
+#: C0 and C1 controls, DEL and the Unicode line/paragraph separators: a terminal acts on them
+#: (a new line, a carriage return, an escape sequence), so a message never prints them raw.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                                else f"\\u{ord(char):04x}")
+
+
+def printable(text: object) -> str:
+    """``text`` with every control character escaped as Python writes it (``\\n``, ``\\x1b``):
+    a path or value holding a newline stays on its message's one line and cannot forge
+    another line or drive the terminal. Everything else, backslashes included, is unchanged."""
+    return _CONTROL.sub(_escape, str(text))
+
+
+def tell(message: object) -> None:
+    """``message`` as one line on stderr (errors, warnings, notes to the user), control
+    characters escaped: the one way poolkit's commands speak on stderr."""
+    print(printable(message), file=sys.stderr, flush=True)
+
 
 class PoolkitError(Exception):
-    """Base of every error poolkit raises on purpose."""
+    """Base of every error poolkit raises on purpose. Its text is :func:`printable`: one line
+    whatever path or value it names."""
 
     exit_code = 2
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class InputError(PoolkitError):

@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 from typing import NoReturn
 
 from poolkit import __version__
-from poolkit.errors import PoolkitError, out_of_memory, too_many_open_files
+from poolkit.errors import PoolkitError, out_of_memory, printable, tell, too_many_open_files
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
 SUBCOMMANDS = {
@@ -73,7 +73,7 @@ class Parser(argparse.ArgumentParser):
     Subparsers are made of this class too (argparse uses the parent's class)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} "
+        self.exit(2, f"{self.prog}: error: {printable(' '.join(message.split()))} "
                      f"(see {self.prog} --help)\n")
 
 
@@ -145,7 +145,7 @@ def _main(argv: list[str]) -> int:
     try:
         code = args.handler(args)
     except PoolkitError as exc:
-        print(f"poolkit {args.command}: error: {exc}", file=sys.stderr)
+        tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
@@ -159,7 +159,7 @@ def _main(argv: list[str]) -> int:
         from poolkit.store.failures import OPENED, describe
 
         store = OPENED[-1] if OPENED else "<store>"
-        print(f"poolkit {args.command}: error: {describe(store, exc)}", file=sys.stderr)
+        tell(f"poolkit {args.command}: error: {describe(store, exc)}")
         return 2
     return int(code or 0)
 

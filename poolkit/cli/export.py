@@ -8,7 +8,7 @@ import sys
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.errors import PoolkitError, StoreError, one_of, tell
 from poolkit.io.sample import sample_lines
 from poolkit.policies import DEFAULT_POLICY, POLICIES, Labels, current_labels
 from poolkit.pool.sample import with_unjudged
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             known = store.assessors()
             for name in args.assessor:
                 if name not in known:
-                    raise StoreError(f"{config.store}: " + one_of(name, known, "assessor"))
+                    raise StoreError(f"{config.store_label}: " + one_of(name, known, "assessor"))
         labels = current_labels(store, args.policy, args.assessor, args.pool_version)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if not len(labels):
         if labels.unresolved:
             report_unresolved(labels, args.policy, None)
-            raise PoolkitError(f"{config.store}: no labels to export: every labelled pair is "
+            raise PoolkitError(f"{config.store_label}: no labels to export: every labelled pair is "
                                f"unresolved under policy {args.policy!r}; nothing written")
-        raise PoolkitError(f"{config.store}: no labels to export yet (judge with `poolkit "
+        raise PoolkitError(f"{config.store_label}: no labels to export yet (judge with `poolkit "
                            f"judge`, or `poolkit import` a label file); nothing written")
     if args.output:
         write_file(args.output, text)
@@ -144,12 +144,10 @@ def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:
             {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
             for u in items]}, indent=2) + "\n")
     if not items:
-        print(f"poolkit export: {len(labels)} labels under policy {policy!r}, 0 unresolved",
-              file=sys.stderr)
+        tell(f"poolkit export: {len(labels)} labels under policy {policy!r}, 0 unresolved")
         return
-    print(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "
-          f"(choose another --policy, or adjudicate with `poolkit judge --adjudicate`):",
-          file=sys.stderr)
+    tell(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "
+         f"(choose another --policy, or adjudicate with `poolkit judge --adjudicate`):")
     for u in items:
         grades = " ".join(f"{a}={g}" for a, g in sorted(u.grades.items()))
-        print(f"  {u.qid} {u.docid}: {grades} ({u.reason})", file=sys.stderr)
+        tell(f"  {u.qid} {u.docid}: {grades} ({u.reason})")

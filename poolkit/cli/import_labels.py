@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
-from poolkit.errors import InputError
+from poolkit.errors import InputError, tell
 
 if TYPE_CHECKING:
     from poolkit.io.qrels import Qrels
@@ -91,14 +91,14 @@ def run(args: argparse.Namespace) -> int:
               "unknown_queries": unknown_q,
               "unknown_query_pairs": sum(len(labels.grades[q]) for q in unknown_q),
               "unknown_doc_pairs": unknown_pairs, "kept_unknown": bool(args.keep_unknown),
-              "store": str(config.store)}
+              "store": config.store_label}
     if args.format == "json":
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     print(f"{labels.name}: {counted(total, 'graded pair')} -> "
           f"{counted(added, 'new import event')} by "
-          f"{args.source!r} ({result['unchanged']} already standing) in {config.store}")
+          f"{args.source!r} ({result['unchanged']} already standing) in {config.store_label}")
     if unjudged:
         print(f"  {counted(unjudged, 'pair')} marked -1 (pooled, not judged): not grades, "
               f"not recorded")
@@ -137,5 +137,5 @@ def _warn_text_contradictions(labels_path: str, texts: dict[str, str], known: di
     the labels may have been made for another query: say so (the file's ids still rule)."""
     for qid, text in texts.items():
         if qid in known and " ".join(text.split()) != " ".join(known[qid].split()):
-            print(f"poolkit import: warning: {labels_path}: query {qid!r} text {text[:60]!r} "
-                  f"differs from {queries_name}'s {known[qid][:60]!r}", file=sys.stderr)
+            tell(f"poolkit import: warning: {labels_path}: query {qid!r} text {text[:60]!r} "
+                 f"differs from {queries_name}'s {known[qid][:60]!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from poolkit.errors import PoolkitError
+from poolkit.errors import PoolkitError, tell
 
 DESCRIPTION = """\
 Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
@@ -82,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
                                  start_qid=args.query, pool_version=args.pool_version,
                                  chooser=chooser, min_display=config.judge.min_display)
         if not session.query_ids:  # (judge mode always has the pool to show)
-            print(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}",
-                  file=sys.stderr)
+            tell(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}")
             return 0
         try:  # Textual: only when the UI really opens (the core install has none)
             from poolkit.judge.app import JudgeApp
@@ -103,10 +102,10 @@ def run(args: argparse.Namespace) -> int:
             release(collection.store, mine)
         progress = session.progress()
         closed = {q: chooser.closed(q) for q in session.query_ids} if session.chooser else {}
-    print(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
-          f"(store {config.store})", file=sys.stderr)
+    tell(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
+         f"(store {config.store_label})")
     for qid, why in closed.items():
         if why:
-            print(f"  query {qid}: no more passages offered: {why}", file=sys.stderr)
+            tell(f"  query {qid}: no more passages offered: {why}")
     return 0
 

@@ -36,15 +36,15 @@ def run(args: argparse.Namespace) -> int:
         known = store.assessors()
         for name in args.assessor or ():
             if name not in known:
-                raise StoreError(f"{collection.config.store}: --assessor: "
+                raise StoreError(f"{collection.config.store_label}: --assessor: "
                                  + one_of(name, known, "assessor"))
         queries = store.queries()
         for qid in args.query or ():
             if qid not in queries:  # a store may hold thousands: no list, a suggestion
-                raise StoreError(f"{collection.config.store}: --query: no query {qid!r} in "
+                raise StoreError(f"{collection.config.store_label}: --query: no query {qid!r} in "
                                  f"the store{did_you_mean(qid, queries)}")
         found = notes(store, args.assessor, args.query)
-        where = str(collection.config.store)
+        where = collection.config.store_label
     if args.format == "json":
         json.dump({"store": where, "notes": [n.to_dict() for n in found]},
                   sys.stdout, indent=2)

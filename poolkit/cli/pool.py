@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
 from poolkit.cli.options import positive as _positive
+from poolkit.errors import tell
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    tell(message)
 
 
 def _check_writable(collection: Collection) -> None:

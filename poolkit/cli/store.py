@@ -5,8 +5,9 @@
     poolkit store copy SRC DST            copy every event, pool, provenance row and text;
                                           counts and a content hash prove the copy
 
-A STORE is a SQLite file or a ``postgresql://USER@HOST:PORT/DBNAME`` URL (password from
-PGPASSWORD or ~/.pgpass); a CONFIG names its store under ``store:``.
+A STORE is a SQLite file, a ``postgresql://USER@HOST:PORT/DBNAME`` URL or a libpq
+``host=H port=P dbname=D user=U`` string (password from PGPASSWORD or ~/.pgpass, never in
+the location); a CONFIG names its store under ``store:``.
 """
 
 from __future__ import annotations
@@ -46,18 +47,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 def location(arg: str) -> str | Path:
     """A store location from the command line: a config's ``store:``, a URL or a file."""
     from poolkit.config import load_config
+    from poolkit.errors import StoreError
     from poolkit.store.backends import scheme_of
+    from poolkit.store.locations import LocationError, database_location, redact
 
     if scheme_of(arg) != "sqlite":
-        return arg
+        try:
+            return database_location(arg) or arg
+        except LocationError as exc:
+            raise StoreError(f"{redact(arg)}: {exc.reason}") from None
     path = Path(arg)
     if path.suffix.lower() in (".yaml", ".yml"):
         return load_config(path).store
+    from poolkit.io.links import resolve_output
+
+    resolve_output(path)  # a store file is written: never through another user's /tmp link
     return path
 
 
 def run_init(args: argparse.Namespace) -> int:
     from poolkit.store.backends import open_store
+    from poolkit.store.locations import database_name
     from poolkit.store.postgres import PgStore, grant_roles, init_sql
 
     where = location(args.target)
@@ -67,7 +77,7 @@ def run_init(args: argparse.Namespace) -> int:
             for line in grant_roles(store):
                 print(line)
             print("next, as this role, one per assessor (the role name is the assessor name):")
-            print(init_sql(str(store.path).rsplit("/", 1)[-1]))
+            print(init_sql(database_name(store.url)))
     return 0
 
 
@@ -75,10 +85,11 @@ def run_copy(args: argparse.Namespace) -> int:
     from poolkit.errors import StoreError
     from poolkit.store.backends import open_store
     from poolkit.store.copy import copy_store
+    from poolkit.store.locations import redact
 
     src, dst = location(args.source), location(args.destination)
     if str(src) == str(dst):
-        raise StoreError(f"{dst}: source and destination are the same store")
+        raise StoreError(f"{redact(dst)}: source and destination are the same store")
     with open_store(src, create=False, read_only=True,
                     missing_hint="nothing to copy") as source:
         new_file = isinstance(dst, Path)

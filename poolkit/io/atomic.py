@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from poolkit.errors import OutputError
+from poolkit.io.links import resolve_output
 
 
 def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
@@ -39,7 +40,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") ->
 
     OS errors (here or in the block) become one :class:`OutputError` naming ``path``.
     """
-    target = Path(os.path.realpath(path))  # a symlink's target is replaced, not the link
+    target = resolve_output(path)  # a symlink's target is replaced, not the link (see links)
     if target.exists() and not target.is_file():
         with _errors(path), open(target, mode, **_text_args(mode, encoding)) as fh:
             yield fh
@@ -69,8 +70,9 @@ def check_writable_folder(folder: str | Path) -> None:
     """Create ``folder`` if needed and prove a file can be made in it (a command that will
     write there after a long computation asks first); an OutputError says why not."""
     folder = Path(folder)
+    real = resolve_output(folder)  # no folder made through another user's planted link
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        real.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"{folder}: cannot create the folder: {_why_no_folder(folder, exc)}"
                           ) from None
@@ -115,7 +117,7 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
     for option, out in outputs.items():
         if out is None:
             continue
-        real = _real(out)
+        real = resolve_output(out)
         if real in protected:
             raise OutputError(f"{out}: {option} would overwrite {protected[real]}; "
                               f"name another file")

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from poolkit.errors import InputError, one_of
+from poolkit.errors import InputError, one_of, printable
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.validate import check_id, grade_problem
@@ -183,4 +183,5 @@ def golden_text(grades: Mapping[str, Mapping[str, int]],
     """What ``write_golden`` writes, as a string (for stdout)."""
     body = yaml.dump(golden_entries(grades, texts, provenance, notes), Dumper=yaml.SafeDumper,
                      sort_keys=False, allow_unicode=True, width=100)
-    return "".join(f"# {h}\n" for h in header) + body
+    # printable: a header line naming a file whose name holds a newline stays one comment
+    return "".join(f"# {printable(h)}\n" for h in header) + body

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from poolkit.errors import StoreError, one_of
 from poolkit.store.contract import StoreBackend
+from poolkit.store.locations import is_conninfo, redact
 
 
 def _sqlite(location: str | Path, *, create: bool, read_only: bool,
@@ -40,8 +41,13 @@ _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
 
 
 def scheme_of(location: str | Path) -> str:
-    """The backend a location names: its URI scheme, or ``sqlite`` for a file path."""
-    match = _SCHEME.match(str(location)) if not isinstance(location, Path) else None
+    """The backend a location names: its URI scheme, ``postgresql`` for a libpq key=value
+    string, or ``sqlite`` for a file path."""
+    if isinstance(location, Path):
+        return "sqlite"
+    if is_conninfo(location):
+        return "postgresql"
+    match = _SCHEME.match(location)
     return match.group(1).lower() if match else "sqlite"
 
 
@@ -50,6 +56,6 @@ def open_store(location: str | Path, *, create: bool = True, read_only: bool = F
     """Open the store at ``location`` with the backend its scheme names."""
     scheme = scheme_of(location)
     if scheme not in BACKENDS:
-        raise StoreError(f"{location}: " + one_of(scheme, BACKENDS, "store backend"))
+        raise StoreError(f"{redact(location)}: " + one_of(scheme, BACKENDS, "store backend"))
     return BACKENDS[scheme](location, create=create, read_only=read_only,
                             missing_hint=missing_hint)

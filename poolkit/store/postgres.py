@@ -21,8 +21,9 @@ What differs, and why:
   under its own name; members of ``poolkit_admin`` (and the owner) may write any (imports,
   adjudication). Nobody but the owner may update or delete an event. ``poolkit store init``
   sets this up and prints the grants for each assessor role.
-- **Passwords never live in the config**: a URL with a password is refused; libpq reads
-  ``PGPASSWORD`` or ``~/.pgpass``. Messages name the store by its URL without password.
+- **Passwords never live in the config**: a location with a password in any form is refused
+  (``store.locations``); libpq reads ``PGPASSWORD`` or ``~/.pgpass``. Messages name the store
+  by ``locations.redact`` of its URL.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from poolkit.errors import NoStoreError, StoreError
+from poolkit.store.locations import LocationError, check_url, database_location, redact
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 from poolkit.store.store import Store, now
 
@@ -41,27 +42,6 @@ from poolkit.store.store import Store, now
 WRITE_LOCK = 0x706F6F6C
 ADMIN_ROLE = "poolkit_admin"
 ASSESSOR_ROLE = "poolkit_assessor"
-
-
-def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-def check_url(url: str) -> str:
-    """``url`` if it is a usable libpq URL without a password; a StoreError otherwise."""
-    parts = urlsplit(url)
-    if parts.password is not None:
-        raise StoreError(f"{redact(url)}: a store URL must not carry a password; set "
-                         f"PGPASSWORD or use ~/.pgpass")
-    if not parts.path.strip("/"):
-        raise StoreError(f"{url}: name the database (postgresql://USER@HOST:PORT/DBNAME)")
-    return url
 
 
 # -- SQL: the store's dialect -> PostgreSQL --------------------------------------------------
@@ -206,6 +186,11 @@ def connect(url: str, *, read_only: bool = False) -> Any:
         except psycopg.errors.InvalidCatalogName:
             raise StoreError(f"{redact(url)}: no such database; create it first "
                              f"(createdb) and run `poolkit store init`") from None
+        except psycopg.ProgrammingError as exc:
+            if exc.sqlstate:  # the server's error (translate_errors words it)
+                raise
+            # libpq refused the connection string itself (a keyword this libpq lacks)
+            raise StoreError(f"{redact(url)}: {_first_line(exc)}") from None
 
 
 class PgStore(Store):
@@ -215,7 +200,10 @@ class PgStore(Store):
 
     def __init__(self, url: str, busy_timeout: float = 60.0, *, create: bool = True,
                  read_only: bool = False, missing_hint: str = "") -> None:
-        check_url(url)
+        try:
+            url = database_location(url) or check_url(url)
+        except LocationError as exc:
+            raise StoreError(f"{redact(url)}: {exc.reason}") from None
         self.url = url
         self.path = redact(url)  # type: ignore[assignment]  # a label, as in every message
         self.busy_timeout = busy_timeout

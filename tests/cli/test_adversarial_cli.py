@@ -1385,8 +1385,110 @@ ROUND3_INPUT_CASES = [
          r"bad.yaml:4: config.name must be str, found \['x{97}\.\.\.x{98}'\]$"),
 ]
 
+# -- round 3: secrets in store locations (issue 22 item 12), control characters in paths
+# (item 22). A row's regex starts with (?!.*SECRET): the password is in no message.
+def _tokens(*argv: str, files: dict[str, str | bytes] | None = None
+            ) -> Callable[[World], list[str]]:
+    """``argv`` as given, token by token (a token may hold spaces or control characters),
+    each formatted with the world's names as in ``_cli``."""
+    def setup(w: World) -> list[str]:
+        for name, content in (files or {}).items():
+            w.write(name, content)
+        names = {"root": str(w.root), "config": str(w.config), "store": str(w.store),
+                 "qrels": c(w, "labels.qrels"), "run": c(w, "sys.run")}
+        return [token.format(**names) for token in argv]
+    return setup
+
+
+def _store_is(location: str) -> Callable[[World], list[str]]:
+    """``status`` of a config whose ``store:`` is ``location`` (quoted YAML)."""
+    return _cli("status {root}/s.yaml", {
+        "s.yaml": BASE.replace("store.sqlite", json.dumps(location)) + SYS})
+
+
+NO_SECRET = r"^(?!.*SECRET).*"
+NO_PASSWORD = r"a store URL must not carry a password; set PGPASSWORD or use ~/.pgpass$"
+SECRET_FORMS = {  # every way a password can be written into a store location
+    "userinfo": "postgresql://u:SECRET@h/db",
+    "userinfo-multi-host": "postgresql://u:SECRET@h1:5432,h2:5433/db",
+    "userinfo-slash": "postgresql://u:SECRET/x@h/db",
+    "query": "postgresql://u@h/db?sslmode=require&password=SECRET",
+    "query-no-path": "postgresql://u@h?password=SECRET",
+    "query-encoded-key": "postgresql://u@h/db?pass%77ord=SECRET",
+    "query-no-value": "postgresql://u@h/db?password",
+    "query-sslpassword": "postgres://u@h/db?sslpassword=SECRET",
+    "conninfo": "host=h password=SECRET dbname=d",
+    "conninfo-quoted": "host=h password = 'SE CR\\'ET' dbname=d",
+    "conninfo-sslpassword": "dbname=d sslpassword=SECRET",
+}
+ROUND3_SECRETS_CASES = [
+    *(Case(f"config-store-password-{form}", _store_is(url),
+           NO_SECRET + r"s.yaml:3: config.store: " + NO_PASSWORD)
+      for form, url in SECRET_FORMS.items()),
+    *(Case(f"store-init-password-{form}", _tokens("store", "init", url),
+           NO_SECRET + r": " + NO_PASSWORD)
+      for form, url in SECRET_FORMS.items()),
+    *(Case(f"store-copy-into-password-{form}", _tokens("store", "copy", "{store}", url),
+           NO_SECRET + r": " + NO_PASSWORD)
+      for form, url in SECRET_FORMS.items()),
+    Case("store-copy-from-password-query", _tokens(
+        "store", "copy", "postgresql://u@h/db?password=SECRET", "{root}/new.sqlite"),
+         NO_SECRET + r".*: error: postgresql://u@h/db: " + NO_PASSWORD),
+    Case("store-init-multi-host-password-is-redacted", _tokens(
+        "store", "init", "postgresql://u:SECRET@h1:5432,h2:5433/db"),
+         NO_SECRET + r".*: error: postgresql://u@h1:5432,h2:5433/db: " + NO_PASSWORD),
+    Case("config-store-unknown-query-parameter", _store_is("postgresql://u@h/db?passwrd=x"),
+         r"s.yaml:3: config.store: unknown store URL query parameter 'passwrd'; valid: "
+         r"application_name, .*, user$"),
+    Case("store-init-unknown-query-parameter", _cli("store init postgresql://u@h/db?passwrd=x"),
+         r": error: postgresql://u@h/db\?passwrd=x: unknown store URL query parameter 'passwrd'; "
+         r"valid: application_name, .*, user"),
+    Case("config-store-conninfo-unknown-key", _store_is("host=h passwrd=x dbname=d"),
+         r"s.yaml:3: config.store: unknown connection string key 'passwrd'; valid: "
+         r"application_name, .*, user"),
+    Case("config-store-conninfo-is-postgresql", _store_is(
+        "host=127.0.0.1 port=1 dbname=d user=u connect_timeout=5"),
+         r": error: postgresql://u@127.0.0.1:1/d\?connect_timeout=5: "
+         r".*(refused|failed)"),
+    Case("config-store-conninfo-names-no-database", _store_is("host=h user=u"),
+         r"s.yaml:3: config.store: name the database \(postgresql://USER@HOST:PORT/DBNAME\)$"),
+    Case("config-store-conninfo-not-key-value", _store_is("host=h dbname"),
+         r"s.yaml:3: config.store: connection string: 'dbname' is not KEY=VALUE$"),
+    Case("store-init-url-without-database-is-redacted", _tokens(
+        "store", "init", "postgresql://u@h?sslmode=require"),
+         r": error: postgresql://u@h\?sslmode=require: name the database"),
+    Case("store-init-unknown-backend-password-redacted", _tokens(
+        "store", "init", "mysql://u:SECRET@h/db"),
+         NO_SECRET + r".*: error: mysql://u@h/db: unknown store backend 'mysql'"),
+]
+
+#: control characters in paths: escaped, so one error stays one line and forges none
+ROUND3_CONTROL_CASES = [
+    Case("status-config-path-with-newline", _tokens(
+        "status", "{root}/a\npoolkit status: error: forged.yaml"),
+         r": error: .*/a\\npoolkit status: error: forged.yaml: "),
+    Case("score-qrels-path-with-escape", _tokens("score", "{root}/x\x1b[2J.qrels", "{run}"),
+         r"/x\\x1b\[2J.qrels: "),
+    Case("import-labels-path-with-carriage-return", _tokens(
+        "import", "{config}", "{root}/l\r.qrels", "--as", "nist"),
+         r"/l\\r.qrels: "),
+    Case("export-output-folder-with-newline", _tokens(
+        "export", "{config}", "--format", "qrels", "-o", "{root}/no\ndir/out.qrels"),
+         r"/no\\ndir/out.qrels: cannot write: folder .*/no\\ndir does not exist$"),
+    Case("config-error-in-a-file-named-with-newline", _tokens("status", "{root}/b\n.yaml", files={
+        "b\n.yaml": "x: 1\n"}),
+         r"/b\\n.yaml:1: unknown key in config 'x'; valid: "),
+    Case("config-value-with-newline-and-escape", _cli("status {root}/v.yaml", {
+        "v.yaml": BASE.replace("corpus.jsonl\n", '"c\\n\\e[31m.jsonl"\n', 1) + SYS}),
+         r"v.yaml:1: config.corpus: no such file .*/c \\x1b\[31m.jsonl$"),
+    Case("usage-error-value-with-escape", _tokens("score", "{qrels}", "{run}", "--level",
+                                                  "\x1b[2Jx\ny"),
+         r"invalid int value: '\\x1b\[2Jx\\ny'"),
+]
+
 ALL_CASES = (CASES + QRELS_CASES + RUN_CASES + CONFIG_CASES + CORPUS_CASES
-             + IMPORT_EXPORT_CASES + COMMAND_CASES + ROUND3_INPUT_CASES)
+             + IMPORT_EXPORT_CASES + COMMAND_CASES + ROUND3_INPUT_CASES + ROUND3_SECRETS_CASES
+             + ROUND3_CONTROL_CASES)
 
 
 def _unjudge(w: World) -> None:
