@@ -243,8 +243,9 @@ class PgStore(Store):
     def _check_access(self) -> None:
         """One line, not a traceback, for a role the store was never granted to."""
         if self._has_schema() and not pg_access.may_read(self.pg.raw):
+            role = self.current_role()
             self.pg.close()
-            raise pg_access.no_access(str(self.path), self.current_role())
+            raise pg_access.no_access(str(self.path), role)
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
