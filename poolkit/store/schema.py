@@ -196,11 +196,12 @@ MIGRATIONS: list[str | Dialects] = [
     # Rows already in a store are not re-checked (NOT VALID; SQLite triggers see new rows).
     Dialects(
         sqlite=f"""
-    CREATE TRIGGER events_grade_on_scale BEFORE INSERT ON events
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale BEFORE INSERT ON events
     WHEN NOT ({_grade_rule('NEW.')})
     BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
 
-    CREATE TRIGGER events_grade_on_scale_update BEFORE UPDATE OF kind, grade ON events
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale_update
+        BEFORE UPDATE OF kind, grade ON events
     WHEN NOT ({_grade_rule('NEW.')})
     BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
     """,
