@@ -90,11 +90,8 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
     anew, so a store set up by an older poolkit gets today's rules)."""
     for table in (t for t in ASSESSOR_WRITES if t in tables):
         raw.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
-        have = {r[0] for r in raw.execute(
-            "SELECT policyname FROM pg_policies WHERE tablename = %s AND schemaname = "
-            "current_schema()", (table,)).fetchall()}
-        for policy in have:
-            raw.execute(f"DROP POLICY {policy} ON {table}")
+        for policy in (f"{table}_read", f"{table}_own_name"):  # poolkit's own, not others'
+            raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
         raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
             raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
