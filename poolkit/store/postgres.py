@@ -304,13 +304,13 @@ class PgStore(Store):
     def _create(self, make: Any, current: int) -> None:
         import psycopg
 
+        role = self.current_role()  # (asked first: a refused CREATE aborts the transaction)
         try:
             make(self.pg.raw)
         except psycopg.errors.InsufficientPrivilege as exc:
             if current:
                 raise pg_access.needs_upgrade(str(self.path), current, SCHEMA_VERSION) from None
-            raise pg_access.may_not_create(str(self.path), self.current_role(),
-                                           _first_line(exc)) from None
+            raise pg_access.may_not_create(str(self.path), role, _first_line(exc)) from None
 
     def _migrate_locked(self) -> None:
         """The migration itself, under the write lock (the version is read again there)."""

@@ -375,3 +375,29 @@ def test_after_an_upgrade_an_assessor_is_told_the_lead_must_run_store_init(
             with store_backends.admin_connect(url) as admin:
                 admin.execute(f"DROP OWNED BY {role}")
                 admin.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.parametrize("command", [["store", "init", "{url}"], ["import", "{config}",
+                                                                   "{labels}", "--as", "x"]])
+def test_a_role_that_may_not_create_tables_is_told_the_lead_sets_the_store_up(
+        tmp_path, monkeypatch, capsys, command):
+    with store_backends.fresh_database() as url:
+        role = f"mallory_{uuid.uuid4().hex[:8]}"
+        with store_backends.admin_connect(url) as admin:
+            admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw'")
+        try:
+            mallory = store_backends.with_database(url, url.rsplit("/", 1)[1], user=role)
+            config = _config(tmp_path, mallory)
+            monkeypatch.setenv("PGPASSWORD", "pw")
+            argv = [a.format(url=mallory, config=config, labels=tmp_path / "labels.qrels")
+                    for a in command]
+            code, err, out = _run(argv, capsys)
+            assert (code, out) == (2, "")
+            assert err == [f"poolkit {command[0]}: error: {mallory}: role '{role}' may not "
+                           f"create the store here (permission denied for schema public); "
+                           f"the lead must run `poolkit store init` first"]
+            assert dump(url) == {}
+        finally:
+            with store_backends.admin_connect(url) as admin:
+                admin.execute(f"DROP OWNED BY {role}")
+                admin.execute(f"DROP ROLE {role}")
