@@ -289,14 +289,19 @@ class PgStore(Store):
         if current and current < SCHEMA_VERSION and not pg_access.owns_store(self.pg.raw):
             raise pg_access.needs_upgrade(str(self.path), current, SCHEMA_VERSION)
         for attempt in range(3):
+            creating = False
             try:
                 with translate_errors(str(self.path)), self.pg.raw.transaction():
                     if not pg_access.lock_exists(self.pg.raw):
+                        creating = True
                         self._create(pg_access.create_lock_table, current)
+                        creating = False
                     pg_access.take_write_lock(self.pg.raw)
                     self._migrate_locked()
                 return
             except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+                if not creating:
+                    raise
                 if attempt == 2:
                     raise StoreError(f"{self.path}: another process kept creating the "
                                      f"store's schema at the same time; try again") from None
