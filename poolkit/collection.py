@@ -37,6 +37,14 @@ if TYPE_CHECKING:
 RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
 
 
+def may_not_record(store: object, role: str | None, kind: str) -> str:
+    """The one line refusing a role a kind of event it may not record (imports and
+    adjudications are a lead's: members of poolkit_admin)."""
+    what = {"import": "import labels", "adjudicate": "adjudicate"}.get(kind, f"record {kind}s")
+    return (f"{store}: role {role!r} may not {what}: imports and adjudications are recorded "
+            f"by members of poolkit_admin")
+
+
 @dataclass(frozen=True)
 class PooledDoc:
     """One pooled (query, doc) in judging order, with every system that brought it in."""
@@ -105,23 +113,27 @@ class Collection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def assessor(self, name: str | None) -> str:
-        """Who writes events: ``name``, checked against what the store lets this login do.
+    def assessor(self, name: str | None, kind: str = "grade") -> str:
+        """Who writes ``kind`` events: ``name``, checked against what the store lets this
+        login do.
 
         A SQLite file knows no users, so the name must be given. A database store knows its
         role: the name defaults to it, and a name the role may not write under is refused
-        now, not at the first grade.
+        now, not at the first grade; so is a kind it may not record (``import`` and
+        ``adjudicate`` are for members of poolkit_admin).
         """
         role = self.store.current_role()
         if name is None:
             if role is None:
                 raise PoolkitError("--assessor NAME is required (who is judging)")
-            return role
-        if not self.store.may_write_as(name):
-            raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
-                               f"{role!r}, not {name!r} (members of poolkit_admin may use any "
-                               f"name)")
-        return name
+            name = role
+        if self.store.may_write_as(name, kind):
+            return name
+        if not self.store.may_write_as(role or name, kind):
+            raise PoolkitError(may_not_record(self.store.path, role, kind))
+        raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
+                           f"{role!r}, not {name!r} (members of poolkit_admin may use any "
+                           f"name)")
 
     # -- what commands ask for ----------------------------------------------------------------
     def version(self, version: int | None = None) -> int:

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     total = len(labels)
     with collection:
         store = collection.store
+        collection.assessor(args.source, "import")  # a lead's: refused before any write
         store.upsert_queries(queries)
         added = import_labels(store, kept, args.source, source=Path(args.labels).name)
     result = {"labels": str(args.labels), "labels_sha256": labels.sha256, "source": args.source,

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
     with Collection.open(args.config, write=True) as collection:
         config = collection.config
-        assessor = collection.assessor(args.assessor)
+        assessor = collection.assessor(args.assessor, "adjudicate" if args.adjudicate
+                                       else "grade")
         version = collection.version(args.pool_version)
         chooser = collection.next_passage(version, args.double)
         # No --pool-version: the session follows the latest (a new one shows at the next query).

@@ -72,9 +72,11 @@ def run_init(args: argparse.Namespace) -> int:
 
     where = location(args.target)
     with open_store(where, create=True) as store:
+        # granted before anything is printed: a role that may not grant reads only the error
+        granted = grant_roles(store) if isinstance(store, PgStore) else []
         print(f"store {store.path}: schema version {store.schema_version}")
         if isinstance(store, PgStore):
-            for line in grant_roles(store):
+            for line in granted:
                 print(line)
             print("next, as this role, one per assessor (the role name is the assessor name):")
             print(init_sql(database_name(store.url)))

@@ -20,7 +20,8 @@ from poolkit.store.contract import StoreBackend
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
          "pool_version_systems", "events")
-NOT_DATA = {"meta"}
+#: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock.
+NOT_DATA = {"meta", "write_lock"}
 
 
 @dataclass
@@ -62,11 +63,11 @@ def copy_store(source: StoreBackend, destination: StoreBackend) -> CopyReport:
     missing = [t for t in data_tables(source) if t not in destination.tables()]
     if missing:
         raise StoreError(f"{destination.path}: has no table {', '.join(missing)}")
-    filled = [t for t in data_tables(destination) if destination.count_rows(t)]
-    if filled:
-        raise StoreError(f"{destination.path}: is not empty ({', '.join(filled)} hold rows); "
-                         f"copy into a new store")
-    with destination.transaction():
+    with destination.transaction():  # empty, decided under the lock the copy is made in
+        filled = [t for t in data_tables(destination) if destination.count_rows(t)]
+        if filled:
+            raise StoreError(f"{destination.path}: is not empty ({', '.join(filled)} hold "
+                             f"rows); copy into a new store")
         for table in data_tables(source):
             columns = source.columns(table)
             destination.insert_rows(table, columns, source.table_rows(table, columns))

@@ -9,18 +9,21 @@ store works on both backends, and the same contract tests run against both.
 
 What differs, and why:
 
-- **Writers queue as on SQLite.** Every write transaction first takes one transaction-level
-  advisory lock, so writes are serialised exactly like SQLite's ``BEGIN IMMEDIATE``: an import
-  that checks "already recorded?" and then inserts decides inside one lock, under any
-  concurrency. Readers never wait (MVCC).
+- **Writers queue as on SQLite.** Every write transaction first locks one table
+  (``write_lock``, which only poolkit's roles may lock: see ``store.pg_access``), so writes
+  are serialised exactly like SQLite's ``BEGIN IMMEDIATE``: an import that checks "already
+  recorded?" and then inserts decides inside one lock, under any concurrency. Creating or
+  upgrading the schema, and ``store init``'s grants, run under the same lock. Readers never
+  wait (MVCC).
 - **Insertion order is a column.** PostgreSQL has no ``rowid``; each table gets a ``rowid
   BIGSERIAL`` column (last, so positional inserts are unchanged) that the shared SQL orders by.
 - **Text sorts by code point** (``COLLATE "C"``), as SQLite compares, so reports and exports
   list ids in the same order on both backends whatever the database's locale.
-- **Who judged what is enforced.** Row-level security on ``events``: a role may add events only
-  under its own name; members of ``poolkit_admin`` (and the owner) may write any (imports,
-  adjudication). Nobody but the owner may update or delete an event. ``poolkit store init``
-  sets this up and prints the grants for each assessor role.
+- **Who judged what is enforced.** Row-level security on every table an assessor writes: she
+  writes only under her own name, and only ``grade``, ``undo``, ``skip`` and ``note`` events;
+  members of ``poolkit_admin`` (and the owner) may write any (imports, adjudication). Nobody
+  but the owner may update or delete an event, or choose an event's id (the server assigns
+  it). ``poolkit store init`` sets this up and prints the grants for each assessor role.
 - **Passwords never live in the config**: a location with a password in any form is refused
   (``store.locations``); libpq reads ``PGPASSWORD`` or ``~/.pgpass``. Messages name the store
   by ``locations.redact`` of its URL.
@@ -34,15 +37,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from poolkit.errors import NoStoreError, StoreError
+from poolkit.store import pg_access
 from poolkit.store.locations import LocationError, check_url, database_location, redact
-from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
-from poolkit.store.store import Store, now
-
-#: One advisory-lock key for every poolkit write transaction ("pool" in ASCII).
-WRITE_LOCK = 0x706F6F6C
-ADMIN_ROLE = "poolkit_admin"
-ASSESSOR_ROLE = "poolkit_assessor"
-
+from poolkit.store.pg_access import ADMIN_ROLE, ASSESSOR_KINDS, ASSESSOR_ROLE
+from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION, migration_sql, statements
+from poolkit.store.store import Store, _identifier, now
 
 # -- SQL: the store's dialect -> PostgreSQL --------------------------------------------------
 _PARAM = re.compile(r"\?")
@@ -211,6 +210,7 @@ class PgStore(Store):
         self.pg = PgConnection(connect(url), redact(url))
         self.conn = self.pg  # type: ignore[assignment]  # the store's SQL runs through it
         self.pg.raw.execute(f"SET lock_timeout = '{int(busy_timeout * 1000)}ms'")
+        self._check_access()
         if (read_only or not create) and not self._has_schema():
             self.pg.close()
             raise NoStoreError(self.path, missing_hint)  # type: ignore[arg-type]
@@ -227,20 +227,32 @@ class PgStore(Store):
     def close(self) -> None:
         self.pg.close()
 
+    def _check_access(self) -> None:
+        """One line, not a traceback, for a role the store was never granted to."""
+        if self._has_schema() and not pg_access.may_read(self.pg.raw):
+            role = self.current_role()
+            self.pg.close()
+            raise pg_access.no_access(str(self.path), role)
+
     @contextmanager
     def transaction(self) -> Iterator[Any]:
         """One write transaction, serialised with every other poolkit writer."""
         if self.read_only:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
+        with self._locked():
+            yield self.pg
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
         import psycopg
 
         with translate_errors(str(self.path)), self.pg.raw.transaction():
             try:
-                self.pg.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                pg_access.take_write_lock(self.pg.raw)
             except psycopg.errors.LockNotAvailable:
                 raise StoreError(f"{self.path}: cannot write: another process has held the "
                                  f"store for over {self.busy_timeout:g}s") from None
-            yield self.pg
+            yield
 
     def _schema_version_now(self) -> int:
         if not self._has_schema():
@@ -249,60 +261,89 @@ class PgStore(Store):
         return int(row[0]) if row else 0
 
     def _migrate(self, current: int) -> None:
-        """Bring the schema up to date; a current store is only read (no lock, no wait)."""
+        """Bring the schema up to date; a current store is only read (no lock, no wait).
+
+        Only the store's owner upgrades one (anyone else is told the lead must run
+        ``store init``); on an empty database, whoever may create tables there creates it.
+        The lock table comes first, so that two processes creating one store at once queue
+        on it: the loser's CREATE fails once the winner commits, and it starts over, finding
+        the store made.
+        """
+        import psycopg
+
         if current == SCHEMA_VERSION:
             return
-        with self.transaction() as c:
-            current = 0
-            if self._has_schema():
-                row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-                current = int(row[0]) if row else 0
-            if current > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: schema version {current} is newer than this "
-                                 f"poolkit understands ({SCHEMA_VERSION}); upgrade poolkit")
-            if current == SCHEMA_VERSION:
+        if current and current < SCHEMA_VERSION and not pg_access.owns_store(self.pg.raw):
+            raise pg_access.needs_upgrade(str(self.path), current, SCHEMA_VERSION)
+        for attempt in range(3):
+            creating = False
+            try:
+                with translate_errors(str(self.path)), self.pg.raw.transaction():
+                    if not pg_access.lock_exists(self.pg.raw):
+                        creating = True
+                        self._create(pg_access.create_lock_table, current)
+                        creating = False
+                    pg_access.take_write_lock(self.pg.raw)
+                    self._migrate_locked()
                 return
-            for step in MIGRATIONS[current:]:
-                for statement in step.split(";"):
-                    if statement.strip():
-                        self.pg.raw.execute(ddl_to_postgres(statement))
-            upsert = ("INSERT INTO meta (key, value) VALUES (?, ?) "
-                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-            c.execute(upsert, ("schema_version", str(SCHEMA_VERSION)))
-            if current == 0:
-                c.execute(upsert, ("created_at", now()))
-                c.execute(upsert, ("backend", self.dialect))
-            self._protect_events()
+            except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+                if not creating:
+                    raise
+                if attempt == 2:
+                    raise StoreError(f"{self.path}: another process kept creating the "
+                                     f"store's schema at the same time; try again") from None
 
-    def _protect_events(self) -> None:
-        """Row-level security on the judgment log (idempotent; part of every migration)."""
-        raw = self.pg.raw
-        raw.execute("ALTER TABLE events ENABLE ROW LEVEL SECURITY")
-        have = {r[0] for r in raw.execute(
-            "SELECT policyname FROM pg_policies WHERE tablename = 'events'").fetchall()}
-        if "events_read" not in have:
-            raw.execute("CREATE POLICY events_read ON events FOR SELECT USING (true)")
-        if "events_own_name" not in have:
-            raw.execute(
-                "CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
-                f"assessor = current_user OR pg_has_role(current_user, "
-                f"(SELECT oid FROM pg_roles WHERE rolname = '{ADMIN_ROLE}'), 'MEMBER'))")
+    def _create(self, make: Any, current: int) -> None:
+        import psycopg
+
+        role = self.current_role()  # (asked first: a refused CREATE aborts the transaction)
+        try:
+            make(self.pg.raw)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            if current:
+                raise pg_access.needs_upgrade(str(self.path), current, SCHEMA_VERSION) from None
+            raise pg_access.may_not_create(str(self.path), role, _first_line(exc)) from None
+
+    def _migrate_locked(self) -> None:
+        """The migration itself, under the write lock (the version is read again there)."""
+        c = self.pg
+        current = self._schema_version_now()
+        if current > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: schema version {current} is newer than this "
+                             f"poolkit understands ({SCHEMA_VERSION}); upgrade poolkit")
+        if current == SCHEMA_VERSION:
+            return
+
+        def steps(raw: Any) -> None:
+            for step in MIGRATIONS[current:]:
+                for statement in statements(migration_sql(step, self.dialect)):
+                    raw.execute(ddl_to_postgres(statement))
+
+        self._create(steps, current)
+        upsert = ("INSERT INTO meta (key, value) VALUES (?, ?) "
+                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        c.execute(upsert, ("schema_version", str(SCHEMA_VERSION)))
+        if current == 0:
+            c.execute(upsert, ("created_at", now()))
+            c.execute(upsert, ("backend", self.dialect))
+        tables = self.tables()
+        pg_access.protect_tables(self.pg.raw, tables)
+        if pg_access.groups_exist(self.pg.raw):  # new tables and columns reach the groups
+            pg_access.apply_grants(self.pg.raw, tables,
+                                   {t: self.columns(t) for t in tables})
 
     # -- what differs from SQLite ---------------------------------------------------------
     def current_role(self) -> str:
         """The database role this store is opened as: the default assessor name."""
         return str(self.pg.raw.execute("SELECT current_user").fetchone()[0])
 
-    def may_write_as(self, assessor: str) -> bool:
-        """Whether row-level security lets this role record events as ``assessor``."""
-        row = self.pg.raw.execute(
-            "SELECT %s = current_user OR pg_has_role(current_user, oid, 'MEMBER') "
-            "FROM pg_roles WHERE rolname = %s", (assessor, ADMIN_ROLE)).fetchone()
-        owner = self.pg.raw.execute(
-            "SELECT tableowner = current_user OR (SELECT rolsuper FROM pg_roles WHERE "
-            "rolname = current_user) FROM pg_tables WHERE tablename = 'events' AND "
-            "schemaname = current_schema()").fetchone()
-        return bool((row and row[0]) or (owner and owner[0]) or assessor == self.current_role())
+    def may_write_as(self, assessor: str, kind: str = "grade") -> bool:
+        """Whether row-level security lets this role record ``kind`` events as ``assessor``:
+        the owner and admins any, an assessor her own name and ``ASSESSOR_KINDS``."""
+        raw = self.pg.raw
+        if pg_access.is_admin(raw) or pg_access.owns_store(raw):
+            return True
+        return assessor == self.current_role() and kind in ASSESSOR_KINDS
 
     def tables(self) -> list[str]:
         rows = self.pg.raw.execute(
@@ -316,6 +357,15 @@ class PgStore(Store):
             "current_schema() AND table_name = %s ORDER BY ordinal_position",
             (table,)).fetchall()
         return [r[0] for r in rows if r[0] != "rowid"]
+
+    def insert_rows(self, table: str, columns: list[str],
+                    rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert rows as given, ids included (the owner's copy: ids are otherwise the
+        server's, GENERATED ALWAYS); call inside ``transaction()``."""
+        cols = ", ".join(map(_identifier, columns))
+        marks = ", ".join("?" * len(columns))
+        self.conn.executemany(f"INSERT INTO {_identifier(table)} ({cols}) OVERRIDING SYSTEM "
+                              f"VALUE VALUES ({marks})", list(rows))
 
     def after_copy(self) -> None:
         """Identity columns continue after the highest copied id."""
@@ -341,43 +391,20 @@ def init_sql(database: str) -> str:
 
 
 def grant_roles(store: PgStore) -> list[str]:
-    """Create the two group roles if missing and grant them what they need (idempotent).
-
-    Assessors read everything and may only append events (row-level security checks the
-    name); admins may also write pools, queries and systems. Nobody may update or delete an
-    event but the owner of the tables (who ran init).
-    """
+    """Create the two group roles if missing and grant them what they need (idempotent),
+    under the write lock; only the store's owner may (see ``store.pg_access``)."""
     raw = store.pg.raw
-    done = []
-    for role in (ADMIN_ROLE, ASSESSOR_ROLE):
-        exists = raw.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
-        if not exists:
-            raw.execute(f"CREATE ROLE {role} NOLOGIN")
-            done.append(f"created role {role}")
-    tables = store.tables()
-    listed = ", ".join(tables)
-    raw.execute(f"REVOKE ALL ON {listed} FROM PUBLIC")
-    raw.execute(f"GRANT SELECT ON {listed} TO {ASSESSOR_ROLE}, {ADMIN_ROLE}")
-    raw.execute(f"GRANT INSERT ON events TO {ASSESSOR_ROLE}")
-    # the passage each assessor has on screen (an adaptive order's claim), not a judgment
-    raw.execute(f"GRANT INSERT, UPDATE ON shown_passages TO {ASSESSOR_ROLE}")
-    raw.execute(f"GRANT INSERT, UPDATE ON {listed} TO {ADMIN_ROLE}")
-    raw.execute(f"REVOKE UPDATE, DELETE, TRUNCATE ON events FROM {ADMIN_ROLE}, "
-                f"{ASSESSOR_ROLE}")
-    # A judging session claims its assessor and keeps the assessor's highlight words.
-    session_tables = [t for t in ("session_claims", "assessor_terms") if t in tables]
-    if session_tables:
-        raw.execute(f"GRANT INSERT, UPDATE, DELETE ON {', '.join(session_tables)} TO "
-                    f"{ASSESSOR_ROLE}, {ADMIN_ROLE}")
-    raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {_schema(raw)} TO "
-                f"{ASSESSOR_ROLE}, {ADMIN_ROLE}")
-    done.append(f"granted {ASSESSOR_ROLE}: read all, append events under its own name; "
-                f"{ADMIN_ROLE}: also write pools and events under any name")
+    with translate_errors(str(store.path)):
+        pg_access.check_may_grant(raw, str(store.path))
+    with store.transaction():
+        done = pg_access.create_groups(raw)
+        tables = store.tables()
+        pg_access.protect_tables(raw, tables)
+        pg_access.apply_grants(raw, tables, {t: store.columns(t) for t in tables})
+    done.append(f"granted {ASSESSOR_ROLE}: read all, append grades, undos, skips and notes "
+                f"under its own name; {ADMIN_ROLE}: also write pools, imports and "
+                f"adjudications under any name")
     return done
-
-
-def _schema(raw: Any) -> str:
-    return str(raw.execute("SELECT current_schema()").fetchone()[0])
 
 
 __all__ = ["PgStore", "check_url", "connect", "grant_roles", "init_sql", "redact"]

@@ -3,11 +3,43 @@
 ``MIGRATIONS[i]`` takes a store from schema version ``i`` to ``i + 1``. A store records its
 version in ``meta``; opening one applies whatever migrations it lacks, in one transaction,
 and refuses a store written by a newer poolkit rather than guessing at it.
+
+A migration is the portable SQL both backends run (``store.postgres`` translates types), or,
+where the two engines need different statements for one rule, a :class:`Dialects` pair.
+:func:`statements` splits a migration into statements (a trigger's body stays whole).
 """
 
 from __future__ import annotations
 
-MIGRATIONS: list[str] = [
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from poolkit.io.validate import GRADE_SCALE
+
+
+@dataclass(frozen=True)
+class Dialects:
+    """One migration step spelled for each backend (what it does is the same rule)."""
+
+    sqlite: str
+    postgresql: str
+
+
+#: The kinds whose events carry a grade (``store.store.GRADING_KINDS`` is the same tuple).
+_GRADING = "('grade', 'adjudicate', 'import')"
+_LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]
+
+
+def _grade_rule(row: str = "") -> str:
+    """A grading event's grade is on the scale; any other kind's grade, if any, too
+    (``row``: ``NEW.`` in a trigger)."""
+    return (f"({row}grade IS NULL OR {row}grade BETWEEN {_LOW} AND {_HIGH}) AND "
+            f"({row}kind NOT IN {_GRADING} OR {row}grade IS NOT NULL)")
+
+
+
+MIGRATIONS: list[str | Dialects] = [
     # 0 -> 1: the first schema.
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -157,6 +189,49 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (assessor, qid, term)
     );
     """,
+    # 5 -> 6: the schema itself keeps the judgment log's rules, whoever writes to it (another
+    # tool, or on PostgreSQL an assessor's own SQL): a grade on the scale, and on PostgreSQL
+    # event ids the server assigns (GENERATED ALWAYS; ``store.postgres`` grants no role the
+    # id column), its sequence moved past every id already there so no insert collides.
+    # Rows already in a store are not re-checked (NOT VALID; SQLite triggers see new rows).
+    Dialects(
+        sqlite=f"""
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale BEFORE INSERT ON events
+    WHEN NOT ({_grade_rule('NEW.')})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale_update
+        BEFORE UPDATE OF kind, grade ON events
+    WHEN NOT ({_grade_rule('NEW.')})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+    """,
+        postgresql=f"""
+    ALTER TABLE events ADD CONSTRAINT events_grade_on_scale CHECK ({_grade_rule()}) NOT VALID;
+    ALTER TABLE events ALTER COLUMN id SET GENERATED ALWAYS;
+    SELECT setval(pg_get_serial_sequence('events', 'id'),
+                  COALESCE((SELECT MAX(id) FROM events), 0) + 1, false)
+    """),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migration_sql(step: str | Dialects, dialect: str) -> str:
+    """The SQL of one migration step for ``dialect`` (``sqlite`` or ``postgresql``)."""
+    if isinstance(step, Dialects):
+        return str(getattr(step, dialect))
+    return step
+
+
+def statements(sql: str) -> Iterator[str]:
+    """The statements of a migration's SQL, each whole (``;`` inside a trigger's body does
+    not end it), blank ones left out."""
+    pending = ""
+    for piece in sql.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\n;"):
+                yield pending.strip().rstrip(";")
+            pending = ""
+    if pending.strip(" \t\n;"):
+        yield pending.strip().rstrip(";")

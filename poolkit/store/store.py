@@ -29,7 +29,7 @@ from poolkit.errors import NoStoreError, StoreError
 from poolkit.io.corpus import QueryRecord
 from poolkit.io.validate import GRADE_SCALE
 from poolkit.store.failures import OPENED, describe
-from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
+from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION, migration_sql, statements
 
 GRADING_KINDS = ("grade", "adjudicate", "import")
 
@@ -179,9 +179,8 @@ def expected_tables(version: int) -> frozenset[str]:
     conn = sqlite3.connect(":memory:")
     try:
         for step in MIGRATIONS[:version]:
-            for statement in step.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in statements(migration_sql(step, "sqlite")):
+                conn.execute(statement)
         return frozenset(r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table'")) - {"sqlite_sequence"}
     finally:
@@ -388,9 +387,8 @@ class Store:
         with self.transaction() as c:
             current = _inspect(self.path, c)  # again: another process may have done it
             for step in MIGRATIONS[current:]:
-                for statement in step.split(";"):
-                    if statement.strip():
-                        c.execute(statement)
+                for statement in statements(migration_sql(step, "sqlite")):
+                    c.execute(statement)
             if current < SCHEMA_VERSION:
                 c.execute(_UPSERT_META, ("schema_version", str(SCHEMA_VERSION)))
                 if current == 0:
@@ -655,8 +653,8 @@ class Store:
         """The login this store knows the writer by: None for a file (it knows no users)."""
         return None
 
-    def may_write_as(self, assessor: str) -> bool:
-        """Whether events may be recorded under ``assessor``: any name, in a file."""
+    def may_write_as(self, assessor: str, kind: str = "grade") -> bool:
+        """Whether ``kind`` events may be recorded under ``assessor``: any, in a file."""
         return True
 
     # -- whole tables: what `poolkit store copy` moves between backends ---------------------

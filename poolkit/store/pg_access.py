@@ -1,0 +1,178 @@
+"""Who may do what in a PostgreSQL judging store: the write lock, row-level security, grants.
+
+Everything here is enforced by the server, so it holds for an assessor's own SQL as much as
+for poolkit:
+
+- **The write lock is a table lock** (``LOCK TABLE write_lock IN EXCLUSIVE MODE``), which
+  needs UPDATE on ``write_lock``: only poolkit's two group roles (and the owner) hold it. An
+  advisory lock can be taken by any role that may connect, and so stall every writer.
+- **Every table an assessor may write is under row-level security by her own name**:
+  ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
+  Everybody reads everything; members of ``poolkit_admin`` write under any name.
+- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only**; ``import``
+  and ``adjudicate`` events are for members of ``poolkit_admin`` (the README: leads import
+  and adjudicate). The row-level policy on ``events`` enforces it.
+- **Ids are the server's**: no role but the owner holds INSERT on ``events.id`` (or any
+  ``rowid``), so no client can plant an id (``--policy latest`` orders by it) or take one
+  another writer would be given.
+
+The functions take a psycopg connection (``PgStore.pg.raw``) and run inside the caller's
+transaction, which holds the write lock: schema creation and grants never race.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poolkit.errors import StoreError
+
+ADMIN_ROLE = "poolkit_admin"
+ASSESSOR_ROLE = "poolkit_assessor"
+LOCK_TABLE = "write_lock"
+#: What an assessor may record under her own name; the rest is an admin's (see the docstring).
+ASSESSOR_KINDS = ("grade", "undo", "skip", "note")
+#: Tables an assessor writes, each under row-level security by its ``assessor`` column, with
+#: what she may do there (the session tables only where the schema has them).
+ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
+                   "session_claims": "INSERT, UPDATE, DELETE",
+                   "assessor_terms": "INSERT, UPDATE, DELETE"}
+#: Columns nobody but the owner writes: the server assigns them.
+SERVER_COLUMNS = ("id", "rowid")
+
+_IS_ADMIN = (f"pg_has_role(current_user, (SELECT oid FROM pg_roles WHERE rolname = "
+             f"'{ADMIN_ROLE}'), 'MEMBER')")
+_OWN_NAME = f"(assessor = current_user OR {_IS_ADMIN})"
+_KINDS = ", ".join(f"'{k}'" for k in ASSESSOR_KINDS)
+
+
+def lock_exists(raw: Any) -> bool:
+    row = raw.execute("SELECT to_regclass(%s)", (LOCK_TABLE,)).fetchone()
+    return row is not None and row[0] is not None
+
+
+def create_lock_table(raw: Any) -> None:
+    """The table whose lock serialises writers (no columns, no rows: only its lock counts)."""
+    raw.execute(f"CREATE TABLE {LOCK_TABLE} ()")
+    raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def take_write_lock(raw: Any) -> None:
+    raw.execute(f"LOCK TABLE {LOCK_TABLE} IN EXCLUSIVE MODE")
+
+
+def owns_store(raw: Any) -> bool:
+    """Whether this role owns the store's tables (or is a superuser): who may upgrade the
+    schema and grant access."""
+    row = raw.execute(
+        "SELECT pg_has_role(current_user, tableowner, 'MEMBER') FROM pg_tables "
+        "WHERE tablename = 'meta' AND schemaname = current_schema()").fetchone()
+    return bool(row and row[0])
+
+
+def store_owner(raw: Any) -> str | None:
+    row = raw.execute("SELECT tableowner FROM pg_tables WHERE tablename = 'meta' AND "
+                      "schemaname = current_schema()").fetchone()
+    return str(row[0]) if row else None
+
+
+def may_read(raw: Any) -> bool:
+    row = raw.execute("SELECT has_table_privilege('meta', 'SELECT')").fetchone()
+    return bool(row and row[0])
+
+
+def is_admin(raw: Any) -> bool:
+    row = raw.execute(f"SELECT COALESCE({_IS_ADMIN}, false)").fetchone()
+    return bool(row and row[0])
+
+
+def protect_tables(raw: Any, tables: list[str]) -> None:
+    """Row-level security on every table an assessor writes (idempotent: policies are made
+    anew, so a store set up by an older poolkit gets today's rules)."""
+    for table in (t for t in ASSESSOR_WRITES if t in tables):
+        raw.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        for policy in (f"{table}_read", f"{table}_own_name"):  # poolkit's own, not others'
+            raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
+        raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
+        if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
+            raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
+                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})))")
+        else:
+            raw.execute(f"CREATE POLICY {table}_own_name ON {table} FOR ALL "
+                        f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")
+    if LOCK_TABLE in tables or lock_exists(raw):
+        raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def groups_exist(raw: Any) -> bool:
+    rows = raw.execute("SELECT count(*) FROM pg_roles WHERE rolname IN (%s, %s)",
+                       (ADMIN_ROLE, ASSESSOR_ROLE)).fetchone()
+    return bool(rows and rows[0] == 2)
+
+
+def create_groups(raw: Any) -> list[str]:
+    """The two group roles, made if missing. Roles belong to the whole server, so another
+    database's ``store init`` may make one at the same moment: that one is then taken."""
+    import psycopg
+
+    done = []
+    for role in (ADMIN_ROLE, ASSESSOR_ROLE):
+        if raw.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+            continue
+        try:
+            with raw.transaction():  # a savepoint: a lost race leaves the outer one intact
+                raw.execute(f"CREATE ROLE {role} NOLOGIN")
+            done.append(f"created role {role}")
+        except (psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation):
+            pass
+    return done
+
+
+def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> None:
+    """Grant the two groups exactly what they need, revoking whatever else they (or PUBLIC)
+    held: assessors read all and write their own rows of ``ASSESSOR_WRITES``; admins also
+    write pools, queries, texts and systems. Nobody but the owner writes ``meta``, updates or
+    deletes an event, or writes a column the server assigns."""
+    groups = f"{ASSESSOR_ROLE}, {ADMIN_ROLE}"
+    everything = ", ".join(tables)
+    raw.execute(f"REVOKE ALL ON {everything} FROM PUBLIC, {groups}")
+    readable = ", ".join(t for t in tables if t != LOCK_TABLE)
+    raw.execute(f"GRANT SELECT ON {readable} TO {groups}")
+    if LOCK_TABLE in tables:
+        raw.execute(f"GRANT UPDATE ON {LOCK_TABLE} TO {groups}")  # LOCK TABLE needs it
+    for table, rights in ASSESSOR_WRITES.items():
+        if table not in tables:
+            continue
+        cols = ", ".join(c for c in columns[table] if c not in SERVER_COLUMNS)
+        grants = [f"{right} ({cols})" if right in ("INSERT", "UPDATE") else right
+                  for right in (r.strip() for r in rights.split(","))]
+        raw.execute(f"GRANT {', '.join(grants)} ON {table} TO {groups}")
+    admin_tables = [t for t in tables if t not in ASSESSOR_WRITES and t not in
+                    ("meta", LOCK_TABLE)]
+    if admin_tables:
+        raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
+    schema = raw.execute("SELECT current_schema()").fetchone()[0]
+    raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
+
+
+def check_may_grant(raw: Any, label: str) -> None:
+    """A StoreError unless this role owns the store: PostgreSQL only warns a non-owner's
+    GRANT and grants nothing, so ``store init`` would claim grants it never made."""
+    if not owns_store(raw):
+        me = raw.execute("SELECT current_user").fetchone()[0]
+        raise StoreError(f"{label}: role {me!r} does not own this store (its owner is "
+                         f"{store_owner(raw)!r}); only the owner may run `poolkit store init`")
+
+
+def no_access(label: str, role: str) -> StoreError:
+    return StoreError(f"{label}: role {role!r} has no access to this store; the lead makes it "
+                      f"a member of {ASSESSOR_ROLE} (see `poolkit store init`)")
+
+
+def needs_upgrade(label: str, current: int, wanted: int) -> StoreError:
+    return StoreError(f"{label}: store schema version {current} needs upgrading to {wanted}; "
+                      f"the lead must run `poolkit store init`")
+
+
+def may_not_create(label: str, role: str, why: str) -> StoreError:
+    return StoreError(f"{label}: role {role!r} may not create the store here ({why}); the "
+                      f"lead must run `poolkit store init` first")
