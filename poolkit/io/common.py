@@ -105,16 +105,23 @@ def iter_chunks(path: str | Path, size: int = 1 << 21) -> Iterator[bytes]:
     """
     p = Path(path)
     with _file_errors(p), open_binary(p) as f:
-        carry = b""
+        # The bytes since the last line end, as pieces joined once a line end arrives: a
+        # line longer than a block (one 100 MB line) is copied once, not once per block
+        # (``carry += block`` copied everything before it again each time: quadratic).
+        pending: list[bytes] = []
         while True:
             block = f.read(size)
             if not block:
                 break
             cut = block.rfind(b"\n") + 1
             if not cut:
-                carry += block
+                pending.append(block)
                 continue
-            yield carry + block[:cut] if carry else block[:cut]
-            carry = block[cut:]
-        if carry:
-            yield carry
+            if pending:
+                pending.append(block[:cut])
+                yield b"".join(pending)
+            else:
+                yield block[:cut]
+            pending = [block[cut:]] if cut < len(block) else []
+        if pending:
+            yield b"".join(pending)
