@@ -88,3 +88,17 @@ def test_a_run_with_one_huge_line_reads_as_it_did(tmp_path: Path) -> None:
     path.write_text(f"q1 Q0 a 1 2.0 t\nq1 Q0 {doc} 2 1.0 t\n")
     run = read_run(path)
     assert run.rankings["q1"] == ["a", doc]
+
+
+def test_the_last_lines_tag_is_found_without_copying_a_long_line_per_block(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import poolkit.io.formats as formats
+
+    data = (b"q0 Q0 a 1 2.0 first\nq1 Q0 " + b"d" * (40 << 20) + b" 2 1.0 long\n"
+            + b"q1 Q0 " + b"e" * (5 << 20) + b" 3 0.5 last")
+    path = tmp_path / "long.run"
+    path.write_bytes(b"x")  # what is read comes from the counting file below
+    monkeypatch.setattr(formats, "open_binary", lambda p: CountingFile(data))
+    CountingBytes.copied[0] = 0
+    assert formats.run_tag_of_last_line(path) == "last"
+    assert CountingBytes.copied[0] <= 2 * len(data), CountingBytes.copied[0]
