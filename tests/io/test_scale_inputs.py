@@ -102,3 +102,108 @@ def test_the_last_lines_tag_is_found_without_copying_a_long_line_per_block(
     CountingBytes.copied[0] = 0
     assert formats.run_tag_of_last_line(path) == "last"
     assert CountingBytes.copied[0] <= 2 * len(data), CountingBytes.copied[0]
+
+
+# --- item 17: a compressed file that expands without bound --------------------------------
+
+def _gzip_bomb(path: Path, line: bytes, total: int) -> Path:
+    """``total`` bytes of ``line`` repeated, gzipped: one member written again and again (a
+    valid multi-member gzip stream), so the file stays ~500 times smaller and is made fast."""
+    import gzip
+
+    block = line * ((4 << 20) // len(line))
+    member = gzip.compress(block, 6)
+    with path.open("wb") as f:
+        for _ in range(total // len(block)):
+            f.write(member)
+    return path
+
+
+def _limited_poolkit(args: list[str], cwd: Path, address_space: int,
+                     env: dict[str, str] | None = None) -> Any:
+    """``python -m poolkit ARGS`` under an RLIMIT_AS: whatever it does, it cannot take more
+    than ``address_space`` bytes of this (shared) machine."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    full_env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "poolkit", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, preexec_fn=limit, timeout=600)
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_a_gzip_bomb_of_valid_lines_is_refused_in_one_line(tmp_path: Path, which: str) -> None:
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    if which == "qrels":
+        bomb = _gzip_bomb(tmp_path / "bomb.qrels.gz", b"q1 0 d1 1\n", 1 << 30)
+        args = ["score", str(bomb), str(run), "--format", "json"]
+    else:
+        bomb = _gzip_bomb(tmp_path / "bomb.run.gz", b"q1 Q0 d1 1 1.0 t\n", 1 << 30)
+        args = ["score", str(qrels), str(bomb), "--format", "json"]
+    before = bomb.read_bytes()
+    assert len(before) < 4 << 20  # 1 GiB of lines, a few MB on disk
+    done = _limited_poolkit(args, tmp_path, 768 << 20)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr[-2000:]
+    assert lines[0].startswith(f"poolkit score: error: {bomb}: decompresses to more than 200 "
+                               f"times its compressed size (")
+    assert lines[0].endswith("a decompression bomb? Set POOLKIT_MAX_EXPANSION=0 (no limit) "
+                             "or a higher ratio to read it anyway")
+    assert bomb.read_bytes() == before
+
+
+def test_the_expansion_limit_is_overridden_by_its_environment_variable(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from poolkit.errors import InputError, PoolkitError
+    from poolkit.io import read_qrels
+
+    monkeypatch.setattr(common, "EXPANSION_FLOOR", 1 << 20)
+    bomb = _gzip_bomb(tmp_path / "small-bomb.qrels.gz", b"q1 0 d1 1\n", 8 << 20)
+    monkeypatch.delenv("POOLKIT_MAX_EXPANSION", raising=False)
+    with pytest.raises(InputError, match="decompresses to more than 200 times"):
+        read_qrels(bomb)
+    monkeypatch.setenv("POOLKIT_MAX_EXPANSION", "0")  # no limit
+    assert read_qrels(bomb).grades == {"q1": {"d1": 1}}
+    monkeypatch.setenv("POOLKIT_MAX_EXPANSION", "100000")
+    assert read_qrels(bomb).grades == {"q1": {"d1": 1}}
+    monkeypatch.setenv("POOLKIT_MAX_EXPANSION", "400")
+    with pytest.raises(InputError, match="more than 400 times"):
+        read_qrels(bomb)
+    monkeypatch.setenv("POOLKIT_MAX_EXPANSION", "lots")
+    with pytest.raises(PoolkitError, match="POOLKIT_MAX_EXPANSION='lots': give a whole number"):
+        read_qrels(bomb)
+
+
+def test_real_compressed_labels_and_runs_stay_far_below_the_limit(tmp_path: Path) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    from shared_data import shared_path
+
+    from poolkit.io import read_qrels
+
+    folder = shared_path("collections", "dl19-passage-pool")
+    plain_qrels = read_qrels(folder / "qrels.full.txt")
+    run_file = sorted((folder / "runs").iterdir())[0]
+    plain_run = read_run(run_file)
+    for suffix, compress in (("gz", gzip.compress), ("bz2", bz2.compress),
+                             ("xz", lzma.compress)):
+        q = tmp_path / f"qrels.{suffix}"
+        raw = (folder / "qrels.full.txt").read_bytes()
+        q.write_bytes(compress(raw))
+        assert len(raw) / q.stat().st_size < common.MAX_EXPANSION / 10
+        assert read_qrels(q).grades == plain_qrels.grades
+        r = tmp_path / f"run.{suffix}"
+        r.write_bytes(compress(run_file.read_bytes()))
+        assert dict(read_run(r).rankings) == dict(plain_run.rankings)
