@@ -126,17 +126,13 @@ class _Judged:
 
 
 _K = len(SCALE)
-# the 0-3 confusion cell (row * 4 + column) -> its binary cell at each level
-_BINARY_CELLS = {level: np.array([(SCALE[c // _K] >= level) * 2 + (SCALE[c % _K] >= level)
-                                  for c in range(_K * _K)]) for level in SCALE}
 
 
 def _binary_confusions(counts: np.ndarray, level: int) -> np.ndarray:
     """(r, 4, 4) counts on the 0-3 scale -> (r, 2, 2) counts of grade >= level."""
-    cells = _BINARY_CELLS.get(level)
-    if cells is None:
-        cells = np.array([(SCALE[c // _K] >= level) * 2 + (SCALE[c % _K] >= level)
-                          for c in range(_K * _K)])
+    # each 0-3 cell (row * 4 + column) -> its binary cell
+    cells = np.array([(SCALE[c // _K] >= level) * 2 + (SCALE[c % _K] >= level)
+                      for c in range(_K * _K)])
     flat = counts.reshape(len(counts), _K * _K)
     out = np.zeros((len(counts), 4), np.int64)
     for cell in range(4):
