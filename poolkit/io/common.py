@@ -141,6 +141,11 @@ class Expansion(io.RawIOBase):
             pieces.append(piece)
         return b"".join(pieces)
 
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
     def _checked(self, data: bytes) -> bytes:
         self.out += len(data)
         if self.out > EXPANSION_FLOOR and self.out > self.limit * self._raw.count:
