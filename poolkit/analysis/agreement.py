@@ -45,10 +45,12 @@ import numpy as np
 
 from poolkit.analysis.stats import (
     SCALE,
-    bootstrap_kappa,
-    confusion_matrix,
+    bootstrap_confusions,
+    bootstrap_kappas,
     kappa_from_confusion,
+    kappa_interval,
     krippendorff_alpha,
+    weights_matrix,
 )
 from poolkit.errors import InputError, PoolkitError, one_of
 from poolkit.reports import Report
@@ -95,39 +97,71 @@ class LabelSource:  # (was ``Source``, the store's word for pool provenance)
         return cls(name, kept, kind, dict(origin or {}), unjudged)
 
 
-def _kappas(a: Sequence[int], b: Sequence[int], level: int, resamples: int, seed: int,
-            ) -> tuple[dict[str, float], dict[str, tuple[float, float] | None]]:
-    conf = confusion_matrix(a, b)
-    ba = [int(x >= level) for x in a]
-    bb = [int(x >= level) for x in b]
+class _Judged:
+    """Every source's grades as arrays over one numbering of the judged pairs (their sorted
+    order): ``ids[i]``/``grades[i]`` for source i, sorted by pair; ``query[p]`` the query of
+    pair p. Shared pairs are then an intersection of sorted integer arrays, in the sorted
+    order the per-pair sets gave."""
+
+    def __init__(self, sources: Sequence[LabelSource]) -> None:
+        pairs = sorted(set().union(*(s.grades for s in sources)))
+        number = {p: i for i, p in enumerate(pairs)}
+        queries: dict[str, int] = {}
+        self.query = np.fromiter((queries.setdefault(q, len(queries)) for q, _ in pairs),
+                                 np.int64, len(pairs))
+        self.ids: list[np.ndarray] = []
+        self.grades: list[np.ndarray] = []
+        for s in sources:
+            ids = np.fromiter(map(number.__getitem__, s.grades), np.int64, len(s.grades))
+            grades = np.fromiter(s.grades.values(), np.int64, len(s.grades))
+            order = np.argsort(ids)
+            self.ids.append(ids[order])
+            self.grades.append(grades[order])
+
+    def shared(self, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pairs both judged, i's grades on them, j's) in sorted pair order."""
+        common, at_i, at_j = np.intersect1d(self.ids[i], self.ids[j], assume_unique=True,
+                                            return_indices=True)
+        return common, self.grades[i][at_i], self.grades[j][at_j]
+
+
+_K = len(SCALE)
+
+
+def _binary_confusions(counts: np.ndarray, level: int) -> np.ndarray:
+    """(r, 4, 4) counts on the 0-3 scale -> (r, 2, 2) counts of grade >= level."""
+    # each 0-3 cell (row * 4 + column) -> its binary cell
+    cells = np.array([(SCALE[c // _K] >= level) * 2 + (SCALE[c % _K] >= level)
+                      for c in range(_K * _K)])
+    flat = counts.reshape(len(counts), _K * _K)
+    out = np.zeros((len(counts), 4), np.int64)
+    for cell in range(4):
+        out[:, cell] = flat[:, cells == cell].sum(axis=1)
+    return out.reshape(len(counts), 2, 2)
+
+
+def _pair_report(a: LabelSource, b: LabelSource, queries: int, ga: np.ndarray,
+                 gb: np.ndarray, level: int, resampled: np.ndarray) -> dict[str, Any]:
+    """One pair's entry: ``ga``/``gb`` the grades on the shared pairs in sorted order,
+    ``resampled`` their bootstrap confusion matrices (:func:`bootstrap_confusions`)."""
+    n = len(ga)
+    conf = np.bincount(ga * _K + gb, minlength=_K * _K).reshape(_K, _K)
+    bin_conf = _binary_confusions(conf[None], level)[0]
     values = {w: kappa_from_confusion(conf, w) for w in ("unweighted", "linear", "quadratic")}
-    values["binary"] = kappa_from_confusion(confusion_matrix(ba, bb, (0, 1)))
-    cis = {w: bootstrap_kappa(a, b, weights=w, resamples=resamples, seed=seed)
+    values["binary"] = kappa_from_confusion(bin_conf)
+    cis = {w: kappa_interval(bootstrap_kappas(resampled, weights_matrix(_K, w)))
            for w in ("unweighted", "linear", "quadratic")}
-    cis["binary"] = bootstrap_kappa(ba, bb, labels=(0, 1), resamples=resamples, seed=seed)
-    return values, cis
-
-
-def pair_agreement(a: LabelSource, b: LabelSource, level: int = 1, resamples: int = RESAMPLES,
-                   seed: int = SEED) -> dict[str, Any] | None:
-    """Agreement of two sources on the pairs both judged; None when they share none."""
-    shared = sorted(a.grades.keys() & b.grades.keys())
-    if not shared:
-        return None
-    ga = [a.grades[p] for p in shared]
-    gb = [b.grades[p] for p in shared]
-    values, cis = _kappas(ga, gb, level, resamples, seed)
-    conf = confusion_matrix(ga, gb)
+    cis["binary"] = kappa_interval(bootstrap_kappas(_binary_confusions(resampled, level),
+                                                    weights_matrix(2, "unweighted")))
     one_sided = {side: [s.name for s, grades in ((a, ga), (b, gb))
-                        if all((g >= level) == side for g in grades)] for side in (True, False)}
+                        if bool(((grades >= level) == side).all())] for side in (True, False)}
     notes = [f"binary kappa cannot show agreement: {' and '.join(names)} graded every shared "
              f"pair {'>=' if side else '<'} {level}" for side, names in one_sided.items() if names]
     return {
-        "a": a.name, "b": b.name, "shared": len(shared),
-        "queries": len({q for q, _ in shared}),
-        "raw_agreement": float(np.trace(conf) / len(shared)),
-        "binary_agreement": sum(1 for x, y in zip(ga, gb) if (x >= level) == (y >= level))
-        / len(shared),
+        "a": a.name, "b": b.name, "shared": n,
+        "queries": queries,
+        "raw_agreement": float(np.trace(conf) / n),
+        "binary_agreement": int(np.trace(bin_conf)) / n,
         "kappa": values,
         "kappa_ci": {w: (None if ci is None else {"low": ci[0], "high": ci[1]})
                      for w, ci in cis.items()},
@@ -137,24 +171,50 @@ def pair_agreement(a: LabelSource, b: LabelSource, level: int = 1, resamples: in
     }
 
 
+def _all_pairs(sources: Sequence[LabelSource], judged: _Judged, level: int, resamples: int,
+               seed: int) -> list[dict[str, Any]]:
+    """Every pair of sources sharing judged pairs, in ``combinations`` order; the bootstrap
+    of all of them at once (pairs sharing as many items share the draws), with a progress
+    bar on a terminal."""
+    from poolkit.progress import Progress
+
+    shared = []
+    for (i, a), (j, b) in combinations(enumerate(sources), 2):
+        common, ga, gb = judged.shared(i, j)
+        if len(common):
+            queries = len(np.unique(judged.query[common]))
+            shared.append((a, b, queries, ga, gb))
+    with Progress(resamples * len(shared), "agreement", "resamples") as bar:
+        resampled = bootstrap_confusions([ga * _K + gb for _a, _b, _q, ga, gb in shared], _K,
+                                         resamples, seed, bar.update)
+    return [_pair_report(a, b, q, ga, gb, level, r)
+            for (a, b, q, ga, gb), r in zip(shared, resampled)]
+
+
+def pair_agreement(a: LabelSource, b: LabelSource, level: int = 1, resamples: int = RESAMPLES,
+                   seed: int = SEED) -> dict[str, Any] | None:
+    """Agreement of two sources on the pairs both judged; None when they share none."""
+    pairs = _all_pairs([a, b], _Judged([a, b]), level, resamples, seed)
+    return pairs[0] if pairs else None
+
+
 def alpha_across(sources: Sequence[LabelSource], level_of_measurement: str = "ordinal",
-                 ) -> dict[str, Any]:
+                 judged: _Judged | None = None) -> dict[str, Any]:
     """Krippendorff's alpha over every pair judged by at least two sources."""
-    counts: dict[Pair, int] = {}
-    for s in sources:
-        for p in s.grades:
-            counts[p] = counts.get(p, 0) + 1
-    units = sorted(p for p, c in counts.items() if c >= 2)
+    judged = judged or _Judged(sources)
+    times = np.bincount(np.concatenate([np.zeros(0, np.int64), *judged.ids]),
+                        minlength=len(judged.query))
+    units = np.flatnonzero(times >= 2)  # in sorted pair order
     out: dict[str, Any] = {"metric": level_of_measurement, "units": len(units),
                            "sources": len(sources), "value": math.nan}
-    if units:
+    if len(units):
         matrix = np.full((len(sources), len(units)), np.nan)
-        col = {p: j for j, p in enumerate(units)}
-        for i, s in enumerate(sources):
-            for p, g in s.grades.items():
-                j = col.get(p)
-                if j is not None:
-                    matrix[i, j] = g
+        column = np.full(len(judged.query), -1, np.int64)
+        column[units] = np.arange(len(units))
+        for i, (ids, grades) in enumerate(zip(judged.ids, judged.grades)):
+            j = column[ids]
+            kept = j >= 0
+            matrix[i, j[kept]] = grades[kept]
         out["value"] = krippendorff_alpha(matrix, level_of_measurement, domain=SCALE)
     return out
 
@@ -198,11 +258,8 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
         raise PoolkitError(one_of(reference, names, "reference source"))
     if flag_on not in KAPPAS:
         raise PoolkitError(one_of(flag_on, KAPPAS, "kappa"))
-    pairs = []
-    for a, b in combinations(sources, 2):
-        result = pair_agreement(a, b, level, resamples, seed)
-        if result is not None:
-            pairs.append(result)
+    judged = _Judged(sources)
+    pairs = _all_pairs(sources, judged, level, resamples, seed)
     noisy: list[str] = []
     undecided: list[str] = []
     against: dict[str, float] = {}
@@ -220,10 +277,10 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
     return AgreementReport(
         scale=list(SCALE), level=level,
         sources=[{"name": s.name, "kind": s.kind, "judged": len(s.grades),
-                  "queries": len({q for q, _ in s.grades}), "unjudged": s.unjudged,
-                  **s.origin} for s in sources],
+                  "queries": len(np.unique(judged.query[ids])), "unjudged": s.unjudged,
+                  **s.origin} for s, ids in zip(sources, judged.ids)],
         pairs=pairs,
-        alpha=alpha_across(sources),
+        alpha=alpha_across(sources, judged=judged),
         reference=reference,
         reference_default=reference is not None and reference_default,
         flag={"kappa": flag_on, "threshold": threshold, "against_reference": against,
@@ -257,13 +314,15 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[La
     """
     from poolkit.store.judging import VOTE_KINDS  # an assessor's own grades, not adjudications
 
-    by: dict[str, dict[Pair, int]] = {}
-    graded: set[str] = set()  # assessors with a standing grade of their own, not imported
-    for pair, events in store.current_grades(kinds=VOTE_KINDS).items():
-        for assessor, event in events.items():
-            by.setdefault(assessor, {})[pair] = event.grade
-            if event.kind != "import":
-                graded.add(assessor)
+    # The live events (not undone) in id order: the last one of an (assessor, pair) is its
+    # standing grade (Store.current_grades's rule, in SQL: no Event object per row).
+    standing: dict[str, dict[Pair, tuple[int, bool]]] = {}
+    for _id, kind, grade, qid, docid, assessor in store.live_marks(VOTE_KINDS):
+        standing.setdefault(assessor, {})[(qid, docid)] = (grade, kind != "import")
+    by = {a: {p: g for p, (g, _own) in marks.items()} for a, marks in standing.items()}
+    # assessors with a standing grade of their own, not imported
+    graded = {a for a, marks in standing.items() if any(own for _g, own in marks.values())}
+    del standing
     names = sorted(by)
     if assessors is not None:
         for name in assessors:

@@ -17,7 +17,7 @@ match; nothing here imports them.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -57,7 +57,7 @@ def ranks(values: Sequence[float]) -> list[int]:
     return [int(np.count_nonzero(arr > v)) + 1 for v in arr]
 
 
-def _weights(k: int, weights: str) -> np.ndarray:
+def weights_matrix(k: int, weights: str) -> np.ndarray:
     if weights not in WEIGHTS:
         raise ValueError(f"unknown kappa weights {weights!r}; valid: {', '.join(WEIGHTS)}")
     i, j = np.indices((k, k))
@@ -89,7 +89,7 @@ def kappa_from_confusion(confusion: np.ndarray, weights: str = "unweighted") -> 
     total (both sources used one and the same label throughout) or nothing is shared.
     """
     stack = confusion[None, ...].astype(float)
-    return float(_kappas(stack, _weights(confusion.shape[0], weights))[0])
+    return float(_kappas(stack, weights_matrix(confusion.shape[0], weights))[0])
 
 
 def _kappas(confusions: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -125,25 +125,85 @@ def bootstrap_kappa(a: Sequence[int], b: Sequence[int], labels: Sequence[int] = 
     k = len(labels)
     codes = np.array([index[x] * k + index[y] for x, y in zip(a, b, strict=True)],
                      dtype=np.int64)
-    n = codes.size
-    if n == 0:
+    if codes.size == 0:
         return None
-    rng = np.random.default_rng(seed)
-    w = _weights(k, weights)
-    values = np.empty(resamples)
-    chunk = 200
-    for start in range(0, resamples, chunk):
-        rows = min(chunk, resamples - start)
-        drawn = codes[rng.integers(0, n, size=(rows, n))]
-        offsets = (np.arange(rows) * k * k)[:, None]
-        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * k * k)
-        values[start:start + rows] = _kappas(counts.reshape(rows, k, k).astype(float), w)
+    counts = bootstrap_confusions([codes], k, resamples, seed)[0]
+    return kappa_interval(bootstrap_kappas(counts, weights_matrix(k, weights)), level)
+
+
+def kappa_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile interval of bootstrap kappas, leaving out undefined ones (NaN)."""
     values = values[np.isfinite(values)]
     if values.size == 0:
         return None
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high)
+
+
+BOOTSTRAP_CHUNK = 200  # resamples drawn at a time (the draws' stream depends on it)
+
+
+def bootstrap_confusions(code_sets: Sequence[np.ndarray], k: int, resamples: int, seed: int,
+                         done: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """Each code array's (item i's cell ``row * k + column`` of a k x k confusion matrix)
+    resampled confusion matrices, ``(resamples, k, k)`` int64: the draws of
+    :func:`bootstrap_kappa` (``default_rng(seed)``, then ``integers(0, n, (rows, n))`` per
+    chunk of BOOTSTRAP_CHUNK resamples), so every set of n items sees the same resamples.
+
+    Sets of one size share the draws: each chunk's draws are counted once per item (a
+    (rows, n) multiplicity matrix), and every set's counts are that matrix times its cells'
+    one-hot matrix, exact in floating point (integer sums below 2^24 in float32, 2^53 in
+    float64). Drawing and gathering once per set and kappa was most of the time of
+    ``agreement`` over 45 pairs of 100,000 shared judgments. ``done(rows)`` is called as
+    each set's chunk is counted (a progress bar)."""
+    out = [np.empty((resamples, k, k), np.int64) for _ in code_sets]
+    by_size: dict[int, list[int]] = {}
+    for i, codes in enumerate(code_sets):
+        by_size.setdefault(len(codes), []).append(i)
+    for n, members in by_size.items():
+        if len(members) == 1:  # no draws to share: count the cells drawn directly
+            (i,) = members
+            rng = np.random.default_rng(seed)
+            for start in range(0, resamples, BOOTSTRAP_CHUNK):
+                rows = min(BOOTSTRAP_CHUNK, resamples - start)
+                drawn = code_sets[i][rng.integers(0, n, size=(rows, n))]
+                drawn += (np.arange(rows) * k * k)[:, None]
+                counts = np.bincount(drawn.ravel(), minlength=rows * k * k)
+                out[i][start:start + rows] = counts.reshape(rows, k, k)
+                if done is not None:
+                    done(rows)
+            continue
+        dtype = np.float32 if n < (1 << 24) else np.float64
+        onehots = []
+        for i in members:
+            onehot = np.zeros((n, k * k), dtype)
+            onehot[np.arange(n), code_sets[i]] = 1
+            onehots.append(onehot)
+        rng = np.random.default_rng(seed)
+        for start in range(0, resamples, BOOTSTRAP_CHUNK):
+            rows = min(BOOTSTRAP_CHUNK, resamples - start)
+            drawn = rng.integers(0, n, size=(rows, n))
+            drawn += (np.arange(rows) * n)[:, None]
+            times = np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n)
+            del drawn
+            times_f = times.astype(dtype)
+            del times
+            for i, onehot in zip(members, onehots):
+                counts = np.rint(times_f @ onehot).astype(np.int64)
+                out[i][start:start + rows] = counts.reshape(rows, k, k)
+                if done is not None:
+                    done(rows)
+    return out
+
+
+def bootstrap_kappas(counts: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """kappa of every resampled confusion matrix, a chunk at a time as bootstrap_kappa did."""
+    values = np.empty(len(counts))
+    for start in range(0, len(counts), BOOTSTRAP_CHUNK):
+        part = counts[start:start + BOOTSTRAP_CHUNK]
+        values[start:start + len(part)] = _kappas(part.astype(float), w)
+    return values
 
 
 def _alpha_distances(domain: np.ndarray, n_v: np.ndarray, level: str) -> np.ndarray:

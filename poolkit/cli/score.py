@@ -298,10 +298,10 @@ def run_score(args: argparse.Namespace) -> int:
         def read_file(i: int) -> Run:
             return read_any_run(args.runs[i], args.order, args.run_format)
 
-        def score_file(i: int, run: Run) -> RunResult:
+        def score_file(i: int, run: Run, bar: Progress) -> RunResult:
             result = score_run(qrels, run, shown, settings, truth=truth,
                                fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                               stages=stages, sample=sample)
+                               stages=stages, sample=sample, progress=bar.update)
             if jobs > 1:
                 # the run's part of the report (pure Python), built now while the next runs
                 # are read (NumPy, GIL released) rather than for every run at the end; with
@@ -311,16 +311,19 @@ def run_score(args: argparse.Namespace) -> int:
             return result
 
         settle()  # the labels: built once, kept out of every later scan
-        with Progress(len(args.runs), "scoring", "runs") as bar:
+        # The bar counts queries scored (every run scores each judged-relevant query of the
+        # labels), so one run against a million queries shows how far it is.
+        scored = sum(1 for docs in qrels.grades.values() if any(g >= args.level
+                                                                 for g in docs.values()))
+        with Progress(len(args.runs) * scored, "scoring", "queries") as bar:
             # A pipeline: each run is scored on this thread while the next jobs - 1 are
             # read on others. Reading is NumPy (its blocks parse on every CPU), scoring
             # mostly Python under the GIL: two runs scored at once would only take turns.
             results = []
             for i, run in enumerate(ordered_imap(read_file, range(len(args.runs)), jobs,
                                                  ahead=jobs)):
-                results.append(score_file(i, run))
+                results.append(score_file(i, run, bar))
                 del run  # its rows go once scored (``Evaluation.let_rows_go``)
-                bar.update()
         failures = check_fail_on(conditions, [(r.run.name, r.audit) for r in results])
         tests = run_tests(results, shown, options, jobs) if len(results) > 1 else None
         if args.plot and tests is not None:
@@ -367,11 +370,13 @@ def collector_paused() -> Iterator[Callable[[], None]]:
 def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settings, *,
               truth: Qrels | None = None, fetch: Run | None = None,
               stages: tuple[int, int] | None = None,
-              sample: Mapping[str, PoolSample] | None = None) -> RunResult:
-    """Evaluate, interval, audit (and optionally stage and truth tables) for one run."""
+              sample: Mapping[str, PoolSample] | None = None,
+              progress: Callable[[int], None] | None = None) -> RunResult:
+    """Evaluate, interval, audit (and optionally stage and truth tables) for one run;
+    ``progress(n)`` as n more queries are evaluated."""
     level, depth, ks = settings.level, settings.depth, settings.ks
     ev = evaluate(qrels, run, [*shown, *audit_measures(ks)], level=level, depth=depth,
-                  sample=sample)
+                  sample=sample, progress=progress)
     cis = intervals({m.name: ev.per_query[m.name] for m in shown},
                     {m.name: m.family for m in shown}, ev.scored)
     audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,

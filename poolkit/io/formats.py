@@ -269,11 +269,16 @@ def run_tag_of_last_line(path: str | Path) -> str | None:
     """The tag (6th column) of a TREC run's last line: trec_eval's ``runid``."""
     p = Path(path)
     last = carry = b""
+    pending: list[bytes] = []  # a line going on across blocks, joined once it ends (linear)
     with _file_errors(p), open_binary(p) as f:
         for block in iter(lambda: f.read(1 << 20), b""):
-            lines = (carry + block).split(b"\n")
-            carry = lines.pop()  # the block's last line may go on in the next block
+            if b"\n" not in block:
+                pending.append(block)
+                continue
+            lines = (b"".join([*pending, block]) if pending else block).split(b"\n")
+            pending = [lines.pop()]  # the block's last line may go on in the next block
             last = next((line for line in reversed(lines) if _content(line)), last)
+        carry = b"".join(pending)
     if _content(carry):
         last = carry
     parts = last.decode("utf-8", errors="replace").split()
