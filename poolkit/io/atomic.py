@@ -7,12 +7,18 @@ folder, a kill) leaves the previous file untouched and no partial file beside it
 
 A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) cannot be
 replaced; it is written in place.
+
+A temporary file is named ``.NAME.XXXXXXXX.tmp`` and held under an exclusive ``flock`` for as
+long as its writer lives: a writer killed by SIGKILL (nothing can clean up after that) leaves
+one unlocked, and the next write of the same target removes it (``sweep_stale``).
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -45,11 +51,10 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") ->
             yield fh
         return
     tmp: str | None = None
+    lock: int | None = None
     try:
         with _errors(path):
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                       dir=target.parent)
-            os.fchmod(fd, _mode_for(target))
+            fd, tmp, lock = temp_beside(target)
             with os.fdopen(fd, mode, **_text_args(mode, encoding)) as fh:
                 yield fh
                 fh.flush()
@@ -63,6 +68,62 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") ->
                 os.unlink(tmp)
             except OSError:
                 pass
+        if lock is not None:
+            os.close(lock)
+
+
+def temp_beside(target: Path) -> tuple[int, str, int]:
+    """A new temporary file beside ``target`` (its mode that of the file it will replace),
+    locked: (fd to write, its path, a second fd that holds the lock until closed, so that the
+    lock outlives closing the written file until the rename). A dead writer's leftovers of
+    the same target are removed first. Raises OSError."""
+    sweep_stale(target)
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits only if a sweeper has it, to unlink it
+        try:
+            linked = os.stat(tmp).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            linked = False
+        if linked:
+            break
+        os.close(fd)  # a sweeper took it between mkstemp and flock: make another
+    try:
+        os.fchmod(fd, _mode_for(target))
+        return fd, tmp, os.dup(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+
+
+def sweep_stale(target: str | Path) -> list[Path]:
+    """Remove the temporary files of ``target`` (``.NAME.XXXXXXXX.tmp`` beside it) that no
+    living writer holds; the ones removed. A file of that name that poolkit did not make
+    (another length of random part, or a folder) is left alone."""
+    target = Path(target)
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}\.tmp")
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(target.parent) if pattern.fullmatch(n)]
+    except OSError:
+        return removed
+    for name in names:
+        path = target.parent / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.lstat(path).st_ino:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            pass  # held by a living writer, or gone already
+        finally:
+            os.close(fd)
+    return removed
 
 
 def check_writable_folder(folder: str | Path) -> None:
