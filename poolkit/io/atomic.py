@@ -159,11 +159,14 @@ def _why_no_folder(folder: Path, exc: OSError) -> str:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None],
-                  inputs: Mapping[str, str | Path | None]) -> None:
+                  inputs: Mapping[str, str | Path | None], *,
+                  advice: str = "name another file", folders_made: bool = False) -> None:
     """Before a command writes anything: no output (option -> path) is one of its inputs
     (what -> path: the store, the config, a file it read) or another output, is a folder, or
-    sits in a missing folder. An output aimed at the store would replace every judgment with
-    a text file; one failing after another was written would leave half a result."""
+    sits in a missing folder (unless ``folders_made``: the command makes its folders). An
+    output aimed at the store would replace every judgment with a text file; one failing
+    after another was written would leave half a result. ``advice`` ends the message of an
+    output that is an input."""
     protected: dict[Path, str] = {}
     for what, where in inputs.items():
         if where is not None:
@@ -179,13 +182,13 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
         real = _real(out)
         if real in protected:
             raise OutputError(f"{out}: {option} would overwrite {protected[real]}; "
-                              f"name another file")
+                              f"{advice}")
         if real in taken:
             raise OutputError(f"{out}: given to both {taken[real]} and {option}; name two files")
         taken[real] = option
         if real.is_dir():
             raise OutputError(f"{out}: cannot write: {option} names a folder, not a file")
-        if not real.parent.is_dir():
+        if not folders_made and not real.parent.is_dir():
             raise OutputError(f"{out}: cannot write: folder {Path(out).parent} does not exist")
 
 

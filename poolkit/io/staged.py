@@ -87,7 +87,7 @@ class StagedOutputs:
             for folder in {f.target.parent for f in self._files}:
                 _fsync_dir(folder)
             self.published = True
-            self._release()
+            self.release()
 
     def discard(self) -> None:
         """Remove every temporary file not renamed yet."""
@@ -98,9 +98,10 @@ class StagedOutputs:
                 except OSError:
                     pass
                 f.tmp = None
-        self._release()
+        self.release()
 
-    def _release(self) -> None:
+    def release(self) -> None:
+        """Let go of the temporary files' locks (left, they are a dead writer's)."""
         for f in self._files:
             if f.lock is not None:
                 os.close(f.lock)
