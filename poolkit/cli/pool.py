@@ -169,9 +169,10 @@ def _pool(collection: Collection, args: argparse.Namespace,
         runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
                            header=f"collection {config.name}: {len(corpus)} documents, "
                                   f"{len(queries)} queries", pending=pending)
-        pending.seal()
-        store = collection.store  # a new store is made here, as the pool commits
+        store = None
         try:
+            pending.seal()
+            store = collection.store  # a new store is made here, as the pool commits
             # Registration and the version in one transaction: a kill in between would leave
             # a system registered with a run no pool version was made from.
             with store.transaction():

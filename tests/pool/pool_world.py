@@ -12,6 +12,7 @@ from typing import Any
 
 from pool_helpers import SAMPLE
 
+from poolkit.errors import NoStoreError
 from poolkit.store.backends import open_store
 
 QUERIES = ("q_faw", "q_store", "q_milk", "q_broad")
@@ -66,7 +67,14 @@ class PoolWorld:
         return open_store(where, create=False, read_only=read_only)
 
     def has_store(self) -> bool:
-        return isinstance(self.location, str) or (self.folder / "store.sqlite").exists()
+        """Whether a store is there (a database may be empty: no schema yet)."""
+        if not isinstance(self.location, str) and not (self.folder / "store.sqlite").exists():
+            return False
+        try:
+            with self.store():
+                return True
+        except NoStoreError:
+            return False
 
     def pooled(self) -> set[tuple[str, str]]:
         if not self.has_store():
