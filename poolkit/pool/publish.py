@@ -117,6 +117,7 @@ def recover(runs_dir: Path, store: StoreBackend | None) -> list[str]:
     """Settle every manifest a dead pool left in ``runs_dir`` (renaming its files if the
     store recorded them, else removing them); the targets renamed into place."""
     published: list[str] = []
+    runs_dir = Path(os.path.realpath(runs_dir))  # where the staged files were made
     try:
         names = sorted(n for n in os.listdir(runs_dir) if _MANIFEST_NAME.fullmatch(n))
     except OSError:

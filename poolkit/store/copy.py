@@ -95,18 +95,23 @@ def copy_to_new_file(source: StoreBackend, destination: Path) -> CopyReport:
     """Copy ``source`` into a new SQLite store at ``destination``, which appears only when
     the copy is verified; refused if the file exists (before or by the end of the copy)."""
     from poolkit.store.backends import open_store
+    from poolkit.store.store import check_new_store
 
     for stale in sweep_stale(destination):
         _remove_companions(stale)
     if destination.exists():
         raise StoreError(f"{destination}: already exists; copy into a new file")
+    check_new_store(destination)  # its folder made and writable, said as for any new store
     with _errors(destination):
         fd, tmp, lock = temp_beside(destination)
     os.close(fd)  # only the lock is kept: SQLite opens the file itself
     building = Path(tmp)
     try:
-        with open_store(building, create=True) as store:
-            report = copy_store(source, store)
+        try:
+            with open_store(building, create=True) as store:
+                report = copy_store(source, store)
+        except StoreError as exc:  # said of the file the user named, not of the one beside
+            raise StoreError(str(exc).replace(str(building), str(destination))) from None
         if any(Path(f"{building}{s}").exists() for s in COMPANIONS):
             raise StoreError(f"{destination}: the copy's write-ahead log was not folded in on "
                              f"closing; nothing written")
