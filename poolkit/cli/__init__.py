@@ -16,7 +16,8 @@ import argparse
 import errno
 import importlib
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from poolkit import __version__
@@ -102,6 +103,33 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt: every
+    transaction open rolls back and every temporary file is removed on the way out."""
+
+
+def _terminate(signum: int, frame: object) -> NoReturn:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_as_interrupt(command: str | None) -> Iterator[None]:
+    """SIGTERM handled like SIGINT while a command runs, in every command but the judging
+    screen (a terminal UI, whose app restores the terminal on its own way out)."""
+    import signal
+    import threading
+
+    if (command == "judge" or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -143,10 +171,13 @@ def _main(argv: list[str]) -> int:
         parser.print_help()
         return 2
     try:
-        code = args.handler(args)
+        with _sigterm_as_interrupt(args.command):
+            code = args.handler(args)
     except PoolkitError as exc:
         tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
+    except Terminated:
+        return 143  # 128 + SIGTERM, as a shell reports a process SIGTERM ended
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

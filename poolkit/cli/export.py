@@ -91,18 +91,24 @@ def run(args: argparse.Namespace) -> int:
                                                     if args.format == "golden" else {}))
     if not len(labels):
         if labels.unresolved:
-            report_unresolved(labels, args.policy, None)
+            report_unresolved(labels, args.policy)
             raise PoolkitError(f"{config.store_label}: no labels to export: every labelled pair is "
                                f"unresolved under policy {args.policy!r}; nothing written")
         raise PoolkitError(f"{config.store_label}: no labels to export yet (judge with `poolkit "
                            f"judge`, or `poolkit import` a label file); nothing written")
-    if args.output:
-        write_file(args.output, text)
-    else:
+    from poolkit.io.staged import StagedOutputs
+
+    with StagedOutputs() as outputs:  # every file written, or none replaced
+        if args.output:
+            outputs.write(args.output, text)
+        if args.sample:
+            outputs.write(args.sample, "\n".join(sample_lines(design)) + "\n")
+        if args.unresolved:
+            outputs.write(args.unresolved, unresolved_json(labels, args.policy))
+        outputs.publish()
+    if not args.output:
         sys.stdout.write(text)
-    if args.sample:
-        write_file(args.sample, "\n".join(sample_lines(design)) + "\n")
-    report_unresolved(labels, args.policy, args.unresolved)
+    report_unresolved(labels, args.policy)
     return 0
 
 
@@ -131,18 +137,15 @@ def notes_by_pair(store: StoreBackend, assessors: list[str] | None,
     return out
 
 
-def write_file(path: str, text: str) -> None:
-    from poolkit.io.atomic import write_text
+def unresolved_json(labels: Labels, policy: str) -> str:
+    """The --unresolved file: the pairs ``policy`` left out, with their grades."""
+    return json.dumps({"policy": policy, "unresolved": [
+        {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
+        for u in labels.unresolved]}, indent=2) + "\n"
 
-    write_text(path, text)
 
-
-def report_unresolved(labels: Labels, policy: str, path: str | None) -> None:
+def report_unresolved(labels: Labels, policy: str) -> None:
     items = labels.unresolved
-    if path:
-        write_file(path, json.dumps({"policy": policy, "unresolved": [
-            {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
-            for u in items]}, indent=2) + "\n")
     if not items:
         tell(f"poolkit export: {len(labels)} labels under policy {policy!r}, 0 unresolved")
         return

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -100,10 +101,12 @@ def _log(message: str) -> None:
 
 def _check_writable(collection: Collection) -> None:
     """Say that the store or the runs folder cannot be written before minutes of retrieval:
-    an existing store first (its message says more), a new one after the runs folder, as
-    opening it for writing creates it; a runs folder on the config's ``runs_dir:`` line."""
+    an existing store first (its message says more), a new one after the runs folder; a new
+    store is made only when the pool commits, so a pool failing before leaves none; a runs
+    folder on the config's ``runs_dir:`` line."""
     from poolkit.errors import ConfigError, OutputError
     from poolkit.io.atomic import check_writable_folder
+    from poolkit.store.store import check_new_store
 
     config = collection.config
     existing = collection.has_store()
@@ -117,28 +120,85 @@ def _check_writable(collection: Collection) -> None:
                           f"runs_dir{'' if given else ' (default: beside the store)'} "
                           f"{exc}") from None
     if not existing:
-        collection.store.check_writable()
+        check_new_store(config.store)  # has_store() is False only for a file
+
+
+def _check_inputs_kept(collection: Collection, names: list[str] | None) -> None:
+    """No file the pool writes in the runs folder is one of its inputs (a ``kind: run``
+    system's own file at ``runs_dir/NAME.run`` would be replaced by poolkit's copy, cut to
+    its depth): refused before anything runs, on the line of the system whose file it is
+    (else of the system whose output it is)."""
+    from poolkit.errors import ConfigError, OutputError
+    from poolkit.io.atomic import check_outputs
+    from poolkit.pool.run_systems import outputs_of
+
+    config = collection.config
+    inputs: dict[str, Path | None] = dict(collection.inputs())
+    lines: dict[str, int | None] = {}
+    for name, system in config.systems.items():
+        if system.path is not None:
+            what = f"systems.{name}'s {'run file' if system.kind == 'run' else 'path'}"
+            inputs[what] = system.path
+            lines[what] = system.line
+    advice = (f"poolkit never writes over an input: move it out of {config.runs_dir} or set "
+              f"another runs_dir")
+    for name, outputs in outputs_of(config, names).items():
+        try:
+            check_outputs(outputs, inputs, advice=advice, folders_made=True)
+        except OutputError as exc:
+            line = next((lines[w] for w in lines if str(exc).endswith(
+                f"would overwrite {w}; {advice}")), config.systems[name].line)
+            raise ConfigError(collection.config_arg, line, str(exc)) from None
 
 
 def _pool(collection: Collection, args: argparse.Namespace,
           ) -> tuple[dict[str, Any], list[str]]:
+    from poolkit.errors import PoolkitError
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
-    from poolkit.pool.build import pool_runs
+    from poolkit.pool.publish import PendingRuns, recover
     from poolkit.pool.run_systems import run_systems
-    from poolkit.pool.section import order_of, pooling_of
 
     config = collection.config
+    _check_inputs_kept(collection, args.systems)
     _check_writable(collection)
+    # A pool killed between its commit and its renames: its files are made as the store says
+    recover(config.runs_dir, collection.store if collection.has_store() else None)
     corpus, keep_snapshot = load_corpus(config.corpus, config.cache_dir)
     queries = read_queries(config.queries)
-    runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
-                       header=f"collection {config.name}: {len(corpus)} documents, "
-                              f"{len(queries)} queries")
+    with PendingRuns(config.runs_dir) as pending:
+        runs = run_systems(config, corpus, queries, names=args.systems, log=_log,
+                           header=f"collection {config.name}: {len(corpus)} documents, "
+                                  f"{len(queries)} queries", pending=pending)
+        store = None
+        try:
+            pending.seal()
+            store = collection.store  # a new store is made here, as the pool commits
+            # Registration and the version in one transaction: a kill in between would leave
+            # a system registered with a run no pool version was made from.
+            with store.transaction():
+                added = _record(store, runs, config, args, corpus, queries)
+        except BaseException:
+            try:
+                pending.settle(store)
+            except PoolkitError:
+                pass  # the files wait for the next pool's recover()
+            raise
+        pending.settle(store)
+    keep_snapshot()  # pooled: the corpus was good, so a re-pool need not parse it again
     warnings = [w for r in runs.values() for w in r.warnings]
+    return added, warnings
+
+
+def _record(store: Any, runs: dict[str, Any], config: Any, args: argparse.Namespace,
+            corpus: Any, queries: Any) -> dict[str, Any]:
+    """Register the systems and add the pool version (inside the caller's transaction);
+    what was added."""
+    from poolkit.pool.build import pool_runs
+    from poolkit.pool.section import order_of, pooling_of
+
     depths = {name: config.pool_depth(name) for name in runs}
     order = order_of(config)
-    store = collection.store
     before = len(store.pool())
     before_sources = sum(len(v) for v in store.sources().values())
     for r in runs.values():
@@ -147,12 +207,10 @@ def _pool(collection: Collection, args: argparse.Namespace,
     version = pool_runs(store, {n: r.run for n, r in runs.items()}, depths,
                         corpus.docs(), order, note=args.note, queries=queries,
                         pooling=pooling_of(config))
-    keep_snapshot()  # pooled: the corpus was good, so a re-pool need not parse it again
     members = store.pool()
     new = [m for m in members if version is not None and m.version == version]
-    added = {"version": version, "latest": store.latest_pool_version(),
-             "new_docs": len(members) - before, "queries": len({m.qid for m in new}),
-             "new_provenance": sum(len(v) for v in store.sources().values())
-             - before_sources,
-             "depths": depths, "order": order.name}
-    return added, warnings
+    return {"version": version, "latest": store.latest_pool_version(),
+            "new_docs": len(members) - before, "queries": len({m.qid for m in new}),
+            "new_provenance": sum(len(v) for v in store.sources().values())
+            - before_sources,
+            "depths": depths, "order": order.name}

@@ -86,7 +86,7 @@ def run_init(args: argparse.Namespace) -> int:
 def run_copy(args: argparse.Namespace) -> int:
     from poolkit.errors import StoreError
     from poolkit.store.backends import open_store
-    from poolkit.store.copy import copy_store
+    from poolkit.store.copy import copy_store, copy_to_new_file
     from poolkit.store.locations import redact
 
     src, dst = location(args.source), location(args.destination)
@@ -94,18 +94,13 @@ def run_copy(args: argparse.Namespace) -> int:
         raise StoreError(f"{redact(dst)}: source and destination are the same store")
     with open_store(src, create=False, read_only=True,
                     missing_hint="nothing to copy") as source:
-        new_file = isinstance(dst, Path)
-        if isinstance(dst, Path) and dst.exists():
-            raise StoreError(f"{dst}: already exists; copy into a new file")
-        try:
+        if isinstance(dst, Path):  # built beside, linked into place once verified
+            report = copy_to_new_file(source, dst)
+            label: object = dst
+        else:
             with open_store(dst, create=True) as destination:
                 report = copy_store(source, destination)
                 label = destination.path
-        except BaseException:
-            if new_file:  # leave no half-made store file behind
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{dst}{suffix}").unlink(missing_ok=True)
-            raise
     if args.format == "json":
         json.dump({"command": "store copy", "source": str(source.path),
                    "destination": str(label), **report.to_dict()}, sys.stdout, indent=2)

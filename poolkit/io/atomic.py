@@ -7,12 +7,18 @@ folder, a kill) leaves the previous file untouched and no partial file beside it
 
 A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) cannot be
 replaced; it is written in place.
+
+A temporary file is named ``.NAME.XXXXXXXX.tmp`` and held under an exclusive ``flock`` for as
+long as its writer lives: a writer killed by SIGKILL (nothing can clean up after that) leaves
+one unlocked, and the next write of the same target removes it (``sweep_stale``).
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -46,11 +52,10 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") ->
             yield fh
         return
     tmp: str | None = None
+    lock: int | None = None
     try:
         with _errors(path):
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                       dir=target.parent)
-            os.fchmod(fd, _mode_for(target))
+            fd, tmp, lock = temp_beside(target)
             with os.fdopen(fd, mode, **_text_args(mode, encoding)) as fh:
                 yield fh
                 fh.flush()
@@ -64,6 +69,62 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str = "utf-8") ->
                 os.unlink(tmp)
             except OSError:
                 pass
+        if lock is not None:
+            os.close(lock)
+
+
+def temp_beside(target: Path) -> tuple[int, str, int]:
+    """A new temporary file beside ``target`` (its mode that of the file it will replace),
+    locked: (fd to write, its path, a second fd that holds the lock until closed, so that the
+    lock outlives closing the written file until the rename). A dead writer's leftovers of
+    the same target are removed first. Raises OSError."""
+    sweep_stale(target)
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits only if a sweeper has it, to unlink it
+        try:
+            linked = os.stat(tmp).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            linked = False
+        if linked:
+            break
+        os.close(fd)  # a sweeper took it between mkstemp and flock: make another
+    try:
+        os.fchmod(fd, _mode_for(target))
+        return fd, tmp, os.dup(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+
+
+def sweep_stale(target: str | Path) -> list[Path]:
+    """Remove the temporary files of ``target`` (``.NAME.XXXXXXXX.tmp`` beside it) that no
+    living writer holds; the ones removed. A file of that name that poolkit did not make
+    (another length of random part, or a folder) is left alone."""
+    target = Path(target)
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}\.tmp")
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(target.parent) if pattern.fullmatch(n)]
+    except OSError:
+        return removed
+    for name in names:
+        path = target.parent / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.lstat(path).st_ino:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            pass  # held by a living writer, or gone already
+        finally:
+            os.close(fd)
+    return removed
 
 
 def check_writable_folder(folder: str | Path) -> None:
@@ -100,11 +161,14 @@ def _why_no_folder(folder: Path, exc: OSError) -> str:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None],
-                  inputs: Mapping[str, str | Path | None]) -> None:
+                  inputs: Mapping[str, str | Path | None], *,
+                  advice: str = "name another file", folders_made: bool = False) -> None:
     """Before a command writes anything: no output (option -> path) is one of its inputs
     (what -> path: the store, the config, a file it read) or another output, is a folder, or
-    sits in a missing folder. An output aimed at the store would replace every judgment with
-    a text file; one failing after another was written would leave half a result."""
+    sits in a missing folder (unless ``folders_made``: the command makes its folders). An
+    output aimed at the store would replace every judgment with a text file; one failing
+    after another was written would leave half a result. ``advice`` ends the message of an
+    output that is an input."""
     protected: dict[Path, str] = {}
     for what, where in inputs.items():
         if where is not None:
@@ -120,13 +184,13 @@ def check_outputs(outputs: Mapping[str, str | Path | None],
         real = resolve_output(out)
         if real in protected:
             raise OutputError(f"{out}: {option} would overwrite {protected[real]}; "
-                              f"name another file")
+                              f"{advice}")
         if real in taken:
             raise OutputError(f"{out}: given to both {taken[real]} and {option}; name two files")
         taken[real] = option
         if real.is_dir():
             raise OutputError(f"{out}: cannot write: {option} names a folder, not a file")
-        if not real.parent.is_dir():
+        if not folders_made and not real.parent.is_dir():
             raise OutputError(f"{out}: cannot write: folder {Path(out).parent} does not exist")
 
 

@@ -14,7 +14,6 @@ results are memoised so a reranker fetching from it does not search again.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,7 +27,8 @@ from poolkit.config import Config, SystemConfig
 from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import write_text
 from poolkit.io.corpus import Corpus
-from poolkit.io.run import Run, write_run
+from poolkit.io.run import Run, run_text
+from poolkit.pool.publish import PendingRuns, run_files
 from poolkit.pool.reuse import queries_sha256, stored_run
 from poolkit.retrieve.base import (
     Results,
@@ -155,8 +155,10 @@ def _blame(config: Config, system: SystemConfig) -> Iterator[None]:
 def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
                 names: Iterable[str] | None = None, write: bool = True,
                 log: Callable[[str], None] | None = None,
-                header: str | None = None) -> dict[str, SystemRun]:
-    """Run the named systems (default: all) and those they depend on; write their files.
+                header: str | None = None,
+                pending: PendingRuns | None = None) -> dict[str, SystemRun]:
+    """Run the named systems (default: all) and those they depend on; write their files
+    (``pending``: stage them there, to be made visible by the store commit).
 
     Every system is built first (external runs read and checked, model folders found), and
     ``header`` logged only then, so that a bad input is one error line before any work; the
@@ -220,7 +222,7 @@ def run_systems(config: Config, corpus: Corpus, queries: Sequence[QueryRecord],
     if write:
         for sr in out.values():
             if not sr.reused:
-                _write(config.runs_dir, sr)
+                _write(config.runs_dir, sr, pending)
     return {n: out[n] for n in out if n in wanted or names is None}
 
 
@@ -247,20 +249,41 @@ def _system_dict(system: SystemConfig) -> dict[str, Any]:
             "path": str(system.path) if system.path else None, "over": system.over}
 
 
-def _write(runs_dir: Path, sr: SystemRun) -> None:
+def _write(runs_dir: Path, sr: SystemRun, pending: PendingRuns | None) -> None:
+    """A system's files: written now (each atomically), or staged in ``pending`` to become
+    visible with the store commit that records them."""
     runs_dir.mkdir(parents=True, exist_ok=True)
     sr.path = runs_dir / f"{sr.name}.run"
-    if sr.text is not None:
-        write_text(sr.path, sr.text)
-    else:
-        write_run(sr.run, sr.path, tag=sr.name)
+    fetch = None
     if sr.fetch_run is not None:
         sr.fetch_path = runs_dir / f"{sr.name}.fetch.run"
-        write_run(sr.fetch_run, sr.fetch_path, tag=f"{sr.name}.fetch")
         sr.settings["fetch_run"] = str(sr.fetch_path)
         sr.settings["fetch_run_sha256"] = sr.fetch_run.sha256
-    write_text(runs_dir / f"{sr.name}.json",
-               json.dumps(sr.settings, indent=2, sort_keys=True, default=str) + "\n")
+        fetch = (f"{sr.name}.fetch", sr.fetch_run)
+    text = sr.text if sr.text is not None else run_text(sr.run.rankings, sr.run.scores,
+                                                        sr.name)
+    files = run_files(sr.name, text, fetch, sr.settings)
+    if pending is not None:
+        pending.stage(sr.name, sr.settings, files)
+        return
+    for name, content in files.items():
+        write_text(runs_dir / name, content)
+
+
+def outputs_of(config: Config, names: Iterable[str] | None = None,
+               ) -> dict[str, dict[str, Path]]:
+    """What ``run_systems`` may write for the named systems (default: all) and those they
+    re-score: per system, (what -> path) of its run, candidates and settings files."""
+    wanted = list(names) if names is not None else list(config.systems)
+    out: dict[str, dict[str, Path]] = {}
+    for name in _order(config.systems, [n for n in wanted if n in config.systems]):
+        files = {f"pool's copy of systems.{name}'s run": config.runs_dir / f"{name}.run"}
+        if config.systems[name].over is not None:
+            files[f"pool's candidates of systems.{name}"] = (config.runs_dir
+                                                             / f"{name}.fetch.run")
+        files[f"pool's settings of systems.{name}"] = config.runs_dir / f"{name}.json"
+        out[name] = files
+    return out
 
 
 def _describe(sr: SystemRun, results: Results, path: Path | None) -> str:

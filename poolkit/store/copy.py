@@ -5,17 +5,28 @@ events their ids), into a destination that holds no data yet. Both stores are th
 into a content hash — per table, its rows in a canonical order, values as JSON (floats in their
 shortest round-trip form) — and the copy stands only if the hashes agree. ``meta`` (schema
 version, creation time, backend) describes a store, not its data, and is not copied.
+
+A copy into a new SQLite file is built in a locked temporary file beside it
+(``.NAME.XXXXXXXX.tmp``) and linked into place only once verified, so a copy that fails or is
+killed never leaves a destination behind (a re-run is not refused "already exists"); the
+leftovers of a copy killed by SIGKILL are removed by the next copy to that file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from poolkit.errors import StoreError
+from poolkit.io.atomic import _errors, _fsync_dir, sweep_stale, temp_beside
 from poolkit.store.contract import StoreBackend
+
+#: the files SQLite keeps beside a database while it is open
+COMPANIONS = ("-wal", "-shm", "-journal")
 
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
@@ -79,3 +90,48 @@ def copy_store(source: StoreBackend, destination: StoreBackend) -> CopyReport:
         raise StoreError(f"{destination.path}: the copy differs from the source "
                          f"(hash {report.copy_hash[:12]} vs {report.source_hash[:12]})")
     return report
+
+
+def copy_to_new_file(source: StoreBackend, destination: Path) -> CopyReport:
+    """Copy ``source`` into a new SQLite store at ``destination``, which appears only when
+    the copy is verified; refused if the file exists (before or by the end of the copy)."""
+    from poolkit.store.backends import open_store
+    from poolkit.store.store import check_new_store
+
+    for stale in sweep_stale(destination):
+        _remove_companions(stale)
+    if destination.exists():
+        raise StoreError(f"{destination}: already exists; copy into a new file")
+    check_new_store(destination)  # its folder made and writable, said as for any new store
+    with _errors(destination):
+        fd, tmp, lock = temp_beside(destination)
+    os.close(fd)  # only the lock is kept: SQLite opens the file itself
+    building = Path(tmp)
+    try:
+        try:
+            with open_store(building, create=True) as store:
+                report = copy_store(source, store)
+        except StoreError as exc:  # said of the file the user named, not of the one beside
+            raise StoreError(str(exc).replace(str(building), str(destination))) from None
+        if any(Path(f"{building}{s}").exists() for s in COMPANIONS):
+            raise StoreError(f"{destination}: the copy's write-ahead log was not folded in on "
+                             f"closing; nothing written")
+        with _errors(destination):
+            try:
+                os.link(building, destination)  # never replaces a file made meanwhile
+            except FileExistsError:
+                raise StoreError(f"{destination}: already exists (made while copying); copy "
+                                 f"into a new file") from None
+            os.unlink(building)
+            _fsync_dir(destination.parent)
+        return report
+    finally:
+        if building.exists():
+            building.unlink()
+        _remove_companions(building)
+        os.close(lock)
+
+
+def _remove_companions(path: Path) -> None:
+    for suffix in COMPANIONS:
+        Path(f"{path}{suffix}").unlink(missing_ok=True)

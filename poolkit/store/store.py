@@ -139,6 +139,13 @@ def _check_path(path: Path, read_only: bool) -> None:
                          f"commands such as status and export still work)")
 
 
+def check_new_store(path: str | Path) -> None:
+    """Raise the StoreError that making a store at ``path`` would raise for its file or
+    folder, without making it (a command that creates its store only when it commits asks
+    first, and a failure in between leaves no empty store behind)."""
+    _check_path(Path(path), read_only=False)
+
+
 def _inspect(path: Path, conn: sqlite3.Connection) -> int:
     """The store's schema version (0: an empty database, to be created), reading only.
 
