@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.errors import StoreError
+from poolkit.errors import StoreError, StoreUnavailable
 
 _READ_ONLY = ("read-only: cannot write to it (check the file's and its folder's permissions, "
               "or the mount); read-only commands such as status and export still work")
@@ -48,4 +48,5 @@ def describe(path: str | Path, exc: BaseException) -> StoreError:
             message = _FULL
         else:
             message = f"cannot be used (SQLite: {detail})"
-    return StoreError(f"{path}: store {message.format(detail=exc)}")
+    kind = StoreUnavailable if name.startswith("SQLITE_BUSY") else StoreError
+    return kind(f"{path}: store {message.format(detail=exc)}")
