@@ -1,5 +1,6 @@
 """Stores and app runs shared by the tests that drive the judging screen on both backends
-(test_store_judging_screen.py, test_store_threads.py, tests/judge/test_judge_kills.py)."""
+(store/test_store_judging_screen.py, store/test_store_threads.py, judge/test_judge_kills.py).
+A module of its own (as store_backends.py) so tests in any folder can import it."""
 
 from __future__ import annotations
 
