@@ -337,7 +337,9 @@ class JudgeScreen(Screen[None]):
             self.unsaved = (event, done)
             delay = self.retry_after[min(self.tries, len(self.retry_after) - 1)]
             self.tries += 1
-            self.say(f"not saved yet, trying again in {delay:g} s: {exc}", "error")
+            armed = (f" ({key_label(self.judge.keys['quit'])} again quits without it)"
+                     if self._quit_armed else "")
+            self.say(f"not saved yet, trying again in {delay:g} s{armed}: {exc}", "error")
             self.set_timer(delay, self._retry)
             return False
         except (PoolkitError, sqlite3.Error) as exc:

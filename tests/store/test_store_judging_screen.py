@@ -197,3 +197,32 @@ def test_status_watch_says_an_unreachable_server_and_goes_on():
 
 
 pytestmark = pytest.mark.slow
+
+
+@sync
+async def test_quitting_with_a_grade_not_saved_asks_twice_and_the_cli_names_it(tmp_path):
+    from poolkit.cli.judge import _unsaved
+
+    path = tmp_path / "store.sqlite"
+    pooled_store(path).close()
+    store = Store(path, busy_timeout=0.05)
+    app, mine = judge_app(store, heartbeat_every=60.0)
+    holder = sqlite3.connect(path, isolation_level=None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.judge_screen
+        screen.retry_after = (600.0,)  # (no retry comes between the two presses)
+        holder.execute("BEGIN IMMEDIATE")
+        await pilot.press("2")
+        await until(lambda: screen.tries >= 1, "the grade tried")
+        await pilot.press("q")
+        assert app.is_running and app.unsaved == []
+        assert message(app) == "the grade of d000 is not saved yet: q again quits without it"
+        await pilot.press("q")
+        await until(lambda: not app.is_running, "the app closed")
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert [(e.kind, e.docid, e.grade) for e in app.unsaved] == [("grade", "d000", 2)]
+    assert _unsaved(app.unsaved[0]) == "grade 2 of query q0 doc d000"
+    assert store.events() == []
+    release(store, mine)
+    store.close()
