@@ -366,10 +366,11 @@ class JudgeScreen(Screen[None]):
     async def action_grade(self, grade: int) -> None:
         if self.waiting():
             return
-        if self.unreadable is not None:
-            self.refresh_view()
-            if self.unreadable is not None:
-                return
+        if self.unreadable is not None:  # the key only tries to show the passage: it was
+            self.refresh_view()           # not read, so it is not graded by this key
+            if self.unreadable is None:
+                self.say("the passage could be read again: grade it now", "warning")
+            return
         try:
             event = self.session.grade_event(grade)
         except TooSoon as why:

@@ -226,3 +226,33 @@ async def test_quitting_with_a_grade_not_saved_asks_twice_and_the_cli_names_it(t
     assert store.events() == []
     release(store, mine)
     store.close()
+
+
+@sync
+async def test_postgresql_a_passage_that_cannot_be_read_is_never_graded_unseen():
+    with store_backends.fresh_database() as url:
+        store = pooled_store(url)
+        app, mine = judge_app(store, heartbeat_every=60.0)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.judge_screen
+            server_down(url, True)
+            await pilot.press("right")  # d001's text was never read: the store is down
+            assert screen.unreadable is not None
+            passage = screen.query_one("#passage", Static).content
+            assert str(getattr(passage, "plain", passage)).startswith(
+                "This passage could not be read from the store: ")
+            assert message(app).startswith("cannot read the store: ")
+            await pilot.press("2")  # refused: nobody read it
+            assert screen.unreadable is not None and screen.unsaved is None
+            server_down(url, False)
+            await pilot.press("2")  # shows it, grades nothing
+            assert screen.unreadable is None
+            shown = screen.query_one("#passage", Static).content
+            assert "passage 1 of query 0" in str(getattr(shown, "plain", shown))
+            assert message(app) == "the passage could be read again: grade it now"
+            assert store.events() == []
+            await pilot.press("2")
+            await until(lambda: app.session.current.docid == "d002", "the grade saved")
+        release(store, mine)
+        assert [(e.docid, e.grade) for e in store.events()] == [("d001", 2)]
+        store.close()
