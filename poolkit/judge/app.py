@@ -72,6 +72,8 @@ class JudgeApp(App[None]):
 
     def on_unmount(self) -> None:
         if self._store_thread is not None:
+            # (the thread's own connection goes with it; the session's handle stays open)
+            self._store_thread.submit(self.session.store.close_thread).result()
             self._store_thread.shutdown(wait=True)
             self._store_thread = None
 

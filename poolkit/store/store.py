@@ -133,6 +133,15 @@ class _PerThread:
             if not any(c is conn for c in self.every):
                 self.every.append(conn)
 
+    def forget(self) -> None:
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            return
+        self.local.conn = None
+        with self.lock:
+            self.every = [c for c in self.every if c is not conn]
+        conn.close()
+
     def close_all(self) -> None:
         with self.lock:
             self.closed = True
@@ -386,6 +395,11 @@ class Store:
     def close(self) -> None:
         """Close every thread's connection."""
         self._threads().close_all()
+
+    def close_thread(self) -> None:
+        """Close this thread's connection (a thread that is done with the handle: the
+        judging screen's store thread as the screen closes); the handle stays open."""
+        self._threads().forget()
 
     def __enter__(self) -> Store:
         return self

@@ -18,8 +18,10 @@ from collections import Counter
 from contextlib import contextmanager
 
 import pytest
-from judging_screen_helpers import pooled_store
+import store_backends
+from judging_screen_helpers import drop_connections, pooled_store
 
+from poolkit.errors import StoreError, StoreUnavailable
 from poolkit.store import Event
 from poolkit.store.claims import claim, renew
 from poolkit.store.terms import toggle_term
@@ -161,3 +163,51 @@ def test_grades_and_heartbeats_on_one_handle_keep_every_acknowledged_grade(store
     kept_keys = Counter((e.kind, e.judged_at) for e in logged.values())
     assert kept_keys == sent_keys  # exactly once each, and nothing else
     store.close()
+
+
+def test_each_thread_has_its_own_connection_and_close_closes_every_one(store_location):
+    store = pooled_store(store_location, queries=1, docs=3)
+    seen: dict[str, object] = {"main": store.conn}
+
+    def use(name: str) -> None:
+        seen[name] = store.conn
+        assert store.conn is seen[name]  # the same one for the thread's every use
+        assert store.latest_pool_version() == 1
+
+    for name in ("a", "b"):
+        t = threading.Thread(target=use, args=(name,))
+        t.start()
+        t.join()
+    assert len({id(c) for c in seen.values()}) == 3
+    done = threading.Thread(target=store.close_thread)  # a thread that had none: nothing
+    done.start()
+    done.join()
+    store.close()
+    raised: list[BaseException] = []
+
+    def late() -> None:
+        try:
+            store.conn
+        except StoreError as exc:
+            raised.append(exc)
+
+    t = threading.Thread(target=late)  # a thread after close opens nothing
+    t.start()
+    t.join()
+    assert [str(e) for e in raised] == [f"{store.path}: the store was closed"]
+
+
+def test_postgresql_a_cut_connection_is_opened_again_on_its_next_use():
+    with store_backends.fresh_database() as url:
+        store = pooled_store(url, queries=1, docs=3)
+        assert drop_connections(url) == 1
+        assert store.latest_pool_version() == 1  # a read is simply run again
+        drop_connections(url)
+        event = Event("q0", "d000", "alice", "grade", grade=2)
+        with pytest.raises(StoreUnavailable) as cut:  # a write says so, once...
+            store.record_event(event)
+        assert str(cut.value).startswith(f"{store.path}: ") and "\n" not in str(cut.value)
+        event_id = store.record_event_once(event)  # ...and goes through when tried again
+        assert store.record_event_once(event) == event_id  # (never twice)
+        assert [e.id for e in store.events()] == [event_id]
+        store.close()
