@@ -78,6 +78,13 @@ class StoreError(PoolkitError):
     """The judging store cannot do what was asked (unknown pool version, newer schema...)."""
 
 
+class StoreUnavailable(StoreError):
+    """The store cannot be reached or written just now (the connection to the server is
+    lost or refused, or another writer held the store past the wait): the same write may
+    succeed if tried again later, so a caller that keeps what it meant to write (the judging
+    screen's unsaved grade) retries it instead of giving up."""
+
+
 class NoStoreError(StoreError):
     """The config's store does not exist yet: the one message every command gives."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from poolkit.errors import PoolkitError, tell
 
@@ -97,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
         from poolkit.store.claims import claim, release
 
         mine = claim(collection.store, session.assessor, take_over=args.take_over)
+        app = JudgeApp(session, config.judge, show_names=args.show_names, claim=mine)
         try:
-            JudgeApp(session, config.judge, show_names=args.show_names, claim=mine).run()
+            app.run()
         finally:
             release(collection.store, mine)
         progress = session.progress()
@@ -108,5 +110,13 @@ def run(args: argparse.Namespace) -> int:
     for qid, why in closed.items():
         if why:
             tell(f"  query {qid}: no more passages offered: {why}")
+    if app.unsaved:  # quit (pressed twice) while the store could not take them
+        raise PoolkitError("not saved (the store could not be reached; judge them again): "
+                           + ", ".join(_unsaved(e) for e in app.unsaved))
     return 0
+
+
+def _unsaved(event: Any) -> str:
+    what = f" {event.grade}" if event.grade is not None else ""
+    return f"{event.kind}{what} of query {event.qid} doc {event.docid}"
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from poolkit.cli.options import REPORT_FORMATS as FORMATS
+from poolkit.errors import StoreUnavailable
 from poolkit.tables import table
 
 
@@ -68,7 +69,9 @@ def render(collection: Any, args: argparse.Namespace) -> str:
 def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
           sleep: Callable[[float], None] = time.sleep, out: TextIO | None = None) -> None:
     """Redraw ``draw()`` every ``seconds`` (``refreshes`` times; None: until Ctrl-C). On a
-    terminal each frame replaces the last; piped, frames follow each other."""
+    terminal each frame replaces the last; piped, frames follow each other. A store that
+    cannot be reached for a frame (a PostgreSQL restart) is said in that frame and read
+    again at the next one (the connection is opened again then)."""
     out = out or sys.stdout
     clear = "\x1b[H\x1b[2J" if out.isatty() else ""
     n = 0
@@ -76,7 +79,10 @@ def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
         while refreshes is None or n < refreshes:
             if n:
                 sleep(seconds)
-            frame = draw()
+            try:
+                frame = draw()
+            except StoreUnavailable as exc:  # a server restarting: say so, try next frame
+                frame = f"store unreachable: {exc} (trying again)\n"
             stamp = datetime.now().strftime("%H:%M:%S")
             out.write(f"{clear}{frame}-- {stamp}, every {seconds:g}s; Ctrl-C to stop\n")
             out.flush()

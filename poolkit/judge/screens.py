@@ -5,6 +5,15 @@ Every grading key runs one action: build the event, write it to the store in a w
 (the UI keeps drawing; keys typed meanwhile wait their turn in order), then show the next
 passage. A failed write shows an error and keeps the passage on screen: nothing is lost
 silently and nothing advances unsaved.
+
+A write the store cannot take *just now* (``StoreUnavailable``: the PostgreSQL server
+restarting or unreachable, another SQLite writer holding the store past the wait) is kept:
+the screen says so, tries it again after a growing pause (``RETRY_AFTER``), and shows the
+next passage only once it is saved. Meanwhile keys that would write or move are refused with
+that message (none is queued behind a write that may never come), and quitting needs a second
+press, after which the app lists the event as unsaved. A retry is recorded with
+``record_event_once``: a first try that did commit before the connection broke is not
+recorded twice.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from poolkit.config import JudgeConfig
-from poolkit.errors import PoolkitError
+from poolkit.errors import PoolkitError, StoreError, StoreUnavailable
 from poolkit.judge.dialogs import JumpScreen, PromptScreen, ReviewScreen, TopicScreen
 from poolkit.judge.session import Item, JudgingSession, TooSoon
 from poolkit.judge.widgets import (
@@ -50,6 +59,8 @@ from poolkit.store.store import Event, QueryRecord
 # keys); the topic gets what a terminal has beyond them, at least TOPIC_MIN.
 RESERVED_ROWS = 16
 TOPIC_MIN = 3
+#: Seconds before each further try of a write the store could not take (the last repeats).
+RETRY_AFTER = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
 
 class Fitted(Static):
@@ -98,6 +109,12 @@ class JudgeScreen(Screen[None]):
         self.hits: list[tuple[int, int]] = []
         self.hit = 0
         self._terms: dict[str, list[str]] = {}
+        self.retry_after: tuple[float, ...] = RETRY_AFTER
+        #: The write waiting for the store (event, message once saved), and its tries so far.
+        self.unsaved: tuple[Event, str] | None = None
+        self.tries = 0
+        self._quit_armed = False
+        self.unreadable: str | None = None  # why the passage on screen could not be read
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -130,7 +147,30 @@ class JudgeScreen(Screen[None]):
             self._terms[qid] = added_terms(self.session.store, self.session.assessor, qid)
         return self._terms[qid]
 
+    def _readable(self) -> bool:
+        """Read what the passage on screen needs from the store (its text, sources, the
+        assessor's terms; cached afterwards). When the store cannot be read, the passage is
+        replaced by why, and grading it is refused until it could be shown."""
+        s, item = self.session, self.session.current
+        try:
+            if item is not None:
+                s.text(item)
+                self.added_terms(item.qid)
+                if not self.judge.blind:
+                    s.sources(item)
+        except StoreError as exc:
+            self.unreadable = str(exc)
+            self.query_one("#passage", Static).update(Text(
+                f"This passage could not be read from the store: {exc}\n\nAny key that "
+                f"moves tries again; grading waits until the passage is shown.", style="red"))
+            self.say(f"cannot read the store: {exc}", "error")
+            return False
+        self.unreadable = None
+        return True
+
     def refresh_view(self) -> None:
+        if not self._readable():
+            return
         s, grades = self.session, self.judge.grades
         item = s.current
         query = s.query(item.qid) if item else None
@@ -255,36 +295,82 @@ class JudgeScreen(Screen[None]):
                                                        overflow="ellipsis"))
 
     # -- writing --------------------------------------------------------------------------
-    def _write(self, event: Event) -> int:
-        """In the worker thread: refuse when another session took this assessor over, then
-        record (durable on return)."""
+    def _write(self, event: Event, retry: bool = False) -> int:
+        """On the store thread: refuse when another session took this assessor over, then
+        record (durable on return; ``retry``: unless the earlier try was recorded)."""
+        store = self.session.store
         claim = getattr(self.app, "claim", None)
         if claim is not None:
             from poolkit.store.claims import current_claim, holds
 
-            if not holds(self.session.store, claim):
-                taker = current_claim(self.session.store, claim.assessor)
+            if not holds(store, claim):
+                taker = current_claim(store, claim.assessor)
                 raise PoolkitError("another session took over "
                                    + (taker.where() if taker else "this assessor")
                                    + "; quit here")
-        return self.session.store.record_event(event)
+        return store.record_event_once(event) if retry else store.record_event(event)
+
+    async def _in_store_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        run = getattr(self.app, "in_store_thread", None)
+        return await (run(fn, *args) if run is not None else asyncio.to_thread(fn, *args))
+
+    def waiting(self) -> bool:
+        """True (and said) while a write waits for the store: keys that write or move are
+        refused until it is saved, so the unsaved grade stays on screen."""
+        if self.unsaved is None:
+            return False
+        event, _ = self.unsaved
+        self.say(f"waiting: the {event.kind} of {event.docid} is not saved yet (tried "
+                 f"{self.tries}x, trying again); keys wait until it is saved", "warning")
+        return True
 
     async def _commit(self, event: Event | None, nothing: str, done: str = "") -> bool:
         if event is None:
             self.say(nothing, "warning")
             return False
+        return await self._save(event, done)
+
+    async def _save(self, event: Event, done: str, retry: bool = False) -> bool:
         try:
-            event_id = await asyncio.to_thread(self._write, event)
+            event_id = await self._in_store_thread(self._write, event, retry)
+        except StoreUnavailable as exc:
+            self.unsaved = (event, done)
+            delay = self.retry_after[min(self.tries, len(self.retry_after) - 1)]
+            self.tries += 1
+            armed = (f" ({key_label(self.judge.keys['quit'])} again quits without it)"
+                     if self._quit_armed else "")
+            self.say(f"not saved yet, trying again in {delay:g} s{armed}: {exc}", "error")
+            self.set_timer(delay, self._retry)
+            return False
         except (PoolkitError, sqlite3.Error) as exc:
+            self.unsaved, self.tries = None, 0
             self.say(f"not saved: {exc}", "error")
             return False
-        self.session.apply(event, event_id)
+        self.unsaved, self.tries, self._quit_armed = None, 0, False
+        try:
+            self.session.apply(event, event_id)
+        except StoreError as exc:  # saved; what comes next could not be read
+            self.refresh_view()
+            self.say(f"saved; the next passage could not be read: {exc}", "error")
+            return True
         self.refresh_view()
-        if done:
-            self.say(done)
+        if self.unreadable is None and (done or retry):
+            self.say(done or "saved")
         return True
 
+    async def _retry(self) -> None:
+        if self.unsaved is not None:
+            event, done = self.unsaved
+            await self._save(event, done, retry=True)
+
     async def action_grade(self, grade: int) -> None:
+        if self.waiting():
+            return
+        if self.unreadable is not None:  # the key only tries to show the passage: it was
+            self.refresh_view()           # not read, so it is not graded by this key
+            if self.unreadable is None:
+                self.say("the passage could be read again: grade it now", "warning")
+            return
         try:
             event = self.session.grade_event(grade)
         except TooSoon as why:
@@ -296,6 +382,8 @@ class JudgeScreen(Screen[None]):
         await self._commit(event, "nothing to grade here", done)
 
     async def action_skip(self) -> None:
+        if self.waiting():
+            return
         item = self.session.current
         if await self._commit(self.session.skip_event(), "nothing to skip"):
             again = item is not None and self.session.current == item
@@ -303,11 +391,15 @@ class JudgeScreen(Screen[None]):
                      f"{key_label(self.judge.keys['next'])} moves on)" if again else "skipped")
 
     async def action_undo(self) -> None:
+        if self.waiting():
+            return
         await self._commit(self.session.undo_event(), "nothing to undo", "undone")
 
     async def action_note(self) -> None:
         if self.search is not None:  # while searching, the note key is "next hit"
             self.action_hit(1)
+            return
+        if self.waiting():
             return
         item = self.session.current
         if item is None:
@@ -325,6 +417,8 @@ class JudgeScreen(Screen[None]):
 
     # -- moving ---------------------------------------------------------------------------
     def action_back(self) -> None:
+        if self.waiting():
+            return
         if self.session.back():
             self.refresh_view()
             self.say("back")
@@ -332,20 +426,31 @@ class JudgeScreen(Screen[None]):
             self.say("nothing earlier to go back to", "warning")
 
     def action_move(self, offset: int) -> None:
+        if self.waiting():
+            return
         if self.session.move(offset):
             self.refresh_view()
         else:
             self.say("first passage" if offset < 0 else "last passage", "warning")
 
     def action_jump(self) -> None:
+        if self.waiting():
+            return
+
         def go(qid: str | None) -> None:
             if qid is not None:
-                self.session.jump(qid)
+                try:
+                    self.session.jump(qid)
+                except StoreError as exc:
+                    self.say(f"cannot read the store: {exc}", "error")
+                    return
                 self.refresh_view()
 
         self.app.push_screen(JumpScreen(self.session), go)
 
     def action_review(self) -> None:
+        if self.waiting():
+            return
         item = self.session.current or next(reversed(self.session.history), None)
         if item is None:
             self.say("no query to review", "warning")
@@ -426,14 +531,21 @@ class JudgeScreen(Screen[None]):
             return
         terms = self.added_terms(item.qid)
 
-        def toggle(words: str | None) -> None:
+        async def toggle(words: str | None) -> None:
             if not words or not words.strip():
                 return
             from poolkit.store.terms import added_terms, toggle_term
 
-            added = toggle_term(self.session.store, self.session.assessor, item.qid, words)
-            self._terms[item.qid] = added_terms(self.session.store, self.session.assessor,
-                                                item.qid)
+            store, assessor = self.session.store, self.session.assessor
+
+            def write() -> tuple[bool, list[str]]:
+                return (toggle_term(store, assessor, item.qid, words),
+                        added_terms(store, assessor, item.qid))
+            try:
+                added, self._terms[item.qid] = await self._in_store_thread(write)
+            except StoreError as exc:
+                self.say(f"highlight not changed: {exc}", "error")
+                return
             self._draw_passage()
             word = " ".join(words.lower().split())
             self.say(f"highlighting '{word}'" if added else f"no longer highlighting '{word}'")
@@ -449,6 +561,17 @@ class JudgeScreen(Screen[None]):
             self.judge, self.session.query(item.qid) if item else None))
 
     def action_quit(self) -> None:
+        if self.unsaved is not None and not self._quit_armed:
+            event, _ = self.unsaved
+            self._quit_armed = True
+            quit_key = key_label(self.judge.keys["quit"])
+            self.say(f"the {event.kind} of {event.docid} is not saved yet: {quit_key} again "
+                     f"quits without it", "error")
+            return
+        if self.unsaved is not None:
+            unsaved = getattr(self.app, "unsaved", None)
+            if unsaved is not None:
+                unsaved.append(self.unsaved[0])
         self.app.exit()
 
 

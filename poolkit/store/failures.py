@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poolkit.errors import StoreError, files_exhausted, out_of_memory, too_many_open_files
+from poolkit.errors import (
+    StoreError,
+    StoreUnavailable,
+    files_exhausted,
+    out_of_memory,
+    too_many_open_files,
+)
 
 _READ_ONLY = ("read-only: cannot write to it (check the file's and its folder's permissions, "
               "or the mount); read-only commands such as status and export still work")
@@ -56,4 +62,5 @@ def describe(path: str | Path, exc: BaseException) -> StoreError:
             message = _FULL
         else:
             message = f"cannot be used (SQLite: {detail})"
-    return StoreError(f"{path}: store {message.format(detail=exc)}")
+    kind = StoreUnavailable if name.startswith("SQLITE_BUSY") else StoreError
+    return kind(f"{path}: store {message.format(detail=exc)}")

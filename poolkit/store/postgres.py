@@ -32,11 +32,11 @@ What differs, and why:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from poolkit.errors import NoStoreError, StoreError
+from poolkit.errors import NoStoreError, StoreError, StoreUnavailable
 from poolkit.store import pg_access
 from poolkit.store.locations import LocationError, check_url, database_location, redact
 from poolkit.store.pg_access import ADMIN_ROLE, ASSESSOR_KINDS, ASSESSOR_ROLE
@@ -119,20 +119,54 @@ class PgCursor:
         return iter(self.fetchall())
 
     @property
+    def rowcount(self) -> int:
+        """Rows the statement changed (an UPDATE's or DELETE's), as ``sqlite3.Cursor``'s."""
+        return int(self._cursor.rowcount)
+
+    @property
     def lastrowid(self) -> None:
         raise StoreError("lastrowid is not portable: use INSERT ... RETURNING id")
 
 
 class PgConnection:
-    """The part of ``sqlite3.Connection`` the store uses, speaking PostgreSQL."""
+    """The part of ``sqlite3.Connection`` the store uses, speaking PostgreSQL.
 
-    def __init__(self, conn: Any, label: str) -> None:
-        self.raw = conn
+    A connection the server dropped (a restart, ``pg_terminate_backend``, a network cut) is
+    opened again (``reopen``) on its next use, once per use: a transaction that was open on
+    it failed with the error that broke it (its caller decides whether to try again, as the
+    judging screen does with an unsaved grade); a read outside any transaction is simply run
+    again on the new connection. Nothing here sleeps: the caller backs off between tries.
+    """
+
+    def __init__(self, reopen: Callable[[], Any], label: str) -> None:
+        self._reopen = reopen
+        self._raw = reopen()
+        self._closed = False
         self.label = label
 
+    @property
+    def raw(self) -> Any:
+        """The psycopg connection, opened again first when the server dropped it."""
+        if self._raw.closed and not self._closed:
+            self._raw = self._reopen()
+        return self._raw
+
     def execute(self, sql: str, args: Sequence[Any] = ()) -> PgCursor:
+        import psycopg
+        from psycopg import pq
+
+        raw = self.raw
+        idle = raw.info.transaction_status == pq.TransactionStatus.IDLE
+        statement = to_postgres(sql)
         with translate_errors(self.label):
-            return PgCursor(self.raw.execute(to_postgres(sql), tuple(args)))
+            try:
+                return PgCursor(raw.execute(statement, tuple(args)))
+            except psycopg.OperationalError:
+                # A read outside a transaction on a connection that just turned out dead:
+                # nothing was changed, so it is run once more on a new connection.
+                if not (idle and raw.closed and _READ.match(sql)) or self._closed:
+                    raise
+            return PgCursor(self.raw.execute(statement, tuple(args)))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> PgCursor:
         rows = [tuple(r) for r in rows]
@@ -143,7 +177,11 @@ class PgConnection:
         return PgCursor(cursor)
 
     def close(self) -> None:
-        self.raw.close()
+        self._closed = True
+        self._raw.close()
+
+
+_READ = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 
 
 @contextmanager
@@ -158,7 +196,9 @@ def translate_errors(label: str) -> Iterator[None]:
     except psycopg.errors.ReadOnlySqlTransaction:
         raise StoreError(f"{label}: opened read-only, cannot write") from None
     except psycopg.OperationalError as exc:
-        raise StoreError(f"{label}: {_first_line(exc)}") from None
+        # The server is gone, refuses connections or timed out: the same work may succeed
+        # later (the judging screen keeps an unsaved grade and tries again).
+        raise StoreUnavailable(f"{label}: {_first_line(exc)}") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -207,12 +247,10 @@ class PgStore(Store):
         self.path = redact(url)  # type: ignore[assignment]  # a label, as in every message
         self.busy_timeout = busy_timeout
         self.read_only = False
-        self.pg = PgConnection(connect(url), redact(url))
-        self.conn = self.pg  # type: ignore[assignment]  # the store's SQL runs through it
-        self.pg.raw.execute(f"SET lock_timeout = '{int(busy_timeout * 1000)}ms'")
+        self.conn = PgConnection(self._raw_connection, redact(url))  # the store's SQL too
         self._check_access()
         if (read_only or not create) and not self._has_schema():
-            self.pg.close()
+            self.close()
             raise NoStoreError(self.path, missing_hint)  # type: ignore[arg-type]
         self._migrate(self._schema_version_now())
         if read_only:
@@ -220,18 +258,33 @@ class PgStore(Store):
             self.read_only = True
 
     # -- plumbing -------------------------------------------------------------------------
+    @property
+    def pg(self) -> PgConnection:
+        """This thread's connection (one per thread, as ``Store.conn``)."""
+        return self.conn  # type: ignore[no-any-return]
+
+    def _raw_connection(self) -> Any:
+        """A psycopg connection with this handle's session settings (on opening, for each
+        further thread, and again after the server dropped one)."""
+        raw = connect(self.url)
+        with translate_errors(str(self.path)):
+            raw.execute(f"SET lock_timeout = '{int(self.busy_timeout * 1000)}ms'")
+            if self.read_only:
+                raw.execute("SET default_transaction_read_only = on")
+        return raw
+
+    def _thread_connection(self) -> PgConnection:
+        return PgConnection(self._raw_connection, str(self.path))
+
     def _has_schema(self) -> bool:
         row = self.pg.raw.execute("SELECT to_regclass('meta')").fetchone()
         return row is not None and row[0] is not None
-
-    def close(self) -> None:
-        self.pg.close()
 
     def _check_access(self) -> None:
         """One line, not a traceback, for a role the store was never granted to."""
         if self._has_schema() and not pg_access.may_read(self.pg.raw):
             role = self.current_role()
-            self.pg.close()
+            self.close()
             raise pg_access.no_access(str(self.path), role)
 
     @contextmanager
@@ -250,7 +303,7 @@ class PgStore(Store):
             try:
                 pg_access.take_write_lock(self.pg.raw)
             except psycopg.errors.LockNotAvailable:
-                raise StoreError(f"{self.path}: cannot write: another process has held the "
+                raise StoreUnavailable(f"{self.path}: cannot write: another process has held the "
                                  f"store for over {self.busy_timeout:g}s") from None
             yield
 

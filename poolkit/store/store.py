@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from poolkit.errors import NoStoreError, StoreError
+from poolkit.errors import NoStoreError, StoreError, StoreUnavailable
 from poolkit.io.corpus import QueryRecord
 from poolkit.io.validate import GRADE_SCALE
 from poolkit.store.failures import OPENED, describe
@@ -115,6 +116,38 @@ _EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judg
                   "text_hash", "pool_version", "position", "note", "ref", "source")
 _INSERT_EVENT = (f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})")
+
+
+class _PerThread:
+    """A handle's connections: one per thread (``local.conn``), all of them kept to close."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.lock = threading.Lock()
+        self.every: list[Any] = []
+        self.closed = False
+
+    def adopt(self, conn: Any) -> None:
+        self.local.conn = conn
+        with self.lock:
+            if not any(c is conn for c in self.every):
+                self.every.append(conn)
+
+    def forget(self) -> None:
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            return
+        self.local.conn = None
+        with self.lock:
+            self.every = [c for c in self.every if c is not conn]
+        conn.close()
+
+    def close_all(self) -> None:
+        with self.lock:
+            self.closed = True
+            every, self.every = self.every, []
+        for conn in every:
+            conn.close()
 
 
 def _check_path(path: Path, read_only: bool) -> None:
@@ -220,7 +253,14 @@ def _event_row(event: Event) -> tuple[Any, ...]:
 
 
 class Store:
-    """A handle on one judging-store file. Cheap to open; open one per process/thread.
+    """A handle on one judging-store file. Cheap to open.
+
+    One connection per thread: a connection carries one transaction at a time, so two
+    threads sharing one (the judging screen's grade writes and its claim heartbeat) would
+    commit, roll back or nest each other's transactions, and acknowledge grades that were
+    never kept. Each thread that uses the handle therefore gets a connection of its own,
+    opened on its first use (``conn``), with its own transaction nesting; ``close`` closes
+    them all. The thread that opened the handle uses the connection that checked the file.
 
     ``read_only=True`` (what the reporting commands use) never writes and never waits for a
     writer: it works on a store whose file or folder is read-only, and beside a writer
@@ -243,7 +283,6 @@ class Store:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         self.read_only = read_only
-        self._depth = 0  # transaction nesting: an inner ``transaction()`` joins the outer one
         if not self.path.exists() and (read_only or not create):
             raise NoStoreError(self.path, missing_hint)
         _check_path(self.path, read_only)
@@ -267,6 +306,48 @@ class Store:
             raise
 
     # -- plumbing -------------------------------------------------------------------------
+    def _threads(self) -> _PerThread:
+        state: _PerThread | None = self.__dict__.get("_per_thread")
+        if state is None:  # (made by the opening thread, before any other can see the handle)
+            state = self.__dict__["_per_thread"] = _PerThread()
+        return state
+
+    @property
+    def conn(self) -> Any:
+        """This thread's connection (opened on the thread's first use of the handle)."""
+        state = self._threads()
+        conn = getattr(state.local, "conn", None)
+        if conn is None:
+            if state.closed:
+                raise StoreError(f"{self.path}: the store was closed")
+            conn = self._thread_connection()
+            state.adopt(conn)
+        return conn
+
+    @conn.setter
+    def conn(self, value: Any) -> None:
+        self._threads().adopt(value)
+
+    @property
+    def _depth(self) -> int:
+        """This thread's transaction nesting: an inner ``transaction()`` joins the outer."""
+        return int(getattr(self._threads().local, "depth", 0))
+
+    @_depth.setter
+    def _depth(self, value: int) -> None:
+        self._threads().local.depth = value
+
+    def _thread_connection(self) -> Any:
+        """A connection for a thread other than the opening one (the file was checked and
+        migrated by then: only the per-connection settings are made)."""
+        try:
+            conn = self._connect()
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            raise describe(self.path, exc) from None
+        return conn
+
     def _connect(self) -> sqlite3.Connection:
         def connect(target: str | Path, uri: bool = False) -> sqlite3.Connection:
             return sqlite3.connect(target, timeout=self.busy_timeout, isolation_level=None,
@@ -318,7 +399,13 @@ class Store:
                 time.sleep(0.01)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close every thread's connection."""
+        self._threads().close_all()
+
+    def close_thread(self) -> None:
+        """Close this thread's connection (a thread that is done with the handle: the
+        judging screen's store thread as the screen closes); the handle stays open."""
+        self._threads().forget()
 
     def __enter__(self) -> Store:
         return self
@@ -351,8 +438,9 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_BUSY":
-                raise StoreError(f"{self.path}: cannot write ({exc}): another process has held "
-                                 f"the store for over {self.busy_timeout:g}s") from None
+                raise StoreUnavailable(f"{self.path}: cannot write ({exc}): another process "
+                                       f"has held the store for over {self.busy_timeout:g}s"
+                                       ) from None
             raise describe(self.path, exc) from None
         self._depth = 1
         try:
@@ -580,6 +668,18 @@ class Store:
         """Append one event; durable when this returns. Returns its id."""
         row = _event_row(event)
         with self.transaction() as c:
+            return int(c.execute(_INSERT_EVENT + " RETURNING id", row).fetchone()[0])
+
+    def record_event_once(self, event: Event) -> int:
+        """``record_event`` for a retry: when an event equal to ``event`` in every column is
+        already logged (the earlier attempt committed but its answer was lost with the
+        connection), its id is returned and nothing is added. So a write retried after a
+        failure it cannot see the outcome of is in the log exactly once."""
+        row = _event_row(event)
+        with self.transaction() as c:
+            for e in self.events(qid=event.qid, assessor=event.assessor, kinds=[event.kind]):
+                if e.docid == event.docid and _event_row(e) == row:
+                    return int(e.id)  # type: ignore[arg-type]
             return int(c.execute(_INSERT_EVENT + " RETURNING id", row).fetchone()[0])
 
     def record_events(self, events: Iterable[Event]) -> int:
