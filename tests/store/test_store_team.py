@@ -32,7 +32,9 @@ HUNG = 900  # seconds: a run this long has hung
 
 
 def _spawn(location, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(WORKER.parent)}
+    # The worker imports this checkout's poolkit (not another one installed), and tests/.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKER.parents[2]),
+                                                        str(WORKER.parent)])}
     return subprocess.Popen([sys.executable, str(WORKER), str(location), *args], env=env,
                             stderr=subprocess.PIPE, text=True)
 
