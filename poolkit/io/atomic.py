@@ -111,20 +111,33 @@ def sweep_stale(target: str | Path) -> list[Path]:
         return removed
     for name in names:
         path = target.parent / name
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
+        fd = lock_if_abandoned(path)
+        if fd is None:
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             if os.fstat(fd).st_ino == os.lstat(path).st_ino:
                 os.unlink(path)
                 removed.append(path)
         except OSError:
-            pass  # held by a living writer, or gone already
+            pass  # gone already
         finally:
             os.close(fd)
     return removed
+
+
+def lock_if_abandoned(path: Path) -> int | None:
+    """A descriptor of ``path`` holding its exclusive lock when no living writer holds it
+    (never through a symlink); None when it is held, gone or a link. The caller closes it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None  # a living writer's
+    return fd
 
 
 def check_writable_folder(folder: str | Path) -> None:

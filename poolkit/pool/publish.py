@@ -15,14 +15,13 @@ leaves its manifest unlocked; the next pool settles it the same way before anyth
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
-from poolkit.io.atomic import _errors, temp_beside
+from poolkit.io.atomic import _errors, lock_if_abandoned, temp_beside
 from poolkit.io.run import run_text
 from poolkit.io.staged import StagedOutputs, held_signals
 from poolkit.store.contract import StoreBackend
@@ -124,14 +123,8 @@ def recover(runs_dir: Path, store: StoreBackend | None) -> list[str]:
         return published
     for name in names:
         path = runs_dir / name
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+        fd = lock_if_abandoned(path)
+        if fd is None:
             continue  # a living pool's
         try:
             try:
