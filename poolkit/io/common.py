@@ -14,10 +14,8 @@ import hashlib
 import importlib
 import io
 import os
-import shutil
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -113,6 +111,9 @@ def _spool(p: Path) -> IO[bytes] | None:
     with _SPOOL_LOCK:
         held = _SPOOLS.get(key)
         if held is None:
+            import shutil  # here: only a pipe needs them, and `score` starts sooner without
+            import tempfile
+
             held = tempfile.TemporaryFile(prefix="poolkit-input-")
             try:
                 with p.open("rb") as source:
