@@ -51,7 +51,8 @@ LAYERS: dict[str, int] = {
     "config": 4, "exports": 4,
     "pool": 5, "judge": 5, "analysis": 5,
     "collection": 6,
-    "cli": 7, "__main__": 8,
+    "app": 7,  # the use cases: one module per verb, typed requests and reports
+    "cli": 8, "__main__": 9,
 }
 
 
