@@ -28,7 +28,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
 from poolkit.errors import PoolkitError, StoreError, StoreUnavailable
@@ -51,6 +50,7 @@ from poolkit.judge.texts import (
 from poolkit.judge.widgets import (
     GradeBar,
     KeyBar,
+    Line,
     Passage,
     PassageView,
     StatusRow,
@@ -85,17 +85,16 @@ class JudgeScreen(Screen[None]):
         self.unsaved: tuple[Event, str] | None = None
         self.tries = 0
         self._quit_armed = False
-        self.unreadable: str | None = None  # why the passage on screen could not be read
 
     def compose(self) -> ComposeResult:
         keys = self.judge.keys
-        yield Static(id="title")
+        yield Line(id="title")
         yield TopicPane(keys, id="query")
-        yield Static(id="head")
-        yield Static(id="note")
+        yield Line(id="head")
+        yield Line(id="note")
         yield PassageView(keys, id="passage-box")
-        yield Static(id="dispute")
-        yield Static(id="closure")
+        yield Line(id="dispute")
+        yield Line(id="closure")
         yield GradeBar(keys, self.judge.grades, id="grades")
         yield StatusRow(id="status-row")
         yield KeyBar(keys, id="keys")
@@ -103,6 +102,11 @@ class JudgeScreen(Screen[None]):
     @property
     def passage_view(self) -> PassageView:
         return self.query_one(PassageView)
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why the passage on screen could not be read from the store (None: it was)."""
+        return self.passage_view.unreadable
 
     def on_mount(self) -> None:
         self.query_one("#dispute").display = self.session.mode == "adjudicate"
@@ -123,10 +127,10 @@ class JudgeScreen(Screen[None]):
                 if not self.judge.blind:
                     s.sources(item)
         except StoreError as exc:
-            self.unreadable = self.passage_view.unreadable = str(exc)
+            self.passage_view.unreadable = str(exc)
             self.say(f"cannot read the store: {exc}", "error")
             return False
-        self.unreadable = self.passage_view.unreadable = None
+        self.passage_view.unreadable = None
         return True
 
     def refresh_view(self) -> None:
@@ -137,23 +141,17 @@ class JudgeScreen(Screen[None]):
         item = s.current
         query = s.query(item.qid) if item else None
         new_query = item is not None and item.qid != self._topic_for
-        self.query_one("#title", Static).update(title_text(s))
+        self.query_one("#title", Line).text = title_text(s)
         topic = self.query_one(TopicPane)
         if new_query:
             topic.expanded = False
         topic.topic = query
         sources = s.sources(item) if item and not self.judge.blind else ()
-        self.query_one("#head", Static).update(passage_head(s, item, grades, sources))
-        self._show_note(item)
+        self.query_one("#head", Line).text = passage_head(s, item, grades, sources)
+        self.query_one("#note", Line).text = self._note(item)
         self.passage_view.passage = self._passage(item)
-        if s.mode == "adjudicate":
-            dispute = self.query_one("#dispute", Static)
-            if item is not None:
-                notes = [(e.assessor, e.note or "") for e in s.notes.get(item.pair, ())]
-                dispute.update(disagreement_text(s.votes.get(item.pair, {}), grades,
-                                                 self.show_names, notes))
-            else:
-                dispute.update("")
+        if s.mode == "adjudicate":  # (the line is there in this mode only)
+            self.query_one("#dispute", Line).text = self._dispute(item)
         self.query_one(GradeBar).current = s.grade_of(item) if item else None
         status = self.query_one(StatusRow)
         status.progress = s.progress()
@@ -181,26 +179,32 @@ class JudgeScreen(Screen[None]):
         closures = self.session.take_closures()
         if not closures:
             return ""
-        line = self.query_one("#closure", Static)
         notice = closure_text(closures)
-        line.update(Text(notice))
-        line.display = True
+        self.query_one("#closure", Line).text = Text(notice)
         return notice
+
+    def _dispute(self, item: Item | None) -> Text:
+        """The grades (and notes) the assessors disagree with on the passage."""
+        if item is None:
+            return Text()
+        s = self.session
+        notes = [(e.assessor, e.note or "") for e in s.notes.get(item.pair, ())]
+        return disagreement_text(s.votes.get(item.pair, {}), self.judge.grades,
+                                 self.show_names, notes)
 
     def _mine(self, item: Item) -> list[Event]:
         """This assessor's notes on the passage, oldest first."""
         return [e for e in self.session.notes.get(item.pair, ())
                 if e.assessor == self.session.assessor]
 
-    def _show_note(self, item: Item | None) -> None:
-        """This assessor's latest note on the passage, on a line of its own."""
-        line = self.query_one("#note", Static)
+    def _note(self, item: Item | None) -> Text | None:
+        """This assessor's latest note on the passage, for a line of its own (None: no
+        note; in adjudication the dispute line has the notes)."""
         mine = self._mine(item) if item else []
-        line.display = bool(mine) and self.session.mode != "adjudicate"
-        if mine:
-            line.update(Text.assemble(("note: ", "bold cyan"), mine[-1].note or "",
-                                      (f"  ({key_label(self.judge.keys['note'])} edits)",
-                                       "dim")))
+        if not mine or self.session.mode == "adjudicate":
+            return None
+        return Text.assemble(("note: ", "bold cyan"), mine[-1].note or "",
+                             (f"  ({key_label(self.judge.keys['note'])} edits)", "dim"))
 
     def _painted(self) -> None:
         self.passage_view.show_position()

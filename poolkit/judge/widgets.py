@@ -5,7 +5,8 @@ when they change (with the wording from ``texts``); the screen only sets the sta
   border that says where the reader is);
 - ``TopicPane``: the query's topic, fitted to the rows the terminal can spare;
 - ``StatusRow``: the progress line and, beside it, the last message;
-- ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries.
+- ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries;
+- ``Line``: a line of text (the title, the passage's head, the note, the dispute, closures).
 """
 
 from __future__ import annotations
@@ -62,6 +63,18 @@ def line_of_offset(plain: str, offset: int, width: int) -> int:
             return n
         at = end
     return max(0, len(lines) - 1)
+
+
+class Line(Static):
+    """A line (or a few) whose state is its text: ``text``, or None to hide it (the text
+    shown last stays for when it is shown again)."""
+
+    text: reactive[Text | None] = reactive(None, always_update=True, init=False)
+
+    def watch_text(self, text: Text | None) -> None:
+        self.display = text is not None
+        if text is not None:
+            self.update(text)
 
 
 class Fitted(Static):
