@@ -176,6 +176,14 @@ class Passage:
     def plain(self) -> str:
         return passage_plain(self.title, self.body)
 
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.qid, self.docid)
+
+
+def pair_of(passage: Passage | None) -> tuple[str, str] | None:
+    return passage.pair if passage is not None else None
+
 
 class PassageView(VerticalScroll):
     """The passage (``passage``; None once this mode has nothing left to show) in a scrolled
@@ -205,7 +213,7 @@ class PassageView(VerticalScroll):
         self.call_after_refresh(self.show_position)
 
     def watch_passage(self, old: Passage | None, new: Passage | None) -> None:
-        if (old and (old.qid, old.docid)) != (new and (new.qid, new.docid)):
+        if pair_of(old) != pair_of(new):  # another passage: no search, from the top
             self.hits = []
             self.set_reactive(PassageView.search, None)
             self.set_reactive(PassageView.hit, 0)
