@@ -72,7 +72,8 @@ class Line(Static):
     text: reactive[Text | None] = reactive(None, always_update=True, init=False)
 
     def watch_text(self, text: Text | None) -> None:
-        self.display = text is not None
+        if self.display != (text is not None):
+            self.display = text is not None
         if text is not None:
             self.update(text)
 
