@@ -24,7 +24,7 @@ from poolkit.errors import StoreError
 from poolkit.judge.screens import JudgeScreen
 from poolkit.judge.session import JudgingSession
 from poolkit.keymap import DEFAULT_KEYS, key_names
-from poolkit.store.claims import HEARTBEAT_EVERY, Claim, renew
+from poolkit.store.claims import HEARTBEAT_EVERY, Claim
 from poolkit.store.store import Event
 
 T = TypeVar("T")
@@ -73,7 +73,7 @@ class JudgeApp(App[None]):
     def on_unmount(self) -> None:
         if self._store_thread is not None:
             # (the thread's own connection goes with it; the session's handle stays open)
-            self._store_thread.submit(self.session.store.close_thread).result()
+            self._store_thread.submit(self.session.close_thread).result()
             self._store_thread.shutdown(wait=True)
             self._store_thread = None
 
@@ -87,7 +87,7 @@ class JudgeApp(App[None]):
         self._beating = True
         try:
             now = self.clock() if self.clock is not None else None
-            held = await self.in_store_thread(renew, self.session.store, claim, now)
+            held = await self.in_store_thread(self.session.renew_claim, claim, now)
         except StoreError as exc:
             self.heartbeat_failures += 1
             self.judge_screen.say(f"heartbeat not renewed (tried again in "

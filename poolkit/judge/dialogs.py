@@ -1,5 +1,5 @@
-"""Dialogs over the judging screen that pick something: the topic card, the per-query review
-list, the filterable jump list, and the one-line prompts (search, terms).
+"""Dialogs over the judging screen: the topic card, the per-query review list, the
+filterable jump list, the one-line prompt (note, search, terms) and the guidelines.
 
 Each is a modal screen with its own keys: the judging screen's bindings do not reach through
 it, so no grade can be recorded while one is open.
@@ -18,7 +18,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
+from poolkit.judge.texts import key_label
+from poolkit.keymap import KEY_ACTIONS
 from poolkit.store.store import QueryRecord
 
 
@@ -205,18 +208,22 @@ class JumpScreen(ModalScreen[str | None]):
 
 
 class PromptScreen(ModalScreen[str | None]):
-    """One line of input (search words, highlight terms): Enter returns it, Escape None."""
+    """One line of input (a note, search words, highlight terms): Enter returns it, Escape
+    None. ``value`` is there to edit (``select``: selected, so that typing replaces it)."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
-    def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
+    def __init__(self, title: str, placeholder: str = "", value: str = "",
+                 select: bool = True) -> None:
         super().__init__()
         self.title_text, self.placeholder, self.value = title, placeholder, value
+        self.select = select
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog prompt-box"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input",
+                        select_on_focus=self.select)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -225,4 +232,52 @@ class PromptScreen(ModalScreen[str | None]):
         self.dismiss(message.value)
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+NOTE_TITLE = "Note on this passage (Enter saves, Escape cancels)"
+
+
+def note_prompt(value: str = "") -> PromptScreen:
+    """Write a note, or edit the last one (``value``; a saved edit is a new note event: the
+    log keeps both)."""
+    return PromptScreen(NOTE_TITLE, "why this grade, what was unclear...", value,
+                        select=False)
+
+
+def _key_note(key: str, grade: int) -> str:
+    return "" if key == str(grade) else f"  (key {key_label(key)})"
+
+
+class GuidelinesScreen(ModalScreen[None]):
+    """The config's guidelines and grade scale, after the current query in full (the main
+    screen may have had to cut a long description or narrative)."""
+
+    # The guidelines and quit keys close it, wherever the keymap put them.
+    BINDINGS = [Binding("escape", "close", "close", show=False),
+                *(Binding(a.key, "close", "close", show=False, id=a.name)
+                  for a in KEY_ACTIONS if a.name in ("guidelines", "quit"))]
+
+    def __init__(self, judge: JudgeConfig, query: QueryRecord | None = None) -> None:
+        super().__init__()
+        self.judge, self.query_record = judge, query
+
+    def compose(self) -> ComposeResult:
+        scale = "\n".join(f"  {g} = {meaning}" + _key_note(self.judge.keys[f"grade_{g}"], g)
+                          for g, meaning in sorted(self.judge.grades.items()))
+        text = self.judge.guidelines.strip() or "No guidelines in the config (judge.guidelines)."
+        close = key_label(self.judge.keys["guidelines"])
+        q = self.query_record
+        about = "" if q is None else "\n".join(
+            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x)]) + "\n\n"
+        with Vertical(id="guidelines-box", classes="dialog"):
+            yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
+            with VerticalScroll(id="guidelines-scroll"):
+                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
+                             markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#guidelines-scroll").focus()
+
+    def action_close(self) -> None:
         self.dismiss(None)

@@ -42,6 +42,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
 
 from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.store.claims import Claim, current_claim, holds, renew
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import (
     VOTE_KINDS,
@@ -54,6 +55,7 @@ from poolkit.store.judging import (
     skips,
 )
 from poolkit.store.store import Event, QueryRecord, Source
+from poolkit.store.terms import added_terms, toggle_term
 
 MODES = ("judge", "agreement", "adjudicate")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
@@ -86,7 +88,10 @@ class Item(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Progress:
+class JudgingProgress:
+    """Where the assessor is: this query's passages done and in all, the session's, and the
+    pace (median seconds per judgment) with the time left it suggests."""
+
     query_done: int
     query_total: int
     done: int
@@ -166,6 +171,7 @@ class JudgingSession:
         # screen has not been told about yet, in the order they were found.
         self.closed: dict[str, str] = {}
         self._untold: list[str] = []
+        self._terms: dict[str, list[str]] = {}  # the assessor's highlight terms, by query
         self._load_items()
         self._undo_log: list[tuple[int, tuple[str, str]]] | None = None  # built on first undo
 
@@ -258,7 +264,7 @@ class JudgingSession:
             self._sources = self.store.sources()
         return self._sources.get(item.pair, [])
 
-    def progress(self) -> Progress:
+    def progress(self) -> JudgingProgress:
         item = self.current
         q_done = self.done_count.get(item.qid, 0) if item else 0
         q_total = len(self.items.get(item.qid, ())) if item else 0
@@ -269,7 +275,7 @@ class JudgingSession:
         # A time left from one or two judgments swings wildly: wait for a few.
         left = (pace * (total - done) if pace is not None and len(recent) >= PACE_MIN
                 else None)
-        return Progress(q_done, q_total, done, total, pace, left)
+        return JudgingProgress(q_done, q_total, done, total, pace, left)
 
     # -- events ---------------------------------------------------------------------------
     def _event(self, kind: str, item: Item, now: datetime | None = None,
@@ -369,11 +375,24 @@ class JudgingSession:
         else:  # pragma: no cover - the session builds only the kinds above
             raise StoreError(f"unexpected event kind {event.kind!r}")
 
+    def record(self, event: Event, claim: Claim | None = None, retry: bool = False) -> int:
+        """Write ``event`` to the store (durable on return) without applying it: the app
+        runs this on its store thread, then ``apply`` on the UI thread. Refused when
+        ``claim``, this session's hold on the assessor, was taken over by another session.
+        ``retry``: a try again of a write that failed, recorded unless the earlier try was
+        (it may have committed before the connection broke)."""
+        if claim is not None and not holds(self.store, claim):
+            taker = current_claim(self.store, claim.assessor)
+            raise PoolkitError("another session took over "
+                               + (taker.where() if taker else "this assessor")
+                               + "; quit here")
+        return self.store.record_event_once(event) if retry else self.store.record_event(event)
+
     def commit(self, event: Event | None) -> int | None:
         """Record ``event`` (durable on return) and apply it; None when there was nothing."""
         if event is None:
             return None
-        event_id = self.store.record_event(event)
+        event_id = self.record(event)
         self.apply(event, event_id)
         return event_id
 
@@ -388,6 +407,31 @@ class JudgingSession:
 
     def undo(self) -> int | None:
         return self.commit(self.undo_event())
+
+    # -- the claim on the assessor, and the assessor's highlight terms ---------------------
+    def renew_claim(self, claim: Claim, now: datetime | None = None) -> bool:
+        """The heartbeat of this session's hold on the assessor; False when another session
+        took it over."""
+        return renew(self.store, claim, now)
+
+    def terms(self, qid: str) -> list[str]:
+        """The words this assessor added to the query's highlighting, in the order added
+        (read from the store once per query, then kept)."""
+        if qid not in self._terms:
+            self._terms[qid] = added_terms(self.store, self.assessor, qid)
+        return self._terms[qid]
+
+    def toggle_term(self, qid: str, words: str) -> bool:
+        """Add ``words`` to the query's highlight terms, or remove them when they are there;
+        True when added. Durable on return; the terms kept for the query are read again."""
+        added = toggle_term(self.store, self.assessor, qid, words)
+        self._terms[qid] = added_terms(self.store, self.assessor, qid)
+        return added
+
+    def close_thread(self) -> None:
+        """Close the calling thread's store connection (the app's store thread, as it
+        ends; the session's own stays open)."""
+        self.store.close_thread()
 
     # -- navigation -----------------------------------------------------------------------
     def next_item(self, after: Item, how: str) -> Item | None:

@@ -1,271 +1,305 @@
-"""What each part of the judging screen says, as pure functions returning Rich text.
+"""The judging screen's widgets: each holds its state in reactive attributes and draws itself
+when they change (with the wording from ``texts``); the screen only sets the state.
 
-The screen only places these; keeping the wording here makes it testable without a terminal
-and keeps blindness in one place: nothing here renders a system name, rank or score unless
-the caller passes sources explicitly (``judge.blind: false``).
+- ``PassageView``: the passage, scrolled, with the search over it (hits, the current hit, the
+  border that says where the reader is);
+- ``TopicPane``: the query's topic, fitted to the rows the terminal can spare;
+- ``StatusRow``: the progress line and, beside it, the last message;
+- ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries;
+- ``Line``: a line of text (the title, the passage's head, the note, the dispute, closures).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from rich.console import Console
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
 
-from poolkit.judge.highlight import query_terms, term_pattern
-from poolkit.judge.session import Item, JudgingSession, Progress
-from poolkit.keymap import KEY_ACTIONS, key_names
-from poolkit.store.store import QueryRecord, Source
+from poolkit.judge.session import JudgingProgress
+from poolkit.judge.texts import (
+    all_done_text,
+    clip,
+    grade_bar,
+    key_bar,
+    key_label,
+    passage_plain,
+    passage_text,
+    progress_text,
+    search_hits,
+    topic_text,
+)
+from poolkit.store.store import QueryRecord
 
-HIGHLIGHT = "bold black on yellow"           # the query's words
-DESCRIPTION_HIGHLIGHT = "underline bold"      # the description's other words
-TERM_HIGHLIGHT = "bold black on green"        # words this assessor added for the query
-SEARCH_HIT = "black on magenta"               # `/` search hits
-CURRENT_HIT = "bold white on red"             # the hit n/N moved to
+# Rows the rest of the screen needs (title, head, a passage worth reading, grades, status,
+# keys); the topic gets what a terminal has beyond them, at least TOPIC_MIN.
+RESERVED_ROWS = 16
+TOPIC_MIN = 3
 
-
-def key_label(keys: str) -> str:
-    """How a configured key (or comma-separated keys) reads on screen: ``question_mark`` and
-    ``?`` alike -> ``?``; ``left,h`` -> ``←/h``."""
-    from textual.keys import format_key
-
-    return "/".join(key if len(key) == 1 else format_key(key) for key in key_names(keys))
-
-
-def title_text(session: JudgingSession) -> Text:
-    mode = {"judge": "judge", "agreement": "judge · agreement sample",
-            "adjudicate": "adjudicate"}[session.mode]
-    out = Text.assemble(("poolkit ", "bold"), (mode, "bold"), f" · {session.assessor}")
-    item = session.current
-    if item is not None:
-        n = session.query_ids.index(item.qid) + 1
-        out.append(f" · query {item.qid} ({n} of {len(session.query_ids)})")
-    return out
+SEVERITY_STYLES = {"information": "green", "warning": "yellow", "error": "bold red"}
 
 
-def clip(text: Text, width: int | None, max_lines: int, more: str) -> Text:
-    """``text`` as it wraps at ``width``, cut to ``max_lines`` with ``more`` as the last line
-    when it does not fit (so a cut is never silent)."""
-    if width is None:
-        return text
-    from rich.console import Console
-
-    lines = text.wrap(Console(width=width), width)
-    if len(lines) <= max_lines:
-        return text
-    kept = lines[: max_lines - 1]
-    for line in kept:
-        line.rstrip()
-    out = Text("\n").join(kept)
-    out.append("\n")
-    out.append(more, style="dim")
-    return out
+def wrapped_lines(text: Text, width: int) -> int:
+    return len(text.wrap(Console(width=max(width, 1)), max(width, 1)))
 
 
-def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int, str],
-                 sources: Sequence[Source] = ()) -> Text:
-    if item is None:
-        if session.closed:
-            n = len(session.closed)
-            return Text(f"Nothing left to show: {n} {'query' if n == 1 else 'queries'} "
-                        f"closed (budget spent or stopping rule), every other passage done.",
-                        style="bold")
-        return Text("Nothing left to show in this mode: every passage is done.", style="bold")
-    total = session.items[item.qid]
-    out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
-                        f" · doc {item.docid}")
-    grade = session.grade_of(item)
-    label = "adjudicated" if session.mode == "adjudicate" else "your grade"
-    if grade is not None:
-        out.append(f" · {label}: {grade} ({grades.get(grade, '?')})", style="bold green")
-    elif session.is_skipped(item):
-        out.append(" · skipped earlier", style="yellow")
-    n_notes = len(session.notes.get(item.pair, ()))
-    if n_notes and session.mode != "adjudicate":
-        out.append(f" · {n_notes} note{'s' if n_notes > 1 else ''}")
-    if session.pending_note:
-        out.append(" · note kept for this grade", style="cyan")
-    if sources:
-        out.append(" · pooled by " + ", ".join(
-            f"{s.system} #{s.rank}" + (f" ({s.score:.3g})" if s.score is not None else "")
-            for s in sources), style="magenta")
-    return out
-
-
-CLOSURE_LINES = 3  # a session opened on a store where many queries closed says so briefly
-
-
-def closure_text(closures: Sequence[tuple[str, str]]) -> str:
-    """Why the walk left a query: ``query q1 closed: budget 12/12 spent`` (one line per query
-    when several closed at once, at most ``CLOSURE_LINES``: the rest counted, ``poolkit
-    status`` lists them). Only the reason: the budget count or the estimated recall, never a
-    run, rank or learner state (blind judging stays blind)."""
-    lines = [f"query {qid} closed: {why}" for qid, why in closures]
-    if len(lines) > CLOSURE_LINES:
-        rest = len(lines) - CLOSURE_LINES + 1
-        lines[CLOSURE_LINES - 1:] = [f"… and {rest} more queries closed (poolkit status "
-                                     f"says why)"]
-    return "\n".join(lines)
-
-
-def all_done_text(keys: Mapping[str, str]) -> Text:
-    """What the passage box says once this mode has nothing left to show."""
-    k = {a: key_label(keys[a]) for a in ("jump", "back", "undo", "quit")}
-    return Text.assemble(
-        "Press ", (k["jump"], "bold"), " to pick a query and look at its passages again, ",
-        (k["back"], "bold"), " to see the last passage, ", (k["undo"], "bold"),
-        " to undo your last grade, or ", (k["quit"], "bold"), " to quit.")
-
-
-def passage_text(query: str, title: str, body: str, description: str | None = None,
-                 added: Sequence[str] = (), hits: Sequence[tuple[int, int]] = (),
-                 current_hit: int | None = None) -> Text:
-    """Title and body with the query's words highlighted, the description's other words in a
-    second style, the assessor's added terms in a third, and search hits over all of them
-    (``hits`` are spans of the plain text, ``title\n\nbody``)."""
-    out = Text()
-    if title:
-        out.append(title, style="bold underline")
-        out.append("\n\n")
-    out.append(body)
-    terms = query_terms(query)
-    layers = [(query_terms(description or "", leave_out=terms), DESCRIPTION_HIGHLIGHT),
-              (terms, HIGHLIGHT), (list(added), TERM_HIGHLIGHT)]
-    for words, style in layers:  # later layers are drawn over earlier ones
-        pattern = term_pattern(words)
-        if pattern is not None:
-            out.highlight_regex(pattern, style)  # title and body alike
-    for i, (start, end) in enumerate(hits):
-        out.stylize(CURRENT_HIT if i == current_hit else SEARCH_HIT, start, end)
-    return out
-
-
-def passage_plain(title: str, body: str) -> str:
-    """The plain text ``passage_text`` shows (what search offsets index into)."""
-    return f"{title}\n\n{body}" if title else body
-
-
-def search_hits(text: str, needle: str) -> list[tuple[int, int]]:
-    """Case-insensitive occurrences of ``needle`` in ``text``, as (start, end) spans."""
-    needle = needle.strip().lower()
-    if not needle:
-        return []
-    low, out, at = text.lower(), [], 0
-    while (found := low.find(needle, at)) >= 0:
-        out.append((found, found + len(needle)))
-        at = found + len(needle)
-    return out
-
-
-def topic_text(query: QueryRecord, fold: bool, expand_key: str,
-               width: int | None = None) -> Text:
-    """The query in bold; description and narrative whole, or (``fold``) cut to one line
-    each (of ``width`` cells, with an ellipsis) and the key that unfolds them."""
-    out = Text(query.text, style="bold")
-    for label, extra in (("", query.description), ("narrative: ", query.narrative)):
-        if not extra:
+def line_of_offset(plain: str, offset: int, width: int) -> int:
+    """The wrapped line (0-based) of ``plain`` at ``width`` that holds character ``offset``
+    (Rich's wrapping: words whole, paragraphs on new lines)."""
+    lines = Text(plain).wrap(Console(width=width), width)
+    at = 0
+    for n, line in enumerate(lines):
+        found = plain.find(line.plain, at) if line.plain else at
+        if found < 0:
             continue
-        out.append("\n")
-        if fold:
-            line = label + extra.strip().splitlines()[0]
-            if width is not None and len(line) > width:
-                line = line[: max(width - 1, 1)].rstrip() + "…"
-            out.append(line, style="italic")
+        end = found + len(line.plain)
+        if offset < end or (offset == end and n == len(lines) - 1):
+            return n
+        at = end
+    return max(0, len(lines) - 1)
+
+
+class Line(Static):
+    """A line (or a few) whose state is its text: ``text``, or None to hide it (the text
+    shown last stays for when it is shown again)."""
+
+    text: reactive[Text | None] = reactive(None, always_update=True, init=False)
+
+    def watch_text(self, text: Text | None) -> None:
+        if self.display != (text is not None):
+            self.display = text is not None
+        if text is not None:
+            self.update(text)
+
+
+class Fitted(Static):
+    """Text made for the widget's width (``fit``) and made again whenever that changes (key
+    hints that wrap between hints, never inside one; a topic fitted to the rows it may use).
+    """
+
+    def fit(self, width: int | None) -> Text:
+        return Text()
+
+    def redraw(self) -> None:
+        self.update(self.fit(self.content_size.width or None))
+
+    def on_resize(self) -> None:
+        self.redraw()
+        # The update lands inside the layout pass that resized us, which does not run again
+        # for a height that changed with the new text: ask for one more.
+        self.call_after_refresh(self.refresh, layout=True)
+
+
+class KeyBar(Fitted):
+    """Every action by its first key (``texts.key_bar``)."""
+
+    def __init__(self, keys: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keys = keys
+
+    def fit(self, width: int | None) -> Text:
+        return key_bar(self.keys, width)
+
+
+class GradeBar(Fitted):
+    """The grade scale by key, the passage's standing grade (``current``) marked."""
+
+    current: reactive[int | None] = reactive(None, always_update=True, init=False)
+
+    def __init__(self, keys: Mapping[str, str], grades: Mapping[int, str],
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keys, self.grades = keys, grades
+
+    def fit(self, width: int | None) -> Text:
+        return grade_bar(self.keys, self.grades, self.current, width)
+
+    def watch_current(self) -> None:
+        self.redraw()
+
+
+class TopicPane(Fitted):
+    """The topic in the rows this terminal can spare: whole when it fits; otherwise the
+    description and narrative fold to a line each, unless the assessor unfolded them
+    (``expanded``)."""
+
+    # (drawn again for the same query too: the rows the terminal spares may have changed)
+    topic: reactive[QueryRecord | None] = reactive(None, always_update=True, init=False)
+    expanded: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, keys: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keys = keys
+
+    def watch_topic(self) -> None:
+        self.redraw()
+
+    def watch_expanded(self) -> None:
+        self.redraw()
+
+    def fit(self, width: int | None) -> Text:
+        query = self.topic
+        if query is None:
+            return Text()
+        expand = key_label(self.keys["topic"])
+        whole = topic_text(query, fold=False, expand_key=expand)
+        if width is None:
+            return whole
+        budget = max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS)
+        if wrapped_lines(whole, width) <= budget:
+            return whole
+        if self.expanded:
+            help_key = key_label(self.keys["guidelines"])
+            return clip(whole, width, budget,
+                        f"… the rest is with the guidelines ({help_key}); {expand} folds")
+        return topic_text(query, fold=True, expand_key=expand, width=width)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """What the passage view shows: one passage of one query, with the words to light."""
+
+    qid: str
+    docid: str
+    query: str
+    title: str
+    body: str
+    description: str | None = None
+    terms: tuple[str, ...] = ()  # the assessor's added highlight terms for the query
+
+    @property
+    def plain(self) -> str:
+        return passage_plain(self.title, self.body)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.qid, self.docid)
+
+
+def pair_of(passage: Passage | None) -> tuple[str, str] | None:
+    return passage.pair if passage is not None else None
+
+
+class PassageView(VerticalScroll):
+    """The passage (``passage``; None once this mode has nothing left to show) in a scrolled
+    box, or why it could not be read (``unreadable``). A search (``search``) lights its
+    ``hits`` and scrolls to the current one (``hit``); another passage ends the search and
+    starts at the top. The border says where the reader is (lines shown of all, or the
+    search hit) and, only when there is more than fits, how to scroll."""
+
+    passage: reactive[Passage | None] = reactive(None, always_update=True, init=False)
+    unreadable: reactive[str | None] = reactive(None, init=False)
+    # (a search again, or a move to the only hit, scrolls back to it: always drawn)
+    search: reactive[str | None] = reactive(None, always_update=True, init=False)
+    hit: reactive[int] = reactive(0, always_update=True, init=False)
+
+    def __init__(self, keys: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keys = keys
+        self.hits: list[tuple[int, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="passage")
+
+    def on_mount(self) -> None:
+        self.watch(self, "scroll_y", lambda _old, _new: self.show_position(), init=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_position)
+
+    def watch_passage(self, old: Passage | None, new: Passage | None) -> None:
+        if pair_of(old) != pair_of(new):  # another passage: no search, from the top
+            self.hits = []
+            self.set_reactive(PassageView.search, None)
+            self.set_reactive(PassageView.hit, 0)
+            self._draw()
+            self.scroll_home(animate=False)
         else:
-            out.append(f"{label}{extra}", style="italic")
-    if fold and (query.description or query.narrative):
-        out.append(f"\n({expand_key}: whole topic)", style="dim")
-    return out
+            self._draw()
 
+    def watch_unreadable(self) -> None:
+        self._draw()
 
-def pack(parts: Sequence[Text], width: int | None = None, sep: str = "  ") -> Text:
-    """``parts`` joined by ``sep``; given a width, lines break between parts, never inside one
-    (a key stays next to what it does)."""
-    out, used = Text(), 0
-    for part in parts:
-        if used and width is not None and used + len(sep) + len(part) > width:
-            out.append("\n")
-            used = 0
-        elif used:
-            out.append(sep)
-            used += len(sep)
-        out.append_text(part)
-        used += len(part)
-    return out
+    def watch_search(self, search: str | None) -> None:
+        passage = self.passage
+        self.hits = (search_hits(passage.plain, search)
+                     if search is not None and passage is not None else [])
+        self.set_reactive(PassageView.hit, 0)
+        self._draw()
+        self._scroll_to_hit()
 
+    def watch_hit(self) -> None:
+        self._draw()
+        self._scroll_to_hit()
 
-def grade_bar(keys: Mapping[str, str], grades: Mapping[int, str], current: int | None,
-              width: int | None = None) -> Text:
-    parts = []
-    for g, meaning in sorted(grades.items()):
-        style = "bold green" if g == current else ""
-        parts.append(Text.assemble((f" {key_label(keys[f'grade_{g}'])} ", f"bold reverse {style}"),
-                                   (f" {meaning}", style)))
-    return pack(parts, width)
-
-
-def progress_text(progress: Progress) -> Text:
-    out = Text()
-    if progress.query_total:
-        out.append(f"this query {progress.query_done}/{progress.query_total}")
-        out.append(" · ")
-    out.append(f"overall {progress.done}/{progress.total}")
-    if progress.total:
-        out.append(f" ({100 * progress.done / progress.total:.0f}%)")
-    if progress.seconds_per_judgment is not None:
-        out.append(f" · {duration(progress.seconds_per_judgment)}/judgment")
-        if progress.seconds_left is not None and progress.done < progress.total:
-            left = duration(progress.seconds_left)
-            out.append(f" · {'' if left.startswith('<') else '~'}{left} left")
-    return out
-
-
-def duration(seconds: float) -> str:
-    if seconds < 0.5:
-        return "<1s"
-    if round(seconds) < 60:
-        return f"{round(seconds)}s"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    return f"{minutes // 60}h{minutes % 60:02d}m"
-
-
-def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:
-    """Every action, grades first, each by its first key (the help screen lists them all);
-    on a narrow terminal it wraps between actions rather than hiding any. The default grade
-    keys read as one range (``0-3``) and previous/next as one ``move``."""
-    labels = [key_label(keys[f"grade_{g}"]) for g in range(4)]
-    grade_keys = "0-3" if labels == ["0", "1", "2", "3"] else " ".join(labels)
-    move = f"{first_key(keys['previous'])} {first_key(keys['next'])}"
-    parts = [(grade_keys, "grade"), (move, "move")] + [(first_key(keys[a.name]), a.label)
-                                                       for a in KEY_ACTIONS if a.label]
-    return pack([Text.assemble((key, "bold"), f" {label}") for key, label in parts], width)
-
-
-def first_key(keys: str) -> str:
-    return key_label(key_names(keys)[0])
-
-
-def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_names: bool,
-                      notes: Sequence[tuple[str, str]] = ()) -> Text:
-    """Both (all) grades on a disputed pair; names only when asked, ordered by grade so that
-    "assessor 1" is not the same person from pair to pair."""
-    out = Text("Assessors disagree: ", style="bold")
-    ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
-    for i, (name, g) in enumerate(ranked, start=1):
-        if i > 1:
-            out.append(" · ")
-        who = name if show_names else f"assessor {i}"
-        out.append(f"{who}: ", style="bold")
-        out.append(f"{g} ({grades.get(g, '?')})")
-    label = {name: (name if show_names else f"assessor {i}")
-             for i, (name, _g) in enumerate(ranked, start=1)}
-    for name, note in notes:
-        out.append("\n")
-        if name in votes:
-            who = f"{label[name]} (grade {votes[name]})"
+    def _draw(self) -> None:
+        view = self.query_one("#passage", Static)
+        p = self.passage
+        if self.unreadable is not None:
+            view.update(Text(
+                f"This passage could not be read from the store: {self.unreadable}\n\nAny key "
+                f"that moves tries again; grading waits until the passage is shown.",
+                style="red"))
+        elif p is None:
+            view.update(all_done_text(self.keys))
         else:
-            who = f"{name} (no grade here)" if show_names else "someone without a grade here"
-        out.append(f"note by {who}: ", style="italic")
-        out.append(note)
-    return out
+            view.update(passage_text(p.query, p.title, p.body, p.description, p.terms,
+                                     self.hits, self.hit if self.hits else None))
+
+    def _scroll_to_hit(self) -> None:
+        """Scroll so the current hit's line is in view (a third of the way down)."""
+        if not self.hits:
+            self.call_after_refresh(self.show_position)
+            return
+        view = self.query_one("#passage", Static)
+        width = view.content_size.width or self.scrollable_content_region.width
+        if self.passage is None or not width:
+            return
+        line = line_of_offset(self.passage.plain, self.hits[self.hit][0], width)
+        self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3),
+                       animate=False)
+        self.call_after_refresh(self.show_position)
+
+    def show_position(self) -> None:
+        """Say on the border where the reader is (see the class docstring)."""
+        total = self.query_one("#passage", Static).size.height
+        parts = []
+        if self.search is not None:
+            parts.append(f"'{self.search}': " + (
+                f"hit {self.hit + 1} of {len(self.hits)}" if self.hits else "no hits"))
+        if self.max_scroll_y > 0:
+            top = round(self.scroll_y) + 1
+            bottom = min(total, round(self.scroll_y) + self.scrollable_content_region.height)
+            parts.append(f"lines {top}-{bottom} of {total}")
+            parts.append("↑↓ PgUp PgDn")
+        self.border_subtitle = " · ".join(parts)
+
+
+class StatusRow(Horizontal):
+    """The progress line (``progress``) and, beside it, the last message (``message``): unlike
+    a toast it never covers the grade line, and the next message replaces it."""
+
+    progress: reactive[JudgingProgress | None] = reactive(None, init=False)
+    # (Text compares text and spans, not its style: a warning said again as an error shows)
+    message: reactive[Text] = reactive(Text, always_update=True, init=False)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="progress")
+        yield Static(id="message")
+
+    def say(self, text: str, severity: str = "information") -> None:
+        self.message = Text(text, style=SEVERITY_STYLES[severity], no_wrap=True,
+                            overflow="ellipsis")
+
+    def watch_progress(self, progress: JudgingProgress | None) -> None:
+        self.query_one("#progress", Static).update(
+            progress_text(progress) if progress is not None else "")
+
+    def watch_message(self, message: Text) -> None:
+        self.query_one("#message", Static).update(message)

@@ -20,10 +20,18 @@ from textual.widgets import Input, OptionList, Static
 
 from poolkit.config import DEFAULT_KEYS, JudgeConfig
 from poolkit.judge.app import JudgeApp
-from poolkit.judge.dialogs import JumpScreen, ReviewScreen, TopicScreen
-from poolkit.judge.screens import GuidelinesScreen, JudgeScreen, NoteScreen
+from poolkit.judge.dialogs import (
+    NOTE_TITLE,
+    GuidelinesScreen,
+    JumpScreen,
+    PromptScreen,
+    ReviewScreen,
+    TopicScreen,
+)
+from poolkit.judge.screens import JudgeScreen
 from poolkit.judge.session import JudgingSession
-from poolkit.judge.widgets import TERM_HIGHLIGHT
+from poolkit.judge.texts import TERM_HIGHLIGHT
+from poolkit.judge.widgets import PassageView
 from poolkit.store import Event, NewMember, Store
 from poolkit.store.judging import seconds_taken
 
@@ -39,6 +47,10 @@ def screen_text(app: JudgeApp) -> str:
     return "\n".join(text_of(app, f"#{w}") for w in
                      ("title", "query", "head", "passage", "dispute", "grades", "progress",
                       "keys"))
+
+
+def is_note_dialog(screen: object) -> bool:
+    return isinstance(screen, PromptScreen) and screen.title_text == NOTE_TITLE
 
 
 def make_app(store: Store, clock, assessor: str = "alice", judge: JudgeConfig | None = None,
@@ -132,7 +144,7 @@ async def test_note_is_saved_and_carried_on_the_grade(tiny_store, clock):
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
-        assert isinstance(app.screen, NoteScreen)
+        assert is_note_dialog(app.screen)
         await pilot.press(*"unclear date", "enter")
         assert isinstance(app.screen, JudgeScreen)
         assert "1 note" in text_of(app, "#head")
@@ -201,7 +213,7 @@ async def test_keys_written_as_characters_work(tiny_store, clock):
         assert isinstance(app.screen, GuidelinesScreen)
         await pilot.press("question_mark")
         await pilot.press("slash")
-        assert isinstance(app.screen, NoteScreen)
+        assert is_note_dialog(app.screen)
         await pilot.press("escape", "space")
     assert [e.kind for e in tiny_store.events()] == ["skip"]
 
@@ -596,22 +608,22 @@ async def test_search_highlights_hits_and_n_moves_between_them(tiny_store, clock
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("right")  # d2: "termite" in many paragraphs
         await pilot.press("slash", *"termite", "enter")
-        screen = app.judge_screen
-        assert len(screen.hits) == 16 and screen.hit == 0
+        view = app.judge_screen.query_one(PassageView)  # the passage and its search
+        assert len(view.hits) == 16 and view.hit == 0
         await pilot.pause()
-        box = screen.query_one("#passage-box")
+        box = app.judge_screen.query_one("#passage-box")
         assert box.border_subtitle.startswith("'termite': hit 1 of 16 · lines 1-")
         assert "16 hit(s)" in text_of(app, "#message")
         await pilot.press("N")  # back from the first is the last
         await pilot.pause()
-        assert screen.hit == 15 and box.scroll_y > 0
+        assert view.hit == 15 and box.scroll_y > 0
         assert box.border_subtitle.startswith("'termite': hit 16 of 16")
         await pilot.press("n")  # while searching, n is "next hit", not a note
-        assert screen.hit == 0 and isinstance(app.screen, JudgeScreen)
+        assert view.hit == 0 and isinstance(app.screen, JudgeScreen)
         await pilot.press("escape")
-        assert screen.search is None
+        assert view.search is None
         await pilot.press("n")
-        assert isinstance(app.screen, NoteScreen)
+        assert is_note_dialog(app.screen)
 
 
 @sync
@@ -627,11 +639,11 @@ async def test_added_terms_are_highlighted_and_remembered_per_assessor_and_query
         assert marked == ["egg masses", "Egg masses"] or marked == ["egg masses"] * 2
     again = make_app(tiny_store, clock)
     async with again.run_test(size=SIZE) as pilot:
-        assert again.judge_screen.added_terms("q1") == ["egg masses"]
+        assert again.session.terms("q1") == ["egg masses"]
         assert make_app(tiny_store, clock, assessor="bob").session  # others: their own
         await pilot.press("t", *"Egg  Masses", "enter")  # the same term: removed
         assert text_of(again, "#message") == "no longer highlighting 'egg masses'"
-        assert again.judge_screen.added_terms("q1") == []
+        assert again.session.terms("q1") == []
 
 
 @sync

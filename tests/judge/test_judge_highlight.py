@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from poolkit.judge.highlight import highlight_spans, query_terms
-from poolkit.judge.widgets import DESCRIPTION_HIGHLIGHT, HIGHLIGHT, TERM_HIGHLIGHT, passage_text
+from poolkit.judge.texts import DESCRIPTION_HIGHLIGHT, HIGHLIGHT, TERM_HIGHLIGHT, passage_text
 
 
 def marked(query: str, text: str) -> list[str]:

@@ -84,7 +84,7 @@ async def test_many_grades_under_constant_heartbeats_are_each_kept_once(store_lo
             if i in (10, 60):  # a highlight word (key t) on each query, as a write too
                 await until(lambda: app.session.progress().done == i + 1, "the grades so far")
                 await pilot.press("t", *"traps", "enter")
-                await until(lambda: app.judge_screen.added_terms(app.session.current.qid),
+                await until(lambda: app.session.terms(app.session.current.qid),
                             "the word saved")
         await until(lambda: app.session.progress().done == GRADE_KEYS, "every grade saved")
         beats = app.heartbeats

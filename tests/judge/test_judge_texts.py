@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from poolkit.config import DEFAULT_GRADES, DEFAULT_KEYS
-from poolkit.judge.session import Progress
-from poolkit.judge.widgets import (
+from poolkit.judge.session import JudgingProgress
+from poolkit.judge.texts import (
     clip,
     closure_text,
     disagreement_text,
@@ -58,12 +58,12 @@ def test_durations_read_sensibly():
 
 
 def test_progress_drops_the_estimate_when_nothing_is_left():
-    busy = Progress(1, 3, 1, 5, 7.0, 28.0)
+    busy = JudgingProgress(1, 3, 1, 5, 7.0, 28.0)
     assert progress_text(busy).plain == (
         "this query 1/3 · overall 1/5 (20%) · 7s/judgment · ~28s left")
-    quick = Progress(1, 3, 4, 5, 0.2, 0.2)
+    quick = JudgingProgress(1, 3, 4, 5, 0.2, 0.2)
     assert progress_text(quick).plain.endswith("· <1s/judgment · <1s left")
-    done = Progress(0, 0, 5, 5, 7.0, 0.0)
+    done = JudgingProgress(0, 0, 5, 5, 7.0, 0.0)
     assert progress_text(done).plain == "overall 5/5 (100%) · 7s/judgment"
 
 
