@@ -53,7 +53,7 @@ from poolkit.store.judging import (
     seconds_taken,
     skips,
 )
-from poolkit.store.store import Event, QueryRecord, Source
+from poolkit.store.records import Event, QueryRecord, Source, stamp
 
 MODES = ("judge", "agreement", "adjudicate")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
@@ -64,13 +64,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def stamp(moment: datetime) -> str:
-    """The store's timestamp format (UTC ISO 8601 with microseconds)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 class Item(NamedTuple):

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from poolkit.reports import Report
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import GRADING_KINDS, Event
+from poolkit.store.records import GRADING_KINDS, Event
 
 # Kinds an assessor's own grade can come from (adjudications are a separate layer).
 VOTE_KINDS = ("grade", "import")

@@ -9,9 +9,10 @@ for poolkit:
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
   Everybody reads everything; members of ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only**; ``import``
-  and ``adjudicate`` events are for members of ``poolkit_admin`` (the README: leads import
-  and adjudicate). The row-level policy on ``events`` enforces it.
+- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only, as a person**;
+  ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
+  ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
+  adjudicate). The row-level policy on ``events`` enforces it.
 - **Ids are the server's**: no role but the owner holds INSERT on ``events.id`` (or any
   ``rowid``), so no client can plant an id (``--policy latest`` orders by it) or take one
   another writer would be given.
@@ -43,6 +44,8 @@ _IS_ADMIN = (f"pg_has_role(current_user, (SELECT oid FROM pg_roles WHERE rolname
              f"'{ADMIN_ROLE}'), 'MEMBER')")
 _OWN_NAME = f"(assessor = current_user OR {_IS_ADMIN})"
 _KINDS = ", ".join(f"'{k}'" for k in ASSESSOR_KINDS)
+#: an assessor records her own events; a machine judge's are an admin's (schema 7 on)
+_AS_PERSON = "origin = 'person'"
 
 
 def lock_exists(raw: Any) -> bool:
@@ -95,7 +98,8 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
         raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
             raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
-                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})))")
+                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS}) "
+                        f"AND {_AS_PERSON}))")
         else:
             raw.execute(f"CREATE POLICY {table}_own_name ON {table} FOR ALL "
                         f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")

@@ -19,7 +19,7 @@ TABLES_V1 = ("queries", "texts", "systems", "pool_versions", "pool_members", "po
 def v1_schema(path):
     """A connection to a new file holding only the schema-1 tables (MIGRATIONS[:1])."""
     conn = sqlite3.connect(path)
-    for statement in MIGRATIONS[0].split(";"):
+    for statement in MIGRATIONS[0].sqlite.split(";"):
         if statement.strip():
             conn.execute(statement)
     conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
