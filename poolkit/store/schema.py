@@ -16,8 +16,8 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import poolkit.store.schema_postgres as pg
 from poolkit.io.validate import GRADE_SCALE
-from poolkit.store import schema_postgres as pg
 
 
 @dataclass(frozen=True)
