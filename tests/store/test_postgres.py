@@ -99,6 +99,20 @@ def test_an_assessor_writes_only_under_its_own_name(team, monkeypatch):
         assert [e.assessor for e in store.events()] == [team["alice"]]
 
 
+def test_an_assessor_may_not_record_a_machine_judges_events_and_an_admin_may(team,
+                                                                            monkeypatch):
+    machine = Event("q1", "d1", team["alice"], "grade", grade=2, origin="machine",
+                    judge_version="echo/1")
+    with _as(team, team["alice"], "pw-alice", monkeypatch) as store:
+        with pytest.raises(StoreError, match="not allowed: new row violates row-level security"):
+            store.record_event(machine)
+        assert store.events(machine=team["alice"]) == []
+    with _as(team, team["lead"], "pw-lead", monkeypatch) as store:
+        store.record_event(Event("q1", "d1", "echo", "grade", grade=1, origin="machine",
+                                 judge_version="echo/1"))
+        assert store.events() == [] and store.machine_judges() == ["echo"]
+
+
 def test_an_assessor_cannot_alter_or_delete_events(team, monkeypatch):
     import psycopg
 
