@@ -97,14 +97,22 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
             raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
         raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
+            person = f" AND {_AS_PERSON}" if _has_column(raw, "events", "origin") else ""
             raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
-                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS}) "
-                        f"AND {_AS_PERSON}))")
+                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})"
+                        f"{person}))")
         else:
             raw.execute(f"CREATE POLICY {table}_own_name ON {table} FOR ALL "
                         f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")
     if LOCK_TABLE in tables or lock_exists(raw):
         raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def _has_column(raw: Any, table: str, column: str) -> bool:
+    """Whether the store's ``table`` has ``column`` (a store of an older schema may not)."""
+    return raw.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = "
+                       "current_schema() AND table_name = %s AND column_name = %s",
+                       (table, column)).fetchone() is not None
 
 
 def groups_exist(raw: Any) -> bool:
