@@ -381,7 +381,8 @@ def test_after_an_upgrade_an_assessor_is_told_the_lead_must_run_store_init(
                 code, err, out = _run(argv, capsys)
                 assert (code, out) == (2, "")
                 assert err == [f"poolkit {argv[0]}: error: {alice}: store schema version 5 "
-                               f"needs upgrading to 6; the lead must run `poolkit store init`"]
+                               f"needs upgrading to {SCHEMA_VERSION}; the lead must run "
+                               f"`poolkit store init`"]
             assert dump(url) == before
             monkeypatch.setenv("PGPASSWORD", store_backends.ADMIN_PASSWORD or "")
             assert main(["store", "init", url]) == 0  # the lead upgrades; alice reads again
