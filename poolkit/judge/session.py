@@ -54,7 +54,7 @@ from poolkit.store.judging import (
     seconds_taken,
     skips,
 )
-from poolkit.store.store import Event, QueryRecord, Source
+from poolkit.store.records import Event, QueryRecord, Source, stamp
 from poolkit.store.terms import added_terms, toggle_term
 
 MODES = ("judge", "agreement", "adjudicate")
@@ -66,13 +66,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def stamp(moment: datetime) -> str:
-    """The store's timestamp format (UTC ISO 8601 with microseconds)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 class Item(NamedTuple):

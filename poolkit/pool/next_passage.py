@@ -33,6 +33,7 @@ from poolkit.pool.strategy import Judged, as_grades
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS
+from poolkit.store.records import stamp
 
 
 def history(store: StoreBackend, qid: str, pool: QueryPool) -> list[Judged]:
@@ -120,8 +121,7 @@ class NextPassage:
             exclude: set[str] = set(skipped)
         else:
             since = (datetime.now(timezone.utc) - timedelta(minutes=self.claim_minutes))
-            exclude = (self.store.shown_to_others(
-                assessor, qid, since.isoformat(timespec="microseconds")) | skipped)
+            exclude = self.store.shown_to_others(assessor, qid, stamp(since)) | skipped
         if doc is None:
             done = {j.docid for j in judged} | exclude
             pending = [d for d in pool.docs if d not in done]

@@ -1,16 +1,18 @@
-"""The judging store (SQLite, WAL, append-only judgment log). See ``store.Store``."""
+"""The judging store: one contract (``store.contract``), its records (``store.records``), two
+backends (SQLite ``store.store.Store``, PostgreSQL ``store.postgres.PgStore``)."""
 
-from poolkit.store.store import (
+from poolkit.store.records import (
     GRADING_KINDS,
     Event,
     NewMember,
     PoolMember,
     QueryRecord,
     Source,
-    Store,
     now,
+    stamp,
     text_hash,
 )
+from poolkit.store.store import Store
 
 __all__ = ["GRADING_KINDS", "Event", "NewMember", "PoolMember", "QueryRecord", "Source",
-           "Store", "now", "text_hash"]
+           "Store", "now", "stamp", "text_hash"]

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 
 from poolkit.errors import StoreError
 from poolkit.store.contract import StoreBackend
+from poolkit.store.records import stamp
 
 CLAIM_TTL = 90.0       # seconds without a heartbeat before a claim expires
 HEARTBEAT_EVERY = 30.0  # seconds between a live session's heartbeats
@@ -45,10 +46,6 @@ class AssessorBusy(StoreError):
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
 def me() -> tuple[str, int]:
@@ -86,17 +83,17 @@ def claim(store: StoreBackend, assessor: str, take_over: bool = False,
     here_host, here_pid = me()
     host, pid = host or here_host, pid if pid is not None else here_pid
     moment = now or _now()
-    held = store.take_session_claim(assessor, host, pid, _stamp(moment),
+    held = store.take_session_claim(assessor, host, pid, stamp(moment),
                                     lambda row: take_over or not live(Claim(*row), moment))
     if held is not None:
         raise AssessorBusy(Claim(*held))
-    return Claim(assessor, host, pid, _stamp(moment), _stamp(moment))
+    return Claim(assessor, host, pid, stamp(moment), stamp(moment))
 
 
 def renew(store: StoreBackend, mine: Claim, now: datetime | None = None) -> bool:
     """Renew the heartbeat; False when the claim is no longer ours (taken over)."""
     return store.renew_session_claim(mine.assessor, mine.host, mine.pid,
-                                     _stamp(now or _now()))
+                                     stamp(now or _now()))
 
 
 def holds(store: StoreBackend, mine: Claim) -> bool:

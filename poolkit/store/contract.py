@@ -2,9 +2,14 @@
 
 Everything above ``store/`` talks to a store through these methods only (no SQL outside
 ``store/``), so a second backend (PostgreSQL) is one class implementing this Protocol plus
-one entry in ``store.backends.BACKENDS``. ``store.store.Store`` (SQLite) is the reference
-implementation; its docstrings state each method's rules, which every backend keeps:
-an append-only event log, idempotent pooling, versioned pools with provenance.
+one entry in ``store.backends.BACKENDS``. The records it speaks in are ``store.records``;
+``store.queries.StoreQueries`` states each method's rules in SQL both backends run
+(``store.store.Store``, SQLite; ``store.postgres.PgStore``): an append-only event log,
+idempotent pooling, versioned pools with provenance.
+
+Readers of the judgment log (``events``, ``current_grades``, ``live_marks``,
+``labelled_pairs_in_order``, ``assessors``, ``timings``, ``latest_skips``) see people's events
+only; ``machine=NAME`` asks for one machine judge's instead (``records.Event.origin``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from poolkit.store.store import (
+from poolkit.store.records import (
+    GRADING_KINDS,
     Event,
     NewMember,
     PoolMember,
@@ -78,21 +84,25 @@ class StoreBackend(Protocol):
     def record_event_once(self, event: Event) -> int: ...
     def record_events(self, events: Iterable[Event]) -> int: ...
     def events(self, qid: str | None = None, assessor: str | None = None,
-               kinds: Iterable[str] | None = None) -> list[Event]: ...
+               kinds: Iterable[str] | None = None, machine: str | None = None,
+               ) -> list[Event]: ...
     def current_grades(self, max_pool_version: int | None = None,
-                       kinds: Iterable[str] = ...,
+                       kinds: Iterable[str] = GRADING_KINDS, machine: str | None = None,
                        ) -> dict[tuple[str, str], dict[str, Event]]: ...
     def assessors(self) -> list[str]: ...
+    def machine_judges(self) -> list[str]: ...
     def mark_shown(self, assessor: str, qid: str, docid: str, at: str | None = None,
                    ) -> None: ...
     def shown_to_others(self, assessor: str, qid: str, since: str) -> set[str]: ...
     def live_marks(self, kinds: Iterable[str], assessor: str | None = None,
                    not_assessor: str | None = None, qid: str | None = None,
+                   machine: str | None = None,
                    ) -> Iterator[tuple[int, str, int | None, str, str, str]]: ...
     def latest_skips(self, assessor: str) -> dict[tuple[str, str], int]: ...
     def timings(self, kind: str, assessor: str | None = None, limit: int | None = None,
                 ) -> list[tuple[str, str, str | None, str | None]]: ...
-    def labelled_pairs_in_order(self) -> list[tuple[str, str]]: ...
+    def labelled_pairs_in_order(self, machine: str | None = None,
+                                ) -> list[tuple[str, str]]: ...
 
     # whole tables (store copy between backends)
     def tables(self) -> list[str]: ...

@@ -33,6 +33,10 @@ FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_s
          "pool_version_systems", "events")
 #: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock.
 NOT_DATA = {"meta", "write_lock"}
+#: Columns a later schema added, with their default: a column holding its default in every
+#: row is left out of the content hash, so upgrading a store does not change its hash (a
+#: store with no machine judge's events hashes as it did at schema 6, on either backend).
+ADDED_WITH_DEFAULT = {"events": {"origin": "person", "judge_version": None}}
 
 
 @dataclass
@@ -57,8 +61,13 @@ def content_hash(store: StoreBackend) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     for table in sorted(data_tables(store)):
         columns = sorted(store.columns(table))
-        rows = sorted(json.dumps(list(r), ensure_ascii=False)
-                      for r in store.table_rows(table, columns))
+        values = store.table_rows(table, columns)
+        for column, default in ADDED_WITH_DEFAULT.get(table, {}).items():
+            if column in columns and all(r[columns.index(column)] == default for r in values):
+                i = columns.index(column)
+                columns = columns[:i] + columns[i + 1:]
+                values = [r[:i] + r[i + 1:] for r in values]
+        rows = sorted(json.dumps(list(r), ensure_ascii=False) for r in values)
         counts[table] = len(rows)
         digest.update(json.dumps([table, columns]).encode())
         for row in rows:

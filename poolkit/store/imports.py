@@ -13,7 +13,7 @@ from poolkit.errors import InputError
 from poolkit.io.qrels import Qrels
 from poolkit.io.validate import UNJUDGED, grade_problem
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import Event, now
+from poolkit.store.records import Event, now
 
 
 def split_unjudged(qrels: Qrels) -> tuple[Qrels, int]:

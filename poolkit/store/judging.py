@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from poolkit.reports import Report
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import GRADING_KINDS, Event
+from poolkit.store.records import GRADING_KINDS, Event
 
 # Kinds an assessor's own grade can come from (adjudications are a separate layer).
 VOTE_KINDS = ("grade", "import")
@@ -41,17 +41,18 @@ def assessor_stacks(store: StoreBackend, assessor: str, kinds: Iterable[str] = G
 
 
 def standing_votes(store: StoreBackend, kinds: Iterable[str] = VOTE_KINDS,
-                   max_pool_version: int | None = None,
+                   max_pool_version: int | None = None, machine: str | None = None,
                    ) -> dict[tuple[str, str], dict[str, Mark]]:
     """Every assessor's standing grade per pair: ``{(qid, docid): {assessor: Mark}}``.
 
     Same answer as ``Store.current_grades`` (a property test holds them equal) without
     replaying the log in Python; with ``max_pool_version`` only pairs pooled in that version
-    or earlier.
+    or earlier. People's grades, or with ``machine`` that machine judge's.
     """
     allowed = None if max_pool_version is None else store.pooled_pairs(max_pool_version)
     out: dict[tuple[str, str], dict[str, Mark]] = {}
-    for event_id, kind, grade, qid, docid, assessor in store.live_marks(kinds):
+    for event_id, kind, grade, qid, docid, assessor in store.live_marks(kinds,
+                                                                        machine=machine):
         if allowed is None or (qid, docid) in allowed:
             out.setdefault((qid, docid), {})[assessor] = Mark(event_id, kind, grade)  # last wins
     return out

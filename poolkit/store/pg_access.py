@@ -9,9 +9,10 @@ for poolkit:
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
   Everybody reads everything; members of ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only**; ``import``
-  and ``adjudicate`` events are for members of ``poolkit_admin`` (the README: leads import
-  and adjudicate). The row-level policy on ``events`` enforces it.
+- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only, as a person**;
+  ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
+  ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
+  adjudicate). The row-level policy on ``events`` enforces it.
 - **Ids are the server's**: no role but the owner holds INSERT on ``events.id`` (or any
   ``rowid``), so no client can plant an id (``--policy latest`` orders by it) or take one
   another writer would be given.
@@ -43,6 +44,8 @@ _IS_ADMIN = (f"pg_has_role(current_user, (SELECT oid FROM pg_roles WHERE rolname
              f"'{ADMIN_ROLE}'), 'MEMBER')")
 _OWN_NAME = f"(assessor = current_user OR {_IS_ADMIN})"
 _KINDS = ", ".join(f"'{k}'" for k in ASSESSOR_KINDS)
+#: an assessor records her own events; a machine judge's are an admin's (schema 7 on)
+_AS_PERSON = "origin = 'person'"
 
 
 def lock_exists(raw: Any) -> bool:
@@ -94,13 +97,22 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
             raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
         raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
+            person = f" AND {_AS_PERSON}" if _has_column(raw, "events", "origin") else ""
             raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
-                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})))")
+                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})"
+                        f"{person}))")
         else:
             raw.execute(f"CREATE POLICY {table}_own_name ON {table} FOR ALL "
                         f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")
     if LOCK_TABLE in tables or lock_exists(raw):
         raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def _has_column(raw: Any, table: str, column: str) -> bool:
+    """Whether the store's ``table`` has ``column`` (a store of an older schema may not)."""
+    return raw.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = "
+                       "current_schema() AND table_name = %s AND column_name = %s",
+                       (table, column)).fetchone() is not None
 
 
 def groups_exist(raw: Any) -> bool:

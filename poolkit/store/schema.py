@@ -4,8 +4,9 @@
 version in ``meta``; opening one applies whatever migrations it lacks, in one transaction,
 and refuses a store written by a newer poolkit rather than guessing at it.
 
-A migration is the portable SQL both backends run (``store.postgres`` translates types), or,
-where the two engines need different statements for one rule, a :class:`Dialects` pair.
+Every step is a :class:`Dialects` pair: the SQL SQLite runs, and the SQL PostgreSQL runs
+(``store.schema_postgres``: the same tables in PostgreSQL's types and collation). Nothing is
+translated between them.
 :func:`statements` splits a migration into statements (a trigger's body stays whole).
 """
 
@@ -15,6 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import poolkit.store.schema_postgres as pg
 from poolkit.io.validate import GRADE_SCALE
 
 
@@ -26,7 +28,7 @@ class Dialects:
     postgresql: str
 
 
-#: The kinds whose events carry a grade (``store.store.GRADING_KINDS`` is the same tuple).
+#: The kinds whose events carry a grade (``store.records.GRADING_KINDS`` is the same tuple).
 _GRADING = "('grade', 'adjudicate', 'import')"
 _LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]
 
@@ -38,10 +40,10 @@ def _grade_rule(row: str = "") -> str:
             f"({row}kind NOT IN {_GRADING} OR {row}grade IS NOT NULL)")
 
 
-
-MIGRATIONS: list[str | Dialects] = [
+MIGRATIONS: list[Dialects] = [
     # 0 -> 1: the first schema.
-    """
+    Dialects(
+        sqlite="""
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
     CREATE TABLE queries (
@@ -122,11 +124,14 @@ MIGRATIONS: list[str | Dialects] = [
     CREATE INDEX events_assessor ON events (assessor, qid);
     CREATE INDEX pool_members_order ON pool_members (qid, version, order_key);
     """,
+        postgresql=pg.FIRST_SCHEMA),
+
     # 1 -> 2: per pool version, the systems it pooled as they were then (``systems`` keeps
     # only the latest registration, so an old version's run hashes were lost on re-pooling).
     # A v1 store is backfilled from its ``systems`` rows, the best record it kept: those rows
     # are marked ``backfilled`` since an older version may have used an earlier run.
-    """
+    Dialects(
+        sqlite="""
     CREATE TABLE pool_version_systems (
         version INTEGER NOT NULL REFERENCES pool_versions(version),
         system TEXT NOT NULL,
@@ -143,10 +148,13 @@ MIGRATIONS: list[str | Dialects] = [
         SELECT v.version, s.name, s.kind, s.grp, s.settings, s.run_sha256, s.run_path, 1
         FROM pool_versions v, json_each(v.depths) j JOIN systems s ON s.name = j.key
     """,
+        postgresql=pg.POOL_VERSION_SYSTEMS),
+
     # 2 -> 3: the passage each assessor is looking at, so an adaptive judging order gives two
     # assessors on one query different passages. One row per assessor (a new passage replaces
     # the old); not part of the judgment log: nothing is judged by being shown.
-    """
+    Dialects(
+        sqlite="""
     CREATE TABLE shown_passages (
         assessor TEXT PRIMARY KEY,
         qid TEXT NOT NULL,
@@ -154,11 +162,14 @@ MIGRATIONS: list[str | Dialects] = [
         shown_at TEXT NOT NULL
     );
     """,
+        postgresql=pg.SHOWN_PASSAGES),
+
     # 3 -> 4: a sampled pool's design (pool.strategy: sample). Every pair the pooling strategy
     # selected, drawn for judging or not, with its stratum and inclusion probability; the
     # estimators (xinfAP, statAP, infNDCG, R_est) need the whole pool, not only the sample.
     # Only the drawn pairs are pool_members (the judging queue); a depth-k pool has no rows.
-    """
+    Dialects(
+        sqlite="""
     CREATE TABLE pool_sample (
         qid TEXT NOT NULL,
         docid TEXT NOT NULL,
@@ -169,10 +180,13 @@ MIGRATIONS: list[str | Dialects] = [
         PRIMARY KEY (qid, docid)
     );
     """,
+        postgresql=pg.POOL_SAMPLE),
+
     # 4 -> 5: judging sessions. ``session_claims``: which process judges as an assessor (one
     # live session per assessor and store; a claim whose heartbeat is old has expired).
     # ``assessor_terms``: words an assessor added to a query's highlighting.
-    """
+    Dialects(
+        sqlite="""
     CREATE TABLE IF NOT EXISTS session_claims (
         assessor TEXT PRIMARY KEY,
         host TEXT NOT NULL,
@@ -189,6 +203,8 @@ MIGRATIONS: list[str | Dialects] = [
         PRIMARY KEY (assessor, qid, term)
     );
     """,
+        postgresql=pg.SESSIONS),
+
     # 5 -> 6: the schema itself keeps the judgment log's rules, whoever writes to it (another
     # tool, or on PostgreSQL an assessor's own SQL): a grade on the scale, and on PostgreSQL
     # event ids the server assigns (GENERATED ALWAYS; ``store.postgres`` grants no role the
@@ -211,16 +227,28 @@ MIGRATIONS: list[str | Dialects] = [
     SELECT setval(pg_get_serial_sequence('events', 'id'),
                   COALESCE((SELECT MAX(id) FROM events), 0) + 1, false)
     """),
+    # 6 -> 7: who made an event: ``origin`` is ``person`` (every event before this version,
+    # and every event of the judging screen and of imports) or ``machine``, a machine judge
+    # (``poolkit.judges``) whose name is the event's assessor and whose version is
+    # ``judge_version``. Readers of people's labels leave machine events out; on PostgreSQL an
+    # assessor may not record one (``store.pg_access``).
+    Dialects(
+        sqlite="""
+    ALTER TABLE events ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'
+        CHECK (origin IN ('person', 'machine'));
+
+    ALTER TABLE events ADD COLUMN judge_version TEXT
+        CHECK (judge_version IS NULL OR origin = 'machine');
+    """,
+        postgresql=pg.EVENT_ORIGIN),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migration_sql(step: str | Dialects, dialect: str) -> str:
+def migration_sql(step: Dialects, dialect: str) -> str:
     """The SQL of one migration step for ``dialect`` (``sqlite`` or ``postgresql``)."""
-    if isinstance(step, Dialects):
-        return str(getattr(step, dialect))
-    return step
+    return str(getattr(step, dialect))
 
 
 def statements(sql: str) -> Iterator[str]:

@@ -3,9 +3,8 @@ assessor and query, so they are there again in the next session."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from poolkit.store.contract import StoreBackend
+from poolkit.store.records import stamp
 
 
 def added_terms(store: StoreBackend, assessor: str, qid: str) -> list[str]:
@@ -19,5 +18,4 @@ def toggle_term(store: StoreBackend, assessor: str, qid: str, term: str) -> bool
     term = " ".join(term.lower().split())
     if not term:
         return False
-    return store.toggle_assessor_term(
-        assessor, qid, term, datetime.now(timezone.utc).isoformat(timespec="microseconds"))
+    return store.toggle_assessor_term(assessor, qid, term, stamp())

@@ -18,6 +18,7 @@ from poolkit.policies import current_labels
 from poolkit.store import Event
 from poolkit.store.backends import open_store
 from poolkit.store.postgres import PgStore
+from poolkit.store.schema import SCHEMA_VERSION
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -132,7 +133,7 @@ def test_an_upgraded_store_s_ids_continue_past_every_id_already_there(monkeypatc
                           f"'grade', 3, 't')")
         monkeypatch.undo()
         with open_store(url) as store:
-            assert store.schema_version == 6
+            assert store.schema_version == SCHEMA_VERSION
             assert store.record_event(Event("q1", "d1", "y", "grade", grade=1)) == 3
             assert store.record_event(Event("q1", "d1", "y", "grade", grade=2)) == 4
         with store_backends.admin_connect(url) as admin:
@@ -171,6 +172,22 @@ def test_an_export_never_writes_a_grade_the_schema_refused(team, tmp_path, capsy
     config = _config(tmp_path, team["url"])
     code, err, out = _run(["export", config, "--policy", "latest", "--format", "qrels"], capsys)
     assert (code, out) == (0, "q1 0 d1 3\n"), err
+
+
+def test_an_assessor_s_own_sql_may_not_record_a_machine_judge_s_event(team):
+    with sql_as(team, "alice") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at, "
+                         "origin, judge_version) VALUES ('q1', 'd1', %s, 'grade', 2, 't', "
+                         "'machine', 'echo/1')", (team["alice"],))
+        assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+    with sql_as(team, "lead") as conn:
+        conn.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at, origin, "
+                     "judge_version) VALUES ('q1', 'd1', 'echo', 'grade', 2, 't', 'machine', "
+                     "'echo/1')")
+        with pytest.raises(psycopg.errors.CheckViolation):  # a person's event has no version
+            conn.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at, "
+                         "judge_version) VALUES ('q1', 'd1', 'x', 'grade', 2, 't', 'v')")
 
 
 # -- 9: row-level security on every table an assessor writes --------------------------------
@@ -364,7 +381,8 @@ def test_after_an_upgrade_an_assessor_is_told_the_lead_must_run_store_init(
                 code, err, out = _run(argv, capsys)
                 assert (code, out) == (2, "")
                 assert err == [f"poolkit {argv[0]}: error: {alice}: store schema version 5 "
-                               f"needs upgrading to 6; the lead must run `poolkit store init`"]
+                               f"needs upgrading to {SCHEMA_VERSION}; the lead must run "
+                               f"`poolkit store init`"]
             assert dump(url) == before
             monkeypatch.setenv("PGPASSWORD", store_backends.ADMIN_PASSWORD or "")
             assert main(["store", "init", url]) == 0  # the lead upgrades; alice reads again

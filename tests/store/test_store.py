@@ -108,7 +108,10 @@ def test_opening_an_older_store_applies_only_the_missing_migrations(tmp_path, mo
     path = tmp_path / "s.sqlite"
     with Store(path) as s:
         s.record_event(Event("q1", "a", "alice", "grade", grade=2))
-    step = "ALTER TABLE events ADD COLUMN extra TEXT; CREATE INDEX events_extra ON events (extra)"
+    from poolkit.store.schema import Dialects
+
+    sql = "ALTER TABLE events ADD COLUMN extra TEXT; CREATE INDEX events_extra ON events (extra)"
+    step = Dialects(sqlite=sql, postgresql=sql)
     monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, step])
     monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with Store(path) as s:

@@ -143,9 +143,18 @@ def test_a_read_only_handle_never_writes(store_location):
             store.record_event(Event("q1", "d1", "bob", "grade", grade=1))
 
 
-def test_an_older_schema_is_upgraded_by_a_reader_when_it_may_write(tmp_path):
-    path = small_store(tmp_path / "s.sqlite")
+def test_an_older_schema_is_upgraded_by_a_reader_when_it_may_write(tmp_path, monkeypatch):
+    import poolkit.store.store as sqlite_store
+    from poolkit.store.schema import MIGRATIONS
+
+    path = tmp_path / "s.sqlite"
+    with monkeypatch.context() as at_6:  # a store of schema 6 (no events.origin yet)
+        at_6.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:6])
+        at_6.setattr(sqlite_store, "SCHEMA_VERSION", 6)
+        sqlite_store.Store(path).close()
     conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at) "
+                 "VALUES ('q1', 'd1', 'alice', 'grade', 2, 't')")
     conn.execute("DROP TABLE pool_version_systems")  # a v1 store has neither this table
     conn.execute("DROP TABLE shown_passages")        # nor this one (schema 3)
     conn.execute("DROP TABLE pool_sample")           # nor this one (schema 4)
@@ -154,6 +163,7 @@ def test_an_older_schema_is_upgraded_by_a_reader_when_it_may_write(tmp_path):
     conn.close()
     with Store(path, read_only=True) as store:
         assert store.schema_version == SCHEMA_VERSION
+        assert [(e.assessor, e.origin) for e in store.events()] == [("alice", "person")]
 
 
 def test_a_read_only_mount_is_readable_and_writing_says_read_only(tmp_path):

@@ -19,7 +19,7 @@ TABLES_V1 = ("queries", "texts", "systems", "pool_versions", "pool_members", "po
 def v1_schema(path):
     """A connection to a new file holding only the schema-1 tables (MIGRATIONS[:1])."""
     conn = sqlite3.connect(path)
-    for statement in MIGRATIONS[0].split(";"):
+    for statement in MIGRATIONS[0].sqlite.split(";"):
         if statement.strip():
             conn.execute(statement)
     conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
@@ -50,16 +50,20 @@ def v1_store(path):
     conn.close()
 
 
-def dump(path):
+def dump(path, columns=None):
+    """``(columns, rows)`` of the v1 tables: the file's columns, or those given (a later
+    schema adds columns; the rows of the ones there were stay as they were)."""
     with sqlite3.connect(path) as conn:
-        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
-                for t in TABLES_V1}
+        columns = columns or {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")]
+                              for t in TABLES_V1}
+        return columns, {t: conn.execute(f"SELECT {', '.join(columns[t])} FROM {t} "
+                                         f"ORDER BY rowid").fetchall() for t in TABLES_V1}
 
 
 def test_a_v1_store_migrates_keeps_every_row_and_backfills(tmp_path):
     path = tmp_path / "v1.sqlite"
     v1_store(path)
-    before = dump(path)
+    v1_columns, before = dump(path)
     with Store(path) as store:
         assert store.schema_version == SCHEMA_VERSION >= 2
         assert store.pool_version_systems() == {
@@ -75,7 +79,10 @@ def test_a_v1_store_migrates_keeps_every_row_and_backfills(tmp_path):
         assert list(store.pool_version_systems(max_version=1)) == [1]
         assert store.systems()["bm25"]["run_sha256"] == "sha-bm25-latest"
         assert store.current_grades()[("q1", "a")]["alice"].grade == 2
-    assert dump(path) == before  # every v1 row is still there, unchanged
+    assert dump(path, v1_columns)[1] == before  # every v1 row is still there, unchanged
+    with sqlite3.connect(path) as conn:  # and its events are people's (schema 7)
+        assert conn.execute("SELECT origin, judge_version FROM events").fetchall() == [
+            ("person", None)]
     with Store(path) as store:  # opening again changes nothing
         assert store.schema_version == SCHEMA_VERSION
         assert len(store.pool_version_systems()[2]) == 2

@@ -56,7 +56,7 @@ def test_a_v2_store_gains_the_sample_table_and_keeps_its_pool(tmp_path) -> None:
     path = tmp_path / "v2.sqlite"
     conn = sqlite3.connect(path)
     for script in MIGRATIONS[:2]:
-        conn.executescript(script)
+        conn.executescript(script.sqlite)
     conn.execute("INSERT INTO meta VALUES ('schema_version', '2')")
     conn.execute("INSERT INTO pool_versions VALUES (1, 'now', '{}', 'shuffle', NULL)")
     conn.execute("INSERT INTO texts VALUES ('h', '', 'body')")

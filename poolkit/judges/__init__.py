@@ -1,0 +1,108 @@
+"""Machine judges: one ``JudgeKind`` per kind of judge a config can name (issue 24 adds them).
+
+A machine judge grades (query, passage) pairs as an assessor would, and its grades go to the
+judging store as events of origin ``machine`` (``store.records.Event.origin``), under the
+judge's name as assessor and with its version. Readers of people's labels (export, status,
+agreement, compare, reusability, the judging screen) never see them unless they ask for that
+judge by name (``machine=NAME``), so a machine's grades cannot pass for a person's.
+
+``JUDGE_KINDS`` is the one registry, as ``retrieve.kinds.SYSTEM_KINDS`` is for retrievers:
+config validation, building a judge and describing it read it, nothing else lists kinds or
+options. Adding a kind is one ``JudgeKind`` subclass and ``register_judge_kind``. It is
+empty until issue 24 fills it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from poolkit.errors import PoolkitError, one_of
+from poolkit.params import Param
+from poolkit.store.records import MACHINE, Event, QueryRecord
+
+
+class UnknownJudgeKind(PoolkitError):
+    """A config names a judge kind poolkit does not have."""
+
+
+@dataclass(frozen=True)
+class JudgePair:
+    """What a machine judge is asked to grade: the query and the passage as it was pooled."""
+
+    query: QueryRecord
+    docid: str
+    title: str
+    body: str
+    text_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A machine judge's grade of one pair (``grade`` on ``io.validate.GRADE_SCALE``), with
+    what it said for it when the kind keeps that."""
+
+    qid: str
+    docid: str
+    grade: int
+    rationale: str | None = None
+
+
+class JudgeKind(ABC):
+    """A kind of machine judge: its name, the config keys it takes, and how it grades.
+
+    ``version`` is recorded with every event it makes (``events.judge_version``), so labels
+    from two versions of one judge are never mistaken for one judge's.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    options: ClassVar[tuple[Param, ...]] = ()
+    version: ClassVar[str] = "1"
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The config keys this kind takes beyond the common ones."""
+        return tuple(p.key for p in self.options)
+
+    @abstractmethod
+    def grade(self, pairs: Sequence[JudgePair], settings: Mapping[str, Any],
+              ) -> list[Verdict]:
+        """One verdict per pair it could grade, in the order given."""
+
+    def event(self, judge: str, verdict: Verdict, pool_version: int | None = None,
+              text_hash: str | None = None) -> Event:
+        """The store event recording ``verdict`` by the judge named ``judge`` (its assessor
+        name): a ``grade`` of origin ``machine`` with this kind's version."""
+        return Event(qid=verdict.qid, docid=verdict.docid, assessor=judge, kind="grade",
+                     grade=verdict.grade, text_hash=text_hash, pool_version=pool_version,
+                     origin=MACHINE,
+                     judge_version=f"{self.name}/{self.version}")
+
+
+#: kind name -> its declaration: the one registry of machine-judge kinds (empty until issue 24)
+JUDGE_KINDS: dict[str, JudgeKind] = {}
+
+K = TypeVar("K", bound=type[JudgeKind])
+
+
+def register_judge_kind(kind: K) -> K:
+    """Add a ``JudgeKind`` subclass to ``JUDGE_KINDS`` under its ``name`` (a decorator)."""
+    if kind.name in JUDGE_KINDS:
+        raise ValueError(f"judge kind {kind.name!r} is registered twice")
+    JUDGE_KINDS[kind.name] = kind()
+    return kind
+
+
+def judge_kind(name: str) -> JudgeKind:
+    """The registered kind ``name``, or one line listing the kinds there are."""
+    kind = JUDGE_KINDS.get(name)
+    if kind is None:
+        raise UnknownJudgeKind(one_of(name, JUDGE_KINDS, "judge kind"))
+    return kind
+
+
+__all__ = ["JUDGE_KINDS", "JudgeKind", "JudgePair", "UnknownJudgeKind", "Verdict",
+           "judge_kind", "register_judge_kind"]

@@ -1,0 +1,62 @@
+"""The base of the SQL both store backends run: the parameter mark, the one filter on who
+made an event, the schema version and whole-table reads (see ``store.queries``)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any
+
+from poolkit.store.handle import Handle, identifier
+from poolkit.store.records import MACHINE, PERSON
+
+
+class SqlBase(Handle):
+    """What the shared SQL needs of a backend: its ``mark`` and its ``transaction``."""
+
+    #: how this backend's driver spells one query parameter
+    mark = "?"
+    read_only: bool
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def pooled_pairs(self, max_version: int | None = None) -> set[tuple[str, str]]:
+        """(qid, docid) of every pair pooled in ``max_version`` or earlier (``PoolSql``)."""
+        raise NotImplementedError
+
+    def _marks(self, n: int) -> str:
+        return ", ".join([self.mark] * n)
+
+    def _origin(self, machine: str | None) -> tuple[str, list[Any]]:
+        """The condition that keeps people's events (``machine`` None) or one machine
+        judge's (its name): the one filter every reader of the log goes through."""
+        if machine is None:
+            return f" AND origin = '{PERSON}'", []
+        return f" AND origin = '{MACHINE}' AND assessor = {self.mark}", [machine]
+
+    def check_writable(self) -> None:
+        """Raise the StoreError a write would raise (read-only, locked...), writing nothing:
+        ``pool`` asks before it spends minutes retrieving."""
+        with self.transaction():
+            pass
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute(
+            "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+
+    def _upsert_meta(self, key: str, value: str) -> None:
+        p = self.mark
+        self.conn.execute(f"INSERT INTO meta (key, value) VALUES ({p}, {p}) "
+                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    # -- whole tables: what `poolkit store copy` moves between backends ---------------------
+    def count_rows(self, table: str) -> int:
+        return int(self.conn.execute(
+            f"SELECT COUNT(*) FROM {identifier(table)}").fetchone()[0])
+
+    def table_rows(self, table: str, columns: list[str]) -> list[tuple[Any, ...]]:
+        """Every row of ``table`` (those ``columns``) in insertion order."""
+        cols = ", ".join(map(identifier, columns))
+        return [tuple(r) for r in self.conn.execute(
+            f"SELECT {cols} FROM {identifier(table)} ORDER BY rowid")]
