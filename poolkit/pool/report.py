@@ -28,13 +28,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolkit.reports import Report, register_report
-from poolkit.retrieve.kinds import SYSTEM_KINDS
-from poolkit.retrieve.run import counted
-from poolkit.store.contract import StoreBackend
 from poolkit.tables import table
+
+if TYPE_CHECKING:  # kept out of the import: the command line's parser reads PoolReport.formats
+    from poolkit.store.contract import StoreBackend
 
 
 def _zero(systems: list[str]) -> dict[str, int]:
@@ -63,6 +63,8 @@ class PoolAdded:
         if not self.new_docs:
             return (f"added pool version {self.version}: no new documents, new provenance "
                     f"({self.new_provenance} system/rank records) for pooled ones")
+        from poolkit.retrieve.run import counted
+
         docs = counted(self.new_docs, "new document")
         return (f"added pool version {self.version}: {docs} "
                 f"across {counted(self.queries, 'query', 'queries')}; nothing judged was "
@@ -207,6 +209,8 @@ def _system(name: str, depth: int, first_version: int,
 def describe(settings: Mapping[str, Any]) -> str:
     """One line saying what a system is, from the settings ``poolkit pool`` registered
     (its kind's ``describe``: retrieve/kinds.SYSTEM_KINDS)."""
+    from poolkit.retrieve.kinds import SYSTEM_KINDS
+
     r = settings.get("retriever", {}) if isinstance(settings, Mapping) else {}
     kind = SYSTEM_KINDS.get(str(r.get("kind")))
     return kind.describe(r) if kind is not None else "-"

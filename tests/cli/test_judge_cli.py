@@ -18,7 +18,9 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
+from poolkit.app.status import status  # noqa: E402
 from poolkit.cli import main  # noqa: E402
+from poolkit.collection import Collection  # noqa: E402
 from poolkit.judge.session import JudgingSession  # noqa: E402
 from poolkit.store import Event  # noqa: E402
 
@@ -87,9 +89,9 @@ def test_a_mode_with_nothing_to_show_says_so_without_opening_the_ui(tmp_path, ca
     assert capsys.readouterr().err.strip() == f"poolkit judge: {says}"
 
 
-def test_status_json(config, capsys):
-    assert main(["status", str(config), "--format", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+def test_status_json(config):
+    with Collection.open(config) as collection:
+        report = json.loads(status(collection).render("json"))
     assert (report["pooled"], report["judged"], report["doubly_judged"]) == (5, 3, 1)
     q1 = report["queries"]["q1"]
     assert q1["assessors"]["alice"] == {"judged": 3, "pooled": 3, "median_seconds": 5.0,
