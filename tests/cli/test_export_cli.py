@@ -21,7 +21,6 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.app.export import ExportRequest, export  # noqa: E402
 from poolkit.cli import main  # noqa: E402
 from poolkit.io import read_golden, read_qrels  # noqa: E402
 from poolkit.io.golden import read_golden_full  # noqa: E402
@@ -56,6 +55,8 @@ def test_qrels_to_stdout_and_unresolved_on_stderr(tiny, tmp_path, capsys):
 
 @pytest.mark.parametrize("policy, d2", [("latest", 0), ("max", 2)])
 def test_policies_decide_the_disputed_pair(tiny, tmp_path, policy, d2):
+    from poolkit.app.export import ExportRequest, export
+
     out = tmp_path / "x.qrels"
     exported = export(ExportRequest(tiny, "qrels", policy, output=str(out)))
     assert read_qrels(out).grades["q1"] == {"d1": 3, "d2": d2, "d3": 0}
@@ -64,6 +65,8 @@ def test_policies_decide_the_disputed_pair(tiny, tmp_path, policy, d2):
 
 
 def test_majority_tie_is_listed_not_guessed(tiny):
+    from poolkit.app.export import ExportRequest, export
+
     exported = export(ExportRequest(tiny, "qrels", "majority"))
     assert "d2" not in exported.text
     assert "  q1 d2: alice=2 bob=0 (tie between grades 0, 2)" in exported.summary()
@@ -81,6 +84,8 @@ def test_assessor_filter(tiny, capsys):
 
 
 def test_golden_carries_provenance(tiny, tmp_path, capsys):
+    from poolkit.app.export import ExportRequest, export
+
     out = tmp_path / "golden.yaml"
     export(ExportRequest(tiny, "golden", "latest", output=str(out)))
     qrels, texts, prov = read_golden_full(out)
@@ -195,6 +200,8 @@ def test_nothing_judged_yet_says_so_exits_non_zero_and_writes_nothing(tmp_path, 
 
 
 def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_path):
+    from poolkit.app.export import ExportRequest, export
+
     pools = {"q1": ["d9", "d10", "d2", "d1"]}
     docs = {d: ("", f"text {d}") for d in pools["q1"]}
     store_path = tmp_path / "s.sqlite"

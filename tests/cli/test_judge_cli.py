@@ -18,9 +18,7 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.app.status import status  # noqa: E402
 from poolkit.cli import main  # noqa: E402
-from poolkit.collection import Collection  # noqa: E402
 from poolkit.judge.session import JudgingSession  # noqa: E402
 from poolkit.store import Event  # noqa: E402
 
@@ -90,6 +88,9 @@ def test_a_mode_with_nothing_to_show_says_so_without_opening_the_ui(tmp_path, ca
 
 
 def test_status_json(config):
+    from poolkit.app.status import status
+    from poolkit.collection import Collection
+
     with Collection.open(config) as collection:
         report = json.loads(status(collection).render("json"))
     assert (report["pooled"], report["judged"], report["doubly_judged"]) == (5, 3, 1)

@@ -22,9 +22,7 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.app.status import status  # noqa: E402
 from poolkit.cli import main  # noqa: E402
-from poolkit.collection import Collection  # noqa: E402
 from poolkit.judge.session import JudgingSession  # noqa: E402
 from poolkit.store import Event, Store  # noqa: E402
 from poolkit.store.claims import (  # noqa: E402
@@ -72,6 +70,7 @@ def test_notes_table_per_assessor_and_query(config, capsys):
 
 def test_notes_json_filters_by_assessor_and_query(config):
     from poolkit.app.notes import list_notes
+    from poolkit.collection import Collection
 
     with Collection.open(config) as collection:
         doc = json.loads(list_notes(collection, ["bob"]).render("json"))
@@ -116,6 +115,9 @@ def test_status_flags_fast_assessors(config, capsys):
 
 
 def test_status_counts_judgments_faster_than_the_minimum(tmp_path):
+    from poolkit.app.status import status
+    from poolkit.collection import Collection
+
     store_path = tmp_path / "s.sqlite"
     with build_store(store_path, TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
         quick = JudgingSession(store, "quick", clock=TickClock(step=0.1))
