@@ -113,19 +113,25 @@ class Collection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def assessor(self, name: str | None, kind: str = "grade") -> str:
-        """Who writes ``kind`` events: ``name``, checked against what the store lets this
-        login do.
+    def assessor(self, name: str | None, kind: str = "grade", flag: str = "assessor") -> str:
+        """Who writes ``kind`` events: ``name``, checked (the one check of a writer's name).
 
-        A SQLite file knows no users, so the name must be given. A database store knows its
-        role: the name defaults to it, and a name the role may not write under is refused
-        now, not at the first grade; so is a kind it may not record (``import`` and
-        ``adjudicate`` are for members of poolkit_admin).
+        ``flag`` is how the caller's user gives the name (a command's option), said in the
+        messages. The name must be one an assessor can have (printed in tables: no control
+        characters, no surrounding spaces), checked before the store is opened. A SQLite
+        file knows no users, so the name must be given. A database store knows its role:
+        the name defaults to it, and a name the role may not write under is refused now, not
+        at the first grade; so is a kind it may not record (``import`` and ``adjudicate`` are
+        for members of poolkit_admin).
         """
+        from poolkit.io.validate import check_assessor
+
+        if name is not None:
+            check_assessor(name, flag)
         role = self.store.current_role()
         if name is None:
             if role is None:
-                raise PoolkitError("--assessor NAME is required (who is judging)")
+                raise PoolkitError(f"{flag} NAME is required (who is judging)")
             name = role
         if self.store.may_write_as(name, kind):
             return name
@@ -134,6 +140,23 @@ class Collection:
         raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
                            f"{role!r}, not {name!r} (members of poolkit_admin may use any "
                            f"name)")
+
+    def assessors(self, names: Iterable[str] | None, flag: str = "") -> list[str] | None:
+        """``names`` (None: everyone), each checked to be an assessor or source with events
+        in the store: the one check of the names that choose whose grades a command reads (a
+        name no one judged under is a typo, not "no grades"). ``flag``: the caller's option,
+        said in the message."""
+        from poolkit.errors import StoreError, one_of
+
+        if names is None:
+            return None
+        names = list(names)
+        known = self.store.assessors()
+        for name in names:
+            if name not in known:
+                raise StoreError(f"{self.config.store_label}: {flag + ': ' if flag else ''}"
+                                 + one_of(name, known, "assessor"))
+        return names
 
     # -- what commands ask for ----------------------------------------------------------------
     def version(self, version: int | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Export formats: how ``poolkit export`` writes the store's current labels.
+"""Export formats: how ``poolkit export`` writes the store's current labels, and the files
+written beside them (the unresolved pairs, the sample design).
 
 ``EXPORT_FORMATS`` is the registry (name -> ``ExportFormat``); the CLI's choices and help come
 from it. Adding a format is one render function here (or in io/, with its reader) and one
@@ -7,7 +8,8 @@ entry: a render function gets the resolved labels (``ExportInput``) and returns 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -66,3 +68,36 @@ EXPORT_FORMATS: dict[str, ExportFormat] = {f.name: f for f in (
 
 def export_text(name: str, data: ExportInput) -> str:
     return EXPORT_FORMATS[name].render(data)
+
+
+def notes_by_pair(store: StoreBackend, assessors: Sequence[str] | None,
+                  ) -> dict[str, dict[str, list[str]]]:
+    """``{qid: {docid: ["alice (2): why"]}}``: each note with whose grade it explains."""
+    from poolkit.store.notes import notes
+
+    out: dict[str, dict[str, list[str]]] = {}
+    for n in notes(store, list(assessors) if assessors else None):
+        ruled = " adjudicated" if n.grade_kind == "adjudicate" else ""
+        grade = "" if n.grade is None else f" ({n.grade}{ruled})"
+        out.setdefault(n.qid, {}).setdefault(n.docid, []).append(f"{n.assessor}{grade}: {n.text}")
+    return out
+
+
+def design_rows(store: StoreBackend,
+                max_version: int | None) -> list[tuple[str, str, str, float]]:
+    """(qid, docid, stratum, inclusion probability) of every pooled pair: a sampled pool's
+    recorded design, and any pair pooled outside it (depth-k) as stratum 'depth', judged
+    with probability 1 (what ``--sample`` writes and ``--unjudged -1`` reads)."""
+    rows = [(r.qid, r.docid, r.stratum, r.inclusion) for r in store.pool_sample(max_version)]
+    recorded = {(q, d) for q, d, _, _ in rows}
+    rows += [(q, d, "depth", 1.0) for q, d, _, _ in store.pool_rows(max_version)
+             if (q, d) not in recorded]
+    return sorted(rows)
+
+
+def unresolved_json(labels: Labels, policy: str) -> str:
+    """The ``--unresolved`` file: the pairs ``policy`` left out, with their grades."""
+    return json.dumps({"policy": policy, "unresolved": [
+        {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
+        for u in labels.unresolved]}, indent=2) + "\n"
+

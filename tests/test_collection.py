@@ -114,3 +114,27 @@ def test_query_pools_give_strategies_the_pool_with_provenance(two_versions):
     assert pools["q1"].hits["d1"] == (Hit("sysA", 1, 1.0), Hit("sysB", 2, 2.0))
     assert pools["q1"].run_lists() == {"sysA": ["d1", "d2", "d3"], "sysB": ["d9", "d1"]}
     assert v1["q1"].docs == ("d1", "d2", "d3") and v1["q1"].hits["d1"] == (Hit("sysA", 1, 1.0),)
+
+
+def test_assessors_is_the_one_check_of_whose_grades_are_read(two_versions):
+    with Collection.open(two_versions) as c:
+        assert c.assessors(None) is None
+        assert c.assessors(iter(["bob", "alice"])) == ["bob", "alice"]
+        with pytest.raises(StoreError) as err:
+            c.assessors(["alcie"], "--assessor")
+    assert str(err.value) == (f"{c.config.store_label}: --assessor: unknown assessor 'alcie'; "
+                              f"valid: alice, bob (did you mean 'alice'?)")
+
+
+def test_assessor_checks_a_writers_name_before_the_store_opens(tmp_path):
+    from poolkit.errors import PoolkitError
+
+    config = write_config(tmp_path / "cfg", tmp_path / "none.sqlite")
+    with Collection.open(config, write=True) as c:
+        with pytest.raises(PoolkitError, match=r"^--as ' x' must be non-empty, without "):
+            c.assessor(" x", "import", "--as")
+        assert not (tmp_path / "none.sqlite").exists()  # refused before the store opened
+    with Collection.open(config, write=True, create=True) as c:
+        with pytest.raises(PoolkitError, match=r"^--assessor NAME is required \(who is judging"):
+            c.assessor(None, "grade", "--assessor")
+        assert c.assessor("alice") == "alice"

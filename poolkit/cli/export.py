@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
-from poolkit.errors import PoolkitError, StoreError, one_of, tell
-from poolkit.io.sample import sample_lines
-from poolkit.policies import DEFAULT_POLICY, POLICIES, Labels, current_labels
-from poolkit.pool.sample import with_unjudged
-
-if TYPE_CHECKING:
-    from poolkit.store.contract import StoreBackend
-
+from poolkit.policies import DEFAULT_POLICY, POLICIES
 
 
 def _policy_help() -> str:
@@ -58,99 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.collection import Collection
-    from poolkit.exports import ExportInput, export_text
-    from poolkit.io.atomic import check_outputs
+    from poolkit.app.export import ExportRequest, export
+    from poolkit.errors import tell
 
-    if args.unjudged is not None and args.format != "qrels":
-        raise PoolkitError("--unjudged -1 needs --format qrels (golden.yaml has no grade for "
-                           "'pooled, not judged')")
-    with Collection.open(args.config) as collection:
-        config, store = collection.config, collection.store
-        check_outputs({"-o": args.output, "--sample": args.sample,
-                       "--unresolved": args.unresolved}, collection.inputs())
-        if args.pool_version is not None:
-            collection.version(args.pool_version)
-        if args.assessor:
-            known = store.assessors()
-            for name in args.assessor:
-                if name not in known:
-                    raise StoreError(f"{config.store_label}: " + one_of(name, known, "assessor"))
-        labels = current_labels(store, args.policy, args.assessor, args.pool_version)
-        # Doc ids sorted within each query, so two exports of one store diff cleanly.
-        grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
-        design = design_rows(store, args.pool_version) if (
-            args.sample or args.unjudged is not None) else []
-        if args.unjudged is not None:
-            grades = with_unjudged(grades, ((q, d) for q, d, _, _ in design))
-        text = export_text(args.format, ExportInput(labels, grades, store, args.policy,
-                                                    args.pool_version,
-                                                    datetime.now(timezone.utc),
-                                                    config.store_name,
-                                                    notes_by_pair(store, args.assessor)
-                                                    if args.format == "golden" else {}))
-    if not len(labels):
-        if labels.unresolved:
-            report_unresolved(labels, args.policy)
-            raise PoolkitError(f"{config.store_label}: no labels to export: every labelled pair is "
-                               f"unresolved under policy {args.policy!r}; nothing written")
-        raise PoolkitError(f"{config.store_label}: no labels to export yet (judge with `poolkit "
-                           f"judge`, or `poolkit import` a label file); nothing written")
-    from poolkit.io.staged import StagedOutputs
-
-    with StagedOutputs() as outputs:  # every file written, or none replaced
-        if args.output:
-            outputs.write(args.output, text)
-        if args.sample:
-            outputs.write(args.sample, "\n".join(sample_lines(design)) + "\n")
-        if args.unresolved:
-            outputs.write(args.unresolved, unresolved_json(labels, args.policy))
-        outputs.publish()
+    exported = export(ExportRequest(
+        args.config, args.format, args.policy, output=args.output, assessors=args.assessor,
+        pool_version=args.pool_version, unresolved=args.unresolved,
+        unjudged=args.unjudged is not None, sample=args.sample))
     if not args.output:
-        sys.stdout.write(text)
-    report_unresolved(labels, args.policy)
+        sys.stdout.write(exported.text)
+    for line in exported.summary():
+        tell(line)
     return 0
-
-
-def design_rows(store: StoreBackend,
-                max_version: int | None) -> list[tuple[str, str, str, float]]:
-    """(qid, docid, stratum, inclusion probability) of every pooled pair: a sampled pool's
-    recorded design, and any pair pooled outside it (depth-k) as stratum 'depth', judged
-    with probability 1."""
-    rows = [(r.qid, r.docid, r.stratum, r.inclusion) for r in store.pool_sample(max_version)]
-    recorded = {(q, d) for q, d, _, _ in rows}
-    rows += [(q, d, "depth", 1.0) for q, d, _, _ in store.pool_rows(max_version)
-             if (q, d) not in recorded]
-    return sorted(rows)
-
-
-def notes_by_pair(store: StoreBackend, assessors: list[str] | None,
-                  ) -> dict[str, dict[str, list[str]]]:
-    """``{qid: {docid: ["alice (2): why"]}}``: each note with whose grade it explains."""
-    from poolkit.store.notes import notes
-
-    out: dict[str, dict[str, list[str]]] = {}
-    for n in notes(store, assessors):
-        ruled = " adjudicated" if n.grade_kind == "adjudicate" else ""
-        grade = "" if n.grade is None else f" ({n.grade}{ruled})"
-        out.setdefault(n.qid, {}).setdefault(n.docid, []).append(f"{n.assessor}{grade}: {n.text}")
-    return out
-
-
-def unresolved_json(labels: Labels, policy: str) -> str:
-    """The --unresolved file: the pairs ``policy`` left out, with their grades."""
-    return json.dumps({"policy": policy, "unresolved": [
-        {"query": u.qid, "doc": u.docid, "grades": u.grades, "reason": u.reason}
-        for u in labels.unresolved]}, indent=2) + "\n"
-
-
-def report_unresolved(labels: Labels, policy: str) -> None:
-    items = labels.unresolved
-    if not items:
-        tell(f"poolkit export: {len(labels)} labels under policy {policy!r}, 0 unresolved")
-        return
-    tell(f"poolkit export: {len(items)} pair(s) unresolved under policy {policy!r}, left out "
-         f"(choose another --policy, or adjudicate with `poolkit judge --adjudicate`):")
-    for u in items:
-        grades = " ".join(f"{a}={g}" for a, g in sorted(u.grades.items()))
-        tell(f"  {u.qid} {u.docid}: {grades} ({u.reason})")

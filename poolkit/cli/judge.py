@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from poolkit.errors import PoolkitError, tell
+from poolkit.errors import PoolkitError
 
 DESCRIPTION = """\
 Open the judging UI on CONFIG's store as assessor NAME. Passages come in the pool's judging
@@ -15,13 +14,6 @@ Reopening resumes at the first passage NAME has not judged. Every grade is writt
 store before the next passage appears; undo, skip and notes are recorded as events too.
 Keys are listed in the footer and remapped under judge.keys in the config. One live session
 per assessor and store: a second one is refused (--take-over to open it anyway)."""
-
-
-NOTHING = {
-    "judge": "nothing to judge: the pool is empty",
-    "adjudicate": "nothing to adjudicate: no two assessors disagree on a pair",
-    "agreement": "nothing to double-judge: no one but {name} has judged a passage",
-}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,27 +56,24 @@ def require_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from poolkit.app.judge import (
+        JudgeRequest,
+        nothing_to_show,
+        open_session,
+        session_summary,
+        unsaved_error,
+    )
     from poolkit.collection import Collection
-    from poolkit.io.validate import check_assessor
-    from poolkit.judge.session import JudgingSession
+    from poolkit.errors import tell
 
-    if args.show_names and not args.adjudicate:
-        raise PoolkitError("--show-names only applies with --adjudicate")
-    if args.assessor is not None:  # (on PostgreSQL it defaults to the database role)
-        check_assessor(args.assessor, "--assessor")
-    mode = "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
+    request = JudgeRequest(args.config, args.assessor, "adjudicate" if args.adjudicate
+                           else "agreement" if args.agreement else "judge", args.query,
+                           args.pool_version, args.double, args.show_names)
     with Collection.open(args.config, write=True) as collection:
-        config = collection.config
-        assessor = collection.assessor(args.assessor, "adjudicate" if args.adjudicate
-                                       else "grade")
-        version = collection.version(args.pool_version)
-        chooser = collection.next_passage(version, args.double)
-        # No --pool-version: the session follows the latest (a new one shows at the next query).
-        session = JudgingSession(collection.store, assessor, mode=mode,
-                                 start_qid=args.query, pool_version=args.pool_version,
-                                 chooser=chooser, min_display=config.judge.min_display)
-        if not session.query_ids:  # (judge mode always has the pool to show)
-            tell(f"poolkit judge: {NOTHING[mode].format(name=session.assessor)}")
+        session = open_session(collection, request)
+        nothing = nothing_to_show(session)
+        if nothing:
+            tell(f"poolkit judge: {nothing}")
             return 0
         try:  # Textual: only when the UI really opens (the core install has none)
             from poolkit.judge.app import JudgeApp
@@ -98,25 +87,15 @@ def run(args: argparse.Namespace) -> int:
         from poolkit.store.claims import claim, release
 
         mine = claim(collection.store, session.assessor, take_over=args.take_over)
-        app = JudgeApp(session, config.judge, show_names=args.show_names, claim=mine)
+        app = JudgeApp(session, collection.config.judge, show_names=args.show_names,
+                       claim=mine)
         try:
             app.run()
         finally:
             release(collection.store, mine)
-        progress = session.progress()
-        closed = {q: chooser.closed(q) for q in session.query_ids} if session.chooser else {}
-    tell(f"{session.assessor}: {progress.done}/{progress.total} done in {mode} mode "
-         f"(store {config.store_label})")
-    for qid, why in closed.items():
-        if why:
-            tell(f"  query {qid}: no more passages offered: {why}")
+        summary = session_summary(session, collection.config.store_label)
+    for line in summary:
+        tell(line)
     if app.unsaved:  # quit (pressed twice) while the store could not take them
-        raise PoolkitError("not saved (the store could not be reached; judge them again): "
-                           + ", ".join(_unsaved(e) for e in app.unsaved))
+        raise unsaved_error(app.unsaved)
     return 0
-
-
-def _unsaved(event: Any) -> str:
-    what = f" {event.grade}" if event.grade is not None else ""
-    return f"{event.kind}{what} of query {event.qid} doc {event.docid}"
-

@@ -17,10 +17,6 @@ if TYPE_CHECKING:
     from poolkit.score.measures import Measure
     from poolkit.score.significance import TestOptions
 
-#: the formats of the store commands' reports (pool, import, status)
-REPORT_FORMATS = ("table", "json")
-
-
 def positive(text: str) -> int:
     try:
         value = int(text)

@@ -12,10 +12,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print the JSON Schema (draft 2020-12) of a report's --format json "
                     "output; without NAME, list the reports that have one.")
     p.add_argument("name", nargs="?", metavar="NAME", help="report: score, pool, status, ...")
-    p.set_defaults(handler=run_schema)
+    p.set_defaults(handler=run)
 
 
-def run_schema(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from poolkit.schemas import load_schema, schema_names, schema_text
 
     if args.name is None:

@@ -13,11 +13,9 @@ the location); a CONFIG names its store under ``store:``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from poolkit.cli.options import REPORT_FORMATS
+from poolkit.app.store import StoreCopyReport
 
 SUMMARY = "set up a judging store (PostgreSQL roles and grants) or copy one between backends"
 
@@ -40,75 +38,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "content hash.")
     copy.add_argument("source", metavar="SRC", help="CONFIG or STORE to copy from")
     copy.add_argument("destination", metavar="DST", help="CONFIG or STORE to copy into")
-    copy.add_argument("--format", choices=REPORT_FORMATS, default="table")
+    copy.add_argument("--format", choices=StoreCopyReport.formats,
+                      default=StoreCopyReport.formats[0])
     copy.set_defaults(handler=run_copy)
 
 
-def location(arg: str) -> str | Path:
-    """A store location from the command line: a config's ``store:``, a URL or a file."""
-    from poolkit.config import load_config
-    from poolkit.errors import StoreError
-    from poolkit.store.backends import scheme_of
-    from poolkit.store.locations import LocationError, database_location, redact
-
-    if scheme_of(arg) != "sqlite":
-        try:
-            return database_location(arg) or arg
-        except LocationError as exc:
-            raise StoreError(f"{redact(arg)}: {exc.reason}") from None
-    path = Path(arg)
-    if path.suffix.lower() in (".yaml", ".yml"):
-        return load_config(path).store
-    from poolkit.io.links import resolve_output
-
-    resolve_output(path)  # a store file is written: never through another user's /tmp link
-    return path
-
-
 def run_init(args: argparse.Namespace) -> int:
-    from poolkit.store.backends import open_store
-    from poolkit.store.locations import database_name
-    from poolkit.store.postgres import PgStore, grant_roles, init_sql
+    from poolkit.app.store import init_store
 
-    where = location(args.target)
-    with open_store(where, create=True) as store:
-        # granted before anything is printed: a role that may not grant reads only the error
-        granted = grant_roles(store) if isinstance(store, PgStore) else []
-        print(f"store {store.path}: schema version {store.schema_version}")
-        if isinstance(store, PgStore):
-            for line in granted:
-                print(line)
-            print("next, as this role, one per assessor (the role name is the assessor name):")
-            print(init_sql(database_name(store.url)))
+    sys.stdout.write(init_store(args.target).render_table())
     return 0
 
 
 def run_copy(args: argparse.Namespace) -> int:
-    from poolkit.errors import StoreError
-    from poolkit.store.backends import open_store
-    from poolkit.store.copy import copy_store, copy_to_new_file
-    from poolkit.store.locations import redact
+    from poolkit.app.store import copy_store
 
-    src, dst = location(args.source), location(args.destination)
-    if str(src) == str(dst):
-        raise StoreError(f"{redact(dst)}: source and destination are the same store")
-    with open_store(src, create=False, read_only=True,
-                    missing_hint="nothing to copy") as source:
-        if isinstance(dst, Path):  # built beside, linked into place once verified
-            report = copy_to_new_file(source, dst)
-            label: object = dst
-        else:
-            with open_store(dst, create=True) as destination:
-                report = copy_store(source, destination)
-                label = destination.path
-    if args.format == "json":
-        json.dump({"command": "store copy", "source": str(source.path),
-                   "destination": str(label), **report.to_dict()}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return 0
-    width = max(map(len, report.counts))
-    print(f"copied {source.path} -> {label}")
-    for table, n in report.counts.items():
-        print(f"  {table.ljust(width)}  {n:>9,}")
-    print(f"content sha256 {report.source_hash} (source and copy identical)")
+    sys.stdout.write(copy_store(args.source, args.destination).render(args.format))
     return 0

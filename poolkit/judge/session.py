@@ -122,10 +122,9 @@ class JudgingSession:
                  min_display: float = 0.0) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
-        assessor = assessor.strip()
-        if not assessor:
-            raise PoolkitError("an assessor name is needed (--assessor NAME)")
-        self.store, self.assessor, self.mode = store, assessor, mode
+        from poolkit.io.validate import check_assessor  # the one rule and message of names
+
+        self.store, self.assessor, self.mode = store, check_assessor(assessor), mode
         # Learning order, budget and stopping rule (judge mode only): see pool/next_passage.py.
         self.chooser = chooser if chooser is not None and chooser.active and mode == "judge" \
             else None

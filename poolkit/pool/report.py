@@ -22,18 +22,19 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from poolkit.reports import Report
-from poolkit.retrieve.kinds import SYSTEM_KINDS
-from poolkit.retrieve.run import counted
-from poolkit.store.contract import StoreBackend
+from poolkit.reports import Report, register_report
 from poolkit.tables import table
+
+if TYPE_CHECKING:  # kept out of the import: the command line's parser reads PoolReport.formats
+    from poolkit.store.contract import StoreBackend
 
 
 def _zero(systems: list[str]) -> dict[str, int]:
@@ -41,8 +42,45 @@ def _zero(systems: list[str]) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
+class PoolAdded:
+    """What one run of ``poolkit pool`` changed: the version it added (None: nothing new,
+    the pool unchanged at ``latest``), its new documents over how many queries, the new
+    provenance rows, each system's pool depth and the judging order."""
+
+    version: int | None
+    latest: int | None
+    new_docs: int
+    queries: int
+    new_provenance: int
+    depths: dict[str, int]
+    order: str
+
+    def sentence(self) -> str:
+        """One sentence on what this run of ``poolkit pool`` changed."""
+        if self.version is None:
+            return (f"nothing new: the pool is unchanged at version {self.latest} "
+                    f"(no document or provenance to add)")
+        if not self.new_docs:
+            return (f"added pool version {self.version}: no new documents, new provenance "
+                    f"({self.new_provenance} system/rank records) for pooled ones")
+        from poolkit.retrieve.run import counted
+
+        docs = counted(self.new_docs, "new document")
+        return (f"added pool version {self.version}: {docs} "
+                f"across {counted(self.queries, 'query', 'queries')}; nothing judged was "
+                f"touched")
+
+
+_OMIT = {"omit_none": True}
+
+
+@register_report
+@dataclass(frozen=True)
 class PoolReport(Report):
-    """``poolkit pool``'s report (keys as in the module docstring)."""
+    """``poolkit pool``'s report (keys as in the module docstring); after a pooling run also
+    the config, what it added and the systems' warnings."""
+
+    kind = "pool"
 
     store: str
     version: int | None
@@ -50,6 +88,24 @@ class PoolReport(Report):
     systems: dict[str, dict[str, Any]]
     queries: dict[str, dict[str, Any]]
     overall: dict[str, Any]
+    config: str | None = field(default=None, metadata=_OMIT)
+    added: PoolAdded | None = field(default=None, metadata=_OMIT)
+    warnings: list[str] | None = field(default=None, metadata=_OMIT)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.added is not None:
+            out["added"] = asdict(self.added)
+        return out
+
+    def render_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
+
+    def render_table(self) -> str:
+        """The table, file paths relative to the collection's folder (the config's
+        grandparent) when the report names its config."""
+        base = Path(self.config).parent.parent if self.config is not None else None
+        return render_table(self, base=base, added=self.added)
 
 
 def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
@@ -153,6 +209,8 @@ def _system(name: str, depth: int, first_version: int,
 def describe(settings: Mapping[str, Any]) -> str:
     """One line saying what a system is, from the settings ``poolkit pool`` registered
     (its kind's ``describe``: retrieve/kinds.SYSTEM_KINDS)."""
+    from poolkit.retrieve.kinds import SYSTEM_KINDS
+
     r = settings.get("retriever", {}) if isinstance(settings, Mapping) else {}
     kind = SYSTEM_KINDS.get(str(r.get("kind")))
     return kind.describe(r) if kind is not None else "-"
@@ -176,7 +234,7 @@ def _short(path: str | None, base: Path | None) -> str:
 
 
 def render_table(report: Mapping[str, Any], base: Path | None = None,
-                 added: Mapping[str, Any] | None = None) -> str:
+                 added: PoolAdded | None = None) -> str:
     """The report as aligned text for a terminal (what ``poolkit pool`` prints)."""
     out: list[str] = []
     systems = list(report["systems"])
@@ -223,7 +281,7 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
         out += _overlap(report, systems)
     if added is not None:
         out.append("")
-        out.append(added_line(added))
+        out.append(added.sentence())
     return "\n".join(out) + "\n"
 
 
@@ -253,16 +311,3 @@ def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
     return ["pairwise overlap, all queries (per query: --format json): docs both systems "
             "brought in (share of the smaller one's)",
             *table(["", *systems[1:]], rows, align="lr")]
-
-
-def added_line(added: Mapping[str, Any]) -> str:
-    """One sentence on what this run of ``poolkit pool`` changed."""
-    if added.get("version") is None:
-        return (f"nothing new: the pool is unchanged at version {added.get('latest')} "
-                f"(no document or provenance to add)")
-    if not added.get("new_docs"):
-        return (f"added pool version {added['version']}: no new documents, new provenance "
-                f"({added.get('new_provenance', 0)} system/rank records) for pooled ones")
-    docs = counted(added["new_docs"], "new document")
-    return (f"added pool version {added['version']}: {docs} "
-            f"across {counted(added['queries'], 'query', 'queries')}; nothing judged was touched")

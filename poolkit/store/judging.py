@@ -119,8 +119,9 @@ FAST_MEDIAN = 1.0  # seconds: an assessor whose median judgment takes less is fl
 
 
 @dataclass(frozen=True)
-class StatusReport(Report):
-    """``poolkit status``: judged / pooled per query and per assessor (see status_report)."""
+class StatusCounts(Report):
+    """Judged / pooled per query and per assessor (see status_report): what ``poolkit
+    status`` reports (``poolkit.app.status`` adds the judging plan's progress)."""
 
     store: str
     pool_version: int | None
@@ -134,7 +135,7 @@ class StatusReport(Report):
 
 
 def status_report(store: StoreBackend, pool_version: int | None = None,
-                  min_display: float = 0.0) -> StatusReport:
+                  min_display: float = 0.0) -> StatusCounts:
     """Per query and per assessor: judged / pooled, grade histogram, median seconds, doubles.
 
     ``judged`` counts pooled pairs holding a standing grade (grade or import events, after
@@ -193,7 +194,7 @@ def status_report(store: StoreBackend, pool_version: int | None = None,
     for cell in [*overall.values(), *(c for r in queries.values()
                                      for c in r["assessors"].values())]:
         cell["grades"] = _histogram(cell["grades"])
-    return StatusReport(
+    return StatusCounts(
         store=str(store.path),
         pool_version=version,
         pooled=len(members),

@@ -54,19 +54,22 @@ def test_qrels_to_stdout_and_unresolved_on_stderr(tiny, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("policy, d2", [("latest", 0), ("max", 2)])
-def test_policies_decide_the_disputed_pair(tiny, tmp_path, capsys, policy, d2):
+def test_policies_decide_the_disputed_pair(tiny, tmp_path, policy, d2):
+    from poolkit.app.export import ExportRequest, export
+
     out = tmp_path / "x.qrels"
-    assert main(["export", str(tiny), "--format", "qrels", "--policy", policy,
-                 "-o", str(out)]) == 0
+    exported = export(ExportRequest(tiny, "qrels", policy, output=str(out)))
     assert read_qrels(out).grades["q1"] == {"d1": 3, "d2": d2, "d3": 0}
-    assert capsys.readouterr().err == f"poolkit export: 5 labels under policy {policy!r}, " \
-                                      "0 unresolved\n"
+    assert exported.summary() == [f"poolkit export: 5 labels under policy {policy!r}, "
+                                  "0 unresolved"]
 
 
-def test_majority_tie_is_listed_not_guessed(tiny, capsys):
-    main(["export", str(tiny), "--format", "qrels", "--policy", "majority"])
-    out, err = capsys.readouterr()
-    assert "d2" not in out and "q1 d2: alice=2 bob=0 (tie between grades 0, 2)" in err
+def test_majority_tie_is_listed_not_guessed(tiny):
+    from poolkit.app.export import ExportRequest, export
+
+    exported = export(ExportRequest(tiny, "qrels", "majority"))
+    assert "d2" not in exported.text
+    assert "  q1 d2: alice=2 bob=0 (tie between grades 0, 2)" in exported.summary()
 
 
 def test_assessor_filter(tiny, capsys):
@@ -81,9 +84,10 @@ def test_assessor_filter(tiny, capsys):
 
 
 def test_golden_carries_provenance(tiny, tmp_path, capsys):
+    from poolkit.app.export import ExportRequest, export
+
     out = tmp_path / "golden.yaml"
-    assert main(["export", str(tiny), "--format", "golden", "--policy", "latest",
-                 "-o", str(out)]) == 0
+    export(ExportRequest(tiny, "golden", "latest", output=str(out)))
     qrels, texts, prov = read_golden_full(out)
     assert qrels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 0}, "q2": {"d4": 1, "d5": 0}}
     assert texts["q1"] == TINY_QUERIES[0].text
@@ -195,7 +199,9 @@ def test_nothing_judged_yet_says_so_exits_non_zero_and_writes_nothing(tmp_path, 
     assert target.read_text() == "q0 0 d0 1\n"
 
 
-def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_path, capsys):
+def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_path):
+    from poolkit.app.export import ExportRequest, export
+
     pools = {"q1": ["d9", "d10", "d2", "d1"]}
     docs = {d: ("", f"text {d}") for d in pools["q1"]}
     store_path = tmp_path / "s.sqlite"
@@ -203,8 +209,7 @@ def test_doc_ids_are_sorted_within_each_query_whatever_the_judging_order(tmp_pat
         for doc, grade in zip(pools["q1"], (1, 0, 2, 3)):
             store.record_event(Event("q1", doc, "alice", "grade", grade=grade))
     cfg = write_config(tmp_path / "cfg", store_path)
-    assert main(["export", str(cfg), "--format", "qrels", "--policy", "latest"]) == 0
-    out = capsys.readouterr().out
+    out = export(ExportRequest(cfg, "qrels", "latest")).text
     assert [line.split()[2] for line in out.splitlines()] == ["d1", "d10", "d2", "d9"]
 
 

@@ -87,9 +87,12 @@ def test_a_mode_with_nothing_to_show_says_so_without_opening_the_ui(tmp_path, ca
     assert capsys.readouterr().err.strip() == f"poolkit judge: {says}"
 
 
-def test_status_json(config, capsys):
-    assert main(["status", str(config), "--format", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+def test_status_json(config):
+    from poolkit.app.status import status
+    from poolkit.collection import Collection
+
+    with Collection.open(config) as collection:
+        report = json.loads(status(collection).render("json"))
     assert (report["pooled"], report["judged"], report["doubly_judged"]) == (5, 3, 1)
     q1 = report["queries"]["q1"]
     assert q1["assessors"]["alice"] == {"judged": 3, "pooled": 3, "median_seconds": 5.0,

@@ -68,13 +68,23 @@ def test_notes_table_per_assessor_and_query(config, capsys):
     assert "grade 2 (adjudicated)" in out[8]
 
 
-def test_notes_json_filters_by_assessor_and_query(config, capsys):
-    assert main(["notes", str(config), "--format", "json", "--assessor", "bob"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert [(n["assessor"], n["query"], n["doc"], n["grade"], n["note"]) for n in doc["notes"]] \
-        == [("bob", "q1", "d2", 0, "second look: on topic after all")]
-    assert main(["notes", str(config), "--format", "json", "--query", "q2"]) == 0
-    assert json.loads(capsys.readouterr().out)["notes"] == []
+def test_notes_json_filters_by_assessor_and_query(config):
+    from poolkit.app.notes import list_notes
+    from poolkit.collection import Collection
+
+    with Collection.open(config) as collection:
+        doc = json.loads(list_notes(collection, ["bob"]).render("json"))
+        assert [(n["assessor"], n["query"], n["doc"], n["grade"], n["note"])
+                for n in doc["notes"]] == [("bob", "q1", "d2", 0,
+                                            "second look: on topic after all")]
+        assert list_notes(collection, queries=["q2"]).notes == []
+
+
+def test_notes_name_an_unknown_assessor_or_query_with_the_flag(config, capsys):
+    assert main(["notes", str(config), "--assessor", "bbo"]) == 2
+    assert capsys.readouterr().err == (
+        f"poolkit notes: error: {config.parent.parent / 'tiny.sqlite'}: --assessor: unknown "
+        f"assessor 'bbo'; valid: alice, bob, carol (did you mean 'bob'?)\n")
 
 
 def test_golden_export_carries_each_note_beside_its_grade(config, tmp_path, capsys):
@@ -104,15 +114,18 @@ def test_status_flags_fast_assessors(config, capsys):
     assert "alice: median" not in table
 
 
-def test_status_counts_judgments_faster_than_the_minimum(tmp_path, capsys):
+def test_status_counts_judgments_faster_than_the_minimum(tmp_path):
+    from poolkit.app.status import status
+    from poolkit.collection import Collection
+
     store_path = tmp_path / "s.sqlite"
     with build_store(store_path, TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
         quick = JudgingSession(store, "quick", clock=TickClock(step=0.1))
         for _ in range(3):
             quick.grade(1)
     config = write_config(tmp_path / "cfg", store_path)
-    assert main(["status", str(config), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["assessors"]["quick"]["under_min_display"] == 3
+    with Collection.open(config) as collection:
+        assert status(collection)["assessors"]["quick"]["under_min_display"] == 3
 
 
 def test_a_second_live_session_of_one_assessor_is_refused(tmp_path):

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from poolkit.app.imports import ImportRequest, import_labels
+from poolkit.app.pool import PoolRequest
+from poolkit.app.pool import pool as pool_verb
 from poolkit.cli import main
 from poolkit.io.golden import read_golden
 from poolkit.io.run import read_run
@@ -123,16 +126,14 @@ def test_external_run_with_unknown_ids(sample, capsys):
     assert len(report["warnings"]) == 3  # and: no results for three of the queries
 
 
-def test_import_reports_unknown_ids(sample, capsys, tmp_path):
+def test_import_reports_unknown_ids(sample, tmp_path):
     cfg = sample / "configs" / "sample.yaml"
     qrels = tmp_path / "extra.qrels"
     qrels.write_text("q_faw 0 m1 2\nq_faw 0 ghost 1\nq_zzz 0 m1 1\n")
-    assert main(["import", str(cfg), str(qrels), "--as", "nist", "--format", "json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert (result["pairs"], result["imported"]) == (3, 1)
-    assert result["unknown_queries"] == ["q_zzz"] and result["unknown_doc_pairs"] == 1
-    assert main(["import", str(cfg), str(qrels), "--as", "nist", "--keep-unknown"]) == 0
-    out = capsys.readouterr().out
+    result = import_labels(ImportRequest(cfg, qrels, "nist"))
+    assert (result.pairs, result.imported) == (3, 1)
+    assert result.unknown_queries == ["q_zzz"] and result.unknown_doc_pairs == 1
+    out = import_labels(ImportRequest(cfg, qrels, "nist", keep_unknown=True)).render("table")
     assert "3 graded pairs -> 2 new import events by 'nist' (1 already standing)" in out
     assert "1 query id(s) not in queries.jsonl (q_zzz): 1 pair imported anyway" in out
 
@@ -224,26 +225,24 @@ def bm25_config(root, k1):
     return path
 
 
-def test_an_old_pool_version_reports_the_run_it_was_built_from(sample, capsys):
+def test_an_old_pool_version_reports_the_run_it_was_built_from(sample):
     cfg = bm25_config(sample, 1.2)
-    code, out, _ = pool(capsys, cfg, "--format", "json")
-    first = json.loads(out)["systems"]["bm25"]
+    first = pool_verb(PoolRequest(cfg)).systems["bm25"]
     assert first["runs"] == {"1": first["run_sha256"]} and "k1=1.2" in first["about"]
 
     cfg = bm25_config(sample, 0.05)  # a different ranking brings new documents in
-    code, out, _ = pool(capsys, cfg, "--format", "json")
-    report = json.loads(out)
-    assert report["added"]["version"] == 2
-    second = report["systems"]["bm25"]
+    report = pool_verb(PoolRequest(cfg))
+    assert report.added is not None and report.added.version == 2
+    second = report.systems["bm25"]
     assert second["run_sha256"] != first["run_sha256"] and "k1=0.05" in second["about"]
     assert second["runs"] == {"1": first["run_sha256"], "2": second["run_sha256"]}
 
-    code, out, _ = pool(capsys, cfg, "--report-only", "--pool-version", "1", "--format", "json")
-    assert json.loads(out)["systems"]["bm25"] == first  # version 1's record stayed
-    code, out, _ = pool(capsys, cfg, "--report-only", "--pool-version", "1")
+    old = pool_verb(PoolRequest(cfg, report_only=True, pool_version=1))
+    assert old.systems["bm25"] == first  # version 1's record stayed
+    out = old.render("table")
     assert first["run_sha256"][:12] in out and second["run_sha256"][:12] not in out
     assert "k1=1.2" in out
-    code, out, _ = pool(capsys, cfg, "--report-only")
+    out = pool_verb(PoolRequest(cfg, report_only=True)).render("table")
     assert (f"bm25's run changed between versions: v1 {first['run_sha256'][:12]}, "
             f"v2 {second['run_sha256'][:12]}") in out
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
+from poolkit.app.status import watch
 from poolkit.cli import main
-from poolkit.cli.status import watch
 from poolkit.store import Event, NewMember
 from poolkit.store.backends import open_store
 from poolkit.store.judging import status_report

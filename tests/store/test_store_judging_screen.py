@@ -26,7 +26,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from poolkit.cli.status import watch
+from poolkit.app.status import watch
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
@@ -214,7 +214,7 @@ pytestmark = pytest.mark.slow
 
 @sync
 async def test_quitting_with_a_grade_not_saved_asks_twice_and_the_cli_names_it(tmp_path):
-    from poolkit.cli.judge import _unsaved
+    from poolkit.app.judge import unsaved
 
     path = tmp_path / "store.sqlite"
     pooled_store(path).close()
@@ -235,7 +235,7 @@ async def test_quitting_with_a_grade_not_saved_asks_twice_and_the_cli_names_it(t
     holder.execute("ROLLBACK")
     holder.close()
     assert [(e.kind, e.docid, e.grade) for e in app.unsaved] == [("grade", "d000", 2)]
-    assert _unsaved(app.unsaved[0]) == "grade 2 of query q0 doc d000"
+    assert unsaved(app.unsaved[0]) == "grade 2 of query q0 doc d000"
     assert store.events() == []
     release(store, mine)
     store.close()

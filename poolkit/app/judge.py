@@ -1,0 +1,87 @@
+"""``judge``: open one assessor's judging session on a collection, and say how it ended.
+
+The session (``judge.session.JudgingSession``) is what the terminal UI drives; this module
+prepares it from a request (the writer's name checked by ``Collection.assessor``, the pool
+version, the next-passage decision of the ``pool:`` section) and words its outcome. The
+command line opens the UI (Textual) between the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from poolkit.errors import PoolkitError
+
+if TYPE_CHECKING:
+    from poolkit.collection import Collection
+    from poolkit.judge.session import JudgingSession
+
+#: what each mode says when it has nothing to show
+NOTHING = {
+    "judge": "nothing to judge: the pool is empty",
+    "adjudicate": "nothing to adjudicate: no two assessors disagree on a pair",
+    "agreement": "nothing to double-judge: no one but {name} has judged a passage",
+}
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    config: str | Path
+    assessor: str | None = None     # None: the database role (a SQLite store needs one)
+    mode: str = "judge"             # "judge", "agreement" or "adjudicate"
+    query: str | None = None        # start at this query
+    pool_version: int | None = None  # None: the latest, followed while judging
+    double: bool = False            # under a learning order: also others' passages
+    show_names: bool = False        # adjudicate: show who gave which grade
+
+    def __post_init__(self) -> None:
+        if self.show_names and self.mode != "adjudicate":
+            raise PoolkitError("--show-names only applies with --adjudicate")
+
+
+def open_session(collection: Collection, request: JudgeRequest) -> JudgingSession:
+    """The session ``request`` asks for on ``collection`` (opened for writing)."""
+    from poolkit.judge.session import JudgingSession
+
+    kind = "adjudicate" if request.mode == "adjudicate" else "grade"
+    assessor = collection.assessor(request.assessor, kind, "--assessor")
+    version = collection.version(request.pool_version)
+    chooser = collection.next_passage(version, request.double)
+    # No pool version asked: the session follows the latest (a new one shows at the next query)
+    return JudgingSession(collection.store, assessor, mode=request.mode,
+                          start_qid=request.query, pool_version=request.pool_version,
+                          chooser=chooser, min_display=collection.config.judge.min_display)
+
+
+def nothing_to_show(session: JudgingSession) -> str | None:
+    """Why the session has nothing to show (judge mode always has the pool), or None."""
+    if session.query_ids:
+        return None
+    return NOTHING[session.mode].format(name=session.assessor)
+
+
+def session_summary(session: JudgingSession, store_label: str) -> list[str]:
+    """How far the assessor got, and every query the next-passage decision closed."""
+    progress = session.progress()
+    lines = [f"{session.assessor}: {progress.done}/{progress.total} done in {session.mode} "
+             f"mode (store {store_label})"]
+    if session.chooser:
+        for qid in session.query_ids:
+            why = session.chooser.closed(qid)
+            if why:
+                lines.append(f"  query {qid}: no more passages offered: {why}")
+    return lines
+
+
+def unsaved_error(events: Iterable[Any]) -> PoolkitError:
+    """The grades the UI quit with while the store could not take them."""
+    return PoolkitError("not saved (the store could not be reached; judge them again): "
+                        + ", ".join(unsaved(e) for e in events))
+
+
+def unsaved(event: Any) -> str:
+    what = f" {event.grade}" if event.grade is not None else ""
+    return f"{event.kind}{what} of query {event.qid} doc {event.docid}"

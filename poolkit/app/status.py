@@ -1,0 +1,176 @@
+"""``status``: judging progress per query and per assessor, and the judging plan's progress.
+
+The counts (judged / pooled, grades, pace, double judgments) are the store's
+(``store.judging.status_counts``); the plan (``pool.order``, ``pool.budget``, the stopping
+rule) adds, per query, judged / budget, relevant found and the estimate of relevant passages
+still unjudged. ``watch`` redraws a report until Ctrl-C (the team view).
+
+Light at import: the command line's parser takes ``StatusReport.formats`` from here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TextIO
+
+from poolkit.errors import StoreUnavailable
+from poolkit.reports import Report, register_report
+from poolkit.tables import table
+
+if TYPE_CHECKING:
+    from poolkit.collection import Collection
+    from poolkit.store.judging import StatusCounts
+
+
+@dataclass(frozen=True)
+class PlanProgress:
+    """The judging plan as ``status`` shows it: the order, the budget, the stopping rule and,
+    per query in the pool, what ``NextPassage.query_status`` says (budget, relevant found,
+    remaining estimate, why closed)."""
+
+    order: str
+    budget: str | None
+    stop_rule: dict[str, Any] | None
+    queries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+#: what a query's row takes from the plan, in this order
+PLAN_KEYS = ("budget", "relevant_found", "remaining_estimate", "closed")
+
+
+@register_report
+@dataclass(frozen=True)
+class StatusReport(Report):
+    """``poolkit status``: the store's counts, and the plan's progress once there is a pool."""
+
+    kind = "status"
+
+    counts: StatusCounts
+    plan: PlanProgress | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.counts.to_dict()
+        if self.plan is None:
+            return out
+        out["queries"] = {qid: {**row, **self.plan.queries.get(qid, {})}
+                          for qid, row in out["queries"].items()}
+        return {**out, "order": self.plan.order, "budget": self.plan.budget,
+                "stop_rule": self.plan.stop_rule}
+
+    def render_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def render_table(self) -> str:
+        return render_table(self.to_dict())
+
+
+def status(collection: Collection, pool_version: int | None = None) -> StatusReport:
+    """The report as of now on ``collection``'s store, against the pool as of
+    ``pool_version`` (None: the latest, so a new version is picked up at each call)."""
+    from poolkit.store.judging import status_report
+
+    counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
+    if counts.pool_version is None:
+        return StatusReport(counts)
+    return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries))
+
+
+def plan_progress(collection: Collection, version: int, qids: Iterable[str]) -> PlanProgress:
+    """Per query of ``qids`` in the pool: judged / budget, relevant found, the estimate of
+    relevant passages still unjudged (95% interval), and why the query is closed, if it is."""
+    chooser = collection.next_passage(version)
+    config = collection.config
+    settings = config.pool.settings
+    queries = {}
+    for qid in qids:
+        if qid in chooser.pools:
+            extra = chooser.query_status(qid)
+            queries[qid] = {k: extra[k] for k in PLAN_KEYS}
+    return PlanProgress(
+        order=config.pool.order,
+        budget=str(chooser.budget) if chooser.budget else None,
+        stop_rule=({"target": settings["stop_recall"],
+                    "confidence": settings.get("stop_confidence", 0.9)}
+                   if "stop_recall" in settings else None),
+        queries=queries)
+
+
+def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
+          sleep: Callable[[float], None] = time.sleep, out: TextIO | None = None) -> None:
+    """Redraw ``draw()`` every ``seconds`` (``refreshes`` times; None: until Ctrl-C). On a
+    terminal each frame replaces the last; piped, frames follow each other. A store that
+    cannot be reached for a frame (a PostgreSQL restart) is said in that frame and read
+    again at the next one (the connection is opened again then)."""
+    out = out or sys.stdout
+    clear = "\x1b[H\x1b[2J" if out.isatty() else ""
+    n = 0
+    try:
+        while refreshes is None or n < refreshes:
+            if n:
+                sleep(seconds)
+            try:
+                frame = draw()
+            except StoreUnavailable as exc:  # a server restarting: say so, try next frame
+                frame = f"store unreachable: {exc} (trying again)\n"
+            stamp = datetime.now().strftime("%H:%M:%S")
+            out.write(f"{clear}{frame}-- {stamp}, every {seconds:g}s; Ctrl-C to stop\n")
+            out.flush()
+            n += 1
+    except KeyboardInterrupt:
+        out.write("\n")
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def render_table(report: Mapping[str, Any]) -> str:
+    """The report (as its JSON document) as aligned text for a terminal."""
+    from poolkit.store.judging import FAST_MEDIAN
+
+    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
+            "judged/budget", "rel", "left est (95%)")
+    rows: list[tuple[str, ...]] = []
+
+    def cells(qid: str, name: str, cell: dict[str, Any], double: str = "") -> tuple[str, ...]:
+        g = cell["grades"]
+        return (qid, name, f"{cell['judged']}/{cell['pooled']}", g["0"], g["1"], g["2"],
+                g["3"], _seconds(cell["median_seconds"]), double, "", "", "")
+
+    def progress(q: dict[str, Any]) -> tuple[str, str, str]:
+        if "remaining_estimate" not in q:
+            return ("", "", "")
+        est = q["remaining_estimate"]
+        budget = "-" if q["budget"] is None else str(q["budget"])
+        left = f"{est['value']:.1f} ({est['low']:g}-{est['high']:g})"
+        return (f"{q['judged']}/{budget}" + (" stop" if q["closed"] else ""),
+                str(q["relevant_found"]), left)
+
+    for qid, q in report["queries"].items():
+        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", "", "", "", "", "",
+                     str(q["doubly_judged"]), *progress(q)))
+        rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
+    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
+                 str(report["doubly_judged"]), "", "", ""))
+    rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
+    lines = [f"store {report['store']} · pool version {report['pool_version']}",
+             *table(head, [tuple(str(c) for c in r) for r in rows], align="llr")]
+    for qid, q in report["queries"].items():
+        if q.get("closed"):
+            lines.append(f"query {qid}: no more passages offered: {q['closed']}")
+    for name, cell in report["assessors"].items():
+        if cell.get("fast"):
+            lines.append(f"{name}: median {_seconds(cell['median_seconds'])} s per judgment, "
+                         f"under {FAST_MEDIAN:g} s: check that the passages are being read")
+        if cell.get("under_min_display"):
+            lines.append(f"{name}: {cell['under_min_display']} judgment(s) made less than "
+                         f"{report['min_display']:g} s after the passage appeared")
+    if report["unpooled_labels"]:
+        lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
+                     f"(imported) are not counted above")
+    return "\n".join(lines) + "\n"
