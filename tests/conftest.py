@@ -1,4 +1,9 @@
-"""Shared fixtures: where the repository and ../shared are, and how tests that need it skip."""
+"""Shared fixtures: where the repository and ../shared are, and how tests that need it skip.
+
+tests/ mirrors the package tree (tests/pool/ tests poolkit/pool/, ...). Helper modules used
+by tests in more than one folder sit at tests/ top level and are imported by their bare
+names (``from judge_helpers import build_store``): pyproject.toml puts tests/ on the path.
+"""
 
 from __future__ import annotations
 
