@@ -82,7 +82,10 @@ def test() -> None:
     ensure_env("all,dev")
     sh(PY, "-m", "ruff", "check", "poolkit", "tests", "benchmarks", "tasks.py")
     sh(PY, "-m", "mypy")  # files and settings in pyproject.toml
-    sh(PY, "-m", "pytest", "-n", "2", "-q", *sys.argv[2:], env=offline_env())
+    # Whole files to a worker: a module-scoped fixture (the DL19 loop, Cranfield's pool, the
+    # simulations) is then built once, not once on each worker that gets one of its tests.
+    sh(PY, "-m", "pytest", "-n", "2", "--dist", "loadfile", "-q", *sys.argv[2:],
+       env=offline_env())
 
 
 def bench() -> None:

@@ -1,12 +1,21 @@
-"""Shared fixtures: where the repository and ../shared are, and how tests that need it skip."""
+"""Shared fixtures: where the repository and ../shared are, and how tests that need it skip.
+
+tests/ mirrors the package tree (tests/pool/ tests poolkit/pool/, ...). Helper modules used
+by tests in more than one folder sit at tests/ top level and are imported by their bare
+names (``from judge_helpers import build_store``): pyproject.toml puts tests/ on the path.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import store_backends
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
+
+if TYPE_CHECKING:
+    from poolkit.io.corpus import Corpus, QueryRecord
 
 
 @pytest.fixture(scope="session")
@@ -19,6 +28,21 @@ def repo_root() -> Path:
     return REPO
 
 
+@pytest.fixture(scope="session")
+def sample_corpus() -> Corpus:
+    """The bundled sample's corpus, read once."""
+    from poolkit.io.corpus import read_corpus
+
+    return read_corpus(SAMPLE / "corpus.jsonl")
+
+
+@pytest.fixture(scope="session")
+def sample_queries() -> list[QueryRecord]:
+    from poolkit.io.corpus import read_queries
+
+    return read_queries(SAMPLE / "queries.jsonl")
+
+
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach a model hub."""
@@ -28,10 +52,10 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def trec_eval_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """trec_eval built from ../shared/reference/trec_eval-src in a temporary folder (once)."""
-    from trec_eval_binary import build_trec_eval
+    """trec_eval built from ../shared/reference/trec_eval-src (once per machine: cached)."""
+    from trec_eval_binary import cached_trec_eval
 
-    return build_trec_eval(tmp_path_factory.mktemp("trec_eval"))
+    return cached_trec_eval(tmp_path_factory.mktemp("trec_eval"))
 
 
 @pytest.fixture(params=store_backends.BACKENDS)

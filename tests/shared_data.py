@@ -6,6 +6,9 @@ A module of its own (not conftest.py) so tests in any folder can import it by a 
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,3 +26,39 @@ def shared_path(*parts: str) -> Path:
             pytest.fail(f"{path} is missing; CI must have ../shared beside the repository")
         pytest.skip(f"{path} not present (../shared is only beside the repository in CI/dev)")
     return path
+
+
+def _lasting_cache() -> Path:
+    """Where tests keep what is slow to compute and safe to keep between sessions because it
+    is keyed by everything it depends on (dense embeddings: the model's key and the corpus's
+    hash). Outside the repository, so a new clone on a machine that has run the tests before
+    does not encode Cranfield again. POOLKIT_TEST_CACHE moves it; a home that cannot be
+    written (some CI runners) puts it in the temporary folder."""
+    if os.environ.get("POOLKIT_TEST_CACHE"):
+        return Path(os.environ["POOLKIT_TEST_CACHE"])
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "poolkit-tests"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        root = Path(tempfile.gettempdir()) / "poolkit-tests"
+    return root
+
+
+LASTING_CACHE = _lasting_cache()
+
+
+@contextmanager
+def lasting_cache(name: str) -> Iterator[Path]:
+    """The folder ``name`` of LASTING_CACHE, held under an exclusive file lock: of several
+    pytest-xdist workers that need the same entries, one computes them while the others
+    wait, then read them."""
+    folder = LASTING_CACHE / name
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: workers may both compute, atomically
+        yield folder
+        return
+    with open(folder / ".lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield folder

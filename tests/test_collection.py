@@ -3,18 +3,13 @@ existing or new), one pool-version resolver, labels, runs and the pool with prov
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, write_config
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "judge"))
-from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, write_config  # noqa: E402,I001
-
-from poolkit.cli import main  # noqa: E402
-from poolkit.collection import Collection  # noqa: E402
-from poolkit.errors import NoStoreError, StoreError  # noqa: E402
-from poolkit.store import Event, NewMember  # noqa: E402
+from poolkit.cli import main
+from poolkit.collection import Collection
+from poolkit.errors import NoStoreError, StoreError
+from poolkit.store import Event, NewMember
 
 
 @pytest.fixture

@@ -8,15 +8,11 @@ became ties that trec_eval's tie-break reordered, so the numbers drifted.)
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from pool_helpers import write_config
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pool"))
-from pool_helpers import write_config  # noqa: E402
-
-from poolkit.cli import main  # noqa: E402
+from poolkit.cli import main
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 MEASURES = "AP,nDCG@10,P@10,R@100,RR"

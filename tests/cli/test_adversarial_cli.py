@@ -25,18 +25,15 @@ import os
 import re
 import shutil
 import sqlite3
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from mounts import fill, remount_read_only, tmpfs, unfill
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mounts import fill, remount_read_only, tmpfs, unfill  # noqa: E402
-
-from poolkit.cli import SUBCOMMANDS, main  # noqa: E402
-from poolkit.store import Event, NewMember, QueryRecord, Store  # noqa: E402
+from poolkit.cli import SUBCOMMANDS, main
+from poolkit.store import Event, NewMember, QueryRecord, Store
 
 CORPUS = "".join(json.dumps({"id": f"d{i}", "title": f"t{i}", "text": f"passage {i} maize"}) + "\n"
                  for i in range(1, 6))

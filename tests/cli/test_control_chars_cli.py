@@ -8,17 +8,13 @@ newline, and ``printable`` itself.
 from __future__ import annotations
 
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
+from cli.test_adversarial_cli import World
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_adversarial_cli import World  # noqa: E402
-
-from poolkit.cli import main  # noqa: E402
-from poolkit.errors import InputError, StoreError, printable  # noqa: E402
+from poolkit.cli import main
+from poolkit.errors import InputError, StoreError, printable
 
 NASTY = ["a\nb", "a\rb", "a\x1b[31mb", "a\x00b", "a\x7fb", "a\x9bb", "a\u2028b", "a\tb"]
 SHOWN = ["a\\nb", "a\\rb", "a\\x1b[31mb", "a\\x00b", "a\\x7fb", "a\\x9bb", "a\\u2028b", "a\\tb"]

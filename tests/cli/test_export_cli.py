@@ -4,13 +4,10 @@ identical scores from both formats, and the sample golden.yaml's round trip."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
-from judge_helpers import (  # noqa: E402
+from judge_helpers import (
     SAMPLE,
     TINY_DOCS,
     TINY_POOLS,
@@ -21,11 +18,11 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.cli import main  # noqa: E402
-from poolkit.io import read_golden, read_qrels  # noqa: E402
-from poolkit.io.golden import read_golden_full  # noqa: E402
-from poolkit.judge.session import JudgingSession  # noqa: E402
-from poolkit.store import Event, QueryRecord, Store  # noqa: E402
+from poolkit.cli import main
+from poolkit.io import read_golden, read_qrels
+from poolkit.io.golden import read_golden_full
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event, QueryRecord, Store
 
 
 @pytest.fixture

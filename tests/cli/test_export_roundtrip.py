@@ -3,18 +3,13 @@ and export -> import -> export reproduces them (the grade scale is one contract)
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
-from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store  # noqa: E402
-
-from poolkit.cli import main  # noqa: E402
-from poolkit.io import read_labels  # noqa: E402
-from poolkit.policies import POLICIES  # noqa: E402
-from poolkit.store import Event  # noqa: E402
+from poolkit.cli import main
+from poolkit.io import read_labels
+from poolkit.policies import POLICIES
+from poolkit.store import Event
 
 
 @pytest.fixture

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
-from judge_helpers import (  # noqa: E402
+from judge_helpers import (
     TINY_DOCS,
     TINY_POOLS,
     TINY_QUERIES,
@@ -18,9 +15,9 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.cli import main  # noqa: E402
-from poolkit.judge.session import JudgingSession  # noqa: E402
-from poolkit.store import Event  # noqa: E402
+from poolkit.cli import main
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event
 
 
 @pytest.fixture

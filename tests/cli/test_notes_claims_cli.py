@@ -7,13 +7,10 @@ import json
 import os
 import sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
-from judge_helpers import (  # noqa: E402
+from judge_helpers import (
     TINY_DOCS,
     TINY_POOLS,
     TINY_QUERIES,
@@ -22,10 +19,10 @@ from judge_helpers import (  # noqa: E402
     write_config,
 )
 
-from poolkit.cli import main  # noqa: E402
-from poolkit.judge.session import JudgingSession  # noqa: E402
-from poolkit.store import Event, Store  # noqa: E402
-from poolkit.store.claims import (  # noqa: E402
+from poolkit.cli import main
+from poolkit.judge.session import JudgingSession
+from poolkit.store import Event, Store
+from poolkit.store.claims import (
     CLAIM_TTL,
     AssessorBusy,
     claim,

@@ -250,7 +250,7 @@ def test_an_old_pool_version_reports_the_run_it_was_built_from(sample):
 def test_bm25_pool_of_a_query_in_every_passage_is_not_empty(tmp_path, capsys):
     """BEIR-style two-passage corpus, query 'milk': Okapi's idf is negative for a word in
     every passage, so each scores below zero; both match, so both are pooled."""
-    from tests.pool.pool_helpers import write_config
+    from pool_helpers import write_config
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"id": "p1", "title": "", "text": "Milk is white."}) + "\n"

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from cli.test_adversarial_cli import World
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from cli.test_adversarial_cli import World  # noqa: E402
-
-from poolkit.cli import main  # noqa: E402
-from poolkit.errors import OutputError  # noqa: E402
-from poolkit.io.atomic import check_writable_folder, write_text  # noqa: E402
-from poolkit.io.links import resolve_output  # noqa: E402
+from poolkit.cli import main
+from poolkit.errors import OutputError
+from poolkit.io.atomic import check_writable_folder, write_text
+from poolkit.io.links import resolve_output
 
 OTHER = 4242  # a uid that is neither root nor the folder's owner
 

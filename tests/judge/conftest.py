@@ -1,4 +1,4 @@
-"""Fixtures for the judging tests (builders live in judge_helpers, shared with tests/cli)."""
+"""Fixtures for the judging tests (builders: tests/judge_helpers.py, shared with tests/cli)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fixtures for pool tests (helpers that tests import live in pool_helpers.py)."""
+"""Fixtures for pool tests (helpers that tests import live in tests/pool_helpers.py)."""
 
 from __future__ import annotations
 

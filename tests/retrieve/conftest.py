@@ -1,24 +1,9 @@
-"""Sample-collection fixtures; the dense model is loaded once per test session (per worker)."""
+"""Model fixtures; the dense model is loaded once per test session (per worker). The sample
+collection's fixtures (sample_corpus, sample_queries) are in tests/conftest.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-from poolkit.io.corpus import read_corpus, read_queries
-
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
-
-
-@pytest.fixture(scope="session")
-def sample_corpus():
-    return read_corpus(SAMPLE / "corpus.jsonl")
-
-
-@pytest.fixture(scope="session")
-def sample_queries():
-    return read_queries(SAMPLE / "queries.jsonl")
 
 
 @pytest.fixture(scope="session")

@@ -64,9 +64,6 @@ def test_this_machine_without_a_gpu_runs_on_the_cpu():
 
 
 def test_config_checks_device_names_without_torch(tmp_path):
-    import sys
-
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "pool"))
     from pool_helpers import write_config
 
     from poolkit.config import load_config

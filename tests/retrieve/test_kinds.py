@@ -3,23 +3,19 @@ packages live; config validation, pooling and the pool report all read it."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
+from pool_helpers import write_config
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pool"))
-from pool_helpers import write_config  # noqa: E402
-
-from poolkit.config import COMMON_SYSTEM_KEYS, load_config  # noqa: E402
-from poolkit.errors import ConfigError  # noqa: E402
-from poolkit.io.corpus import read_corpus, read_queries  # noqa: E402
-from poolkit.params import Param  # noqa: E402
-from poolkit.pool.report import describe  # noqa: E402
-from poolkit.pool.run_systems import run_systems  # noqa: E402
-from poolkit.retrieve.base import Hit, Results  # noqa: E402
-from poolkit.retrieve.kinds import (  # noqa: E402
+from poolkit.config import COMMON_SYSTEM_KEYS, load_config
+from poolkit.errors import ConfigError
+from poolkit.io.corpus import read_corpus, read_queries
+from poolkit.params import Param
+from poolkit.pool.report import describe
+from poolkit.pool.run_systems import run_systems
+from poolkit.retrieve.base import Hit, Results
+from poolkit.retrieve.kinds import (
     PACKAGES,
     SYSTEM_KINDS,
     BuildContext,
@@ -27,7 +23,7 @@ from poolkit.retrieve.kinds import (  # noqa: E402
     Outcome,
     SystemKind,
 )
-from poolkit.store.store import QueryRecord  # noqa: E402
+from poolkit.store.store import QueryRecord
 
 
 def test_the_registry_declares_every_kind():

@@ -10,20 +10,17 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
+from mounts import fill, remount_read_only, tmpfs, unfill
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mounts import fill, remount_read_only, tmpfs, unfill  # noqa: E402
-
-from poolkit.errors import StoreError  # noqa: E402
-from poolkit.io.qrels import Qrels  # noqa: E402
-from poolkit.store import Event, NewMember, Store  # noqa: E402
-from poolkit.store.backends import open_store  # noqa: E402
-from poolkit.store.imports import import_labels  # noqa: E402
-from poolkit.store.schema import SCHEMA_VERSION  # noqa: E402
+from poolkit.errors import StoreError
+from poolkit.io.qrels import Qrels
+from poolkit.store import Event, NewMember, Store
+from poolkit.store.backends import open_store
+from poolkit.store.imports import import_labels
+from poolkit.store.schema import SCHEMA_VERSION
 
 
 def digest(path: Path) -> str:

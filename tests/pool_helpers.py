@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
+from shared_data import SAMPLE
 
 
 def write_config(directory: Path, systems: str, pool: str = "depth: 10",

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from shared_data import SAMPLE
+
 from poolkit.store import NewMember, QueryRecord, Store
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "sample_corpus"
 POOL_SIZE = 6
 
 
