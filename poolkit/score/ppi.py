@@ -54,10 +54,12 @@ least n - 1, so n - 1 is the conservative choice. At lam = 0 this is exactly the
 one-sample t interval of the human values. (With ddof = 0 at n = 5 the variance alone is
 20% low: simulated coverage of a nominal 95% interval falls to about 0.89.)
 ``interval="auto"`` (the default) uses t when n < ``T_BELOW`` (30) and the normal interval
-from there on, where the two differ by under 6%. What t does not cover is the tuning itself: lam chosen on the
-same five queries makes the variance look smaller than it is, and in simulation (tests)
-the tuned t interval at n = 5 covers about 0.91 where a fixed lam covers 0.95; at n = 10,
-0.94. Pass a fixed ``lam`` when n is that small and the nominal level matters.
+from there on (at n = 30 the t interval is 6% wider). What t does not cover is the tuning
+itself: lam chosen on the same five queries makes the variance look smaller than it is;
+in simulation (tests) the tuned t interval at n = 5 covers about 0.91 where a fixed lam
+covers 0.95, and 0.94 at n = 10. Pass a fixed ``lam`` when n is that small and the nominal
+level matters. On TREC DL 2019 (nDCG@10, 70B judge, 200 seeds) coverage at n = 10 is 0.92
+normal and 0.96 t; at n = 5, 0.84 normal and 0.95 t.
 
 **Paired differences.** For runs A and B scored on the same queries, the difference of two
 PPI estimates with one lam is PPI on the per-query differences (theta is linear in h and

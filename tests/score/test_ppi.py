@@ -274,11 +274,16 @@ def _per_query(qrels_path: Path, runs: list[Path]) -> tuple[list[str], np.ndarra
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize(("judge", "max_ratio"), [("llama-3.3-70b", 0.85), ("flan-t5-large", 1.0)])
-def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float) -> None:
+@pytest.mark.parametrize(("judge", "max_ratio", "max_pair_ratio"),
+                         [("llama-3.3-70b", 0.85, 0.80), ("flan-t5-large", 1.0, 0.85)])
+def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float,
+                                       max_pair_ratio: float) -> None:
     """10 of the 43 queries judged by NIST, the rest by the machine, over 60 seeds and the
-    six runs: PPI++ removes the judge's bias with coverage near 0.95 and a narrower interval
-    than the same 10 queries judged by humans alone."""
+    six runs: PPI++ removes the judge's bias (+0.17 nDCG@10 for the 70B judge) with coverage
+    near 0.95 and a narrower interval than the same 10 queries judged by humans alone; the
+    thresholds are issue 25's acceptance. Measured (60 seeds): 70B bias <= 0.016, coverage
+    0.919 normal / t higher, width 0.79x, pairs 0.956 and 0.70x; FLAN-T5 0.919, 0.84x,
+    pairs 0.940 and 0.79x."""
     base = shared_path("collections", "dl19-passage-pool")
     runs = sorted((base / "runs").glob("*.run"))
     qids, human = _per_query(base / "qrels.txt", runs)
@@ -289,7 +294,7 @@ def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float) -> None:
     if judge == "llama-3.3-70b":
         assert 0.14 <= float((machine.mean(axis=1) - truth).mean()) <= 0.20
     seeds, n = 60, 10
-    errors, hits, widths, human_widths = [], 0, [], []
+    errors, hits, t_hits, widths, human_widths = [], 0, 0, [], []
     pair_hits, pair_widths, pair_human_widths = 0, [], []
     for seed in range(seeds):
         idx = np.random.default_rng(seed).choice(43, n, replace=False)
@@ -297,6 +302,8 @@ def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float) -> None:
             est = ppi_mean(machine[r], human[r, idx], machine[r, idx], interval="normal")
             only = ppi_mean(machine[r], human[r, idx], machine[r, idx], lam=0.0,
                             interval="normal")
+            t_est = ppi_mean(machine[r], human[r, idx], machine[r, idx], interval="t")
+            t_hits += t_est.low <= truth[r] <= t_est.high
             errors.append(est.estimate - truth[r])
             hits += est.low <= truth[r] <= est.high
             widths.append(est.width)
@@ -319,8 +326,10 @@ def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float) -> None:
     print(f"{judge}: bias per run {np.round(bias_per_run, 4)}, coverage {coverage:.3f}, "
           f"width {np.mean(widths):.3f} vs human-only {np.mean(human_widths):.3f} "
           f"({ratio:.2f}x); pairs coverage {pair_coverage:.3f}, width ratio {pair_ratio:.2f}x")
-    assert np.all(np.abs(bias_per_run) < 0.03)
-    assert coverage >= 0.88
+    assert np.all(np.abs(bias_per_run) < 0.02)
+    assert coverage >= 0.90
+    assert t_hits / (seeds * len(runs)) >= 0.93
     assert ratio <= max_ratio
-    assert pair_coverage >= 0.88
+    assert pair_coverage >= 0.90
+    assert pair_ratio <= max_pair_ratio
 
