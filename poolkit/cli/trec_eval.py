@@ -44,10 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a measure (repeatable): NAME, NAME.K1,K2, rbp.p=X or a nickname "
                         "(default: official)")
     add_format_options(p, runs=True)
-    p.set_defaults(handler=run_trec_eval)
+    p.set_defaults(handler=run)
 
 
-def run_trec_eval(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from poolkit.io.formats import read_labels_as, read_run_as, run_tag_of_last_line
     from poolkit.score.trec_eval import Options, select_measures, trec_eval
 
