@@ -47,7 +47,7 @@ from poolkit.score.significance import (
     TestOptions,
     pairwise_tests,
 )
-from poolkit.score.stages import compare_stages, parse_stages
+from poolkit.score.stages import compare_stages
 from poolkit.threads import default_jobs, ordered_imap
 
 #: the cutoff K of the default measures and the audit when neither measures nor K say one
@@ -270,6 +270,22 @@ def _stages(stages: tuple[int, int] | str | None) -> tuple[int, int] | None:
     return parse_stages(stages if isinstance(stages, str) else ",".join(map(str, stages)))
 
 
+def parse_stages(text: str) -> tuple[int, int]:
+    """'FETCH_K,KEEP_K' -> (fetch_k, keep_k); the fetch depth must be at least the keep depth."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        fetch_k, keep_k = (int(p) for p in parts)
+    except ValueError:
+        raise PoolkitError(f"--stages {text!r}: expected FETCH_K,KEEP_K, two positive "
+                           f"integers such as 100,10") from None
+    if fetch_k < 1 or keep_k < 1:
+        raise PoolkitError(f"--stages {text!r}: depths must be positive")
+    if fetch_k < keep_k:
+        raise PoolkitError(f"--stages {text!r}: the fetch depth {fetch_k} is below the keep "
+                           f"depth {keep_k}; write FETCH_K,KEEP_K")
+    return fetch_k, keep_k
+
+
 def corpus_size(path: PathLike) -> int:
     """Documents in a corpus JSONL, read by the same reader ``poolkit pool`` uses."""
     from poolkit.io.corpus import read_corpus  # light, but only needed with a corpus
@@ -361,7 +377,7 @@ def run_tests(results: Sequence[RunResult], shown: Sequence[Measure],
 def plot_pair(request: ScoreRequest, results: Sequence[RunResult], shown: Sequence[Measure],
               tests: PairedTests) -> None:
     """Draw ``request.plot``: one pair's per-query differences on one measure."""
-    from poolkit.score.plot import plot_differences
+    from poolkit.score.plot import have_matplotlib, plot_differences
 
     assert request.plot is not None
     names = run_names(results)
@@ -381,6 +397,10 @@ def plot_pair(request: ScoreRequest, results: Sequence[RunResult], shown: Sequen
                 measure.name, [m.name for m in shown], "measure in the report"))
     by_name = dict(zip(names, results))
     a, b = (by_name[n].evaluation.per_query[measure.name] for n in pair)
+    if not have_matplotlib():
+        raise PoolkitError("--plot needs matplotlib: pip install 'poolkit[plot]'")
+    if not any(q in b for q in a):
+        raise PoolkitError(f"--plot: runs {pair[0]!r} and {pair[1]!r} share no scored query")
     entry = tests.find(measure.name, *pair) or tests.find(measure.name, pair[1], pair[0])
     plot_differences(request.plot, pair[0], pair[1], measure.name, a, b,
                      tests.marked_p(entry) if entry else None, tests.options.p_name)
