@@ -1,8 +1,5 @@
-"""``poolkit score``: score runs against labels, with intervals and the audit beside the numbers.
-
-Imports nothing heavy (no torch, textual, sentence-transformers or scikit-learn): it must
-start fast and run on the core install.
-"""
+"""``poolkit score``: its options as a :class:`ScoreRequest` to the verb, the report to stdout.
+Imports nothing heavy (no torch, textual, sentence-transformers or scikit-learn)."""
 
 from __future__ import annotations
 

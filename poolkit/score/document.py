@@ -31,13 +31,17 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolkit.io import Qrels, Run
 from poolkit.score.audit import Audit, TruthTable
 from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, Interval
 from poolkit.score.measures import Measure
 from poolkit.score.stages import StageReport
+
+if TYPE_CHECKING:
+    from poolkit.score.evaluate import Evaluation
+    from poolkit.score.significance import PairedTests
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class RunResult:
     refers to the run's rows (only to values computed from them)."""
 
     run: RunInfo
-    evaluation: Any  # poolkit.score.evaluate.Evaluation
+    evaluation: Evaluation
     shown: list[Measure]
     intervals: dict[str, Interval | None]
     audit: Audit
@@ -133,9 +137,9 @@ def run_document(r: RunResult) -> RunDocument:
     })
 
 
-def settings_document(settings: Settings, tests: Any = None) -> dict[str, Any]:
-    """The report's ``settings``: how it was scored, its intervals and (two runs or more,
-    ``tests`` a ``PairedTests``) its paired tests."""
+def settings_document(settings: Settings, tests: PairedTests | None = None) -> dict[str, Any]:
+    """The report's ``settings``: how it was scored, its intervals and (two runs or more) how
+    its paired tests were run."""
     return {"k": list(settings.ks), "level": settings.level, "order": settings.order,
             "depth": settings.depth, "gain": settings.gain, "corpus_size": settings.corpus_size,
             "intervals": {"level": CONFIDENCE, "hit": "wilson", "other": "bootstrap",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolkit import __version__
 from poolkit.io import Qrels
@@ -26,6 +26,9 @@ from poolkit.score.document import (
     report_date,
     settings_document,
 )
+
+if TYPE_CHECKING:
+    from poolkit.score.significance import PairedTests
 
 
 @register_report
@@ -50,9 +53,9 @@ class ScoreReport(Report):
     @classmethod
     def build(cls, settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
               truth: Qrels | None = None, conditions: Sequence[str] = (),
-              failures: Sequence[Failure] = (), tests: Any = None) -> ScoreReport:
-        """The report of ``results``; ``tests`` is a ``PairedTests`` (two runs or more) or
-        None."""
+              failures: Sequence[Failure] = (),
+              tests: PairedTests | None = None) -> ScoreReport:
+        """The report of ``results``; ``tests`` are the paired tests (two runs or more)."""
         return cls(
             poolkit_version=__version__,
             date=report_date(),
