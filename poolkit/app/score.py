@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
@@ -103,10 +104,11 @@ class ScoreRequest:
 def score_runs(request: ScoreRequest) -> ScoreReport:
     """Score every run of ``request`` against its labels (see the module doc)."""
     r = request
-    if any(k < 1 for k in r.cutoffs):
-        raise PoolkitError(f"-k {','.join(map(str, r.cutoffs))}: cutoffs must be positive")
-    shown, ks = resolve_measures(r.measures, r.cutoffs, r.gain)
-    conditions = parse_fail_on(r.fail_on)
+    cutoffs = list(r.cutoffs)
+    if any(k < 1 for k in cutoffs):
+        raise PoolkitError(f"-k {','.join(map(str, cutoffs))}: cutoffs must be positive")
+    shown, ks = resolve_measures(_listed(r.measures), cutoffs, r.gain)
+    conditions = parse_fail_on(_listed(r.fail_on))
     stages = _stages(r.stages)
     _positive(r.level, "--level")
     _positive(r.depth, "--depth")
@@ -114,7 +116,8 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
     _positive(r.jobs, "--jobs")
     if r.order not in RUN_ORDERS:
         raise PoolkitError(one_of(r.order, RUN_ORDERS, "run order"))
-    runs, fetch = list(r.runs), list(r.fetch)
+    runs: list[PathLike | Run] = _listed(r.runs)
+    fetch: list[PathLike | Run] = _listed(r.fetch)
     if not runs:
         raise PoolkitError("no run to score: give one RUN or more")
     if fetch and len(fetch) not in (1, len(runs)):
@@ -248,6 +251,11 @@ def resolve_measures(texts: Sequence[str], ks_arg: Sequence[int],
     if gain != "linear":
         measures = [replace(m, gain=gain) if m.family == "nDCG" else m for m in measures]
     return list(dict.fromkeys(measures)), ks
+
+
+def _listed(items: Any) -> list[Any]:
+    """A request's sequence field as a list; one string, path or run alone is a list of one."""
+    return [items] if isinstance(items, (str, Path, Run)) else list(items)
 
 
 def _path(source: PathLike | Qrels | Run | None) -> PathLike | None:

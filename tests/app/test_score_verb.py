@@ -101,6 +101,12 @@ def test_the_verb_scores_files_and_objects_in_memory_alike(tmp_path: Path,
     assert report.means() == {"r": {"P@1": 1.0}, "r#2": {"P@1": 0.0}}
 
 
+def test_one_run_or_one_measure_is_not_split_into_letters() -> None:
+    alone = score_runs(ScoreRequest(GOLDEN, SEED_RUN, measures="P@5", fail_on="repeats"))
+    listed = score_runs(ScoreRequest(GOLDEN, [SEED_RUN], measures=["P@5"], fail_on=["repeats"]))
+    assert alone.means() == listed.means() == {"seed.run": {"P@5": 0.5}}
+
+
 @pytest.mark.parametrize("request_, message", [
     (ScoreRequest(GOLDEN, [SEED_RUN], cutoffs=[0]), "-k 0: cutoffs must be positive"),
     (ScoreRequest(GOLDEN, []), "no run to score: give one RUN or more"),
