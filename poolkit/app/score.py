@@ -29,6 +29,7 @@ from poolkit.io.sample import PoolSample, read_sample
 from poolkit.progress import Progress
 from poolkit.score.audit import (
     Audit,
+    FailCondition,
     audit_measures,
     audit_run,
     check_fail_on,
@@ -101,8 +102,75 @@ class ScoreRequest:
     prepare_format: str = "table"
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A request's parts, parsed and checked before any file is read."""
+
+    shown: list[Measure]
+    ks: list[int]
+    conditions: list[FailCondition]
+    stages: tuple[int, int] | None
+    runs: list[PathLike | Run]
+    fetch: list[PathLike | Run]
+    options: TestOptions
+    corpus_size: int | None
+
+
 def score_runs(request: ScoreRequest) -> ScoreReport:
     """Score every run of ``request`` against its labels (see the module doc)."""
+    r, c = request, check(request)
+    with collector_paused() as settle:
+        qrels = _labels(r.qrels, r.qrels_format)
+        require_scorable(qrels, r.level)
+        truth = (_labels(r.truth, r.qrels_format)
+                 if isinstance(r.truth, Qrels) or r.truth else None)
+        fetches = [_run(path, r.order, r.run_format) for path in c.fetch]
+        sample = read_sample(r.sample) if r.sample else None
+        settings = Settings(ks=c.ks, level=r.level, order=r.order, depth=r.depth, gain=r.gain,
+                            corpus_size=c.corpus_size)
+        jobs = r.jobs or default_jobs(len(c.runs))
+
+        def read_file(i: int) -> Run:
+            return _run(c.runs[i], r.order, r.run_format)
+
+        def score_file(i: int, run: Run, bar: Progress) -> RunResult:
+            result = score_run(qrels, run, c.shown, settings, truth=truth,
+                               fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
+                               stages=c.stages, sample=sample, progress=bar.update)
+            if jobs > 1:
+                # the run's part of the report (pure Python), built now while the next runs
+                # are read (NumPy, GIL released) rather than for every run at the end; with
+                # one job nothing overlaps it, and every part would be held meanwhile
+                ScoreReport.prepare_run(result, r.prepare_format)
+            settle()  # collect this run's cycles once, keep the rest out of later scans
+            return result
+
+        settle()  # the labels: built once, kept out of every later scan
+        # The bar counts queries scored (every run scores each judged-relevant query of the
+        # labels), so one run against a million queries shows how far it is.
+        scored = sum(1 for docs in qrels.grades.values() if any(g >= r.level
+                                                                 for g in docs.values()))
+        with Progress(len(c.runs) * scored, "scoring", "queries") as bar:
+            # A pipeline: each run is scored on this thread while the next jobs - 1 are
+            # read on others. Reading is NumPy (its blocks parse on every CPU), scoring
+            # mostly Python under the GIL: two runs scored at once would only take turns.
+            results = []
+            for i, run in enumerate(ordered_imap(read_file, range(len(c.runs)), jobs,
+                                                 ahead=jobs)):
+                results.append(score_file(i, run, bar))
+                del run  # its rows go once scored (``Evaluation.let_rows_go``)
+        failures = check_fail_on(c.conditions, [(res.run.name, res.audit) for res in results])
+        tests = run_tests(results, c.shown, c.options, jobs) if len(results) > 1 else None
+        if r.plot and tests is not None:
+            plot_pair(r, results, c.shown, tests)
+        return ScoreReport.build(settings, qrels, results, truth=truth,
+                                 conditions=[cond.text for cond in c.conditions],
+                                 failures=failures, tests=tests)
+
+
+def check(request: ScoreRequest) -> _Checked:
+    """Every check that needs no file read, in the order ``poolkit score`` always made them
+    (so one bad request always gets the same one-line message); the corpus is counted."""
     r = request
     cutoffs = list(r.cutoffs)
     if any(k < 1 for k in cutoffs):
@@ -134,57 +202,10 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
             "the qrels": _path(r.qrels), "--truth": _path(r.truth), "--corpus": r.corpus,
             "--sample": r.sample, **{f"the run {p}": p for p in map(_path, runs + fetch) if p}})
     size = corpus_size(r.corpus) if r.corpus else r.corpus_size
-    if size is None and any(c.rule.name == "coverage" for c in conditions):
+    if size is None and any(cond.rule.name == "coverage" for cond in conditions):
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
                            "or --corpus corpus.jsonl")
-
-    with collector_paused() as settle:
-        qrels = _labels(r.qrels, r.qrels_format)
-        require_scorable(qrels, r.level)
-        truth = (_labels(r.truth, r.qrels_format)
-                 if isinstance(r.truth, Qrels) or r.truth else None)
-        fetches = [_run(path, r.order, r.run_format) for path in fetch]
-        sample = read_sample(r.sample) if r.sample else None
-        settings = Settings(ks=ks, level=r.level, order=r.order, depth=r.depth, gain=r.gain,
-                            corpus_size=size)
-        jobs = r.jobs or default_jobs(len(runs))
-
-        def read_file(i: int) -> Run:
-            return _run(runs[i], r.order, r.run_format)
-
-        def score_file(i: int, run: Run, bar: Progress) -> RunResult:
-            result = score_run(qrels, run, shown, settings, truth=truth,
-                               fetch=fetches[i if len(fetches) > 1 else 0] if fetches else None,
-                               stages=stages, sample=sample, progress=bar.update)
-            if jobs > 1:
-                # the run's part of the report (pure Python), built now while the next runs
-                # are read (NumPy, GIL released) rather than for every run at the end; with
-                # one job nothing overlaps it, and every part would be held meanwhile
-                ScoreReport.prepare_run(result, r.prepare_format)
-            settle()  # collect this run's cycles once, keep the rest out of later scans
-            return result
-
-        settle()  # the labels: built once, kept out of every later scan
-        # The bar counts queries scored (every run scores each judged-relevant query of the
-        # labels), so one run against a million queries shows how far it is.
-        scored = sum(1 for docs in qrels.grades.values() if any(g >= r.level
-                                                                 for g in docs.values()))
-        with Progress(len(runs) * scored, "scoring", "queries") as bar:
-            # A pipeline: each run is scored on this thread while the next jobs - 1 are
-            # read on others. Reading is NumPy (its blocks parse on every CPU), scoring
-            # mostly Python under the GIL: two runs scored at once would only take turns.
-            results = []
-            for i, run in enumerate(ordered_imap(read_file, range(len(runs)), jobs,
-                                                 ahead=jobs)):
-                results.append(score_file(i, run, bar))
-                del run  # its rows go once scored (``Evaluation.let_rows_go``)
-        failures = check_fail_on(conditions, [(res.run.name, res.audit) for res in results])
-        tests = run_tests(results, shown, options, jobs) if len(results) > 1 else None
-        if r.plot and tests is not None:
-            plot_pair(r, results, shown, tests)
-        return ScoreReport.build(settings, qrels, results, truth=truth,
-                                 conditions=[c.text for c in conditions], failures=failures,
-                                 tests=tests)
+    return _Checked(shown, ks, conditions, stages, runs, fetch, options, size)
 
 
 # --- the request's parts -------------------------------------------------------------------
