@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from poolkit.analysis.stats import kendall_tau
+from poolkit.app.score import require_positive
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import read_qrels
 from poolkit.io.run import Run, read_run
@@ -58,8 +59,7 @@ def sample_replay(request: SampleReplayRequest) -> SampleReplayReport:
     """Replay every rate of ``request`` over its seeds on its collection's runs."""
     r = request
     for flag, value in (("--seeds", r.seeds), ("--depth", r.depth), ("--level", r.level)):
-        if value < 1:
-            raise PoolkitError(f"{flag} must be a positive integer, got {value}")
+        require_positive(value, flag)
     rates = _rates(r.rates)
     folder = Path(r.collection)
     qrels_path = folder / "qrels.full.txt"

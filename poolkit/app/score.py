@@ -178,10 +178,10 @@ def check(request: ScoreRequest) -> _Checked:
     shown, ks = resolve_measures(_listed(r.measures), cutoffs, r.gain)
     conditions = parse_fail_on(_listed(r.fail_on))
     stages = _stages(r.stages)
-    _positive(r.level, "--level")
-    _positive(r.depth, "--depth")
-    _positive(r.corpus_size, "--corpus-size")
-    _positive(r.jobs, "--jobs")
+    require_positive(r.level, "--level")
+    require_positive(r.depth, "--depth")
+    require_positive(r.corpus_size, "--corpus-size")
+    require_positive(r.jobs, "--jobs")
     if r.order not in RUN_ORDERS:
         raise PoolkitError(one_of(r.order, RUN_ORDERS, "run order"))
     runs: list[PathLike | Run] = _listed(r.runs)
@@ -322,7 +322,8 @@ def corpus_size(path: PathLike) -> int:
     return len(read_corpus(path))
 
 
-def _positive(value: int | None, flag: str) -> None:
+def require_positive(value: int | None, flag: str) -> None:
+    """One line naming the option when ``value`` is given and below 1."""
     if value is not None and value < 1:
         raise PoolkitError(f"{flag} must be a positive integer, got {value}")
 

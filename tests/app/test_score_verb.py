@@ -4,6 +4,7 @@ while one is scored, the collector paused), a run's rows let go, runs and labels
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,43 @@ def test_the_next_runs_are_read_while_one_is_scored(tmp_path: Path, monkeypatch,
     score_runs(ScoreRequest(GOLDEN, runs, jobs=jobs))
     assert [sorted(s) for _, s in scored] == [
         list(range(min(i + jobs, len(runs)))) for i in range(len(runs))]
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 8])
+def test_jobs_change_nothing_in_the_report(tmp_path: Path, monkeypatch, jobs: int) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    runs = _mixed_runs(tmp_path)
+
+    def report(**options: object) -> str:
+        return score_runs(ScoreRequest(
+            GOLDEN, runs, cutoffs=[5], truth=str(REPO / "sample_corpus" / "truth.qrels"),
+            stages="10,5", prepare_format="json", **options)).render(  # type: ignore[arg-type]
+            "json", per_query=True)
+
+    one, many, default = report(jobs=1), report(jobs=jobs), report()
+    assert one == many == default
+    names = [r["name"] for r in json.loads(one)["runs"]]
+    assert names == ["plain.run", "seed.run", "tabbed.run", "ranked.yaml", "plain.run"]
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
+        tmp_path: Path, monkeypatch, jobs: int) -> None:
+    """Past the compact limit each run's JSON is written on its scoring thread and spliced:
+    the output is ``json.dumps`` of the whole document to the byte, for any jobs."""
+    from poolkit.score import render
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 2)
+    runs = _mixed_runs(tmp_path)
+    request = ScoreRequest(GOLDEN, runs, cutoffs=[5], prepare_format="json",
+                           truth=str(REPO / "sample_corpus" / "truth.qrels"))
+    out = score_runs(replace(request, jobs=jobs)).render("json")
+    assert out.count("\n") == 1
+    assert out == json.dumps(json.loads(out), separators=(",", ":")) + "\n"
+    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 10**9)
+    indented = score_runs(request).render("json")
+    assert json.loads(indented) == json.loads(out)
 
 
 def test_the_collector_is_paused_only_while_the_verb_runs(tmp_path: Path,

@@ -409,54 +409,6 @@ def test_n_runs_against_one_qrels_read_the_qrels_once_and_join_them_once(
 
 # --- several runs at once (--jobs) --------------------------------------------------------------
 
-def _mixed_runs(tmp_path: Path) -> list[str]:
-    """Runs of every kind: plain TREC (read as columns, ties out of doc-id order), TREC the
-    line reader takes (a non-ASCII id; tabs, an exponent) and a ranked list in YAML."""
-    plain = write(tmp_path, "plain.run", "".join(
-        f"{q} Q0 {d} {r + 1} {s} plain\n" for q in ("q_faw", "q_milk")
-        for r, (d, s) in enumerate([("m1", 2.0), ("d1", 1.0), ("x1", 1.0), ("m2", 0.5)])))
-    tabbed = write(tmp_path, "tabbed.run", "q_faw\tQ0\tm2\t1\t3\tt\nq_faw Q0 m1 2 3 t\n"
-                                           "q_milk Q0 d2 1 1.5e0 t\nq_milk Q0 d\u00e9 2 1 t\n")
-    ranked = write(tmp_path, "ranked.yaml", "q_faw: [x1, m1]\nq_milk: [d1]\n")
-    return [plain, SEED_RUN, tabbed, ranked, plain]
-
-
-@pytest.mark.parametrize("jobs", ["2", "3", "8"])
-def test_jobs_change_nothing_in_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                           monkeypatch, jobs: str) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    runs = _mixed_runs(tmp_path)
-    extra = ["-k", "5", "--per-query", "--truth", str(REPO / "sample_corpus" / "truth.qrels"),
-             "--stages", "10,5", "--format", "json"]
-    one = cli(capsys, GOLDEN, *runs, *extra, "--jobs", "1")
-    many = cli(capsys, GOLDEN, *runs, *extra, "--jobs", jobs)
-    default = cli(capsys, GOLDEN, *runs, *extra)
-    assert one[0] == 0 and one == many == default
-    names = [r["name"] for r in json.loads(one[1])["runs"]]
-    assert names == ["plain.run", "seed.run", "tabbed.run", "ranked.yaml", "plain.run"]
-
-
-@pytest.mark.parametrize("jobs", ["1", "3"])
-def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch, jobs: str) -> None:
-    """Past the compact limit each run's JSON is written on its scoring thread and spliced:
-    the output is ``json.dumps`` of the whole document to the byte, for any --jobs."""
-    from poolkit.score import render
-
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 2)
-    runs = _mixed_runs(tmp_path)
-    code, out, _ = cli(capsys, GOLDEN, *runs, "-k", "5", "--truth",
-                       str(REPO / "sample_corpus" / "truth.qrels"), "--format", "json",
-                       "--jobs", jobs)
-    assert code == 0 and out.count("\n") == 1
-    assert out == json.dumps(json.loads(out), separators=(",", ":")) + "\n"
-    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 10**9)
-    indented = cli(capsys, GOLDEN, *runs, "-k", "5", "--truth",
-                   str(REPO / "sample_corpus" / "truth.qrels"), "--format", "json")[1]
-    assert json.loads(indented) == json.loads(out)
-
-
 def test_the_first_bad_run_in_order_is_the_error_whatever_finishes_first(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A run whose error is on its last line of many is named, not a later run failing on
