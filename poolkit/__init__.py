@@ -31,6 +31,9 @@ _PUBLIC = {
     "sample_replay": "poolkit.app.sample_replay",
     "SampleReplayRequest": "poolkit.app.sample_replay",
     "SampleReplayReport": "poolkit.app.sample_replay",
+    "trec_eval_report": "poolkit.app.trec_eval",
+    "TrecEvalRequest": "poolkit.app.trec_eval",
+    "TrecEvalReport": "poolkit.app.trec_eval",
     # the pieces: labels and runs, measures, one run's evaluation, the report registry
     "Qrels": "poolkit.io",
     "Run": "poolkit.io",
