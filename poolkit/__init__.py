@@ -1,3 +1,66 @@
-"""poolkit: pool, judge and score relevance labels for retrieval evaluation."""
+"""poolkit: pool, judge and score relevance labels for retrieval evaluation.
+
+The public API: the verbs (a typed request in, a typed report out, as the commands use them)
+and the pieces they are made of::
+
+    from poolkit import ScoreRequest, score_runs
+
+    report = score_runs(ScoreRequest("qrels.txt", ["bm25.run", "dense.run"],
+                                     measures=["nDCG@10", "AP"]))
+    report.means()            # {"bm25.run": {"nDCG@10": ..., "AP": ...}, "dense.run": {...}}
+    report.render("markdown")  # what `poolkit score --format markdown` prints
+
+Every name is imported on first use (``__getattr__``): ``import poolkit``, which every
+command's start-up pays, stays as cheap as this file. The names are the modules' own, so the
+import graph's layers hold (``tests/test_layout.py``): this package only points at them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+#: public name -> the module that defines it
+_PUBLIC = {
+    # verbs, their requests and reports
+    "score_runs": "poolkit.app.score",
+    "ScoreRequest": "poolkit.app.score",
+    "ScoreReport": "poolkit.score.report",
+    "sample_replay": "poolkit.app.sample_replay",
+    "SampleReplayRequest": "poolkit.app.sample_replay",
+    "SampleReplayReport": "poolkit.app.sample_replay",
+    "trec_eval_report": "poolkit.app.trec_eval",
+    "TrecEvalRequest": "poolkit.app.trec_eval",
+    "TrecEvalReport": "poolkit.app.trec_eval",
+    # the pieces: labels and runs, measures, one run's evaluation, the report registry
+    "Qrels": "poolkit.io",
+    "Run": "poolkit.io",
+    "read_labels": "poolkit.io",
+    "read_any_run": "poolkit.io",
+    "read_qrels": "poolkit.io",
+    "read_run": "poolkit.io",
+    "Measure": "poolkit.score.measures",
+    "parse_measure": "poolkit.score.measures",
+    "parse_measures": "poolkit.score.measures",
+    "Evaluation": "poolkit.score.evaluate",
+    "evaluate": "poolkit.score.evaluate",
+    "REPORTS": "poolkit.reports",
+    "PoolkitError": "poolkit.errors",
+}
+
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'poolkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

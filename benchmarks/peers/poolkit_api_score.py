@@ -1,7 +1,8 @@
-"""Score a TREC run with poolkit's Python API (read_qrels, read_run, evaluate); means as JSON.
+"""Score a TREC run with poolkit's public Python API (``from poolkit import ...``); means as JSON.
 
 Measures the library calls alone, without the CLI's audit, intervals and report (``bench_score
---api``), beside the whole ``poolkit score`` process that bench_score times as poolkit.
+--api``), beside the whole ``poolkit score`` process that bench_score times as poolkit. The
+whole report in Python is ``poolkit.score_runs(poolkit.ScoreRequest(qrels, [run]))``.
 """
 
 from __future__ import annotations
@@ -9,10 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from poolkit.io.qrels import read_qrels
-from poolkit.io.run import read_run
-from poolkit.score.evaluate import evaluate
-from poolkit.score.measures import parse_measures
+from poolkit import evaluate, parse_measures, read_qrels, read_run
 
 NAMES = ["P@10", "R@100", "RR@10", "AP", "nDCG@10"]
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from poolkit import __version__
 from poolkit.reports import Report
-from poolkit.score.report import grid, report_date  # one table layout and date for every report
+from poolkit.score.document import report_date  # one date for every report
+from poolkit.score.render import grid  # one table layout for every report
 
 __all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed", "tau_note"]
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from poolkit.errors import PoolkitError
-
 DESCRIPTION = """\
 trec_eval's command line and output, byte for byte, for the measures poolkit computes:
 runid, num_q, num_ret, num_rel, num_rel_ret, map, Rprec, bpref, recip_rank, P, recall, infAP,
@@ -44,22 +42,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a measure (repeatable): NAME, NAME.K1,K2, rbp.p=X or a nickname "
                         "(default: official)")
     add_format_options(p, runs=True)
-    p.set_defaults(handler=run_trec_eval)
+    p.set_defaults(handler=run)
 
 
-def run_trec_eval(args: argparse.Namespace) -> int:
-    from poolkit.io.formats import read_labels_as, read_run_as, run_tag_of_last_line
-    from poolkit.score.trec_eval import Options, select_measures, trec_eval
+def run(args: argparse.Namespace) -> int:
+    from poolkit.app.trec_eval import TrecEvalRequest, trec_eval_report
 
-    selection = select_measures(args.measures)
-    if args.depth is not None and args.depth < 0:
-        raise PoolkitError(f"-M must not be negative, got {args.depth}")
-    qrels = read_labels_as(args.qrels, args.qrels_format)
-    run, fmt = read_run_as(args.run, args.run_format)
-    runid = run_tag_of_last_line(args.run) if fmt == "trec" else None
-    opts = Options(complete=args.complete, level=args.level, depth=args.depth,
-                   judged_only=args.judged_only)
-    sys.stdout.write(trec_eval(qrels, run, selection, opts, per_query=args.per_query,
-                               summary=not args.no_summary, runid=runid))
+    report = trec_eval_report(TrecEvalRequest(
+        args.qrels, args.run, args.measures, per_query=args.per_query, complete=args.complete,
+        summary=not args.no_summary, judged_only=args.judged_only, level=args.level,
+        depth=args.depth, qrels_format=args.qrels_format, run_format=args.run_format))
+    sys.stdout.write(report.render("text"))
     sys.stdout.flush()
     return 0

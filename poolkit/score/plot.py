@@ -15,20 +15,30 @@ from poolkit.io.atomic import atomic_writer
 from poolkit.score.significance import paired
 
 
+def have_matplotlib() -> bool:
+    """Whether the plot extra is installed (the caller says which option needs it)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def plot_differences(path: str | Path, a: str, b: str, measure: str,
                      scores_a: Mapping[str, float], scores_b: Mapping[str, float],
                      p: float | None = None, p_name: str = "p") -> Path:
-    """Write the sorted per-query differences ``a - b`` on ``measure`` to ``path`` (PNG)."""
+    """Write the sorted per-query differences ``a - b`` on ``measure`` to ``path`` (PNG);
+    matplotlib installed (:func:`have_matplotlib`) and the runs sharing a scored query."""
     try:
         import matplotlib
     except ImportError:
-        raise PoolkitError("--plot needs matplotlib: pip install 'poolkit[plot]'") from None
+        raise PoolkitError("the plot needs matplotlib: pip install 'poolkit[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     queries, diffs = paired(scores_a, scores_b)
     if not queries:
-        raise PoolkitError(f"--plot: runs {a!r} and {b!r} share no scored query")
+        raise PoolkitError(f"runs {a!r} and {b!r} share no scored query: nothing to plot")
     order = diffs.argsort(kind="mergesort")
     sorted_diffs = diffs[order]
     colors = ["#2b7bba" if x > 0 else "#d7301f" if x < 0 else "#999999" for x in sorted_diffs]

@@ -1,610 +1,99 @@
-"""The score report: one document, four renderings (``FORMATS``: table, json, csv, markdown).
+"""The score report: one typed document (:class:`ScoreReport`), four renderings.
 
-:func:`build_document` assembles everything a report says into one JSON-ready dict (the
-``--format json`` output, whose keys are an API); every other format renders that same
-dict, so no format can state a different number. Each one states the cutoffs K, the qrels
-and every run by name and content hash, the query counts, the date and poolkit's version.
-
-JSON shape (keys beyond these may be added, none removed)::
-
-    {"poolkit_version", "date", "settings": {"k": [..], "level", "order", "depth", "gain",
-                                             "corpus_size", "intervals": {...}},
-     "qrels": {"name", "path", "sha256", "queries", "judgments"}, "truth": {...} | null,
-     "runs": [{"name", "path", "sha256",
-               "queries": {"in_run", "scored", "excluded", "missing", "unknown"},
-               "measures": {NAME: {"mean", "per_query": {qid: value}, "ci": {"low", "high",
-                                   "method", "level", ...} | null, "family", "cutoff"}},
-               "audit": {"k", "summary": {...}, "queries": {qid: {...}}},
-               "stages": {...} | null, "truth": {...} | null}],
-     "fail_on": {"conditions": [..], "failed": [{"condition", "run", "queries", "message"}]},
-     "tests": {MEASURE: [{"a", "b", "n", "diff", "ci", "p", "p_adjusted", ...}]}}
-
-With two runs or more, ``tests`` holds every pair's paired tests (shape in
-``poolkit.score.significance.PairedTests``) and ``settings.tests`` how they were run (test,
-alpha, correction, permutations, seed, family size); with one run they are ``{}`` and null.
+Its fields are the top-level keys of ``poolkit score --format json`` (an API: same keys, same
+order; shape in :mod:`poolkit.score.document`); table, JSON, CSV and Markdown are renderings
+of that one document (:mod:`poolkit.score.render`), so no format can state a different
+number. The score verb (:func:`poolkit.app.score.score_runs`) builds it.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import os
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from poolkit import __version__
-from poolkit.io import Qrels, Run
-from poolkit.io.common import short_hash
-from poolkit.score.audit import Audit, Failure, TruthTable
-from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, Interval
-from poolkit.score.measures import Measure
-from poolkit.score.stages import StageReport
-from poolkit.tables import table
+from poolkit.io import Qrels
+from poolkit.reports import Report, register_report
+from poolkit.score import render
+from poolkit.score.audit import Failure
+from poolkit.score.document import (
+    RunDocument,
+    RunResult,
+    Settings,
+    distinct_names,
+    labels_identity,
+    report_date,
+    settings_document,
+)
 
-WIDTH = 100  # the table format stays readable in a 100-column terminal
-AUDIT_ROWS_UNLISTED = 20  # without --per-query, at most this many flagged queries are listed
+if TYPE_CHECKING:
+    from poolkit.score.significance import PairedTests
 
 
+@register_report
 @dataclass(frozen=True)
-class RunInfo:
-    """What the report says of a run itself. Its rows are not kept once it is scored
-    (``Evaluation.let_rows_go``), so scoring N runs in one process holds one run at a time."""
+class ScoreReport(Report):
+    """Every run's measures, intervals and audit against one set of labels (and the paired
+    tests between the runs, two runs or more). ``report.means()`` for the numbers alone;
+    ``report.render(fmt, per_query=...)`` for the text ``poolkit score`` prints."""
 
-    name: str
-    path: str | None
-    sha256: str
-    queries: int  # queries in the run, scored or not
+    kind = "score"
+    formats = ("table", "json", "csv", "markdown")
+
+    poolkit_version: str
+    date: str
+    settings: dict[str, Any]
+    qrels: dict[str, Any]
+    truth: dict[str, Any] | None
+    runs: list[RunDocument]
+    fail_on: dict[str, Any]
+    tests: dict[str, Any]
 
     @classmethod
-    def of(cls, run: Run) -> RunInfo:
-        return cls(run.name, run.path, run.sha256, len(run.rankings))
-
-
-class RunDocument(dict[str, Any]):
-    """One run's entry of the report's ``runs`` (a plain dict to every reader), with its
-    compact JSON when it was written ahead (:func:`prepare_json`): ``render_json`` then
-    splices that text in rather than encoding the run again."""
-
-    compact_json: str | None = None
-
-
-@dataclass
-class RunResult:
-    """Everything the report says about one run.
-
-    :meth:`document` builds the run's part of the report once; ``poolkit score`` calls
-    :meth:`prepare` on the thread that scored the run, so N runs' parts are built while
-    later runs are read, not one after another at the end. Nothing in the part refers to
-    the run's rows (only to values computed from them)."""
-
-    run: RunInfo
-    evaluation: Any  # poolkit.score.evaluate.Evaluation
-    shown: list[Measure]
-    intervals: dict[str, Interval | None]
-    audit: Audit
-    stages: StageReport | None = None
-    truth: TruthTable | None = None
-    _document: RunDocument | None = field(default=None, init=False, repr=False,
-                                          compare=False)
-
-    def document(self) -> RunDocument:
-        """The run's entry of the report's ``runs``, built on first use (so complete the
-        result, stages and truth included, before asking)."""
-        if self._document is None:
-            self._document = run_document(self)
-        return self._document
-
-    def prepare(self, fmt: str) -> None:
-        """Build what rendering ``fmt`` will need of this run, ahead of the rest."""
-        PREPARE.get(fmt, _document_only)(self.document())
-
-
-@dataclass
-class Settings:
-    ks: list[int]
-    level: int = 1
-    order: str = "score"
-    depth: int | None = None
-    gain: str = "linear"
-    corpus_size: int | None = None
-
-
-def report_date() -> str:
-    """UTC time of the report, ISO 8601; ``SOURCE_DATE_EPOCH`` pins it (reproducible builds)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    t = time.gmtime(int(epoch)) if epoch and epoch.isdigit() else time.gmtime()
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", t)
-
-
-def _labels_identity(q: Qrels) -> dict[str, Any]:
-    return {"name": q.name, "path": q.path, "sha256": q.sha256, "queries": len(q.grades),
-            "judgments": len(q)}
-
-
-def run_document(r: RunResult) -> RunDocument:
-    """One run's entry of the report's ``runs`` (see the module doc for its keys)."""
-    ev = r.evaluation
-    measures = {}
-    for m in r.shown:
-        ci = r.intervals.get(m.name)
-        measures[m.name] = {"mean": ev.means[m.name], "per_query": ev.per_query[m.name],
-                            "ci": ci.to_dict() if ci else None, "family": m.family,
-                            "cutoff": m.cutoff}
-    return RunDocument({
-        "name": r.run.name, "path": r.run.path, "sha256": r.run.sha256,
-        "queries": {"in_run": r.run.queries, "scored": len(ev.scored),
-                    "excluded": list(ev.excluded), "missing": list(ev.missing),
-                    "unknown": list(ev.unknown)},
-        "measures": measures,
-        "audit": r.audit.to_dict(),
-        "stages": r.stages.to_dict() if r.stages else None,
-        "truth": r.truth.to_dict() if r.truth else None,
-    })
-
-
-def build_document(settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
-                   truth: Qrels | None = None, conditions: Sequence[str] = (),
-                   failures: Sequence[Failure] = (), tests: Any = None) -> dict[str, Any]:
-    """The report; ``tests`` is a ``PairedTests`` (two runs or more) or None."""
-    runs = [r.document() for r in results]
-    return {
-        "poolkit_version": __version__,
-        "date": report_date(),
-        "settings": {"k": list(settings.ks), "level": settings.level, "order": settings.order,
-                     "depth": settings.depth, "gain": settings.gain,
-                     "corpus_size": settings.corpus_size,
-                     "intervals": {"level": CONFIDENCE, "hit": "wilson", "other": "bootstrap",
-                                   "resamples": RESAMPLES, "seed": SEED},
-                     "tests": tests.settings() if tests else None},
-        "qrels": _labels_identity(qrels),
-        "truth": _labels_identity(truth) if truth else None,
-        "runs": runs,
-        "fail_on": {"conditions": list(conditions),
-                    "failed": [f.to_dict() for f in failures]},
-        "tests": tests.to_dict() if tests else {},
-    }
-
-
-# --- shared helpers -----------------------------------------------------------------------------
-
-def _f(x: float | None, digits: int = 3) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x:.1%}"
-
-
-def _ci(ci: dict[str, Any] | None) -> tuple[str, str]:
-    if not ci:
-        return "-", "-"
-    return f"[{ci['low']:.3f}, {ci['high']:.3f}]", ci["method"]
-
-
-def _ks(doc: dict[str, Any]) -> str:
-    return ",".join(str(k) for k in doc["settings"]["k"])
-
-
-def _settings_line(doc: dict[str, Any]) -> str:
-    s = doc["settings"]
-    depth = "all" if s["depth"] is None else str(s["depth"])
-    corpus = "" if s["corpus_size"] is None else f"  corpus={s['corpus_size']}"
-    return (f"K={_ks(doc)}  level={s['level']} (grade >= {s['level']} is relevant)  "
-            f"order={s['order']}  depth={depth}  gain={s['gain']}{corpus}")
-
-
-def _queries_line(run: dict[str, Any]) -> str:
-    q = run["queries"]
-    return (f"{q['scored']} scored, {len(q['excluded'])} excluded (no judged-relevant id), "
-            f"{len(q['missing'])} with no results, {len(q['unknown'])} not in the qrels")
-
-
-def _n(count: int, one: str, many: str | None = None) -> str:
-    return f"{count} {one if count == 1 else many or one + 's'}"
-
-
-def _ids(ids: Sequence[str], limit: int = 10) -> str:
-    more = f" ... (+{len(ids) - limit})" if len(ids) > limit else ""
-    return ", ".join(ids[:limit]) + more
-
-
-def _warnings(audit: dict[str, Any], qid: str, k: int) -> list[str]:
-    """A query's warnings at K; those about the whole query go with the first K only."""
-    a = audit["queries"][qid]
-    first = a["warnings"] if k == audit["k"][0] else []
-    return first + a["at"][str(k)]["warnings"]
-
-
-def _audit_rows(run: dict[str, Any], k: int, per_query: bool) -> tuple[list[str], int]:
-    """Query ids whose audit rows are listed at K, and how many flagged ones were left out."""
-    queries = run["audit"]["queries"]
-    if per_query:
-        return list(queries), 0
-    flagged = [q for q, a in queries.items() if a["warnings"] or a["at"][str(k)]["warnings"]]
-    return flagged[:AUDIT_ROWS_UNLISTED], max(0, len(flagged) - AUDIT_ROWS_UNLISTED)
-
-
-def _summary_lines(run: dict[str, Any], k: int) -> list[str]:
-    s = run["audit"]["summary"]
-    a = s["at"][str(k)]
-    n = s["scored"]
-    lines = [
-        f"|Rel| < K in {len(a['rel_lt_k'])} of {n} (P@{k} cannot reach 1), |Rel| > K in "
-        f"{len(a['rel_gt_k'])} (R@{k} cannot reach 1)",
-        f"mean ceiling {_f(a['mean_ceiling'])}, mean R@{k} {_f(a['mean_recall'])}, mean share "
-        f"of ceiling {a['mean_share_of_ceiling']:.0%}",
-        f"mean Judged@{k} {_f(a['mean_judged'])} ({len(a['unjudged_in_top_k'])} of {n} with "
-        f"unjudged ids in the top {k})",
-        f"hits in the top {k}: {a['positional_hits']} positional, {a['distinct_hits']} "
-        f"distinct; repeats in {_n(len(s['repeats']['queries']), 'query', 'queries')} "
-        f"({_n(s['repeats']['slots'], 'repeated slot')})",
-    ]
-    if s["labels"]:
-        lab = s["labels"]
-        lines.append(f"label coverage (judged ids / {s['corpus_size']} in the corpus): mean "
-                     f"{_pct(lab['mean'])}, min {_pct(lab['min'])}, max {_pct(lab['max'])}")
-    for key, what in (("excluded", "excluded (no judged-relevant id)"),
-                      ("missing", "no results (scored 0)"),
-                      ("unknown", "unknown to the qrels (ignored)")):
-        if s[key]:
-            lines.append(f"{what}: {_ids(s[key])}")
-    return lines
-
-
-# --- table ----------------------------------------------------------------------------------
-
-def _grid(headers: list[str], rows: Sequence[Sequence[str] | str], indent: int = 2,
-          width: int = WIDTH, left: tuple[int, ...] = ()) -> list[str]:
-    """Aligned columns (the first and those in ``left`` left-aligned, the rest right),
-    wrapping past ``width``: ``tables.table`` with the score report's defaults."""
-    align = "".join("l" if i == 0 or i in left else "r" for i in range(len(headers)))
-    return table(headers, rows, align=align, indent=indent, width=width)
-
-
-#: public name of the aligned-table layout, for the other reports (compare, reusability, ...)
-grid = _grid
-
-
-def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
-    q = doc["qrels"]
-    out = [f"poolkit {doc['poolkit_version']} score  {doc['date']}",
-           f"qrels  {q['name']}  sha256:{short_hash(q['sha256'])}  "
-           f"{_n(q['queries'], 'query', 'queries')}, "
-           f"{_n(q['judgments'], 'judgment')}",
-           _settings_line(doc)]
-    if len(doc["runs"]) > 1:
-        out += _runs_side_by_side(doc["runs"])
-    if doc.get("tests"):
-        from poolkit.score.significance_render import table_lines
-
-        out += table_lines(doc["tests"], doc["settings"]["tests"], _grid)
-    for run in doc["runs"]:
-        out += ["", f"run {run['name']}  sha256:{short_hash(run['sha256'])}",
-                f"  queries: {_queries_line(run)}", ""]
-        headers, rows = _mean_rows(run)
-        out += _grid(headers, list(rows), left=(3,))
-        if per_query and run["measures"]:
-            headers, rows = _per_query_rows(run)
-            out += ["", "  per query", *_grid(headers, list(rows))]
-        out += _audit_table(run, per_query)
-        if run["stages"]:
-            out += _stage_table(run["stages"])
-        if run["truth"]:
-            out += _truth_table(run["truth"], doc["truth"])
-    failed = doc["fail_on"]["failed"]
-    if doc["fail_on"]["conditions"]:
-        out += ["", f"fail-on {', '.join(doc['fail_on']['conditions'])}: "
-                    + ("FAILED" if failed else "passed")]
-        out += [f"  ! {f['message']}" for f in failed]
-    return "\n".join(out) + "\n"
-
-
-def distinct_names(names: Sequence[str]) -> list[str]:
-    """The names, a repeated one suffixed #2, #3 (two files named alike in two folders), as
-    the paired tests name the runs."""
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return out
-
-
-def _runs_side_by_side(runs: list[dict[str, Any]]) -> list[str]:
-    """Every run's means in one grid, with Judged@K: the comparison a reader wants first."""
-    names = list(dict.fromkeys(m for run in runs for m in run["measures"]))
-    ks = list(dict.fromkeys(k for run in runs for k in run["audit"]["k"]))
-    rows = []
-    for run, shown_as in zip(runs, distinct_names([run["name"] for run in runs])):
-        at = run["audit"]["summary"]["at"]
-        rows.append([shown_as, *(_f(run["measures"][m]["mean"]) if m in run["measures"]
-                                    else "-" for m in names),
-                     *(_f(at[str(k)]["mean_judged"]) if str(k) in at else "-" for k in ks)])
-    return ["", "runs side by side (means; intervals and the audit per run below)",
-            *_grid(["run", *names, *(f"Judged@{k}" for k in ks)], list(rows))]
-
-
-def _mean_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    rows = []
-    for name, m in run["measures"].items():
-        ci, method = _ci(m["ci"])
-        rows.append([name, _f(m["mean"]), ci, method])
-    return ["measure", "mean", f"{CONFIDENCE:.0%} interval", "method"], rows
-
-
-def _per_query_rows(run: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    ms = run["measures"]
-    rows = [[qid, *(_f(m["per_query"].get(qid)) for m in ms.values())]
-            for qid in run["audit"]["queries"]]
-    rows.append(["mean", *(_f(m["mean"]) for m in ms.values())])
-    return ["query", *ms], rows
-
-
-def _audit_headers(k: int) -> list[str]:
-    return ["query", "|Rel|", "labels", "ceiling", f"R@{k}", "of ceiling", f"Judged@{k}",
-            "hits pos/dist", "repeats"]
-
-
-def _audit_cells(audit: dict[str, Any], qid: str, k: int) -> list[str]:
-    a = audit["queries"][qid]
-    at = a["at"][str(k)]
-    return [qid, _rel_cell(a), _pct(a["labels"]), _f(at["ceiling"]), _f(at["recall"]),
-            f"{at['share_of_ceiling']:.0%}", _f(at["judged"]),
-            f"{at['positional_hits']}/{at['distinct_hits']}", str(a["repeats"])]
-
-
-def _rel_cell(a: dict[str, Any]) -> str:
-    """|Rel| as judged; on sampled labels also R_est and its 95% interval."""
-    est = a.get("rel_est")
-    if not est:
-        return str(a["rel"])
-    return f"{a['rel']} (R_est {est['value']:.1f} [{est['low']:.1f}, {est['high']:.1f}])"
-
-
-def _audit_table(run: dict[str, Any], per_query: bool) -> list[str]:
-    out: list[str] = []
-    audit = run["audit"]
-    for k in audit["k"]:
-        shown, left = _audit_rows(run, k, per_query)
-        out += ["", f"  audit at K={k}"]
-        rows: list[list[str] | str] = []
-        for qid in shown:
-            rows.append(_audit_cells(audit, qid, k))
-            rows += [f"  ! {w}" for w in _warnings(audit, qid, k)]
-        if rows:
-            out += _grid(_audit_headers(k), rows)
-        if left:
-            out.append(f"  ... {left} more flagged queries (--per-query lists every query)")
-        out += [f"  {line}" for line in _summary_lines(run, k)]
-    return out
-
-
-def _stage_rows(st: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    fk, kk = st["fetch"]["k"], st["keep"]["k"]
-    headers = ["query", f"R@{fk} fetch", f"R@{kk} keep", "loss"]
-    rows = [[qid, _f(r["fetch"]), _f(r["keep"]), _f(r["loss"])]
-            for qid, r in st["per_query"].items()]
-    m = st["mean"]
-    rows.append(["mean", _f(m["fetch"]), _f(m["keep"]), _f(m["loss"])])
-    return headers, rows
-
-
-def _stage_title(st: dict[str, Any]) -> str:
-    f, k = st["fetch"], st["keep"]
-    return (f"stage-1 (fetch {f['name']} sha256:{short_hash(f['sha256'])} at {f['k']}) vs "
-            f"stage-2 (keep {k['name']} at {k['k']})")
-
-
-def _stage_table(st: dict[str, Any]) -> list[str]:
-    headers, rows = _stage_rows(st)
-    return ["", f"  {_stage_title(st)}", *_grid(headers, list(rows))]
-
-
-def _truth_rows(tt: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    headers = ["query", "judged", "true"]
-    for k in tt["k"]:
-        headers += [f"R@{k} judged", f"R@{k} true"]
-    rows = []
-    for qid, r in tt["per_query"].items():
-        row = [qid, str(r["judged"]), str(r["true"])]
-        for k in tt["k"]:
-            rec = r["recall"][str(k)]
-            row += [_f(rec["judged"]), _f(rec["true"])]
-        rows.append(row)
-    return headers, rows
-
-
-def _truth_title(truth: dict[str, Any]) -> str:
-    return (f"label coverage: judged-relevant ids vs truly relevant "
-            f"({truth['name']} sha256:{short_hash(truth['sha256'])})")
-
-
-def _truth_table(tt: dict[str, Any], truth: dict[str, Any]) -> list[str]:
-    headers, rows = _truth_rows(tt)
-    return ["", f"  {_truth_title(truth)}", *_grid(headers, list(rows))]
-
-
-# --- markdown -------------------------------------------------------------------------------
-
-def _md(headers: list[str], rows: list[list[str]], left: tuple[int, ...] = ()) -> list[str]:
-    esc = [[c.replace("|", "\\|") for c in r] for r in [headers, *rows]]
-    out = ["| " + " | ".join(esc[0]) + " |",
-           "|" + "|".join(":---" if i == 0 or i in left else "---:"
-                          for i in range(len(headers))) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    return out
-
-
-def render_markdown(doc: dict[str, Any], per_query: bool = False) -> str:
-    q = doc["qrels"]
-    out = ["# poolkit score", "",
-           f"- poolkit {doc['poolkit_version']}, {doc['date']}",
-           f"- qrels `{q['name']}` sha256 `{short_hash(q['sha256'])}`: "
-           f"{_n(q['queries'], 'query', 'queries')}, {_n(q['judgments'], 'judgment')}",
-           f"- {_settings_line(doc)}"]
-    if doc.get("tests"):
-        from poolkit.score.significance_render import markdown_lines
-
-        out += markdown_lines(doc["tests"], doc["settings"]["tests"], _md)
-    for run in doc["runs"]:
-        out += ["", f"## run `{run['name']}` sha256 `{short_hash(run['sha256'])}`", "",
-                f"Queries: {_queries_line(run)}.", ""]
-        headers, rows = _mean_rows(run)
-        out += _md(headers, rows, left=(3,))
-        if per_query and run["measures"]:
-            headers, rows = _per_query_rows(run)
-            out += ["", "### per query", "", *_md(headers, rows)]
-        for k in run["audit"]["k"]:
-            shown, left = _audit_rows(run, k, per_query)
-            out += ["", f"### audit at K={k}", ""]
-            arows = [[*_audit_cells(run["audit"], qid, k),
-                      "; ".join(_warnings(run["audit"], qid, k))] for qid in shown]
-            if arows:
-                out += [*_md([*_audit_headers(k), "warnings"], arows, left=(9,)), ""]
-            if left:
-                out.append(f"- {left} more flagged queries (--per-query lists every query)")
-            out += [f"- {line}" for line in _summary_lines(run, k)]
-        if run["stages"]:
-            headers, srows = _stage_rows(run["stages"])
-            out += ["", f"### {_stage_title(run['stages'])}", "", *_md(headers, srows)]
-        if run["truth"]:
-            headers, trows = _truth_rows(run["truth"])
-            out += ["", f"### {_truth_title(doc['truth'])}", "", *_md(headers, trows)]
-    if doc["fail_on"]["conditions"]:
-        failed = doc["fail_on"]["failed"]
-        out += ["", f"**fail-on** {', '.join(doc['fail_on']['conditions'])}: "
-                    + ("FAILED" if failed else "passed")]
-        out += [f"- {f['message']}" for f in failed]
-    return "\n".join(out) + "\n"
-
-
-# --- csv ----------------------------------------------------------------------------------------
-
-CSV_COLUMNS = ["run", "run_sha256", "qrels", "qrels_sha256", "k", "query", "measure", "value",
-               "ci_low", "ci_high", "ci_method", "scored_queries", "date", "poolkit_version"]
-
-
-def render_csv(doc: dict[str, Any], per_query: bool = False) -> str:
-    """Tidy rows: one value per row; ``query`` is 'all' for means and summary figures.
-
-    Audit, stage and truth figures are rows too, named ``audit.*``, ``stage.*``, ``truth.*``.
-    """
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    ks = " ".join(str(k) for k in doc["settings"]["k"])
-    for run in doc["runs"]:
-        base = [run["name"], run["sha256"], doc["qrels"]["name"], doc["qrels"]["sha256"], ks]
-        tail = [run["queries"]["scored"], doc["date"], doc["poolkit_version"]]
-
-        def row(query: str, measure: str, value: Any, ci: dict[str, Any] | None = None) -> None:
-            ci_cells = [ci["low"], ci["high"], ci["method"]] if ci else ["", "", ""]
-            w.writerow([*base, query, measure, "" if value is None else value, *ci_cells, *tail])
-
-        for name, m in run["measures"].items():
-            row("all", name, m["mean"], m["ci"])
-            if per_query:
-                for qid, v in m["per_query"].items():
-                    row(qid, name, v)
-        s = run["audit"]["summary"]
-        for key in ("excluded", "missing", "unknown"):
-            row("all", f"audit.{key}", len(s[key]))
-        row("all", "audit.repeats", s["repeats"]["slots"])
-        if s["labels"]:
-            row("all", "audit.labels", s["labels"]["mean"])
-        for k, a in s["at"].items():
-            row("all", f"audit.rel_lt_k@{k}", len(a["rel_lt_k"]))
-            row("all", f"audit.ceiling@{k}", a["mean_ceiling"])
-            row("all", f"audit.share_of_ceiling@{k}", a["mean_share_of_ceiling"])
-            row("all", f"audit.judged@{k}", a["mean_judged"])
-        if per_query:
-            for qid, a in run["audit"]["queries"].items():
-                row(qid, "audit.rel", a["rel"])
-                if a.get("rel_est"):
-                    for key in ("value", "low", "high"):
-                        row(qid, f"audit.rel_est.{key}", a["rel_est"][key])
-                row(qid, "audit.labels", a["labels"])
-                row(qid, "audit.repeats", a["repeats"])
-                for k, at in a["at"].items():
-                    for key in ("ceiling", "share_of_ceiling", "judged", "positional_hits",
-                                "distinct_hits"):
-                        row(qid, f"audit.{key}@{k}", at[key])
-        st = run["stages"]
-        if st:
-            fk, kk = st["fetch"]["k"], st["keep"]["k"]
-            keys = {"fetch": f"stage.fetch.R@{fk}", "keep": f"stage.keep.R@{kk}",
-                    "loss": "stage.loss"}
-            for key, name in keys.items():
-                row("all", name, st["mean"][key])
-                for qid, r in st["per_query"].items():
-                    row(qid, name, r[key])
-        tt = run["truth"]
-        if tt:
-            for qid, r in tt["per_query"].items():
-                row(qid, "truth.judged", r["judged"])
-                row(qid, "truth.true", r["true"])
-                for k, rec in r["recall"].items():
-                    row(qid, f"truth.R@{k}.judged", rec["judged"])
-                    row(qid, f"truth.R@{k}.true", rec["true"])
-    return buf.getvalue()
-
-
-JSON_INDENT_LIMIT = 20_000  # per-query values above which JSON is written compact
-_COMPACT = (",", ":")
-
-
-def _values(run: dict[str, Any]) -> int:
-    return sum(len(m["per_query"]) for m in run["measures"].values())
-
-
-def render_json(doc: dict[str, Any], per_query: bool = False) -> str:
-    """The whole document (per-query values always included: JSON is for programs).
-
-    Indented for reading; compact (one line) past ``JSON_INDENT_LIMIT`` per-query values,
-    because only the compact form uses the C encoder (10x faster on 10,000 queries).
-    Compact, it is ``json.dumps(doc, separators=(",", ":"))`` to the byte, written key by
-    key so a run written ahead (:func:`prepare_json`) is spliced in, not encoded again.
-    """
-    if sum(_values(r) for r in doc["runs"]) <= JSON_INDENT_LIMIT:
-        return json.dumps(doc, indent=2) + "\n"
-    items = [f"{json.dumps(key)}:{_compact_runs(value) if key == 'runs' else _compact(value)}"
-             for key, value in doc.items()]
-    return "{" + ",".join(items) + "}\n"
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=_COMPACT)
-
-
-def _compact_runs(runs: Sequence[dict[str, Any]]) -> str:
-    texts = [run.compact_json if isinstance(run, RunDocument) and run.compact_json is not None
-             else _compact(run) for run in runs]
-    return "[" + ",".join(texts) + "]"
-
-
-def prepare_json(run: RunDocument) -> None:
-    """Write a run's compact JSON ahead, when the run alone makes the report compact (so
-    the whole report is: ``render_json``); a smaller run is cheap to write at the end."""
-    if run.compact_json is None and _values(run) > JSON_INDENT_LIMIT:
-        run.compact_json = _compact(run)
-
-
-def _document_only(run: RunDocument) -> None:
-    """Formats that render from the document alone need nothing more ahead."""
-
-
-#: what each format can build ahead from one run's finished part (``RunResult.prepare``)
-PREPARE: dict[str, Callable[[RunDocument], None]] = {"json": prepare_json}
-
-
-Renderer = Callable[[dict[str, Any], bool], str]
-
-FORMATS: dict[str, Renderer] = {
-    "table": render_table,
-    "json": render_json,
-    "csv": render_csv,
-    "markdown": render_markdown,
-}
+    def build(cls, settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
+              truth: Qrels | None = None, conditions: Sequence[str] = (),
+              failures: Sequence[Failure] = (),
+              tests: PairedTests | None = None) -> ScoreReport:
+        """The report of ``results``; ``tests`` are the paired tests (two runs or more)."""
+        return cls(
+            poolkit_version=__version__,
+            date=report_date(),
+            settings=settings_document(settings, tests),
+            qrels=labels_identity(qrels),
+            truth=labels_identity(truth) if truth else None,
+            runs=[r.document() for r in results],
+            fail_on={"conditions": list(conditions),
+                     "failed": [f.to_dict() for f in failures]},
+            tests=tests.to_dict() if tests else {},
+        )
+
+    @staticmethod
+    def prepare_run(result: RunResult, fmt: str) -> None:
+        """Build what rendering ``fmt`` will need of one run, ahead of the rest (on the
+        thread that scored it, while later runs are read)."""
+        render.PREPARE.get(fmt, render.document_only)(result.document())
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """Run name -> measure -> mean, in report order (a repeated name suffixed #2, ...)."""
+        names = distinct_names([run["name"] for run in self.runs])
+        return {name: {m: v["mean"] for m, v in run["measures"].items()}
+                for name, run in zip(names, self.runs)}
+
+    @property
+    def failures(self) -> list[Mapping[str, Any]]:
+        """The ``--fail-on`` conditions that held (each with its one-line ``message``)."""
+        return list(self.fail_on["failed"])
+
+    def render_table(self, per_query: bool = False) -> str:
+        return render.render_table(self.to_dict(), per_query)
+
+    def render_json(self, per_query: bool = False) -> str:
+        """Every per-query value whatever ``per_query`` says: JSON is for programs."""
+        return render.render_json(self.to_dict(), per_query)
+
+    def render_csv(self, per_query: bool = False) -> str:
+        return render.render_csv(self.to_dict(), per_query)
+
+    def render_markdown(self, per_query: bool = False) -> str:
+        return render.render_markdown(self.to_dict(), per_query)

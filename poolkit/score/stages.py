@@ -6,7 +6,7 @@ stage failed: a high R@fetch with a low R@keep means the documents were found an
 dropped, which no change to the first-stage retriever can fix.
 
 Either two runs (the fetch list and the keep list, as a reranking system writes them) or one
-run read at two depths.
+run read at two depths. The depths are checked by the score verb (``app.score.parse_stages``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import parse_measure
@@ -43,22 +42,6 @@ class StageReport:
             "per_query": self.per_query,
             "mean": self.mean,
         }
-
-
-def parse_stages(text: str) -> tuple[int, int]:
-    """'FETCH_K,KEEP_K' -> (fetch_k, keep_k); the fetch depth must be at least the keep depth."""
-    parts = [p.strip() for p in text.split(",")]
-    try:
-        fetch_k, keep_k = (int(p) for p in parts)
-    except ValueError:
-        raise PoolkitError(f"--stages {text!r}: expected FETCH_K,KEEP_K, two positive "
-                           f"integers such as 100,10") from None
-    if fetch_k < 1 or keep_k < 1:
-        raise PoolkitError(f"--stages {text!r}: depths must be positive")
-    if fetch_k < keep_k:
-        raise PoolkitError(f"--stages {text!r}: the fetch depth {fetch_k} is below the keep "
-                           f"depth {keep_k}; write FETCH_K,KEEP_K")
-    return fetch_k, keep_k
 
 
 def compare_stages(qrels: Qrels, fetch_run: Run, keep_run: Run, fetch_k: int, keep_k: int, *,

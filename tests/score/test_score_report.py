@@ -9,11 +9,12 @@ import json
 import pytest
 
 from poolkit import __version__
-from poolkit.cli.score import resolve_measures, score_run
+from poolkit.app.score import ScoreRequest, resolve_measures, score_run, score_runs
 from poolkit.io import Qrels, Run
-from poolkit.score import report
-from poolkit.score.audit import check_fail_on, parse_fail_on
-from poolkit.score.report import FORMATS, Settings, build_document
+from poolkit.reports import REPORTS
+from poolkit.score import render
+from poolkit.score.document import Settings
+from poolkit.score.report import ScoreReport
 
 GRADES = {
     "q_faw": {"m1": 3, "m2": 2, "m3": 1},
@@ -36,16 +37,13 @@ def _fixed_date(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make_doc(ks: list[int] = [5], measures: tuple[str, ...] = (), conditions: tuple = (),
-             **settings: object) -> dict:
+             **settings: object) -> ScoreReport:
+    """The score verb's report of one run in memory against labels in memory."""
     qrels = Qrels.from_mapping(GRADES, name="labels.qrels")
     run = Run.from_mapping(RANKINGS, name="sys.run")
-    shown, ks = resolve_measures(list(measures), ks)
-    st = Settings(ks=ks, corpus_size=24, **settings)  # type: ignore[arg-type]
-    result = score_run(qrels, run, shown, st, stages=(10, 5))
-    conds = parse_fail_on(conditions)
-    failures = check_fail_on(conds, [(run.name, result.audit)])
-    return build_document(st, qrels, [result], conditions=[c.text for c in conds],
-                          failures=failures)
+    return score_runs(ScoreRequest(qrels, [run], measures=measures, cutoffs=ks, corpus_size=24,
+                                   stages=(10, 5), fail_on=conditions,
+                                   **settings))  # type: ignore[arg-type]
 
 
 def test_formats_registry() -> None:
@@ -54,12 +52,13 @@ def test_formats_registry() -> None:
     import csv
     import io
 
-    assert list(FORMATS) == ["table", "json", "csv", "markdown"]
+    assert REPORTS["score"] is ScoreReport
+    assert ScoreReport.formats == ("table", "json", "csv", "markdown")
     doc = make_doc()
-    run = json.loads(FORMATS["json"](doc, False))["runs"][0]
+    run = json.loads(doc.render("json"))["runs"][0]
     means = {name: m["mean"] for name, m in run["measures"].items()}
     assert list(means) == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5"]
-    rows = list(csv.DictReader(io.StringIO(FORMATS["csv"](doc, False))))
+    rows = list(csv.DictReader(io.StringIO(doc.render("csv"))))
     overall = {r["measure"]: r for r in rows if r["query"] == "all" and r["measure"] in means}
     assert {m: float(r["value"]) for m, r in overall.items()} == pytest.approx(means)
     assert {r["run"] for r in rows} == {"sys.run"} and rows[0]["k"] == "5"
@@ -68,18 +67,18 @@ def test_formats_registry() -> None:
     for name, r in overall.items():
         ci = run["measures"][name]["ci"]
         assert (float(r["ci_low"]), float(r["ci_high"])) == pytest.approx((ci["low"], ci["high"]))
-    md = FORMATS["markdown"](doc, False)
+    md = doc.render("markdown")
     table = md[md.index("| measure | mean |"):].split("\n\n")[0].splitlines()
     assert table[1] == "|:---|---:|---:|:---|"
     cells = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in table[2:]}
     assert cells == {name: f"{mean:.3f}" for name, mean in means.items()}
-    text = FORMATS["table"](doc, False)
+    text = doc.render("table")
     for name, mean in means.items():
         assert any(line.split()[:2] == [name, f"{mean:.3f}"] for line in text.splitlines())
 
 
 def test_json_document_schema() -> None:
-    doc = json.loads(FORMATS["json"](make_doc(), False))
+    doc = json.loads(make_doc().render("json"))
     assert doc["poolkit_version"] == __version__
     assert doc["date"] == "2026-01-01T00:00:00Z"
     assert doc["settings"]["k"] == [5]
@@ -109,10 +108,10 @@ def test_json_document_schema() -> None:
 
 def test_json_compact_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = make_doc()
-    assert "\n  " in FORMATS["json"](doc, False)
-    monkeypatch.setattr(report, "JSON_INDENT_LIMIT", 3)
-    text = FORMATS["json"](doc, False)
-    assert text.count("\n") == 1 and json.loads(text) == doc
+    assert "\n  " in doc.render("json")
+    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 3)
+    text = doc.render("json")
+    assert text.count("\n") == 1 and json.loads(text) == doc.to_dict()
 
 
 def test_runs_written_ahead_are_spliced_into_the_compact_json(
@@ -124,23 +123,23 @@ def test_runs_written_ahead_are_spliced_into_the_compact_json(
     st = Settings(ks=ks)
     results = [score_run(qrels, Run.from_mapping(RANKINGS, name=f"r{i}.run"), shown, st,
                          stages=(10, 5)) for i in range(3)]
-    monkeypatch.setattr(report, "JSON_INDENT_LIMIT", 4)  # one run alone passes it
-    results[0].prepare("json")
-    results[2].prepare("json")
-    results[1].prepare("table")
-    doc = build_document(st, qrels, results)
+    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 4)  # one run alone passes it
+    ScoreReport.prepare_run(results[0], "json")
+    ScoreReport.prepare_run(results[2], "json")
+    ScoreReport.prepare_run(results[1], "table")
+    doc = ScoreReport.build(st, qrels, results)
     runs = doc["runs"]
     assert [r.compact_json is not None for r in runs] == [True, False, True]
     assert runs[1] is results[1].document()  # built once, on the scoring thread
-    text = FORMATS["json"](doc, False)
-    assert text == json.dumps(doc, separators=(",", ":")) + "\n"
+    text = doc.render("json")
+    assert text == json.dumps(doc.to_dict(), separators=(",", ":")) + "\n"
     assert runs[0] == json.loads(runs[0].compact_json or "")
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_every_format_states_identity(fmt: str) -> None:
     doc = make_doc()
-    text = FORMATS[fmt](doc, False)
+    text = doc.render(fmt)
     for needle in ("K=5", "labels.qrels", doc["qrels"]["sha256"][:12], "sys.run",
                    doc["runs"][0]["sha256"][:12], "3 scored", "1 excluded",
                    "2026-01-01T00:00:00Z", f"poolkit {__version__}", "4 queries"):
@@ -149,8 +148,8 @@ def test_every_format_states_identity(fmt: str) -> None:
 
 def test_csv_states_identity_on_every_row() -> None:
     doc = make_doc()
-    rows = list(csv.DictReader(io.StringIO(FORMATS["csv"](doc, True))))
-    assert list(rows[0]) == report.CSV_COLUMNS
+    rows = list(csv.DictReader(io.StringIO(doc.render("csv", per_query=True))))
+    assert list(rows[0]) == render.CSV_COLUMNS
     for row in rows:
         assert row["run"] == "sys.run" and row["run_sha256"] == doc["runs"][0]["sha256"]
         assert row["qrels"] == "labels.qrels" and row["qrels_sha256"] == doc["qrels"]["sha256"]
@@ -163,7 +162,7 @@ def test_csv_states_identity_on_every_row() -> None:
     assert by[("q_dupe", "audit.positional_hits@5")]["value"] == "3"
     assert by[("all", "audit.excluded")]["value"] == "1"
     assert float(by[("q_broad", "stage.loss")]["value"]) == 0.5
-    means_only = list(csv.DictReader(io.StringIO(FORMATS["csv"](doc, False))))
+    means_only = list(csv.DictReader(io.StringIO(doc.render("csv"))))
     assert {r["query"] for r in means_only if not r["measure"].startswith("stage.")} == {"all"}
 
 
@@ -171,7 +170,7 @@ def test_table_is_aligned_and_fits_100_columns() -> None:
     doc = make_doc(ks=[5, 10],
                    measures=("P", "R@K", "Hit@K", "RR@K", "AP@K", "nDCG@K", "CP@K", "Rcap"),
                    conditions=("repeats",))
-    text = FORMATS["table"](doc, True)
+    text = doc.render("table", per_query=True)
     assert max(len(line) for line in text.splitlines()) <= 100
     lines = text.splitlines()
     header = next(i for i, s in enumerate(lines) if s.startswith("  measure"))
@@ -185,26 +184,26 @@ def test_table_is_aligned_and_fits_100_columns() -> None:
 def test_table_audit_lists_flagged_queries_unless_per_query(monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     doc = make_doc()
-    text = FORMATS["table"](doc, False)
+    text = doc.render("table")
     assert "per query" not in text
     assert "! |Rel|=3 < k=5: Precision@k can never exceed 0.60" in text
-    monkeypatch.setattr(report, "AUDIT_ROWS_UNLISTED", 1)
-    text = FORMATS["table"](doc, False)
+    monkeypatch.setattr(render, "AUDIT_ROWS_UNLISTED", 1)
+    text = doc.render("table")
     assert "... 2 more flagged queries (--per-query lists every query)" in text
-    assert "  per query" in FORMATS["table"](doc, True)
+    assert "  per query" in doc.render("table", per_query=True)
 
 
 def test_grid_wraps_columns_and_repeats_the_first() -> None:
     headers = ["query", *(f"col{i:02d}" for i in range(30))]
     rows: list = [["q1", *("0.500" for _ in range(30))], "  ! a note"]
-    lines = report._grid(headers, rows, width=60)
+    lines = render._grid(headers, rows, width=60)
     assert max(len(s) for s in lines) <= 60
     assert sum(1 for s in lines if s.startswith("  query")) > 1
     assert sum(1 for s in lines if s == "    ! a note") > 1
 
 
 def test_markdown_tables_escape_pipes() -> None:
-    text = FORMATS["markdown"](make_doc(), True)
+    text = make_doc().render("markdown", per_query=True)
     assert "| query | \\|Rel\\| |" in text
     assert "\\|Rel\\|=3 < k=5: Precision@k can never exceed 0.60" in text
     assert "|:---|---:|---:|:---|" in text  # measure, mean, interval, method

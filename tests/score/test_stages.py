@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from poolkit.app.score import parse_stages
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
-from poolkit.score.stages import compare_stages, parse_stages
+from poolkit.score.stages import compare_stages
 
 QRELS = Qrels.from_mapping({
     "q_faw": {"m1": 3, "m2": 2, "m3": 1},
