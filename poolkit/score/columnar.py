@@ -110,14 +110,6 @@ def _depth_lengths(cols: RunColumns, depth: int | None) -> np.ndarray:
     return np.minimum(lengths, min(depth, np.iinfo(np.int64).max))  # --depth may be any int
 
 
-def _rows_within_depth(cols: RunColumns, depth: int | None) -> np.ndarray | None:
-    """Boolean mask of the rows within ``depth`` of their query (None: every row)."""
-    if depth is None or int(cols.lengths().max(initial=0)) <= depth:
-        return None
-    pos = np.arange(len(cols)) - np.repeat(cols.starts[:-1], cols.lengths())
-    return pos < depth
-
-
 def column_facts(qrels: Qrels, run: Run, qids: Sequence[str], depth: int | None,
                  sample: Mapping[str, PoolSample] | None = None,
                  ) -> dict[str, QueryFacts] | None:

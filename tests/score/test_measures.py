@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-import poolkit.score.measures as measures_module
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
 from poolkit.score import MEASURES, Measure, QueryFacts, evaluate, parse_measure
@@ -401,7 +400,6 @@ def test_a_family_declares_its_parameters_and_parsing_follows(monkeypatch) -> No
                     params=(REL, Param("p", (float,), 0.8, "persistence", minimum=0.0,
                                        maximum=1.0), JUDGED_ONLY))
     monkeypatch.setitem(MEASURES, "Toy", family)
-    monkeypatch.setitem(measures_module._LOOKUP, "toy", "Toy")
     m = parse_measure("Toy(p=0.5,rel=2)@2")
     assert m.name == "Toy(rel=2,p=0.5)@2" and parse_measure(m.name) == m
     assert m.param("p") == 0.5 and parse_measure("Toy@2").param("p") == 0.8
