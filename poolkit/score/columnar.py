@@ -23,8 +23,8 @@ import numpy as np
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.io.run_columns import RunColumns, bytes_hashes, mix64
+from poolkit.score.facts import QueryFacts
 from poolkit.score.inferred import PoolSample
-from poolkit.score.measures import QueryFacts
 from poolkit.threads import cache_lock, ordered_map, part_jobs
 
 _QUERY_SALT = np.uint64(0x9E3779B97F4A7C15)

@@ -1,8 +1,9 @@
 """``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for the measures
 poolkit computes.
 
-The values come from poolkit's own measures (:mod:`poolkit.score.measures`); this module only
-reproduces trec_eval's conventions around them, which differ from ``poolkit score``'s:
+The values come from poolkit's own measures, each family listing its trec_eval names in the
+registry (:data:`poolkit.score.measures.MEASURES`); this module adds trec_eval's counts and
+reproduces its conventions around them, which differ from ``poolkit score``'s:
 
 * Queries: those in both the qrels and the run, in byte order of their ids (``-c``: every
   query of the qrels, a missing one scoring 0). A query whose judgments hold no relevant
@@ -32,11 +33,11 @@ from dataclasses import dataclass, replace
 from poolkit.errors import PoolkitError, did_you_mean
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.score.facts import QueryFacts
 from poolkit.score.measures import (
     TREC_CUTOFFS,
     Family,
     Measure,
-    QueryFacts,
     TrecName,
     measure_of,
     trec_names,
