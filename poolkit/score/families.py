@@ -19,13 +19,23 @@ Conventions (from the seeds; they are tests):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from poolkit.score.facts import EXP_GAINS, QueryFacts
 from poolkit.score.inferred import inferred_ap, inferred_ndcg, rbp, stat_ap
 
-if TYPE_CHECKING:
-    from poolkit.score.measures import Measure
+
+class MeasureParams(Protocol):
+    """What a family function reads of its measure (:class:`poolkit.score.measures.Measure`,
+    which the registry imports from here, not the other way round): its parameters."""
+
+    @property
+    def gain(self) -> str: ...
+
+    @property
+    def persistence(self) -> float: ...
+
+    def param(self, key: str) -> object: ...
 
 
 def _hits_at(pos: list[int], k: int | None) -> int:
@@ -40,21 +50,21 @@ def _hits_at(pos: list[int], k: int | None) -> int:
     return c
 
 
-def precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def precision(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """P@K = hits@K / K. Divides by K even when fewer than K came back (trec_eval P_K)."""
     pos, _, _ = f.relevant(level)
     assert k is not None
     return _hits_at(pos, k) / k
 
 
-def recall(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def recall(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """R@K = hits@K / |Rel|, |Rel| = every judged-relevant id (trec_eval recall_K);
     R = full list."""
     pos, num_rel, _ = f.relevant(level)
     return _hits_at(pos, k) / num_rel if num_rel else 0.0
 
 
-def recall_capped(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def recall_capped(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """Rcap@K = hits@K / min(|Rel|, K): the R-precision-style recall, opt-in only.
 
     Not the default because it silently rescales every query with more relevant ids than K
@@ -68,13 +78,13 @@ def recall_capped(f: QueryFacts, k: int | None, level: int, m: Measure) -> float
     return _hits_at(pos, k) / denom if denom else 0.0
 
 
-def hit(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def hit(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """Hit@K = 1 if any relevant id is in the top K, else 0 (trec_eval success_K)."""
     pos, _, _ = f.relevant(level)
     return 1.0 if pos and (k is None or pos[0] < k) else 0.0
 
 
-def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """RR@K = 1 / rank of the first relevant id if that rank <= K, else 0; RR = full list
     (recip_rank)."""
     pos, _, _ = f.relevant(level)
@@ -83,7 +93,7 @@ def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> flo
     return 0.0
 
 
-def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def average_precision(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """AP@K = sum of P@i over relevant ranks i <= K, / |Rel| (trec_eval map_cut_K); AP = full
     list (map)."""
     pos, num_rel, _ = f.relevant(level)
@@ -97,7 +107,7 @@ def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> f
     return total / num_rel
 
 
-def context_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def context_precision(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """CP@K = sum of P@i over relevant ranks i <= K, / hits@K (RAGAS context precision); 0 if
     no hit.
 
@@ -115,13 +125,13 @@ def context_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> f
     return total / n if n else 0.0
 
 
-def r_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def r_precision(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """Rprec = hits@|Rel| / |Rel|: precision at rank R = |Rel| (trec_eval Rprec)."""
     pos, num_rel, _ = f.relevant(level)
     return _hits_at(pos, num_rel) / num_rel if num_rel else 0.0
 
 
-def bpref(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def bpref(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """bpref = 1/R * sum over relevant retrieved r of (1 - min(n_r, R) / min(N, R)).
 
     trec_eval's definition: R = |Rel|, N = judged non-relevant ids (0 <= grade < level),
@@ -144,7 +154,7 @@ def bpref(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return total / num_rel
 
 
-def ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def ndcg(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """nDCG@K = DCG@K / IDCG@K, DCG = sum gain(grade_i) / log2(i + 1) (trec_eval ndcg_cut_K).
 
     gain = grade (linear, default) or 2^grade - 1 (``gain=exp``); negative grades gain 0.
@@ -154,7 +164,7 @@ def ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return f.dcg(k, m.gain) / idcg if idcg else 0.0
 
 
-def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def judged(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """Judged@K = share of the top K slots whose id carries a judgment (grade >= 0).
 
     Divides by the number of slots that came back, min(K, n), as ir_measures does; 0 for an
@@ -164,7 +174,7 @@ def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return f.judged_slots(k) / shown if shown else 0.0
 
 
-def inf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def inf_ap(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """infAP = estimated AP when the qrels judge a random sample of the pool (trec_eval infAP).
 
     Ids in the qrels are the pool, grade -1 marks a pooled id left unjudged, ids absent from
@@ -176,7 +186,7 @@ def inf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return inferred_ap(f.ranking, f.grades, level)
 
 
-def xinf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def xinf_ap(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """xinfAP = infAP per stratum of a stratified pool sample, weighted by 1/rate, over R_est.
 
     Uses the sample file's strata (``poolkit score --sample``); without one, the qrels are one
@@ -185,7 +195,7 @@ def xinf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return inferred_ap(f.ranking, f.grades, level, f.sample)
 
 
-def stat_ap_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def stat_ap_family(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """statAP = AP from Horvitz-Thompson weights 1/pi of the judged ids (Aslam et al. 2006).
 
     pi is each pair's inclusion probability from the sample file (else its stratum's judging
@@ -196,7 +206,7 @@ def stat_ap_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> floa
     return stat_ap(f.ranking, f.grades, level, f.sample)
 
 
-def inf_ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def inf_ndcg(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """infNDCG@K = estimated DCG@K / estimated ideal DCG@K over a (stratified) pool sample.
 
     Each judged id's gain counts 1 / (its stratum's judging rate); the ideal ranking holds the
@@ -208,7 +218,7 @@ def inf_ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
 
 
 
-def rbp_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def rbp_family(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """RBP(p) = (1 - p) * sum p^(i-1) * grade_i / max grade (Moffat and Zobel; trec_eval rbp).
 
     Graded as trec_eval computes it: the gain is the grade over the query's highest grade; the
@@ -218,7 +228,7 @@ def rbp_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
     return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[0]
 
 
-def rbp_residual(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+def rbp_residual(f: QueryFacts, k: int | None, level: int, m: MeasureParams) -> float:
     """RBP_resid(p) = the most unjudged ids could add to RBP(p) (trec_eval rbp_resid).
 
     The weight (1 - p) p^(i-1) of every unjudged slot (absent from the qrels or graded -1),

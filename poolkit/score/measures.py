@@ -72,8 +72,7 @@ PARAMS: dict[str, tuple[Param, str]] = {param.key: (param, refusal) for param, r
            "(0 < p < 1; ir_measures' RBP default 0.8)", validate=_open_unit),
      "takes no p= (only RBP, RBP_resid do)"),
 )}
-REL, GAIN, JUDGED_ONLY, PERSISTENCE = (PARAMS[key][0] for key in ("rel", "gain", "judged_only",
-                                                                    "p"))
+REL, GAIN, JUDGED_ONLY, PERSISTENCE = (PARAMS[k][0] for k in ("rel", "gain", "judged_only", "p"))
 BINARY = (REL, JUDGED_ONLY)
 
 #: How a family's mean gets its interval (:func:`poolkit.score.intervals.intervals`): a
@@ -317,10 +316,9 @@ class Measure:
         return self.name
 
 
-
-
 #: The parameters that are fields of Measure (the others travel in ``extra``), in order.
 _PARAM_FIELDS = tuple(f for f in fields(Measure) if f.name in PARAMS)
+_FIELD_NAMES = frozenset(f.name for f in _PARAM_FIELDS)
 
 
 def _refusal(key: str) -> str:
@@ -343,9 +341,6 @@ def measure_of(family: str, cutoff: int | None = None,
     if extra:
         kwargs["extra"] = tuple(extra)
     return Measure(family, cutoff, **kwargs)  # type: ignore[arg-type]
-
-
-_FIELD_NAMES = frozenset(f.name for f in _PARAM_FIELDS)
 
 
 _SYNTAX = re.compile(
