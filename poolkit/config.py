@@ -81,14 +81,6 @@ class PoolConfig:
     settings: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
-    @property
-    def seed(self) -> int:
-        return int(self.settings.get("seed", 13))
-
-    @property
-    def rrf_k(self) -> int:
-        return int(self.settings.get("rrf_k", 60))
-
 
 @dataclass(frozen=True)
 class JudgeConfig:

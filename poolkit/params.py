@@ -15,6 +15,10 @@ from typing import Any
 
 from poolkit.errors import one_of
 
+#: The seed of every seeded draw a strategy makes (the shuffle order, a sampled pool) when the
+#: config sets none: one value, so that strategies left at their defaults draw alike.
+DEFAULT_SEED = 13
+
 
 class ParamError(ValueError):
     """A value that does not fit its declaration; the message names the key."""
@@ -75,10 +79,6 @@ class Param:
 def build_kwargs(params: Sequence[Param], settings: Mapping[str, Any],
                  where: str) -> dict[str, Any]:
     """Constructor arguments from ``settings``: each declared key checked, else its default
-    (keys not declared are ignored here; ``unknown_keys`` reports them)."""
+    (keys not declared are ignored here; ``pool.section`` refuses them in the config)."""
     return {p.target: p.check(settings[p.key], where) if p.key in settings else p.default
             for p in params}
-
-
-def unknown_keys(settings: Mapping[str, Any], allowed: Sequence[str]) -> list[str]:
-    return [k for k in settings if k not in allowed]

@@ -38,7 +38,7 @@ class PoolPlan:
 
 
 def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
-              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(13),
+              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(),
               query_ids: Iterable[str] | None = None,
               pooling: PoolingStrategy = Depth()) -> PoolPlan:
     """The members (with judging-order keys) and provenance rows for these runs at these
@@ -85,7 +85,7 @@ def design_records(plan: PoolPlan) -> list[SampleRecord]:
 
 
 def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str, int],
-              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(13),
+              docs: Mapping[str, tuple[str, str]], order: OrderStrategy = Shuffle(),
               note: str | None = None, queries: Iterable[QueryRecord] | None = None,
               pooling: PoolingStrategy = Depth()) -> int | None:
     """Pool the runs into the store; the new pool version, or None if nothing was new.

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from poolkit.params import Param
-from poolkit.pool.mtf import LEVEL
+from poolkit.pool.mtf import MIN_RELEVANT_GRADE
 from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
@@ -50,12 +50,12 @@ class MaxMeanNonStationary(OrderStrategy):
     prior_relevant: float = 1.0
     prior_nonrelevant: float = 1.0
     discount: float = 0.9
-    rrf_k: int = 60  # the stored order (before any grade): priority's, at the config's k
+    rrf_k: int = RRF_K.default  # the stored order (before any grade): priority's, at the config's k
     name: ClassVar[str] = "mm-ns"
     summary: ClassVar[str] = ("multi-armed bandit (maximum posterior mean, non-stationary): "
                               "judge from the run most likely to bring a relevant passage")
     params: ClassVar[tuple[Param, ...]] = (
-        LEVEL,
+        MIN_RELEVANT_GRADE,
         Param("mm_ns_prior_relevant", (float,), 1.0, "Beta prior's alpha", minimum=1e-9,
               attr="prior_relevant"),
         Param("mm_ns_prior_nonrelevant", (float,), 1.0, "Beta prior's beta", minimum=1e-9,

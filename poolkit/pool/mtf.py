@@ -25,19 +25,21 @@ from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
 
-LEVEL = Param("learner_level", (int,), 1, "grade from which a judged passage counts as "
-              "relevant for mtf and mm-ns", minimum=0, attr="level")
+#: the grade from which a learner counts a judged passage as relevant (mtf's and mm-ns's
+#: ``level``; a confidence is called CONFIDENCE elsewhere)
+MIN_RELEVANT_GRADE = Param("learner_level", (int,), 1, "grade from which a judged passage "
+                           "counts as relevant for mtf and mm-ns", minimum=0, attr="level")
 
 
 @dataclass(frozen=True)
 class MoveToFront(OrderStrategy):
     level: int = 1
     step: float = 1.0
-    rrf_k: int = 60  # the stored order (before any grade): priority's, at the config's k
+    rrf_k: int = RRF_K.default  # the stored order (before any grade): priority's, at the config's k
     name: ClassVar[str] = "mtf"
     summary: ClassVar[str] = "Move-to-Front: follow a run while it finds relevant passages"
     params: ClassVar[tuple[Param, ...]] = (
-        LEVEL,
+        MIN_RELEVANT_GRADE,
         Param("mtf_step", (float,), 1.0, "priority a run loses after a non-relevant passage",
               minimum=1e-9, attr="step"),
         RRF_K)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
-from poolkit.params import Param, ParamError, build_kwargs
+from poolkit.params import DEFAULT_SEED, Param, ParamError, build_kwargs
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
 from poolkit.pool.order_base import OrderStrategy
@@ -46,11 +46,11 @@ __all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle"
 
 @dataclass(frozen=True)
 class Shuffle(OrderStrategy):
-    seed: int = 13
+    seed: int = DEFAULT_SEED
     name: ClassVar[str] = "shuffle"
     summary: ClassVar[str] = "seeded random order, blind to which system found what"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("seed", (int,), 13, "seed of the shuffle"),)
+        Param("seed", (int,), DEFAULT_SEED, "seed of the shuffle"),)
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
         # A hash per (seed, qid, doc) rather than random.shuffle: a doc keeps its place when
@@ -75,7 +75,7 @@ class ByDocId(OrderStrategy):
 class Priority(OrderStrategy):
     """Reciprocal-rank fusion: key = -sum over systems of 1 / (k + rank)."""
 
-    rrf_k: int = 60
+    rrf_k: int = RRF_K.default
     name: ClassVar[str] = "priority"
     summary: ClassVar[str] = "reciprocal-rank fusion over the runs (not blind)"
     params: ClassVar[tuple[Param, ...]] = (RRF_K,)
@@ -103,7 +103,7 @@ def order_strategy(name: str, settings: Mapping[str, Any] | None = None,
         raise PoolkitError(str(exc)) from None
 
 
-def make_order(name: str, seed: int = 13, rrf_k: int = 60) -> OrderStrategy:
+def make_order(name: str, seed: int = DEFAULT_SEED, rrf_k: int = RRF_K.default) -> OrderStrategy:
     """``order_strategy`` with the two settings the built-in strategies read."""
     return order_strategy(name, {"seed": seed, "rrf_k": rrf_k})
 

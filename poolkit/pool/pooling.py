@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io.run import Run
-from poolkit.params import Param, ParamError, build_kwargs
+from poolkit.params import DEFAULT_SEED, Param, ParamError, build_kwargs
 from poolkit.pool.view import Candidate, Hit
 
 
@@ -91,14 +91,14 @@ class Sample(PoolingStrategy):
     recorded as pooled-but-unjudged with their stratum and inclusion probability."""
 
     strata: Any = None
-    seed: int = 13
+    seed: int = DEFAULT_SEED
     name: ClassVar[str] = "sample"
     summary: ClassVar[str] = ("a stratified random sample of the depth-N pool, strata by best "
                               "rank; every pooled pair recorded with its inclusion probability")
     params: ClassVar[tuple[Param, ...]] = (
         Param("strata", (list,), None, "[[first, last, rate], ...] over best ranks 1..depth",
               validate=_strata_fit),
-        Param("seed", (int,), 13, "seed of the draw"),
+        Param("seed", (int,), DEFAULT_SEED, "seed of the draw"),
     )
 
     def __post_init__(self) -> None:

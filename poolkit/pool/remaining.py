@@ -40,7 +40,7 @@ from poolkit.pool.view import QueryPool
 
 PRIOR_SD = 4.0
 DRAWS = 1000
-LEVEL = 0.95
+CONFIDENCE = 0.95  # the two-sided interval's confidence (a 'level' elsewhere is a grade)
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class RelevanceModel:
         if not len(self.x_left):
             return Remaining(0.0, 0.0, 0.0)
         totals, mean = self.draws(draws)
-        tail = (1 - LEVEL) / 2 * 100
+        tail = (1 - CONFIDENCE) / 2 * 100
         low, high = np.percentile(totals, [tail, 100 - tail], method="inverted_cdf")
         return Remaining(mean, float(low), float(high))
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from poolkit.errors import PoolkitError
+from poolkit.params import DEFAULT_SEED
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class SampleDesign:
 
     depth: int
     strata: tuple[Stratum, ...]
-    seed: int = 13
+    seed: int = DEFAULT_SEED
     name = "sample"
 
     def __post_init__(self) -> None:
@@ -76,7 +77,7 @@ class SampleDesign:
                                f"{self.depth}")
 
     @classmethod
-    def from_lists(cls, depth: int, strata: Sequence[Sequence[object]], seed: int = 13,
+    def from_lists(cls, depth: int, strata: Sequence[Sequence[object]], seed: int = DEFAULT_SEED,
                    ) -> SampleDesign:
         """From the config's ``[[first, last, rate], ...]``."""
         out = []

@@ -48,7 +48,7 @@ def first_of(ranked: Sequence[str], allowed: Iterable[str] | set[str]) -> str | 
     return next((d for d in ranked if d in allowed), None)
 
 
-def rrf_keys(pool: QueryPool, k: int = 60) -> dict[str, float]:
+def rrf_keys(pool: QueryPool, k: int = RRF_K.default) -> dict[str, float]:
     """Reciprocal-rank fusion keys, -sum over the runs of 1 / (k + rank): the ``priority``
     order, and an adaptive strategy's stored order (the order before any grade is known,
     what modes that walk the store's order see)."""

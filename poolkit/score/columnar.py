@@ -23,8 +23,8 @@ import numpy as np
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.io.run_columns import RunColumns, bytes_hashes, mix64
+from poolkit.score.facts import QueryFacts
 from poolkit.score.inferred import PoolSample
-from poolkit.score.measures import QueryFacts
 from poolkit.threads import cache_lock, ordered_map, part_jobs
 
 _QUERY_SALT = np.uint64(0x9E3779B97F4A7C15)
@@ -108,14 +108,6 @@ def _depth_lengths(cols: RunColumns, depth: int | None) -> np.ndarray:
     if depth is None:
         return lengths
     return np.minimum(lengths, min(depth, np.iinfo(np.int64).max))  # --depth may be any int
-
-
-def _rows_within_depth(cols: RunColumns, depth: int | None) -> np.ndarray | None:
-    """Boolean mask of the rows within ``depth`` of their query (None: every row)."""
-    if depth is None or int(cols.lengths().max(initial=0)) <= depth:
-        return None
-    pos = np.arange(len(cols)) - np.repeat(cols.starts[:-1], cols.lengths())
-    return pos < depth
 
 
 def column_facts(qrels: Qrels, run: Run, qids: Sequence[str], depth: int | None,

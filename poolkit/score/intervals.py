@@ -9,6 +9,7 @@ Two constructions, chosen by what a per-query value is:
   it gets a percentile bootstrap over queries (Efron, 1979): the query set is resampled with
   replacement ``RESAMPLES`` times from a fixed seed, so a rerun reproduces the band exactly.
 
+Each family declares its method (``Family.interval`` in :mod:`poolkit.score.measures`).
 All measures of one run share the same resamples (one draw of queries moves every measure
 at once), which is also what makes the bootstrap cheap: the resample counts form one
 matrix that multiplies the per-query values of every measure.
@@ -22,13 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from poolkit.score.measures import MEASURES
 from poolkit.threads import ordered_imap
 
 CONFIDENCE = 0.95  # every interval's confidence level (a 'level' elsewhere is a grade)
-LEVEL = CONFIDENCE  # its old name
 RESAMPLES = 1000
 SEED = 1979  # Efron's bootstrap paper; any fixed value would do, this one never changes.
-WILSON_FAMILIES = frozenset({"Hit"})
 _CHUNK = 100  # resamples drawn at a time, bounding memory at ~_CHUNK x queries counts
 
 
@@ -165,7 +165,8 @@ def bootstrap(values: Sequence[float], confidence: float = CONFIDENCE, resamples
 def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[str, str],
               queries: Sequence[str], confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
               seed: int = SEED) -> dict[str, Interval | None]:
-    """One interval per measure name: Wilson for Hit families, bootstrap for the rest.
+    """One interval per measure name, by the method its family declares (``Family.interval``:
+    Wilson for Hit, bootstrap for the rest).
 
     ``per_query[name][qid]`` are the per-query values, ``families[name]`` the measure family,
     ``queries`` the scored query ids in a fixed order (the order the resamples index). A
@@ -174,9 +175,10 @@ def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[st
     out: dict[str, Interval | None] = {}
     if not queries:
         return {name: None for name in per_query}
-    boot = [name for name in per_query if families[name] not in WILSON_FAMILIES]
+    wilson_ones = {name for name in per_query if _method(families[name]) == "wilson"}
+    boot = [name for name in per_query if name not in wilson_ones]
     for name in per_query:
-        if families[name] in WILSON_FAMILIES:
+        if name in wilson_ones:
             vals = per_query[name]
             hits = sum(1 for q in queries if vals.get(q, 0.0) > 0)
             out[name] = wilson(hits, len(queries), confidence)
@@ -188,3 +190,9 @@ def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[st
         for j, name in enumerate(boot):
             out[name] = percentile_interval(means[:, j], confidence, resamples, seed)
     return {name: out[name] for name in per_query}
+
+
+def _method(family: str) -> str:
+    """The interval method of a measure family (bootstrap for a name not registered)."""
+    registered = MEASURES.get(family)
+    return registered.interval if registered is not None else "bootstrap"

@@ -1,429 +1,53 @@
-"""Retrieval measures as value objects, with one registry that the CLI and its help read.
+"""The measure registry: every family with what it takes and how it is read, and ``Measure``.
+
+Where a reader looks for the parts:
+
+* :mod:`poolkit.score.facts`: what one ranking holds against one query's grades
+  (:class:`QueryFacts`, built once per query) and the gains;
+* :mod:`poolkit.score.families`: one function per family, its docstring the formula
+  (``poolkit score --help`` prints them) and the conventions;
+* here: :data:`MEASURES`, one :class:`Family` per line with its parameters, the interval its
+  mean gets (Wilson for a 0/1 value, bootstrap otherwise), whether it has a condensed-list
+  form (``P'``, ``nDCG'``...) and its trec_eval names; :data:`PARAMS`, every parameter a
+  family may take; :class:`Measure` and its spelling (:func:`parse_measure`).
 
 A :class:`Measure` is a frozen value: a family (``P``, ``R``, ``nDCG`` ...), an optional cutoff
 and typed parameters. ``Measure.name`` spells it the way ir_measures does (``P@5``,
 ``nDCG@10``, ``nDCG(gain=exp)@10``, ``P(rel=2)@5``) and :func:`parse_measure` parses that
-spelling back. Each family's formula and convention lives in the docstring of its function in
-``MEASURES``; ``poolkit score --help`` prints them from there.
-
-Conventions (from the seeds; they are tests):
-
-* Relevant means grade >= level (1 unless an evaluation level or the measure's ``rel=`` says
-  otherwise). Every family but nDCG and Judged is binary.
-* A repeated id keeps its slot in the ranking but only its first occurrence can score; the
-  later slots count as non-relevant.
-* Negative grades (TREC's -1) are "in the pool but not judged", as in trec_eval: never
-  relevant, zero gain, skipped by bpref, not counted as judged by Judged@K, and removed by
-  the condensed-list variant (``judged_only=true``).
-* A ranking shorter than K is padded with non-relevant slots (P@K still divides by K).
-
-The per-query work is shared: :class:`QueryFacts` finds, once per query, the first-occurrence
-rank of every judged id, and every measure is read off that sparse list, so a 1,000-deep
-ranking with 20 relevant ids costs one C-speed scan of the ids and a few dozen operations per
-measure (10,000 queries x 1,000 ids, five measures: about a second).
+spelling back, and trec_eval's (``P_5``, ``ndcg_cut_10``, ``map``) too.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from itertools import accumulate, compress
-from operator import mul
+from dataclasses import dataclass, field, fields, replace
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import Param, ParamError
-from poolkit.score.inferred import PoolSample, inferred_ap, inferred_ndcg, rbp, stat_ap
-
-GAINS = ("linear", "exp")
-
-# 1 / log2(rank + 1) for 0-based position i (rank i + 1), grown on demand and shared.
-_DISCOUNT: list[float] = []
-
-
-def discounts(n: int) -> list[float]:
-    """The first ``n`` nDCG discounts ``1 / log2(i + 2)`` (a shared, growing table)."""
-    if len(_DISCOUNT) < n:
-        _DISCOUNT.extend(1.0 / math.log2(i + 2) for i in range(len(_DISCOUNT), n))
-    return _DISCOUNT
-
-
-class QueryFacts:
-    """What every measure needs to know about one ranking against one query's grades.
-
-    Built once per query; level-dependent views are cached per level. The ranking itself is
-    not kept: every measure reads the *slots* holding a judged id (grade listed, negative
-    included), which a scorer working on columns (:mod:`poolkit.score.columnar`) can hand
-    over without a Python string per ranked id (:meth:`from_slots`). Positions are 0-based;
-    a later repeat of an id is a slot but not a hit (only its first occurrence can score).
-    """
-
-    __slots__ = ("grades", "sample", "n", "hits", "slots", "_ranking", "_by_level", "_ideal",
-                 "_condensed")
-
-    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int],
-                 sample: PoolSample | None = None) -> None:
-        n = len(ranking)
-        slots: list[tuple[int, int, bool]] = []
-        if n and grades:
-            # Positions of judged ids, found at C speed (compress + map); touching each of
-            # the n ids once is the whole per-query cost.
-            at = list(compress(range(n), map(grades.__contains__, ranking)))
-            if at:
-                seen: set[str] = set()
-                for p in at:
-                    d = ranking[p]
-                    first = d not in seen
-                    if first:
-                        seen.add(d)
-                    slots.append((p, grades[d], first))
-        self._setup(n, slots, grades, sample, ranking)
-
-    @classmethod
-    def from_slots(cls, n: int, slots: list[tuple[int, int, bool]],
-                   grades: Mapping[str, int], sample: PoolSample | None = None,
-                   ranking: Callable[[], Sequence[str]] | None = None) -> QueryFacts:
-        """Facts of a ranking of ``n`` ids whose judged slots are ``slots``: (position,
-        grade, first occurrence of its id?) by position. ``ranking`` makes the list itself,
-        called only if a measure reads it (the estimated measures and RBP do)."""
-        facts = cls.__new__(cls)
-        facts._setup(n, slots, grades, sample, ranking)
-        return facts
-
-    def _setup(self, n: int, slots: list[tuple[int, int, bool]], grades: Mapping[str, int],
-               sample: PoolSample | None,
-               ranking: Sequence[str] | Callable[[], Sequence[str]] | None) -> None:
-        self.grades = grades
-        #: the query's pool sample design, for the estimated measures (None: uniform)
-        self.sample = sample
-        self.n = n
-        #: (position, grade, first occurrence?) of every slot holding a judged id.
-        self.slots = slots
-        #: (position, grade) of every judged id retrieved (first occurrences), by position.
-        self.hits: list[tuple[int, int]] = [(p, g) for p, g, first in slots if first]
-        self._ranking = ranking
-        self._by_level: dict[int, tuple[list[int], int, int]] = {}
-        self._ideal: dict[str, list[float]] = {}
-        self._condensed: QueryFacts | None = None
-
-    @property
-    def ranking(self) -> Sequence[str]:
-        """The ranked ids (made on first use when the facts came from columns)."""
-        r = self._ranking
-        if r is None:
-            r = []
-        elif callable(r):
-            r = r()
-        self._ranking = r
-        return r
-
-    def relevant(self, level: int) -> tuple[list[int], int, int]:
-        """(positions of relevant hits ascending, |Rel| in the qrels, |judged non-rel|)."""
-        cached = self._by_level.get(level)
-        if cached is None:
-            pos = [p for p, g in self.hits if g >= level]
-            num_rel = num_nonrel = 0
-            for g in self.grades.values():
-                if g >= level:
-                    num_rel += 1
-                elif g >= 0:
-                    num_nonrel += 1
-            cached = self._by_level[level] = (pos, num_rel, num_nonrel)
-        return cached
-
-    def ideal_cumulative(self, gain: str) -> list[float]:
-        """Cumulative ideal DCG by depth: every judged grade, best first (retrieved or not)."""
-        cached = self._ideal.get(gain)
-        if cached is None:
-            gains: list[float]
-            if gain == "linear":
-                gains = [g for g in self.grades.values() if g > 0]
-            else:
-                fn = _GAIN_FN[gain]
-                gains = [fn(g) for g in self.grades.values() if g > 0]
-            gains.sort(reverse=True)
-            cached = self._ideal[gain] = list(accumulate(map(mul, gains, discounts(len(gains)))))
-        return cached
-
-    def idcg(self, k: int | None, gain: str = "linear") -> float:
-        """Ideal DCG at K (K = None: every judged grade)."""
-        ideal = self.ideal_cumulative(gain)
-        if not ideal:
-            return 0.0
-        return ideal[-1] if k is None else ideal[min(k, len(ideal)) - 1]
-
-    def dcg(self, k: int | None, gain: str = "linear") -> float:
-        """DCG at K of the ranking: gain(grade) / log2(rank + 1), first occurrences only."""
-        fn = None if gain == "linear" else _GAIN_FN[gain]
-        disc = discounts(self.n)
-        total = 0.0
-        for p, g in self.hits:
-            if k is not None and p >= k:
-                break
-            if g > 0:
-                total += (g if fn is None else fn(g)) * disc[p]
-        return total
-
-    def condensed(self) -> QueryFacts:
-        """The same query on the condensed list: ids without a judgment (>= 0) removed."""
-        if self._condensed is None:
-            kept = [(i, g, first) for i, (_, g, first) in
-                    enumerate(s for s in self.slots if s[1] >= 0)]
-            grades = self.grades
-            self._condensed = QueryFacts.from_slots(
-                len(kept), kept, grades, self.sample,
-                lambda: [d for d in self.ranking if grades.get(d, -1) >= 0])
-        return self._condensed
-
-    def judged_slots(self, k: int | None) -> int:
-        """Slots in the top K holding an id with a judgment (grade >= 0), repeats included."""
-        return sum(1 for p, g, _ in self.slots if g >= 0 and (k is None or p < k))
-
-
-class GainOverflow(ArithmeticError):
-    """A grade too large for ``gain=exp`` (2^grade overflows a double); ``evaluate`` says
-    which qrels line holds it."""
-
-    def __init__(self, grade: int) -> None:
-        super().__init__(grade)
-        self.grade = grade
-
-
-def _exp_gain(g: int) -> float:
-    if g <= 0:
-        return 0.0
-    try:
-        return 2.0 ** g - 1.0
-    except OverflowError:
-        raise GainOverflow(g) from None
-
-
-_GAIN_FN: dict[str, Callable[[int], float]] = {
-    "linear": lambda g: float(g) if g > 0 else 0.0,
-    "exp": _exp_gain,
-}
-
-
-# ---------------------------------------------------------------------------------------------
-# The families. Signature: (facts, cutoff or None, level, measure) -> float in [0, 1].
-# Each docstring's first paragraph is the formula shown by `poolkit score --help`.
-
-
-def _hits_at(pos: list[int], k: int | None) -> int:
-    if k is None:
-        return len(pos)
-    # pos is short and sorted: a linear scan from the front stops early.
-    c = 0
-    for p in pos:
-        if p >= k:
-            break
-        c += 1
-    return c
-
-
-def precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """P@K = hits@K / K. Divides by K even when fewer than K came back (trec_eval P_K)."""
-    pos, _, _ = f.relevant(level)
-    assert k is not None
-    return _hits_at(pos, k) / k
-
-
-def recall(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """R@K = hits@K / |Rel|, |Rel| = every judged-relevant id (trec_eval recall_K);
-    R = full list."""
-    pos, num_rel, _ = f.relevant(level)
-    return _hits_at(pos, k) / num_rel if num_rel else 0.0
-
-
-def recall_capped(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """Rcap@K = hits@K / min(|Rel|, K): the R-precision-style recall, opt-in only.
-
-    Not the default because it silently rescales every query with more relevant ids than K
-    (seed 000: q_broad reads 0.800 instead of 0.500), exactly where coverage is hard. It
-    answers "how full is the top K, given what could fit", which is a ceiling-relative
-    figure, not recall.
-    """
-    pos, num_rel, _ = f.relevant(level)
-    assert k is not None
-    denom = min(num_rel, k)
-    return _hits_at(pos, k) / denom if denom else 0.0
-
-
-def hit(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """Hit@K = 1 if any relevant id is in the top K, else 0 (trec_eval success_K)."""
-    pos, _, _ = f.relevant(level)
-    return 1.0 if pos and (k is None or pos[0] < k) else 0.0
-
-
-def reciprocal_rank(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """RR@K = 1 / rank of the first relevant id if that rank <= K, else 0; RR = full list
-    (recip_rank)."""
-    pos, _, _ = f.relevant(level)
-    if pos and (k is None or pos[0] < k):
-        return 1.0 / (pos[0] + 1)
-    return 0.0
-
-
-def average_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """AP@K = sum of P@i over relevant ranks i <= K, / |Rel| (trec_eval map_cut_K); AP = full
-    list (map)."""
-    pos, num_rel, _ = f.relevant(level)
-    if not num_rel:
-        return 0.0
-    total = 0.0
-    for i, p in enumerate(pos):
-        if k is not None and p >= k:
-            break
-        total += (i + 1) / (p + 1)
-    return total / num_rel
-
-
-def context_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """CP@K = sum of P@i over relevant ranks i <= K, / hits@K (RAGAS context precision); 0 if
-    no hit.
-
-    Equals AP@K only when every relevant id sits within K: it normalises by the relevant ids
-    actually returned in the top K, not by |Rel|.
-    """
-    pos, _, _ = f.relevant(level)
-    total = 0.0
-    n = 0
-    for i, p in enumerate(pos):
-        if k is not None and p >= k:
-            break
-        total += (i + 1) / (p + 1)
-        n += 1
-    return total / n if n else 0.0
-
-
-def r_precision(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """Rprec = hits@|Rel| / |Rel|: precision at rank R = |Rel| (trec_eval Rprec)."""
-    pos, num_rel, _ = f.relevant(level)
-    return _hits_at(pos, num_rel) / num_rel if num_rel else 0.0
-
-
-def bpref(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """bpref = 1/R * sum over relevant retrieved r of (1 - min(n_r, R) / min(N, R)).
-
-    trec_eval's definition: R = |Rel|, N = judged non-relevant ids (0 <= grade < level),
-    n_r = judged non-relevant ids ranked above r. Unjudged ids (and negative grades) are
-    skipped, so bpref reads only judged documents.
-    """
-    _, num_rel, num_nonrel = f.relevant(level)
-    if not num_rel:
-        return 0.0
-    denom = min(num_nonrel, num_rel)
-    total = 0.0
-    nonrel = 0
-    for p, g in f.hits:
-        if k is not None and p >= k:
-            break
-        if g >= level:
-            total += 1.0 - min(nonrel, num_rel) / denom if nonrel else 1.0
-        elif g >= 0:
-            nonrel += 1
-    return total / num_rel
-
-
-def ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """nDCG@K = DCG@K / IDCG@K, DCG = sum gain(grade_i) / log2(i + 1) (trec_eval ndcg_cut_K).
-
-    gain = grade (linear, default) or 2^grade - 1 (``gain=exp``); negative grades gain 0.
-    IDCG ranks every judged grade of the query, retrieved or not. Graded: ignores the level.
-    """
-    idcg = f.idcg(k, m.gain)
-    return f.dcg(k, m.gain) / idcg if idcg else 0.0
-
-
-def judged(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """Judged@K = share of the top K slots whose id carries a judgment (grade >= 0).
-
-    Divides by the number of slots that came back, min(K, n), as ir_measures does; 0 for an
-    empty ranking. A repeated id is as judged as its first occurrence.
-    """
-    shown = f.n if k is None else min(k, f.n)
-    return f.judged_slots(k) / shown if shown else 0.0
-
-
-def inf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """infAP = estimated AP when the qrels judge a random sample of the pool (trec_eval infAP).
-
-    Ids in the qrels are the pool, grade -1 marks a pooled id left unjudged, ids absent from
-    the qrels were never pooled (non-relevant). For a judged relevant id at rank k > 1 the
-    expected precision is 1/k + (pooled ids above)/k * (rel + eps) / (judged + 2 eps) over the
-    judged ids above; infAP averages it over the judged relevant ids. Equals AP when nothing
-    pooled is left unjudged. Reads the grades only: a sample file's strata are xinfAP's.
-    """
-    return inferred_ap(f.ranking, f.grades, level)
-
-
-def xinf_ap(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """xinfAP = infAP per stratum of a stratified pool sample, weighted by 1/rate, over R_est.
-
-    Uses the sample file's strata (``poolkit score --sample``); without one, the qrels are one
-    uniform stratum and xinfAP = infAP.
-    """
-    return inferred_ap(f.ranking, f.grades, level, f.sample)
-
-
-def stat_ap_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """statAP = AP from Horvitz-Thompson weights 1/pi of the judged ids (Aslam et al. 2006).
-
-    pi is each pair's inclusion probability from the sample file (else its stratum's judging
-    rate); R_hat = sum 1/pi over judged relevant ids, precision at rank k = (1 + sum 1/pi over
-    the judged relevant above) / k, statAP = sum precision/pi / R_hat. Equals AP when all
-    pooled ids are judged.
-    """
-    return stat_ap(f.ranking, f.grades, level, f.sample)
-
-
-def inf_ndcg(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """infNDCG@K = estimated DCG@K / estimated ideal DCG@K over a (stratified) pool sample.
-
-    Each judged id's gain counts 1 / (its stratum's judging rate); the ideal ranking holds the
-    estimated number of ids of each grade (N_s * judged-of-that-grade / n_s, rounded). Equals
-    nDCG@K when all pooled ids are judged. Graded: ignores the level.
-    """
-    table = None if m.gain == "linear" else _GAIN_TABLE
-    return inferred_ndcg(f.ranking, f.grades, k, table, f.sample)
-
-
-class _ExpGains(dict[int, float]):
-    def __missing__(self, g: int) -> float:
-        return _GAIN_FN["exp"](g)
-
-
-_GAIN_TABLE = _ExpGains()
-
-
-def rbp_family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """RBP(p) = (1 - p) * sum p^(i-1) * grade_i / max grade (Moffat and Zobel; trec_eval rbp).
-
-    Graded as trec_eval computes it: the gain is the grade over the query's highest grade; the
-    relevance level plays no part. p defaults to 0.8 (ir_measures); trec_eval's ``rbp`` is
-    p=0.9.
-    """
-    return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[0]
-
-
-def rbp_residual(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
-    """RBP_resid(p) = the most unjudged ids could add to RBP(p) (trec_eval rbp_resid).
-
-    The weight (1 - p) p^(i-1) of every unjudged slot (absent from the qrels or graded -1),
-    plus the weight p^n below the ranking's end when any retrieved id is unjudged; 0 for a
-    fully judged ranking. RBP + RBP_resid is the best RBP the unjudged could still reach.
-    """
-    return rbp(f.ranking[:k] if k is not None else f.ranking, f.grades, m.persistence)[1]
-
-
-#: The parameters families share; a family lists those it takes (its ``params``).
-REL = Param("rel", (int,), None, "relevance level of this binary measure (grade >= rel)")
-GAIN = Param("gain", (str,), "linear", "gain of a grade: linear (= grade) or exp (2^g - 1)",
-             choices=GAINS)
-JUDGED_ONLY = Param("judged_only", (bool,), False,
-                    "score the condensed list (unjudged ids removed first)")
-BINARY = (REL, JUDGED_ONLY)
+from poolkit.score.facts import GAINS, GainOverflow, QueryFacts, discounts
+from poolkit.score.families import (
+    average_precision,
+    bpref,
+    context_precision,
+    hit,
+    inf_ap,
+    inf_ndcg,
+    judged,
+    ndcg,
+    precision,
+    r_precision,
+    rbp_family,
+    rbp_residual,
+    recall,
+    recall_capped,
+    reciprocal_rank,
+    stat_ap_family,
+    xinf_ap,
+)
+
+__all__ = ["GAINS", "MEASURES", "PARAMS", "Family", "GainOverflow", "Measure", "QueryFacts",
+           "TrecName", "discounts", "parse_measure", "parse_measures", "split_measures"]
 
 
 def _open_unit(value: object) -> None:
@@ -431,17 +55,70 @@ def _open_unit(value: object) -> None:
         raise ParamError(f"p must be a number strictly between 0 and 1, got {value!r}")
 
 
-PERSISTENCE = Param("p", (float,), 0.8, "persistence: the chance of reading on "
-                    "(0 < p < 1; ir_measures' RBP default 0.8)", validate=_open_unit)
+#: Every parameter a measure family may take, with what a family that does not take it says
+#: when given it. A new parameter is one entry here, named in the ``params`` of the families
+#: that take it (``Measure.param(key)`` reads it in their functions; its value travels in
+#: ``Measure.extra``, parsed, checked, spelled and refused with no other code).
+PARAMS: dict[str, tuple[Param, str]] = {param.key: (param, refusal) for param, refusal in (
+    (Param("rel", (int,), None, "relevance level of this binary measure (grade >= rel)"),
+     "is graded and takes no rel= level"),
+    (Param("gain", (str,), "linear", "gain of a grade: linear (= grade) or exp (2^g - 1)",
+           choices=GAINS),
+     "takes no gain (only nDCG and infNDCG do)"),
+    (Param("judged_only", (bool,), False,
+           "score the condensed list (unjudged ids removed first)"),
+     "takes no judged_only (its condensed list is all judged)"),
+    (Param("p", (float,), 0.8, "persistence: the chance of reading on "
+           "(0 < p < 1; ir_measures' RBP default 0.8)", validate=_open_unit),
+     "takes no p= (only RBP, RBP_resid do)"),
+)}
+REL, GAIN, JUDGED_ONLY, PERSISTENCE = (PARAMS[k][0] for k in ("rel", "gain", "judged_only", "p"))
+BINARY = (REL, JUDGED_ONLY)
+
+#: How a family's mean gets its interval (:func:`poolkit.score.intervals.intervals`): a
+#: Wilson score interval when each query's value is 0 or 1, a percentile bootstrap otherwise.
+INTERVAL_METHODS = ("wilson", "bootstrap")
+#: trec_eval's default cutoffs for a measure printed per cutoff (``P_5`` ... ``P_1000``)
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """One of trec_eval's names for a family, for ``poolkit trec-eval`` and for people who type
+    it to ``poolkit score``.
+
+    A name with ``cutoffs`` prints one value per cutoff as ``NAME_K`` (those are trec_eval's
+    defaults; ``-m NAME.5,10`` sets others, ``NAME_10`` reads as the family at 10); one
+    without is the full list. ``settings`` are trec_eval's defaults where they are not
+    poolkit's (its rbp reads on with p = 0.9), and the ``NAME.key=value`` parameters it
+    takes. ``score``: ``poolkit score -m NAME`` reads it too (``set_recall`` is
+    trec-eval's alone; ``poolkit score`` spells it ``R``).
+    """
+
+    name: str
+    cutoffs: tuple[int, ...] = ()
+    settings: tuple[tuple[str, float], ...] = ()
+    score: bool = True
+
+
+def _cut(name: str, cutoffs: tuple[int, ...] = TREC_CUTOFFS) -> TrecName:
+    return TrecName(name, cutoffs)
+
+
+_TREC_RBP = (("p", 0.9),)  # trec_eval's rbp and rbp_resid default persistence
 
 
 @dataclass(frozen=True)
 class Family:
-    """One measure family in the registry: how it computes and which parameters it takes.
+    """One measure family in the registry: how it computes, which parameters it takes, how
+    its mean's interval is made, whether it has a condensed form, and its trec_eval names.
 
     ``params`` declares every parameter the family accepts (``P(rel=2)@5``), with type and
-    default; parsing, validation, the canonical name and help text are generic over it. A new
-    parameter (RBP's ``p``) is a ``Param`` here and ``Measure.param(key)`` in its function.
+    default; parsing, validation, the canonical name and help text are generic over it (a
+    new parameter: :data:`PARAMS`). ``interval`` is one of :data:`INTERVAL_METHODS`.
+    ``condensed``: the family has a condensed-list variant ``X'`` (``judged_only=true``)
+    that can differ from it, which compare shows beside it (bpref reads judged ids only
+    already; Judged has no condensed list).
     """
 
     name: str
@@ -450,6 +127,14 @@ class Family:
     binary: bool = True
     aliases: tuple[str, ...] = ()
     params: tuple[Param, ...] = BINARY
+    interval: str = "bootstrap"
+    condensed: bool = True
+    trec: tuple[TrecName, ...] = ()
+
+    def __post_init__(self) -> None:
+        assert self.interval in INTERVAL_METHODS, self.interval
+        assert not self.condensed or JUDGED_ONLY in self.params, \
+            f"{self.name}: a condensed form needs the judged_only parameter"
 
     @property
     def formula(self) -> str:
@@ -467,51 +152,47 @@ class Family:
 MEASURES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("P", precision, "required", aliases=("Precision",)),
-        Family("R", recall, "optional", aliases=("Recall",)),
+        Family("P", precision, "required", aliases=("Precision",), trec=(_cut("P"),)),
+        Family("R", recall, "optional", aliases=("Recall",),
+               trec=(_cut("recall"), TrecName("set_recall", score=False))),
         Family("Rcap", recall_capped, "required"),
-        Family("Hit", hit, "optional", aliases=("Success",)),
-        Family("RR", reciprocal_rank, "optional", aliases=("MRR",)),
-        Family("AP", average_precision, "optional", aliases=("MAP",)),
-        Family("nDCG", ndcg, "optional", binary=False, params=(GAIN, JUDGED_ONLY)),
-        Family("Rprec", r_precision, "none", aliases=("R-prec", "R-precision")),
-        Family("bpref", bpref, "none", aliases=("Bpref",)),
-        Family("Judged", judged, "optional", binary=False, params=()),
+        Family("Hit", hit, "optional", aliases=("Success",), interval="wilson",
+               trec=(_cut("success", (1, 5, 10)),)),
+        Family("RR", reciprocal_rank, "optional", aliases=("MRR",),
+               trec=(TrecName("recip_rank"),)),
+        Family("AP", average_precision, "optional", aliases=("MAP",),
+               trec=(TrecName("map"), _cut("map_cut"))),
+        Family("nDCG", ndcg, "optional", binary=False, params=(GAIN, JUDGED_ONLY),
+               trec=(TrecName("ndcg"), _cut("ndcg_cut"))),
+        Family("Rprec", r_precision, "none", aliases=("R-prec", "R-precision"),
+               trec=(TrecName("Rprec"),)),
+        Family("bpref", bpref, "none", aliases=("Bpref",), condensed=False,
+               trec=(TrecName("bpref"),)),
+        Family("Judged", judged, "optional", binary=False, params=(), condensed=False),
         Family("CP", context_precision, "optional", aliases=("ContextPrecision",)),
-        Family("infAP", inf_ap, "none"),
+        Family("infAP", inf_ap, "none", trec=(TrecName("infAP"),)),
         Family("xinfAP", xinf_ap, "none"),
         Family("statAP", stat_ap_family, "none", aliases=("StatAP",)),
         Family("infNDCG", inf_ndcg, "optional", binary=False, params=(GAIN, JUDGED_ONLY)),
-        Family("RBP", rbp_family, "optional", binary=False, params=(PERSISTENCE, JUDGED_ONLY)),
+        Family("RBP", rbp_family, "optional", binary=False, params=(PERSISTENCE, JUDGED_ONLY),
+               trec=(TrecName("rbp", settings=_TREC_RBP),)),
         Family("RBP_resid", rbp_residual, "optional", binary=False,
-               aliases=("RBPresid", "RBP-resid"), params=(PERSISTENCE, JUDGED_ONLY)),
+               aliases=("RBPresid", "RBP-resid"), params=(PERSISTENCE, JUDGED_ONLY),
+               trec=(TrecName("rbp_resid", settings=_TREC_RBP),)),
     )
 }
 
-#: why a family refuses a shared parameter, when there is more to say than "it takes none"
-_REFUSALS = {"rel": "is graded and takes no rel= level",
-             "gain": "takes no gain (only nDCG and infNDCG do)",
-             "judged_only": "takes no judged_only (its condensed list is all judged)",
-             "p": "takes no p= (only RBP, RBP_resid do)"}
+
+def trec_names() -> dict[str, tuple[Family, TrecName]]:
+    """Every trec_eval name a family carries: name -> (the family, the name's entry)."""
+    return {t.name: (f, t) for f in MEASURES.values() for t in f.trec}
 
 
-# trec_eval's measure names, for people who type them: prefix -> family (prefix_K -> @K).
-TREC_NAMES = {
-    "P": "P", "recall": "R", "success": "Hit", "map_cut": "AP", "ndcg_cut": "nDCG",
-}
-TREC_PLAIN = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "bpref",
-              "infAP": "infAP"}
-#: Families taking a persistence p, with their default (ir_measures' RBP default, 0.8).
-PERSISTENCE_FAMILIES = {f.name: f.param("p").default  # type: ignore[union-attr]
-                        for f in MEASURES.values() if f.param("p") is not None}
-#: trec_eval's rbp / rbp_resid default to p = 0.9; rbp_p=0.8 (its output name) sets it.
-_TREC_RBP = re.compile(r"^(?P<name>rbp|rbp_resid)(?:[_.]p=(?P<p>[0-9.eE+-]+))?$")
-_TREC_RBP_FAMILY = {"rbp": "RBP", "rbp_resid": "RBP_resid"}
-
-_LOOKUP: dict[str, str] = {}
-for _fam in MEASURES.values():
-    for _n in (_fam.name, *_fam.aliases):
-        _LOOKUP[_n.lower()] = _fam.name
+def family_named(text: str) -> str | None:
+    """The family ``text`` names, in any case or by an alias (``map`` -> ``AP``)."""
+    wanted = text.lower()
+    return next((f.name for f in MEASURES.values()
+                 if wanted in (n.lower() for n in (f.name, *f.aliases))), None)
 
 
 @dataclass(frozen=True)
@@ -530,7 +211,8 @@ class Measure:
     gain: str = "linear"
     judged_only: bool = False
     p: float | None = None
-    #: values of the family's other declared parameters, as (key, value) pairs
+    #: values of the family's other declared parameters (:data:`PARAMS` but the fields
+    #: above), as (key, value) pairs
     extra: tuple[tuple[str, object], ...] = ()
     _family: Family = field(init=False, repr=False, compare=False, hash=False)
 
@@ -550,8 +232,7 @@ class Measure:
         for key, value in self.settings().items():
             param = fam.param(key)
             if param is None:
-                reason = _REFUSALS.get(key, f"takes no parameter {key!r}")
-                raise PoolkitError(f"{self.family} {reason}")
+                raise PoolkitError(f"{self.family} {_refusal(key)}")
             try:
                 param.check(value, self.family)
             except ParamError as exc:
@@ -564,15 +245,8 @@ class Measure:
 
     def settings(self) -> dict[str, object]:
         """The parameters set away from their defaults, in declaration order."""
-        out: dict[str, object] = {}
-        if self.rel is not None:
-            out["rel"] = self.rel
-        if self.gain != "linear":
-            out["gain"] = self.gain
-        if self.judged_only:
-            out["judged_only"] = self.judged_only
-        if self.p is not None:
-            out["p"] = self.p
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in _PARAM_FIELDS
+                                   if getattr(self, f.name) != f.default}
         out.update(self.extra)
         return out
 
@@ -611,6 +285,18 @@ class Measure:
         """The same measure at another cutoff."""
         return replace(self, cutoff=cutoff)
 
+    def condensed(self) -> Measure | None:
+        """The condensed-list variant ``X'`` (``judged_only=true``), or None when this is one
+        or its family has none (:attr:`Family.condensed`)."""
+        if self.judged_only or not self._family.condensed:
+            return None
+        return replace(self, judged_only=True)
+
+    @property
+    def interval(self) -> str:
+        """How this measure's mean gets its interval: ``wilson`` or ``bootstrap``."""
+        return self._family.interval
+
     def level(self, default: int) -> int:
         """The relevance level this measure uses under an evaluation at ``default``."""
         return default if self.rel is None else self.rel
@@ -630,11 +316,41 @@ class Measure:
         return self.name
 
 
+#: The parameters that are fields of Measure (the others travel in ``extra``), in order.
+_PARAM_FIELDS = tuple(f for f in fields(Measure) if f.name in PARAMS)
+_FIELD_NAMES = frozenset(f.name for f in _PARAM_FIELDS)
+
+
+def _refusal(key: str) -> str:
+    """Why a family refuses the parameter ``key``."""
+    shared = PARAMS.get(key)
+    return shared[1] if shared is not None else f"takes no parameter {key!r}"
+
+
+def measure_of(family: str, cutoff: int | None = None,
+               values: Mapping[str, object] | None = None) -> Measure:
+    """``Measure(family, cutoff)`` with parameter ``values`` by key: a field's as the field,
+    any other in ``extra`` (in the order given)."""
+    kwargs: dict[str, object] = {}
+    extra: list[tuple[str, object]] = []
+    for key, value in (values or {}).items():
+        if key in _FIELD_NAMES:
+            kwargs[key] = value
+        else:
+            extra.append((key, value))
+    if extra:
+        kwargs["extra"] = tuple(extra)
+    return Measure(family, cutoff, **kwargs)  # type: ignore[arg-type]
+
+
 _SYNTAX = re.compile(
     r"^\s*(?P<family>[A-Za-z][A-Za-z_\-]*?)\s*(?:\((?P<params>[^)]*)\))?\s*"
     r"(?:@\s*(?P<cutoff>[^\s]+))?\s*$"
 )
-_TREC_CUT = re.compile(r"^(?P<prefix>P|recall|success|map_cut|ndcg_cut)_(?P<cutoff>\d+)$")
+#: a trec_eval name at a cutoff (``map_cut_10``), and a full-list one with a parameter set
+#: the way trec_eval prints it or -m sets it (``rbp_p=0.8``, ``rbp.p=0.8``)
+_TREC_CUT = re.compile(r"(?P<name>\w+)_(?P<cutoff>\d+)")
+_TREC_SETTING = re.compile(r"[_.](?P<key>\w+)=(?P<value>[0-9.eE+-]+)")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 _TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false"}
@@ -673,24 +389,17 @@ def parse_measure(text: str) -> Measure:
     ``success_5``). Anything else raises PoolkitError listing the families.
     """
     raw = text.strip()
-    trec = _TREC_CUT.match(raw)
-    if trec:
-        return Measure(TREC_NAMES[trec["prefix"]], int(trec["cutoff"]))
-    if raw in TREC_PLAIN:
-        return Measure(TREC_PLAIN[raw])
-    trec_rbp = _TREC_RBP.match(raw)
-    if trec_rbp:
-        return Measure(_TREC_RBP_FAMILY[trec_rbp["name"]],
-                       p=_number(text, "p", trec_rbp["p"]) if trec_rbp["p"] else 0.9)
+    trec = _from_trec_name(text, raw)
+    if trec is not None:
+        return trec
     m = _SYNTAX.match(raw)
     if not m:
         raise PoolkitError(f"cannot read measure {text!r}; expected e.g. P@5, nDCG@10, "
                            f"P(rel=2)@5; families: {', '.join(MEASURES)}")
-    family = _LOOKUP.get(m["family"].lower())
+    family = family_named(m["family"])
     if family is None:
         raise PoolkitError(one_of(m["family"], MEASURES, "measure"))
-    kwargs: dict[str, object] = {}
-    extra: list[tuple[str, object]] = []
+    values: dict[str, object] = {}
     fam = MEASURES[family]
     if m["params"] is not None and m["params"].strip():
         for item in m["params"].split(","):
@@ -700,17 +409,11 @@ def parse_measure(text: str) -> Measure:
                                    f"key=value")
             param = fam.param(key)
             if param is None:
-                if key in _REFUSALS:  # a shared parameter this family does not take
-                    raise PoolkitError(f"{family} {_REFUSALS[key]}")
+                if key in PARAMS:  # a shared parameter this family does not take
+                    raise PoolkitError(f"{family} {_refusal(key)}")
                 raise PoolkitError(f"measure {text!r}: "
                                    + one_of(key, [p.key for p in fam.params], "parameter"))
-            parsed = _read_value(text, param, value.strip("'\""))
-            if key in ("rel", "gain", "judged_only", "p"):
-                kwargs[key] = parsed
-            else:
-                extra.append((key, parsed))
-    if extra:
-        kwargs["extra"] = tuple(extra)
+            values[key] = _read_value(text, param, value.strip("'\""))
     cutoff: int | None = None
     if m["cutoff"] is not None:
         try:
@@ -718,7 +421,27 @@ def parse_measure(text: str) -> Measure:
         except ValueError:
             raise PoolkitError(f"measure {text!r}: cutoff {m['cutoff']!r} is not an "
                                f"integer") from None
-    return Measure(family, cutoff, **kwargs)  # type: ignore[arg-type]
+    return measure_of(family, cutoff, values)
+
+
+def _from_trec_name(text: str, raw: str) -> Measure | None:
+    """The measure a trec_eval name stands for (``P_5``, ``map``, ``rbp_p=0.8``), or None
+    when ``raw`` is not one ``poolkit score`` reads."""
+    names = {name: entry for name, entry in trec_names().items() if entry[1].score}
+    cut = _TREC_CUT.fullmatch(raw)
+    if cut and cut["name"] in names and names[cut["name"]][1].cutoffs:
+        return Measure(names[cut["name"]][0].name, int(cut["cutoff"]))
+    for name, (family, trec) in names.items():
+        if trec.cutoffs or not raw.startswith(name):
+            continue
+        values: dict[str, object] = dict(trec.settings)
+        if raw != name:
+            setting = _TREC_SETTING.fullmatch(raw, len(name))
+            if not setting or setting["key"] not in values:
+                continue
+            values[setting["key"]] = _number(text, setting["key"], setting["value"])
+        return measure_of(family.name, None, values)
+    return None
 
 
 def _number(text: str, key: str, value: str) -> float:

@@ -42,7 +42,7 @@ import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.score.intervals import (
-    LEVEL,
+    CONFIDENCE,
     RESAMPLES,
     bootstrap_means_each,
     percentile_interval,
@@ -328,7 +328,7 @@ class TestOptions:
     def to_dict(self) -> dict[str, object]:
         return {"test": self.test, "alpha": self.alpha, "correction": self.correction,
                 "permutations": self.permutations, "seed": self.seed,
-                "ci": {"level": LEVEL, "method": "bootstrap", "resamples": RESAMPLES,
+                "ci": {"level": CONFIDENCE, "method": "bootstrap", "resamples": RESAMPLES,
                        "seed": BOOT_SEED}}
 
 

@@ -1,8 +1,9 @@
 """``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for the measures
 poolkit computes.
 
-The values come from poolkit's own measures (:mod:`poolkit.score.measures`); this module only
-reproduces trec_eval's conventions around them, which differ from ``poolkit score``'s:
+The values come from poolkit's own measures, each family listing its trec_eval names in the
+registry (:data:`poolkit.score.measures.MEASURES`); this module adds trec_eval's counts and
+reproduces its conventions around them, which differ from ``poolkit score``'s:
 
 * Queries: those in both the qrels and the run, in byte order of their ids (``-c``: every
   query of the qrels, a missing one scoring 0). A query whose judgments hold no relevant
@@ -32,12 +33,22 @@ from dataclasses import dataclass, replace
 from poolkit.errors import PoolkitError, did_you_mean
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
-from poolkit.score.measures import Measure, QueryFacts
+from poolkit.score.facts import QueryFacts
+from poolkit.score.measures import (
+    TREC_CUTOFFS,
+    Family,
+    Measure,
+    TrecName,
+    measure_of,
+    trec_names,
+)
 
-DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+DEFAULT_CUTOFFS = TREC_CUTOFFS
 
-# Every measure name trec_eval knows (its measure table), so that one it computes and poolkit
-# does not is told apart from a typo.
+#: Every measure name trec_eval knows, in its measure table's order (the order its lines print
+#: in), so that one it computes and poolkit does not is told apart from a typo. Which of them
+#: poolkit computes: the counts below and the trec_eval names of the measure families
+#: (:data:`poolkit.score.measures.MEASURES`).
 TREC_EVAL_NAMES = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
@@ -83,16 +94,20 @@ class TrecMeasure:
     compute: Compute | None = None
     cutoffs: tuple[int, ...] = ()
     per_query: bool = True
-    #: trec_eval's ``NAME.key=value`` parameters this measure takes, and the computation
-    #: with them (``{"p": 0.8}`` -> compute)
-    pair_keys: tuple[str, ...] = ()
+    #: trec_eval's ``NAME.key=value`` parameters this measure takes with their defaults, and
+    #: the computation with them (``{"p": 0.8}`` -> compute)
+    pair_defaults: tuple[tuple[str, float], ...] = ()
     with_pairs: Callable[[dict[str, float]], Compute] | None = None
     #: scored on trec_eval's stand-in ranking (one unjudged document) for a query the run
     #: lacks under -c, where trec_eval does not zero it afterwards
     scores_missing_query: bool = False
 
+    @property
+    def pair_keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in self.pair_defaults)
 
-def _poolkit(family: str) -> Compute:
+
+def _family(family: str) -> Compute:
     """A value from poolkit's measure ``family`` (at the cutoff when there is one)."""
     cache: dict[int | None, Measure] = {}
 
@@ -103,6 +118,10 @@ def _poolkit(family: str) -> Compute:
         return q.value(m)
 
     return compute
+
+
+def _num_q(q: QueryView, k: int | None) -> float:
+    return 1.0
 
 
 def _num_ret(q: QueryView, k: int | None) -> float:
@@ -121,26 +140,8 @@ def _num_nonrel_judged_ret(q: QueryView, k: int | None) -> float:
     return float(sum(1 for _, g in q.facts.hits if 0 <= g < q.level))
 
 
-def _rbp(family: str) -> Callable[[dict[str, float]], Compute]:
-    """RBP or its residual at persistence ``p`` (trec_eval's default 0.9 when not given)."""
-    def with_pairs(pairs: dict[str, float]) -> Compute:
-        measure = Measure(family, p=pairs.get("p", TREC_EVAL_RBP_P))
-        return lambda q, k: q.value(measure)
-
-    return with_pairs
-
-
-TREC_EVAL_RBP_P = 0.9  # trec_eval's rbp and rbp_resid default persistence
-_RBP = _rbp("RBP")
-_RBP_RESID = _rbp("RBP_resid")
-
-
-def _num_q(q: QueryView, k: int | None) -> float:
-    return 1.0
-
-
-# In trec_eval's table order, which is the order lines are printed in.
-TREC_MEASURES: dict[str, TrecMeasure] = {
+#: trec_eval's measures that are not a measure family's: the run tag and counts
+_COUNTS: dict[str, TrecMeasure] = {
     m.name: m
     for m in (
         TrecMeasure("runid", "runid", per_query=False),
@@ -148,24 +149,41 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("num_ret", "count", _num_ret),
         TrecMeasure("num_rel", "count", _num_rel),
         TrecMeasure("num_rel_ret", "count", _num_rel_ret),
-        TrecMeasure("map", "value", _poolkit("AP")),
-        TrecMeasure("Rprec", "value", _poolkit("Rprec")),
-        TrecMeasure("bpref", "value", _poolkit("bpref")),
-        TrecMeasure("recip_rank", "value", _poolkit("RR")),
-        TrecMeasure("P", "cutoffs", _poolkit("P"), DEFAULT_CUTOFFS),
-        TrecMeasure("recall", "cutoffs", _poolkit("R"), DEFAULT_CUTOFFS),
-        TrecMeasure("infAP", "value", _poolkit("infAP")),
-        TrecMeasure("ndcg", "value", _poolkit("nDCG")),
-        TrecMeasure("ndcg_cut", "cutoffs", _poolkit("nDCG"), DEFAULT_CUTOFFS),
-        TrecMeasure("map_cut", "cutoffs", _poolkit("AP"), DEFAULT_CUTOFFS),
-        TrecMeasure("success", "cutoffs", _poolkit("Hit"), (1, 5, 10)),
-        TrecMeasure("set_recall", "value", _poolkit("R")),
         TrecMeasure("num_nonrel_judged_ret", "count", _num_nonrel_judged_ret),
-        TrecMeasure("rbp", "value", _RBP({}), pair_keys=("p",), with_pairs=_RBP),
-        TrecMeasure("rbp_resid", "value", _RBP_RESID({}), pair_keys=("p",),
-                    with_pairs=_RBP_RESID),
     )
 }
+
+
+def _with_settings(family: str, trec: TrecName) -> Callable[[dict[str, float]], Compute]:
+    """The family at trec_eval's ``NAME.key=value`` parameters, its defaults for the others
+    (rbp's p = 0.9 when not given)."""
+    def with_pairs(pairs: dict[str, float]) -> Compute:
+        measure = measure_of(family, None, {**dict(trec.settings), **pairs})
+        return lambda q, k: q.value(measure)
+
+    return with_pairs
+
+
+def _of_family(family: Family, trec: TrecName) -> TrecMeasure:
+    """The trec_eval measure a family's trec_eval name stands for (:data:`MEASURES`)."""
+    if trec.cutoffs:
+        return TrecMeasure(trec.name, "cutoffs", _family(family.name), trec.cutoffs)
+    if trec.settings:
+        with_pairs = _with_settings(family.name, trec)
+        return TrecMeasure(trec.name, "value", with_pairs({}),
+                           pair_defaults=trec.settings,
+                           with_pairs=with_pairs)
+    return TrecMeasure(trec.name, "value", _family(family.name))
+
+
+def _trec_measures() -> dict[str, TrecMeasure]:
+    families = trec_names()
+    return {name: _COUNTS[name] if name in _COUNTS else _of_family(*families[name])
+            for name in TREC_EVAL_NAMES if name in _COUNTS or name in families}
+
+
+#: What poolkit computes of trec_eval's table, in its order (the order lines are printed in).
+TREC_MEASURES: dict[str, TrecMeasure] = _trec_measures()
 
 # trec_eval's nicknames; each stands for the measures of its list that poolkit computes.
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -243,8 +261,9 @@ def _pairs(meas: TrecMeasure, text: str, params: str) -> TrecMeasure:
             raise PoolkitError(f"-m {text}: expected KEY=VALUE parameters ({meas.name} takes "
                                f"{takes}, e.g. -m {meas.name}.{meas.pair_keys[0]}=0.8)")
         if key not in meas.pair_keys:
+            defaults = ", ".join(f"{k}={v:g}" for k, v in meas.pair_defaults)
             raise PoolkitError(f"-m {text}: {meas.name} takes only {takes} (trec_eval would "
-                               f"ignore {key!r}, use p={TREC_EVAL_RBP_P:g} and print it as "
+                               f"ignore {key!r}, use {defaults} and print it as "
                                f"{meas.name}_{params})")
         if key in values:
             raise PoolkitError(f"-m {text}: {key} is given twice")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
 from poolkit.score import parse_measure
+from poolkit.score.facts import QueryFacts
 from poolkit.score.inferred import (
     EPSILON,
     PoolSample,
@@ -19,7 +20,6 @@ from poolkit.score.inferred import (
     rbp,
     stat_ap,
 )
-from poolkit.score.measures import QueryFacts
 
 # One query, two strata. A = {a, b} fully judged; B = {c, d, e, f} half judged (e, f left
 # unjudged: e graded -1 in the qrels, f only listed in the sample).

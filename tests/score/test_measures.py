@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-import poolkit.score.measures as measures_module
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
 from poolkit.score import MEASURES, Measure, QueryFacts, evaluate, parse_measure
@@ -391,7 +390,8 @@ def test_registry_documents_every_family() -> None:
 def test_a_family_declares_its_parameters_and_parsing_follows(monkeypatch) -> None:
     """A new parameter (RBP's persistence p) is a declaration, not new parsing code."""
     from poolkit.params import Param
-    from poolkit.score.measures import JUDGED_ONLY, REL, Family, precision
+    from poolkit.score.families import precision
+    from poolkit.score.measures import JUDGED_ONLY, REL, Family
 
     def toy(facts, k, level, measure):  # P@k scaled by p: enough to show p reaches it
         """Toy: P@k times p."""
@@ -401,7 +401,6 @@ def test_a_family_declares_its_parameters_and_parsing_follows(monkeypatch) -> No
                     params=(REL, Param("p", (float,), 0.8, "persistence", minimum=0.0,
                                        maximum=1.0), JUDGED_ONLY))
     monkeypatch.setitem(MEASURES, "Toy", family)
-    monkeypatch.setitem(measures_module._LOOKUP, "toy", "Toy")
     m = parse_measure("Toy(p=0.5,rel=2)@2")
     assert m.name == "Toy(rel=2,p=0.5)@2" and parse_measure(m.name) == m
     assert m.param("p") == 0.5 and parse_measure("Toy@2").param("p") == 0.8
@@ -414,3 +413,82 @@ def test_a_family_declares_its_parameters_and_parsing_follows(monkeypatch) -> No
         parse_measure("Toy(p=x)")
     with pytest.raises(PoolkitError, match="Toy takes no gain"):
         parse_measure("Toy(gain=exp)")
+
+
+# --------------------------------------------------------------------------------------------
+# One family in one place: its interval method, condensed form and trec_eval names.
+
+
+def test_a_family_carries_its_interval_condensed_form_and_trec_eval_names() -> None:
+    from poolkit.score.measures import trec_names
+
+    assert {f.name for f in MEASURES.values() if f.interval == "wilson"} == {"Hit"}
+    assert m("Hit@10").interval == "wilson" and m("nDCG@10").interval == "bootstrap"
+    assert m("AP").condensed() == m("AP(judged_only=true)")
+    assert m("AP(judged_only=true)").condensed() is None  # already the condensed list
+    assert m("bpref").condensed() is None and m("Judged@10").condensed() is None
+    names = trec_names()
+    assert {n: f.name for n, (f, _) in names.items()} == {
+        "P": "P", "recall": "R", "set_recall": "R", "success": "Hit", "recip_rank": "RR",
+        "map": "AP", "map_cut": "AP", "ndcg": "nDCG", "ndcg_cut": "nDCG", "Rprec": "Rprec",
+        "bpref": "bpref", "infAP": "infAP", "rbp": "RBP", "rbp_resid": "RBP_resid"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("rbp", "RBP(p=0.9)"), ("rbp_p=0.8", "RBP(p=0.8)"), ("rbp.p=0.5", "RBP(p=0.5)"),
+    ("rbp_resid", "RBP_resid(p=0.9)"), ("rbp_resid_p=0.7", "RBP_resid(p=0.7)"),
+    ("ndcg", "nDCG"), ("Rprec", "Rprec"), ("bpref", "bpref"), ("infAP", "infAP"),
+    ("recall_1000", "R@1000"),
+])
+def test_trec_eval_names_read_with_trec_eval_s_defaults(text: str, name: str) -> None:
+    assert parse_measure(text).name == name
+
+
+@pytest.mark.parametrize("text, message", [
+    ("set_recall", "unknown measure 'set_recall'"),  # trec-eval's alone; score spells it R
+    ("map_p=0.5", "cannot read measure 'map_p=0.5'"),  # map takes no trec_eval parameter
+    ("rbp_q=0.5", "cannot read measure 'rbp_q=0.5'"),
+    ("rbp_p=x", "cannot read measure 'rbp_p=x'"),
+    ("rbp_p=1.5", "RBP: p must be a number strictly between 0 and 1, got 1.5"),
+    ("ndcg_10", "cannot read measure 'ndcg_10'"),  # ndcg has no per-cutoff name; ndcg_cut has
+])
+def test_trec_eval_names_score_does_not_read(text: str, message: str) -> None:
+    with pytest.raises(PoolkitError) as info:
+        parse_measure(text)
+    assert str(info.value).startswith(message)
+
+
+def test_a_new_family_s_trec_eval_name_and_interval_are_its_registry_entry(monkeypatch) -> None:
+    """A family registered with a trec_eval name is read by that name and printed by
+    ``poolkit trec-eval``'s machinery; its interval method reaches the intervals."""
+    from poolkit.score.families import hit
+    from poolkit.score.intervals import intervals
+    from poolkit.score.measures import BINARY, Family, TrecName
+
+    family = Family("Hit2", hit, "optional", params=BINARY, interval="wilson",
+                    trec=(TrecName("success2", (1, 5)),))
+    monkeypatch.setitem(MEASURES, "Hit2", family)
+    assert parse_measure("success2_5") == Measure("Hit2", 5)
+    per_query = {"Hit2@5": {"a": 1.0, "b": 0.0}, "P@5": {"a": 0.2, "b": 0.0}}
+    cis = intervals(per_query, {"Hit2@5": "Hit2", "P@5": "P"}, ["a", "b"])
+    assert cis["Hit2@5"].method == "wilson" and cis["P@5"].method == "bootstrap"
+
+
+def test_a_new_shared_parameter_is_one_params_entry(monkeypatch) -> None:
+    """PARAMS is the one mapping: a family that does not take a parameter refuses it with the
+    entry's words, one that does reads it (in ``extra``) and spells it in its name."""
+    from poolkit.params import Param
+    from poolkit.score.families import precision
+    from poolkit.score.measures import PARAMS, REL, Family
+
+    depth = Param("depth", (int,), 1, "toy", minimum=1)
+    monkeypatch.setitem(PARAMS, "depth", (depth, "takes no depth (only Toy does)"))
+    monkeypatch.setitem(MEASURES, "Toy", Family("Toy", precision, "optional",
+                                                params=(REL, depth), condensed=False))
+    toy = parse_measure("Toy(depth=3)@5")
+    assert toy.extra == (("depth", 3),) and toy.param("depth") == 3
+    assert toy.name == "Toy(depth=3)@5" and parse_measure(toy.name) == toy
+    with pytest.raises(PoolkitError, match="^P takes no depth \\(only Toy does\\)$"):
+        parse_measure("P(depth=3)@5")
+    with pytest.raises(PoolkitError, match="^P takes no depth \\(only Toy does\\)$"):
+        Measure("P", 5, extra=(("depth", 3),))

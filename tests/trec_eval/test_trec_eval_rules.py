@@ -94,6 +94,18 @@ def test_nicknames_stand_for_the_measures_poolkit_computes() -> None:
     assert select_measures(["P.10,5", "P.20"]).names() == ["P_5", "P_10"]  # first one wins
 
 
+def test_what_poolkit_computes_of_trec_eval_s_table_in_its_order() -> None:
+    """The measures come from the families' trec_eval names and the counts; the order is
+    trec_eval's table's, which is the order lines print in."""
+    assert list(TREC_MEASURES) == [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref",
+        "recip_rank", "P", "recall", "infAP", "ndcg", "ndcg_cut", "map_cut", "success",
+        "set_recall", "num_nonrel_judged_ret", "rbp", "rbp_resid"]
+    assert TREC_MEASURES["success"].cutoffs == (1, 5, 10)
+    assert TREC_MEASURES["P"].cutoffs == (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    assert TREC_MEASURES["rbp"].pair_defaults == (("p", 0.9),)
+
+
 def test_a_document_listed_twice_is_refused_like_trec_eval(capsys: pytest.CaptureFixture[str],
                                                          tmp_path: Path) -> None:
     (tmp_path / "qrels").write_text("q1 0 d1 1\n")
