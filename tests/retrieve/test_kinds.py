@@ -18,7 +18,7 @@ from poolkit.io.corpus import read_corpus, read_queries  # noqa: E402
 from poolkit.params import Param  # noqa: E402
 from poolkit.pool.report import describe  # noqa: E402
 from poolkit.pool.run_systems import run_systems  # noqa: E402
-from poolkit.retrieve.base import Hit, Results  # noqa: E402
+from poolkit.retrieve.base import Results, ScoredDoc  # noqa: E402
 from poolkit.retrieve.kinds import (  # noqa: E402
     PACKAGES,
     SYSTEM_KINDS,
@@ -59,7 +59,7 @@ class Constant:
         self.name, self.docs = name, docs
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
-        return {q.qid: [Hit(d, 1.0 / (i + 1)) for i, d in enumerate(self.docs[:k])]
+        return {q.qid: [ScoredDoc(d, 1.0 / (i + 1)) for i, d in enumerate(self.docs[:k])]
                 for q in queries}
 
     def settings(self) -> dict[str, object]:
