@@ -28,6 +28,7 @@ from urllib.parse import quote
 
 from poolkit.errors import NoStoreError, StoreError, StoreUnavailable
 from poolkit.io.corpus import QueryRecord
+from poolkit.io.sample import SampledPair
 from poolkit.io.validate import GRADE_SCALE
 from poolkit.store.failures import OPENED, describe
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION, migration_sql, statements
@@ -61,17 +62,6 @@ class PoolMember:
     version: int
     text_hash: str
     order_key: float
-
-
-@dataclass(frozen=True)
-class SampleRecord:
-    """A pooled pair of a sampled pool: its stratum, inclusion probability, and the draw."""
-
-    qid: str
-    docid: str
-    stratum: str
-    inclusion: float
-    sampled: bool
 
 
 @dataclass(frozen=True)
@@ -565,7 +555,7 @@ class Store:
                          members: Iterable[NewMember],
                          sources: Iterable[tuple[str, str, str, int, float | None]],
                          note: str | None = None,
-                         design: Iterable[SampleRecord] = ()) -> int | None:
+                         design: Iterable[SampledPair] = ()) -> int | None:
         """Add docs not yet pooled, and the (qid, docid, system, rank, score) that brought them.
 
         All in one transaction. Members already pooled are left alone (their first version,
@@ -616,7 +606,7 @@ class Store:
                       (version, *names))
             return version
 
-    def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]:
+    def pool_sample(self, max_version: int | None = None) -> list[SampledPair]:
         """A sampled pool's design, every pooled pair (drawn or not), by query then doc id;
         empty for a pool that is not a sample."""
         sql = "SELECT qid, docid, stratum, inclusion, sampled FROM pool_sample"
@@ -624,7 +614,7 @@ class Store:
         if max_version is not None:
             sql, args = sql + " WHERE version <= ?", (max_version,)
         rows = self.conn.execute(sql + " ORDER BY qid, docid", args)
-        return [SampleRecord(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
+        return [SampledPair(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
         """Pooled docs in judging order: by query (store order), then version, then order key."""
