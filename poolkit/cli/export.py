@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError, StoreError, one_of, tell
 from poolkit.io.sample import sample_lines
-from poolkit.policies import DEFAULT_POLICY, POLICIES, Labels, current_labels
+from poolkit.policies import DEFAULT_POLICY, POLICIES, Labels
 from poolkit.pool.sample import with_unjudged
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             for name in args.assessor:
                 if name not in known:
                     raise StoreError(f"{config.store_label}: " + one_of(name, known, "assessor"))
-        labels = current_labels(store, args.policy, args.assessor, args.pool_version)
+        labels = Labels.from_store(store, args.policy, args.assessor, args.pool_version)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = design_rows(store, args.pool_version) if (
