@@ -92,10 +92,5 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
 
 
 def sample_lines(rows: Iterable[tuple[str, str, str, float]]) -> list[str]:
-    """The file's lines (header first) for (qid, docid, stratum, probability) rows."""
+    """The file's lines (header first) for (qid, docid, stratum, inclusion) rows."""
     return [HEADER] + [f"{q} {d} {s} {p:.10g}" for q, d, s, p in rows]
-
-
-def write_sample(samples: Mapping[str, PoolSample], path: str | Path) -> None:
-    rows = [(q, d, s.strata[d], s.inclusion[d]) for q, s in samples.items() for d in s.strata]
-    Path(path).write_text("\n".join(sample_lines(rows)) + "\n", encoding="utf-8")

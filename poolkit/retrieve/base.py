@@ -17,7 +17,6 @@ import numpy as np
 
 from poolkit.io.common import sha256_hex
 from poolkit.io.corpus import QueryRecord
-from poolkit.io.corpus import descending_id_order as descending_id_order  # its home
 from poolkit.io.run import Run, run_text
 
 SCORE_DECIMALS = 6  # what poolkit.io.run.run_text writes
@@ -53,7 +52,7 @@ def top_k(scores: np.ndarray, k: int, id_rank: np.ndarray, ids: Sequence[str],
           among: np.ndarray | None = None) -> list[ScoredDoc]:
     """The best ``k`` of a dense score vector, ranked by (rounded score desc, doc id desc).
 
-    ``id_rank`` is ``descending_id_order(ids)``. With ``among`` (document indices) only
+    ``id_rank`` is ``io.corpus.descending_id_order(ids)``. With ``among`` (document indices) only
     those are ranked, whatever the sign of their scores: a lexical retriever passes the
     documents that match a query term, so non-matches are left out rather than ranked at
     random, and a match is never dropped for a negative score.
