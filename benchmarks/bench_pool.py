@@ -110,8 +110,8 @@ def bench_bm25(n_docs: int, n_queries: int, n_rank_bm25: int) -> list[tuple[str,
     import bm25s
     from rank_bm25 import BM25Okapi
 
+    from poolkit.io.corpus import Corpus
     from poolkit.retrieve.bm25 import BM25Retriever, Tokenizer
-    from poolkit.retrieve.corpus import Corpus
     from poolkit.store.store import QueryRecord
 
     docs, queries = synthetic(n_docs, n_queries)

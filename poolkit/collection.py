@@ -29,8 +29,8 @@ from poolkit.store.contract import StoreBackend
 from poolkit.store.store import Source
 
 if TYPE_CHECKING:
-    from poolkit.analysis.labelsets import LabelSet
     from poolkit.io.run import Run
+    from poolkit.policies import Labels
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
 
@@ -164,11 +164,11 @@ class Collection:
         return self.store.resolve_pool_version(version)
 
     def labels(self, version: int | None = None, policy: str = "latest",
-               assessors: Iterable[str] | None = None) -> LabelSet:
+               assessors: Iterable[str] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest) under ``policy``."""
-        from poolkit.analysis.labelsets import store_labels
+        from poolkit.policies import Labels
 
-        return store_labels(self.store, self.version(version), assessors, policy)
+        return Labels.as_of(self.store, self.version(version), assessors, policy)
 
     def pool(self, version: int | None = None) -> list[PooledDoc]:
         """The pool as of ``version`` (default: latest) in judging order, with provenance

@@ -1,4 +1,11 @@
-"""Current labels from the judgment log, under an explicit policy for several assessors.
+"""Labels: one resolved grade per judged pair, and where it came from — the store's judgment
+log under an explicit policy for several assessors, or a label file.
+
+:class:`Labels` is the one container of labels above io (``io.qrels.Qrels`` is a label
+file's content and the grades as the scorer reads them; ``Labels.qrels`` gives that view).
+Its constructors: ``Labels.from_store`` (the log under a policy, what ``export`` writes),
+``Labels.as_of`` (the store as of a pool version, what the analyses compare) and
+``Labels.from_file`` / ``Labels.of_qrels`` (a label file's grades, no policy involved).
 
 Each assessor's standing grade on a pair is their latest ``grade`` or ``import`` event not
 undone (the rule of ``Store.current_grades``). When one pair carries grades from several
@@ -25,10 +32,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
 
-from poolkit.errors import PoolkitError, one_of
+from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.io.qrels import Qrels
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
+
+Pair = tuple[str, str]
 
 
 class Unresolvable(Exception):
@@ -92,68 +105,145 @@ class Unresolved:
 
 @dataclass
 class Labels:
-    """Resolved grades (``grades[qid][docid]``), the pairs left undecided, who judged and,
-    per query, whose adjudications decided a label."""
+    """Resolved grades (``grades[qid][docid]``) and where they came from.
 
-    policy: str
+    ``origin`` is the JSON-ready description every report prints (kind ``store`` or
+    ``file``, the store and pool version or the path, the policy, the assessors). Store
+    labels also carry the ``policy``, the pairs it left undecided (``unresolved``), who
+    judged and, per query, whose adjudications decided a label, and ``pooled`` (the pool as
+    of the version, from ``as_of``). File labels keep the file's content (``file``).
+    """
+
     grades: dict[str, dict[str, int]] = field(default_factory=dict)
+    origin: dict[str, Any] = field(default_factory=dict)
+    policy: str | None = None
     unresolved: list[Unresolved] = field(default_factory=list)
     assessors: dict[str, list[str]] = field(default_factory=dict)
     adjudicators: dict[str, list[str]] = field(default_factory=dict)
+    #: pool membership as of the version (``as_of`` only)
+    pooled: set[Pair] | None = field(default=None, repr=False)
+    #: how reports name these labels (a file's name, or "pool vN")
+    name: str = "<memory>"
+    #: the label file the grades were read from (None: resolved from the store)
+    file: Qrels | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.grades.values())
+
+    @classmethod
+    def from_store(cls, store: StoreBackend, policy: str = DEFAULT_POLICY,
+                   assessors: Iterable[str] | None = None,
+                   pool_version: int | None = None) -> Labels:
+        """Labels as the log stands now under ``policy`` (a name in ``POLICIES``).
+
+        ``assessors`` restricts whose grades count (adjudications count whoever recorded
+        them). ``pool_version`` keeps only pairs pooled in that version or earlier; without
+        it every labelled pair counts, imported ones outside the pool included. Queries come
+        in store order, docs in judging order for pooled pairs, then in the order they were
+        first labelled.
+        """
+        rule = get_policy(policy)
+        if pool_version is not None:
+            check_pool_version(store, pool_version)
+        given = list(assessors) if assessors is not None else None
+        wanted = set(given) if given is not None else None
+        votes_by_pair = standing_votes(store, VOTE_KINDS, pool_version)
+        adjudications = _adjudications(store, pool_version)
+        origin: dict[str, Any] = {"kind": "store", "store": str(store.path),
+                                  "pool_version": pool_version, "policy": policy}
+        if given is not None:
+            origin["assessors"] = sorted(given)
+        labels = cls(origin=origin, policy=policy)
+        for qid, docid in _pair_order(store, set(votes_by_pair) | set(adjudications),
+                                      pool_version):
+            votes = [Vote(a, m.grade, m.id)
+                     for a, m in votes_by_pair.get((qid, docid), {}).items()
+                     if m.grade is not None and (wanted is None or a in wanted)]
+            adjudicated, adjudicator = adjudications.get((qid, docid), (None, ""))
+            if not votes and adjudicated is None:
+                continue
+            names = labels.assessors.setdefault(qid, [])
+            names.extend(v.assessor for v in votes if v.assessor not in names)
+            if adjudicated is not None:
+                grade = adjudicated
+            else:
+                try:
+                    grade = rule.decide(votes)
+                except Unresolvable as why:
+                    labels.unresolved.append(Unresolved(
+                        qid, docid, {v.assessor: v.grade for v in votes}, str(why)))
+                    continue
+            labels.grades.setdefault(qid, {})[docid] = grade
+            if adjudicated is not None:
+                names = labels.adjudicators.setdefault(qid, [])
+                if adjudicator not in names:
+                    names.append(adjudicator)
+        for by_query in (labels.assessors, labels.adjudicators):
+            for names in by_query.values():
+                names.sort()
+        return labels
+
+    @classmethod
+    def as_of(cls, store: StoreBackend, version: int | None = None,
+              assessors: Iterable[str] | None = None,
+              policy: str = DEFAULT_POLICY) -> Labels:
+        """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then,
+        with the pool's membership (``pooled``) and named ``pool vN`` in reports.
+
+        Several assessors on one pair are resolved by ``policy``; ``assessors`` limits whose
+        grades count (e.g. only ``nist``) and must name assessors the store knows.
+        """
+        version = store.resolve_pool_version(version)
+        if assessors is not None:
+            assessors = list(assessors)
+            known = store.assessors()
+            for name in assessors:
+                if name not in known:
+                    raise StoreError(f"{store.path}: " + one_of(name, known, "assessor"))
+        labels = cls.from_store(store, policy, assessors, pool_version=version)
+        labels.pooled = {(m.qid, m.docid) for m in store.pool(max_version=version)}
+        labels.name = f"pool v{version}"
+        return labels
+
+    @classmethod
+    def from_file(cls, path: str | Path, fmt: str | None = None) -> Labels:
+        """A label file (qrels, golden.yaml, ...; ``fmt`` None: detected from the content)."""
+        from poolkit.io.readers import read_labels
+
+        return cls.of_qrels(read_labels(path, fmt), {"kind": "file", "path": str(path)})
+
+    @classmethod
+    def of_qrels(cls, qrels: Qrels, origin: dict[str, Any]) -> Labels:
+        """Grades already read (``qrels`` keeps its name and sha256 for the reports)."""
+        return cls(qrels.grades, origin, name=qrels.name, file=qrels)
+
+    @property
+    def qrels(self) -> Qrels:
+        """The grades as the scorer reads them: the file's own, or the store's labels as
+        qrels (hashed on first use)."""
+        return self.file if self.file is not None else self._resolved_qrels
+
+    @cached_property
+    def _resolved_qrels(self) -> Qrels:
+        return Qrels.from_mapping(self.grades, name=self.name)
+
+    def summary(self, level: int) -> dict[str, Any]:
+        """What a report says about these labels: origin, sha256, judged and relevant
+        counts at ``level``, unresolved pairs, and the pool's size when known."""
+        grades = [g for docs in self.qrels.grades.values() for g in docs.values()]
+        out = {"name": self.name, **self.origin, "sha256": self.qrels.sha256,
+               "judged": sum(1 for g in grades if g >= 0),
+               "relevant": sum(1 for g in grades if g >= level),
+               "unresolved": len(self.unresolved)}
+        if self.pooled is not None:
+            out["pooled"] = len(self.pooled)
+        return out
 
 
 def get_policy(name: str) -> Policy:
     if name not in POLICIES:
         raise PoolkitError(one_of(name, POLICIES, "label policy"))
     return POLICIES[name]
-
-
-def current_labels(store: StoreBackend, policy: str = "latest",
-                   assessors: Iterable[str] | None = None,
-                   pool_version: int | None = None) -> Labels:
-    """Labels as the log stands now under ``policy``.
-
-    ``assessors`` restricts whose grades count (adjudications count whoever recorded them).
-    ``pool_version`` keeps only pairs pooled in that version or earlier; without it every
-    labelled pair counts, imported ones outside the pool included. Queries come in store
-    order, docs in judging order for pooled pairs, then in the order they were first labelled.
-    """
-    rule = get_policy(policy)
-    if pool_version is not None:
-        check_pool_version(store, pool_version)
-    wanted = set(assessors) if assessors is not None else None
-    votes_by_pair = standing_votes(store, VOTE_KINDS, pool_version)
-    adjudications = _adjudications(store, pool_version)
-    labels = Labels(policy=policy)
-    for qid, docid in _pair_order(store, set(votes_by_pair) | set(adjudications), pool_version):
-        votes = [Vote(a, m.grade, m.id) for a, m in votes_by_pair.get((qid, docid), {}).items()
-                 if m.grade is not None and (wanted is None or a in wanted)]
-        adjudicated, adjudicator = adjudications.get((qid, docid), (None, ""))
-        if not votes and adjudicated is None:
-            continue
-        names = labels.assessors.setdefault(qid, [])
-        names.extend(v.assessor for v in votes if v.assessor not in names)
-        if adjudicated is not None:
-            grade = adjudicated
-        else:
-            try:
-                grade = rule.decide(votes)
-            except Unresolvable as why:
-                labels.unresolved.append(Unresolved(
-                    qid, docid, {v.assessor: v.grade for v in votes}, str(why)))
-                continue
-        labels.grades.setdefault(qid, {})[docid] = grade
-        if adjudicated is not None:
-            names = labels.adjudicators.setdefault(qid, [])
-            if adjudicator not in names:
-                names.append(adjudicator)
-    for by_query in (labels.assessors, labels.adjudicators):
-        for names in by_query.values():
-            names.sort()
-    return labels
 
 
 def _adjudications(store: StoreBackend, pool_version: int | None,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from shared_data import SAMPLE
 
+from poolkit.io.corpus import read_queries
 from poolkit.io.golden import read_golden
-from poolkit.retrieve.corpus import read_queries
 
 
 def beir_copy(folder: Path, splits: tuple[str, ...] = ("test",), extra_query: bool = True) -> Path:

@@ -48,7 +48,6 @@ LAYERS: dict[str, int] = {
     "store": 2, "score": 2,
     "retrieve": 3, "policies": 3,
     "judges": 3,
-    "labels": 4,  # the old name of policies, re-exporting it
     "config": 4, "exports": 4,
     "pool": 5, "judge": 5, "analysis": 5,
     "collection": 6,

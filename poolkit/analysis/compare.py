@@ -59,11 +59,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from poolkit.analysis.labelsets import LabelSet, Pair
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.policies import Labels, Pair
 from poolkit.reports import Report
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
@@ -178,7 +178,7 @@ def _per_query(b: Mapping[str, float] | None, a: Mapping[str, float] | None,
     return out
 
 
-def compare(before: LabelSet, after: LabelSet, runs: Mapping[str, Run],
+def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
             measures: Sequence[Measure], *, level: int = 1, condensed: bool = True,
             contributions: Mapping[str, Any] | None = None,
             tests: TestOptions | None = None) -> CompareReport:

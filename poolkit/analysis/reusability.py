@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from poolkit.analysis.labelsets import LabelSet, Pair, qrels_without
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
+from poolkit.policies import Labels, Pair
 from poolkit.reports import Report
 from poolkit.score.evaluate import Evaluation, evaluate
 from poolkit.score.measures import Measure
@@ -70,7 +70,7 @@ def sources_from_store(store: Any, version: int) -> dict[Pair, set[str]]:
     return out
 
 
-def _unit_report(unit: str, members: Sequence[str], labels: LabelSet, runs: Mapping[str, Run],
+def _unit_report(unit: str, members: Sequence[str], labels: Labels, runs: Mapping[str, Run],
                  sources: Mapping[Pair, set[str]], full: Mapping[str, Evaluation],
                  measures: Sequence[Measure], level: int) -> dict[str, Any]:
     member_set = set(members)
@@ -78,7 +78,7 @@ def _unit_report(unit: str, members: Sequence[str], labels: LabelSet, runs: Mapp
     grades = labels.qrels.grades
     judged = [p for p in only if grades.get(p[0], {}).get(p[1], -1) >= 0]
     relevant = [p for p in judged if grades[p[0]][p[1]] >= level]
-    reduced = qrels_without(labels.qrels, judged, f"{labels.name} without {unit}")
+    reduced = labels.qrels.without(judged, f"{labels.name} without {unit}")
     scored = [m for m in members if m in runs]
     out: dict[str, Any] = {"members": list(members), "only_pooled": len(only),
                            "removed_judged": len(judged), "removed_relevant": len(relevant),
@@ -131,7 +131,7 @@ def _summary(units: Mapping[str, dict[str, Any]], full: Mapping[str, Evaluation]
     return out
 
 
-def single_source_share(labels: LabelSet, sources: Mapping[Pair, set[str]], level: int,
+def single_source_share(labels: Labels, sources: Mapping[Pair, set[str]], level: int,
                         groups: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Relevant pooled documents found by one run (or one group) alone, overall and per unit."""
     grades = labels.qrels.grades
@@ -166,7 +166,7 @@ class ReusabilityReport(Report):
     single_group: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
 
-def reusability(labels: LabelSet, runs: Mapping[str, Run], sources: Mapping[Pair, set[str]],
+def reusability(labels: Labels, runs: Mapping[str, Run], sources: Mapping[Pair, set[str]],
                 measures: Sequence[Measure], *, level: int = 1,
                 groups: Mapping[str, str] | None = None, warn_unique: float = WARN_UNIQUE,
                 basis: str = "") -> ReusabilityReport:

@@ -58,7 +58,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
     from poolkit.collection import Collection
     from poolkit.exports import ExportInput, design_rows, export_text, notes_by_pair
     from poolkit.io.atomic import check_outputs
-    from poolkit.policies import current_labels
+    from poolkit.policies import Labels
     from poolkit.pool.sample import with_unjudged
 
     if request.unjudged and request.format != "qrels":
@@ -71,7 +71,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         if request.pool_version is not None:
             collection.version(request.pool_version)
         assessors = collection.assessors(request.assessors)
-        labels = current_labels(store, request.policy, assessors, request.pool_version)
+        labels = Labels.from_store(store, request.policy, assessors, request.pool_version)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)

@@ -197,8 +197,7 @@ def replay(runs: Mapping[str, Run], truth: Mapping[str, Mapping[str, int]],
                     g[p.docid] = truth[q].get(p.docid, 0) if p.sampled else -1
                     count += p.sampled
                 grades[q] = g
-                samples[q] = PoolSample({p.docid: p.stratum for p in pairs},
-                                        {p.docid: p.probability for p in pairs})
+                samples[q] = PoolSample.of(pairs)
             judged_counts.append(count)
             for label, (est, _) in MEASURES.items():
                 per_run = _scores(runs, grades, queries, parse_measure(est), level,

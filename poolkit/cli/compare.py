@@ -95,9 +95,9 @@ def run_compare(args: argparse.Namespace) -> int:
         store_contributions,
     )
     from poolkit.analysis.inputs import read_runs
-    from poolkit.analysis.labelsets import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.cli.options import check_level, measures_arg, paired_test_options, split_config
+    from poolkit.policies import Labels
     from poolkit.score.evaluate import require_scorable
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
@@ -120,8 +120,8 @@ def run_compare(args: argparse.Namespace) -> int:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if level is None else level
-        before = file_labels(args.before_qrels, args.qrels_format)
-        after = file_labels(args.after_qrels, args.qrels_format)
+        before = Labels.from_file(args.before_qrels, args.qrels_format)
+        after = Labels.from_file(args.after_qrels, args.qrels_format)
         require_scorable(after.qrels, level)
         runs = read_runs(paths, args.order, args.run_format)
         contributions = label_contributions(

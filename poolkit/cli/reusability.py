@@ -63,7 +63,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_reusability(args: argparse.Namespace) -> int:
     from poolkit.analysis.inputs import groups_of, read_runs
-    from poolkit.analysis.labelsets import file_labels
     from poolkit.analysis.render import dumps, header
     from poolkit.analysis.reusability import (
         DEFAULT_MEASURES,
@@ -73,6 +72,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         sources_from_store,
     )
     from poolkit.cli.options import check_level, check_range, measures_arg, split_config
+    from poolkit.policies import Labels
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     check_level(args.level)
@@ -87,7 +87,7 @@ def run_reusability(args: argparse.Namespace) -> int:
         if not paths:
             raise PoolkitError("the file form needs at least one RUN file")
         level = 1 if args.level is None else args.level
-        labels = file_labels(args.qrels, args.qrels_format)
+        labels = Labels.from_file(args.qrels, args.qrels_format)
         runs = read_runs(paths, args.order, args.run_format)
         sources = sources_from_runs(runs, args.depth)
         basis = f"union of every run's top {args.depth}"

@@ -59,14 +59,6 @@ def _file_errors(p: Path) -> Iterator[None]:
         raise
 
 
-def compression_of(head: bytes) -> str | None:
-    """'gzip', 'bzip2' or 'xz' when ``head`` (a file's first bytes) starts with its magic."""
-    for magic, (name, _module) in COMPRESSIONS.items():
-        if head.startswith(magic):
-            return name
-    return None
-
-
 def open_binary(p: Path) -> IO[bytes]:
     """``p`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz
     (then bounded: see :class:`Expansion`).

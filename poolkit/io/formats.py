@@ -289,9 +289,3 @@ def _content(line: bytes) -> bool:
     """A line trec_eval reads (not blank, not a '#' comment)."""
     return bool(line.strip()) and not line.lstrip().startswith(b"#")
 
-
-def formats_table() -> list[tuple[str, str, str, str]]:
-    """(kind, name, title, example) of every accepted format, for help and the README."""
-    return [(kind, f.name, f.title, f.example)
-            for kind, formats in _KINDS.items() for f in formats.values()]
-

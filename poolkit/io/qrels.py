@@ -9,7 +9,7 @@ because no reader can know which one was meant.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
@@ -49,6 +49,15 @@ class Qrels:
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.grades.values())
+
+    def without(self, pairs: Iterable[tuple[str, str]], name: str) -> Qrels:
+        """These grades with the given pairs' judgments removed (they become unjudged)."""
+        drop: dict[str, set[str]] = {}
+        for q, d in pairs:
+            drop.setdefault(q, set()).add(d)
+        grades = {q: {d: g for d, g in docs.items() if d not in drop.get(q, ())}
+                  for q, docs in self.grades.items()}
+        return Qrels(grades, name=name, sha256="")
 
 
 def read_qrels(path: str | Path) -> Qrels:

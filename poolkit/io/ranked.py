@@ -15,8 +15,6 @@ from poolkit.io.run import Run
 from poolkit.io.validate import check_id
 from poolkit.io.yamlnodes import compose, line_of, mapping_items, scalar, sequence_items
 
-RANKED_SUFFIXES = (".json", ".yaml", ".yml")
-
 
 def read_ranked(path: str | Path, name: str | None = None) -> Run:
     data = read_bytes(path)

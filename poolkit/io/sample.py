@@ -1,9 +1,18 @@
-"""Sample files: the design of a sampled pool, one pooled pair a line.
+"""Sample files, and the one record of a sample design: a pooled pair's stratum and
+inclusion probability.
 
-``qid docid stratum inclusion_probability`` (whitespace separated; ``#`` lines are comments),
-as ``poolkit export --sample`` writes it. Every pooled pair is listed, judged or not: the
-estimators need the pool's size per stratum, not only the judged pairs. A probability is in
-(0, 1]; a pair listed twice is an error.
+A sampled pool records, for every pooled pair (judged or not), a :class:`SampledPair`: its
+stratum, its ``inclusion`` probability (the chance the design gave it of being judged) and
+whether the draw took it. The pool draws them (``pool.sample.SampleDesign.draw``), a pooling
+strategy's ``Candidate`` carries one, the store keeps them (``StoreBackend.pool_sample``) and
+the estimators read one query's as a :class:`PoolSample` (doc id -> stratum, doc id ->
+inclusion).
+
+The file: ``qid docid stratum inclusion_probability`` (whitespace separated; ``#`` lines are
+comments), as ``poolkit export --sample`` writes it. Every pooled pair is listed, judged or
+not: the estimators need the pool's size per stratum, not only the judged pairs. A
+probability is in (0, 1]; a pair listed twice is an error. The file does not say which pairs
+were drawn (the qrels do: a drawn pair is judged, or will be).
 """
 
 from __future__ import annotations
@@ -19,11 +28,35 @@ from poolkit.io.validate import number_of
 
 
 @dataclass(frozen=True)
+class SampledPair:
+    """One pooled pair of a sampled pool: its stratum, its inclusion probability (1.0 when
+    its stratum is judged in full) and whether the draw took it for judging (``sampled``;
+    False for a pooled pair the sample leaves unjudged)."""
+
+    qid: str
+    docid: str
+    stratum: str
+    inclusion: float
+    sampled: bool
+
+
+@dataclass(frozen=True)
 class PoolSample:
-    """One query's sample design: every pooled id's stratum and inclusion probability."""
+    """One query's sample design as the estimators read it: every pooled doc id's stratum
+    and inclusion probability (the query's :class:`SampledPair` records, by doc id)."""
 
     strata: Mapping[str, str]
-    probs: Mapping[str, float]
+    inclusion: Mapping[str, float]
+
+    @classmethod
+    def of(cls, pairs: Iterable[SampledPair]) -> PoolSample:
+        """One query's records as its design (doc ids in the order given)."""
+        strata: dict[str, str] = {}
+        inclusion: dict[str, float] = {}
+        for p in pairs:
+            strata[p.docid] = p.stratum
+            inclusion[p.docid] = p.inclusion
+        return cls(strata, inclusion)
 
 
 HEADER = "# qid docid stratum inclusion_probability"
@@ -33,7 +66,7 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
     """qid -> that query's :class:`PoolSample`; strict, errors name file and line."""
     text = decode(path, read_bytes(path))
     strata: dict[str, dict[str, str]] = {}
-    probs: dict[str, dict[str, float]] = {}
+    inclusion: dict[str, dict[str, float]] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -52,17 +85,12 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
         if docid in strata.setdefault(qid, {}):
             raise InputError(path, lineno, f"pair ({qid}, {docid}) is listed twice")
         strata[qid][docid] = stratum
-        probs.setdefault(qid, {})[docid] = prob
+        inclusion.setdefault(qid, {})[docid] = prob
     if not strata:
         raise InputError(path, None, "no sample lines found (only comments or blank lines)")
-    return {q: PoolSample(strata[q], probs[q]) for q in strata}
+    return {q: PoolSample(strata[q], inclusion[q]) for q in strata}
 
 
 def sample_lines(rows: Iterable[tuple[str, str, str, float]]) -> list[str]:
-    """The file's lines (header first) for (qid, docid, stratum, probability) rows."""
+    """The file's lines (header first) for (qid, docid, stratum, inclusion) rows."""
     return [HEADER] + [f"{q} {d} {s} {p:.10g}" for q, d, s, p in rows]
-
-
-def write_sample(samples: Mapping[str, PoolSample], path: str | Path) -> None:
-    rows = [(q, d, s.strata[d], s.probs[d]) for q, s in samples.items() for d in s.strata]
-    Path(path).write_text("\n".join(sample_lines(rows)) + "\n", encoding="utf-8")

@@ -16,7 +16,6 @@ where they read a value, so a bad value is refused with the file and line it cam
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from poolkit.errors import InputError, PoolkitError
@@ -93,14 +92,6 @@ def check_id(path: str | Path | None, line: int | None, value: str, what: str) -
     return value
 
 
-def first_bad_id(values: Iterable[str]) -> int | None:
-    """Index of the first invalid id in ``values`` (for readers that check a block at once)."""
-    for i, value in enumerate(values):
-        if id_problem(value) is not None:
-            return i
-    return None
-
-
 def has_control_bytes(data: bytes) -> bool:
     """Whether ``data`` holds a control byte that str.split() does not treat as a separator
     (NUL, \\x01-\\x08, \\x0e-\\x1b, DEL): a fast path splitting on whitespace must send such
@@ -119,15 +110,6 @@ def grade_problem(grade: int, allow_unjudged: bool = False) -> str | None:
         return None
     extra = f", or {UNJUDGED} for 'pooled, not judged'" if allow_unjudged else ""
     return f"grade {grade} is off the scale {GRADE_SCALE[0]}-{GRADE_SCALE[-1]}{extra}"
-
-
-def check_grade(path: str | Path | None, line: int | None, grade: int,
-                allow_unjudged: bool = False) -> int:
-    """``grade`` if on the scale (see :func:`grade_problem`), else an InputError."""
-    problem = grade_problem(grade, allow_unjudged)
-    if problem is not None:
-        raise InputError(path, line, problem)
-    return grade
 
 
 def check_system_name(name: str, where: str = "system name") -> str:

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
+from poolkit.io.sample import SampledPair
 from poolkit.pool.order import OrderStrategy, Shuffle
 from poolkit.pool.pooling import Depth, PoolingStrategy
 from poolkit.pool.pooling import top_docs as top_docs  # its old home
 from poolkit.pool.view import Candidate, QueryPool
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import NewMember, QueryRecord, SampleRecord
+from poolkit.store.store import NewMember, QueryRecord
 
 Provenance = tuple[str, str, str, int, float | None]  # qid, docid, system, rank, score
 
@@ -76,12 +77,11 @@ def plan_pool(runs: Mapping[str, Run], depths: Mapping[str, int],
     return PoolPlan(members, sources, candidates)
 
 
-def design_records(plan: PoolPlan) -> list[SampleRecord]:
-    """A sampled pool's design as store rows: every candidate with a stratum, drawn or not
-    (none for a depth-k pool, whose candidates carry no stratum)."""
-    return [SampleRecord(qid, c.docid, c.stratum, c.inclusion, c.sampled)
-            for qid, chosen in plan.candidates.items() for c in chosen
-            if c.stratum is not None]
+def design_records(plan: PoolPlan) -> list[SampledPair]:
+    """A sampled pool's design as store rows: every candidate's record, drawn or not (none
+    for a depth-k pool, whose candidates carry no design)."""
+    return [c.design for chosen in plan.candidates.values() for c in chosen
+            if c.design is not None]
 
 
 def pool_runs(store: StoreBackend, runs: Mapping[str, Run], depths: Mapping[str, int],

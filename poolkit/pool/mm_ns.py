@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from poolkit.params import Param
+from poolkit.pool.learners import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.mtf import MIN_RELEVANT_GRADE
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
 
 

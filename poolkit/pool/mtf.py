@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from poolkit.params import Param
+from poolkit.pool.learners import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import RRF_K, first_of, is_relevant, rrf_keys, run_lists
 from poolkit.pool.view import QueryPool
 
 #: the grade from which a learner counts a judged passage as relevant (mtf's and mm-ns's

@@ -28,8 +28,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from poolkit.pool.budget import Budget
+from poolkit.pool.learners import Judged, as_grades
 from poolkit.pool.remaining import StopRule, estimate_remaining, relevant_found
-from poolkit.pool.strategy import Judged, as_grades
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS

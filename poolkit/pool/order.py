@@ -34,14 +34,14 @@ from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import DEFAULT_SEED, Param, ParamError, build_kwargs
+from poolkit.pool.learners import RRF_K, rrf_keys
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
 from poolkit.pool.order_base import OrderStrategy
-from poolkit.pool.strategy import RRF_K, rrf_keys
 from poolkit.pool.view import QueryPool
 
 __all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle",
-           "MoveToFront", "MaxMeanNonStationary", "order_strategy", "make_order"]
+           "MoveToFront", "MaxMeanNonStationary", "order_strategy"]
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,4 @@ def order_strategy(name: str, settings: Mapping[str, Any] | None = None,
         return cls(**build_kwargs(cls.params, settings or {}, where))
     except ParamError as exc:
         raise PoolkitError(str(exc)) from None
-
-
-def make_order(name: str, seed: int = DEFAULT_SEED, rrf_k: int = RRF_K.default) -> OrderStrategy:
-    """``order_strategy`` with the two settings the built-in strategies read."""
-    return order_strategy(name, {"seed": seed, "rrf_k": rrf_k})
 

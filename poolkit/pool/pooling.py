@@ -126,8 +126,7 @@ class Sample(PoolingStrategy):
             for docid, rank, score in top_docs(run, qid, depths[name]):
                 hits.setdefault(docid, []).append(Hit(name, rank, score))
         drawn = design.draw(qid, {d: [h.rank for h in hs] for d, hs in hits.items()})
-        return [Candidate(p.docid, tuple(hits[p.docid]), p.stratum, p.probability, p.sampled)
-                for p in drawn]
+        return [Candidate(p.docid, tuple(hits[p.docid]), p) for p in drawn]
 
 
 #: name -> strategy class: the one registry of pooling strategies

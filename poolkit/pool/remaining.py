@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poolkit.pool.strategy import Judged, is_relevant
+from poolkit.pool.learners import Judged, is_relevant
 from poolkit.pool.view import QueryPool
 
 PRIOR_SD = 4.0

@@ -136,11 +136,6 @@ def build_system(config: Config, system: SystemConfig, corpus: Corpus,
         return kind.build(ctx)
 
 
-def build_retriever(config: Config, system: SystemConfig, corpus: Corpus,
-                    queries: Sequence[QueryRecord], built: dict[str, Retriever]) -> Retriever:
-    return build_system(config, system, corpus, queries, built).retriever
-
-
 @contextmanager
 def _blame(config: Config, system: SystemConfig) -> Iterator[None]:
     """A system that cannot be built or run is named with its line in the config."""

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from poolkit.errors import PoolkitError
+from poolkit.io.sample import SampledPair
 from poolkit.params import DEFAULT_SEED
 
 
@@ -38,19 +39,9 @@ class Stratum:
 
 
 @dataclass(frozen=True)
-class SampledPair:
-    """One pooled document: its stratum, the inclusion probability, whether it was drawn."""
-
-    docid: str
-    stratum: str
-    best_rank: int
-    probability: float
-    sampled: bool
-
-
-@dataclass(frozen=True)
 class SampleDesign:
-    """A stratified sample of the depth-``depth`` pool; see the module docstring."""
+    """A stratified sample of the depth-``depth`` pool (see the module docstring): the plan
+    whose ``draw`` makes each pooled pair's :class:`~poolkit.io.sample.SampledPair`."""
 
     depth: int
     strata: tuple[Stratum, ...]
@@ -100,7 +91,8 @@ class SampleDesign:
         raise PoolkitError(f"sample: rank {best_rank} is outside 1..{self.depth}")
 
     def draw(self, qid: str, ranks: Mapping[str, Sequence[int]]) -> list[SampledPair]:
-        """The pooled documents of one query with stratum, probability and the draw.
+        """The pooled documents of one query with stratum, inclusion probability and the
+        draw, by best rank then doc id.
 
         ``ranks`` maps each pooled doc id to the ranks runs gave it (within ``depth``).
         """
@@ -114,9 +106,9 @@ class SampleDesign:
                 continue
             n = min(len(members), max(1, int(s.rate * len(members) + 0.5)))
             drawn = set(sorted((d for d, _ in members), key=lambda d: self._key(qid, d))[:n])
-            prob = n / len(members)
-            out.extend(SampledPair(d, s.label, best, prob, d in drawn)
-                       for d, best in sorted(members, key=lambda m: (m[1], m[0])))
+            inclusion = n / len(members)
+            out.extend(SampledPair(qid, d, s.label, inclusion, d in drawn)
+                       for d, _best in sorted(members, key=lambda m: (m[1], m[0])))
         return out
 
     def _key(self, qid: str, docid: str) -> bytes:

@@ -41,10 +41,10 @@ from typing import Any
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
+from poolkit.pool.learners import Judged, grades_in, is_relevant
 from poolkit.pool.order import OrderStrategy
 from poolkit.pool.provenance import pools_from_runs
 from poolkit.pool.remaining import StopRule, estimate_remaining
-from poolkit.pool.strategy import Judged, grades_in, is_relevant
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measure

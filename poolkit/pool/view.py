@@ -2,7 +2,8 @@
 
 ``Hit``: one run's reason for pooling a document (it ranked it ``rank`` with ``score``).
 ``Candidate``: a document a pooling strategy selects, with every hit that brought it and,
-for sampled pools, its stratum and inclusion probability. ``QueryPool``: a query's pool as a
+for sampled pools, its design record (``io.sample.SampledPair``: stratum, inclusion
+probability, drawn or not). ``QueryPool``: a query's pool as a
 judging-order strategy sees it, with provenance (which run brought which document at which
 rank), in the stored judging order.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+from poolkit.io.sample import SampledPair
 
 
 @dataclass(frozen=True)
@@ -24,17 +27,28 @@ class Hit:
 class Candidate:
     """A pooled document as a pooling strategy selected it.
 
-    ``inclusion`` is the probability the design gave it of being judged (1.0 for depth-k:
-    every pooled document is judged); ``stratum`` names its stratum in a stratified sample;
-    ``sampled`` is False for a pooled document the sample left unjudged (recorded so the
-    estimators know the pool, not only the sample).
+    ``design`` is its record in a sampled pool (None for depth-k: every pooled document is
+    judged); the properties read it: ``stratum`` names its stratum, ``inclusion`` is the
+    probability the design gave it of being judged (1.0 without a design), ``sampled`` is
+    False for a pooled document the sample left unjudged (recorded so the estimators know
+    the pool, not only the sample).
     """
 
     docid: str
     hits: tuple[Hit, ...]
-    stratum: str | None = None
-    inclusion: float = 1.0
-    sampled: bool = True
+    design: SampledPair | None = None
+
+    @property
+    def stratum(self) -> str | None:
+        return self.design.stratum if self.design is not None else None
+
+    @property
+    def inclusion(self) -> float:
+        return self.design.inclusion if self.design is not None else 1.0
+
+    @property
+    def sampled(self) -> bool:
+        return self.design.sampled if self.design is not None else True
 
     @property
     def ranks(self) -> list[int]:

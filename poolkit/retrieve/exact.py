@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from poolkit.retrieve.base import SCORE_DECIMALS, Hit
+from poolkit.retrieve.base import SCORE_DECIMALS, ScoredDoc
 
 #: rounding to 6 decimals keeps the order of two scores more than this apart
 ROUNDING_GAP = 2 * 10.0 ** -SCORE_DECIMALS
@@ -61,13 +61,6 @@ def exact_scores(q: np.ndarray, docs: np.ndarray) -> np.ndarray:
     exact, and each row is summed by NumPy's pairwise sum, which depends only on the row."""
     return (np.asarray(docs, dtype=np.float64)  # type: ignore[no-any-return]
             * np.asarray(q, dtype=np.float64)).sum(axis=1)
-
-
-def exact_top_k(scores: np.ndarray, k: int, id_rank: np.ndarray) -> np.ndarray:
-    """Indices of the best ``k`` of exact ``scores`` by (rounded score desc, id rank asc):
-    the reference the chunked search equals (``base.top_k`` on these scores)."""
-    rounded = np.round(scores.astype(np.float64), SCORE_DECIMALS)
-    return np.lexsort((id_rank, -rounded))[:max(k, 0)]  # type: ignore[no-any-return]
 
 
 class _Candidates:
@@ -122,7 +115,7 @@ class _Candidates:
 
 def search(queries: np.ndarray, docs: np.ndarray | str | Path, k: int, id_rank: np.ndarray,
            ids: Sequence[str], *, doc_chunk: int | None = None,
-           query_block: int | None = None) -> list[list[Hit]]:
+           query_block: int | None = None) -> list[list[ScoredDoc]]:
     """The top ``k`` documents of each query (rows of ``queries``), best first.
 
     ``docs`` is the matrix (an array or memory map) or the path of a ``.npy`` file, read in
@@ -241,10 +234,10 @@ def _rescore(source: _Rows, chunk: int, q32: np.ndarray,
 
 
 def _ranked(docs: np.ndarray, rounded: np.ndarray, k: int, id_rank: np.ndarray,
-            ids: Sequence[str]) -> list[Hit]:
+            ids: Sequence[str]) -> list[ScoredDoc]:
     order = np.lexsort((id_rank[docs], -rounded))[:k]
     names = [ids[i] for i in docs[order].tolist()]
-    return list(map(Hit, names, rounded[order].tolist()))
+    return list(map(ScoredDoc, names, rounded[order].tolist()))
 
 
 class _Rows:

@@ -1,6 +1,6 @@
 """Two-stage retrieval: re-score another system's top ``fetch`` and keep the best ``depth``.
 
-The second stage is a ``Reranker``: ``rerank(query, docids, top_k) -> [Hit]``.
+The second stage is a ``Reranker``: ``rerank(query, docids, top_k) -> [ScoredDoc]``.
 
 - ``CrossEncoderReranker``: a sentence-transformers ``CrossEncoder`` (``model:`` in the
   config, a local path or a hub name) scores each (query, passage) pair.
@@ -24,14 +24,14 @@ import numpy as np
 
 from poolkit.io.corpus import Corpus, QueryRecord
 from poolkit.progress import enabled as progress_enabled
-from poolkit.retrieve.base import Hit, Results, Retriever, rank_hits
+from poolkit.retrieve.base import Results, Retriever, ScoredDoc, rank_hits
 from poolkit.retrieve.dense import Encoder, document_embeddings, load_model, resolve_model
 from poolkit.retrieve.device import resolve_device
 from poolkit.retrieve.exact import exact_scores
 
 
 class Reranker(Protocol):
-    def rerank(self, query: str, docids: Sequence[str], top_k: int) -> list[Hit]: ...
+    def rerank(self, query: str, docids: Sequence[str], top_k: int) -> list[ScoredDoc]: ...
 
     def rerank_many(self, queries: Mapping[str, str], candidates: Mapping[str, Sequence[str]],
                     top_k: int) -> Results: ...
@@ -42,7 +42,7 @@ class Reranker(Protocol):
 class _Batched:
     """``rerank`` in terms of ``rerank_many`` (one batched model call for all queries)."""
 
-    def rerank(self, query: str, docids: Sequence[str], top_k: int) -> list[Hit]:
+    def rerank(self, query: str, docids: Sequence[str], top_k: int) -> list[ScoredDoc]:
         return self.rerank_many({"q": query}, {"q": docids}, top_k)["q"]
 
     def rerank_many(self, queries: Mapping[str, str], candidates: Mapping[str, Sequence[str]],
@@ -116,9 +116,9 @@ class BiEncoderReranker(_Batched):
 
 def _collect(candidates: Mapping[str, Sequence[str]], owners: list[tuple[str, str]],
              scores: np.ndarray, top_k: int) -> Results:
-    per: dict[str, list[Hit]] = {q: [] for q in candidates}
+    per: dict[str, list[ScoredDoc]] = {q: [] for q in candidates}
     for (qid, d), s in zip(owners, scores.tolist()):
-        per[qid].append(Hit(d, float(s)))
+        per[qid].append(ScoredDoc(d, float(s)))
     return {q: rank_hits(hits, top_k) for q, hits in per.items()}
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from poolkit.io.corpus import QueryRecord
 from poolkit.io.readers import read_any_run
 from poolkit.io.run import Run
-from poolkit.retrieve.base import Hit, Results, run_to_results
+from poolkit.retrieve.base import Results, ScoredDoc, run_to_results
 
 EXAMPLES = 5  # how many unknown ids a report names
 
@@ -133,7 +133,7 @@ class ExternalRun:
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
         results = run_to_results(self.run, k)
-        empty: list[Hit] = []
+        empty: list[ScoredDoc] = []
         return {q.qid: results.get(q.qid, empty) for q in queries}
 
     def settings(self) -> dict[str, Any]:

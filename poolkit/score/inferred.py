@@ -48,18 +48,18 @@ class Design:
     count ids per stratum; ``rate(s)`` is n_s / N_s.
     """
 
-    __slots__ = ("stratum", "probs", "pooled", "judged")
+    __slots__ = ("stratum", "inclusion", "pooled", "judged")
 
     def __init__(self, grades: Mapping[str, int], sample: PoolSample | None) -> None:
         stratum: dict[str, str]
         if sample is None:
             stratum = dict.fromkeys(grades, UNIFORM)
-            probs: Mapping[str, float] = {}
+            inclusion: Mapping[str, float] = {}
         else:
             stratum = dict(sample.strata)
             for d in grades:
                 stratum.setdefault(d, OUTSIDE)
-            probs = sample.probs
+            inclusion = sample.inclusion
         pooled: dict[str, int] = {}
         judged: dict[str, int] = {}
         for d, s in stratum.items():
@@ -67,7 +67,7 @@ class Design:
             if grades.get(d, -1) >= 0:
                 judged[s] = judged.get(s, 0) + 1
         self.stratum = stratum
-        self.probs = probs
+        self.inclusion = inclusion
         self.pooled = pooled
         self.judged = judged
 
@@ -77,7 +77,7 @@ class Design:
 
     def prob(self, d: str) -> float:
         """The design's inclusion probability of a judged id ``d`` (statAP's weight)."""
-        p = self.probs.get(d)
+        p = self.inclusion.get(d)
         return p if p else self.rate(self.stratum[d])
 
     def relevant_by_stratum(self, grades: Mapping[str, int], level: int) -> dict[str, int]:

@@ -19,13 +19,13 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from poolkit.io.sample import SampledPair
 from poolkit.store.records import (
     GRADING_KINDS,
     Event,
     NewMember,
     PoolMember,
     QueryRecord,
-    SampleRecord,
     Source,
 )
 
@@ -71,8 +71,8 @@ class StoreBackend(Protocol):
                          members: Iterable[NewMember],
                          sources: Iterable[tuple[str, str, str, int, float | None]],
                          note: str | None = None,
-                         design: Iterable[SampleRecord] = ()) -> int | None: ...
-    def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]: ...
+                         design: Iterable[SampledPair] = ()) -> int | None: ...
+    def pool_sample(self, max_version: int | None = None) -> list[SampledPair]: ...
     def pool(self, qid: str | None = None,
              max_version: int | None = None) -> list[PoolMember]: ...
     def pool_rows(self, max_version: int | None = None) -> list[tuple[str, str, int, str]]: ...

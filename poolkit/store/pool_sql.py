@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from poolkit.errors import StoreError
+from poolkit.io.sample import SampledPair
 from poolkit.store.records import (
     NewMember,
     PoolMember,
     QueryRecord,
-    SampleRecord,
     Source,
     now,
     system_record,
@@ -96,7 +96,7 @@ class PoolSql(SqlBase):
                          members: Iterable[NewMember],
                          sources: Iterable[tuple[str, str, str, int, float | None]],
                          note: str | None = None,
-                         design: Iterable[SampleRecord] = ()) -> int | None:
+                         design: Iterable[SampledPair] = ()) -> int | None:
         """Add docs not yet pooled, and the (qid, docid, system, rank, score) that brought them.
 
         All in one transaction. Members already pooled are left alone (their first version,
@@ -148,7 +148,7 @@ class PoolSql(SqlBase):
                       (version, *names))
             return int(version)
 
-    def pool_sample(self, max_version: int | None = None) -> list[SampleRecord]:
+    def pool_sample(self, max_version: int | None = None) -> list[SampledPair]:
         """A sampled pool's design, every pooled pair (drawn or not), by query then doc id;
         empty for a pool that is not a sample."""
         sql = "SELECT qid, docid, stratum, inclusion, sampled FROM pool_sample"
@@ -156,7 +156,7 @@ class PoolSql(SqlBase):
         if max_version is not None:
             sql, args = sql + f" WHERE version <= {self.mark}", (max_version,)
         rows = self.conn.execute(sql + " ORDER BY qid, docid", args)
-        return [SampleRecord(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
+        return [SampledPair(q, d, s, p, bool(x)) for q, d, s, p, x in rows]
 
     def pool(self, qid: str | None = None, max_version: int | None = None) -> list[PoolMember]:
         """Pooled docs in judging order: by query (store order), then version, then order key."""

@@ -68,17 +68,6 @@ class PoolMember:
 
 
 @dataclass(frozen=True)
-class SampleRecord:
-    """A pooled pair of a sampled pool: its stratum, inclusion probability, and the draw."""
-
-    qid: str
-    docid: str
-    stratum: str
-    inclusion: float
-    sampled: bool
-
-
-@dataclass(frozen=True)
 class NewMember:
     """A doc to add to a query's pool: its text and judging-order key."""
 
@@ -147,5 +136,5 @@ def system_record(row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 __all__ = ["EVENT_COLUMNS", "GRADING_KINDS", "MACHINE", "ORIGINS", "PERSON", "Event",
-           "NewMember", "PoolMember", "QueryRecord", "SampleRecord", "Source", "event_row",
+           "NewMember", "PoolMember", "QueryRecord", "Source", "event_row",
            "now", "stamp", "system_record", "text_hash"]

@@ -33,7 +33,6 @@ from poolkit.store.records import (  # the records a store speaks in, importable
     NewMember,
     PoolMember,
     QueryRecord,
-    SampleRecord,
     Source,
     now,
     text_hash,
@@ -339,5 +338,5 @@ class Store(StoreQueries):
         """Nothing to do on SQLite: AUTOINCREMENT continues after the highest id."""
 
 
-__all__ = ["GRADING_KINDS", "Event", "NewMember", "PoolMember", "QueryRecord", "SampleRecord",
+__all__ = ["GRADING_KINDS", "Event", "NewMember", "PoolMember", "QueryRecord",
            "Source", "Store", "check_new_store", "expected_tables", "now", "text_hash"]

@@ -13,9 +13,9 @@ from poolkit.analysis.compare import (
     short_name,
     store_contributions,
 )
-from poolkit.analysis.labelsets import LabelSet, store_labels
 from poolkit.errors import StoreError
 from poolkit.io import Qrels, Run
+from poolkit.policies import Labels
 from poolkit.score.measures import parse_measures
 from poolkit.store import Event, NewMember, Store
 
@@ -25,7 +25,7 @@ RUNS = {"r1": ["a", "c", "b"], "r2": ["c", "a", "x"], "r3": ["b", "x", "y"]}
 
 
 def labels(grades, name):
-    return LabelSet(Qrels.from_mapping(grades, name=name), {"kind": "file", "path": name})
+    return Labels.of_qrels(Qrels.from_mapping(grades, name=name), {"kind": "file", "path": name})
 
 
 @pytest.fixture
@@ -126,18 +126,18 @@ def store(tmp_path):
 
 
 def test_store_labels_as_of_a_version(store):
-    v1 = store_labels(store, 1)
+    v1 = Labels.as_of(store, 1)
     assert v1.qrels.grades == {"q1": {"a": 2, "b": 0}}
     assert v1.pooled == {("q1", "a"), ("q1", "b")}
-    v2 = store_labels(store, 2, policy="max")
+    v2 = Labels.as_of(store, 2, policy="max")
     assert v2.qrels.grades["q1"] == {"a": 2, "b": 0, "c": 3}
-    assert store_labels(store, 2, assessors=["alice"]).qrels.grades["q1"]["c"] == 1
+    assert Labels.as_of(store, 2, assessors=["alice"]).qrels.grades["q1"]["c"] == 1
     with pytest.raises(StoreError, match="unknown assessor 'alise'.*did you mean 'alice'"):
-        store_labels(store, 2, assessors=["alise"])
+        Labels.as_of(store, 2, assessors=["alise"])
 
 
 def test_store_contributions(store):
-    c = store_contributions(store, 1, 2, store_labels(store, 2, policy="latest").qrels, level=1)
+    c = store_contributions(store, 1, 2, Labels.as_of(store, 2, policy="latest").qrels, level=1)
     assert c["systems"]["bm25"] == {"new_docs": 1, "only_it": 0, "new_judged": 1,
                                     "new_relevant": 1}
     assert c["systems"]["dense"] == {"new_docs": 2, "only_it": 1, "new_judged": 1,
@@ -155,5 +155,5 @@ def test_ranking_order_shows_ties():
 
 
 def test_contribution_basis_names_one_version_plainly(store):
-    c = store_contributions(store, 1, 2, store_labels(store, 2, policy="latest").qrels, level=1)
+    c = store_contributions(store, 1, 2, Labels.as_of(store, 2, policy="latest").qrels, level=1)
     assert c["basis"] == "pool provenance: documents first pooled in version 2"

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from poolkit.analysis.labelsets import LabelSet
 from poolkit.analysis.reusability import render_table, reusability, sources_from_runs
 from poolkit.io import Qrels, Run
+from poolkit.policies import Labels
 from poolkit.score.measures import parse_measures
 
 # depth-2 pool of r1 and r2: a by both, b only r1, d only r2; c judged but never pooled.
@@ -19,7 +19,7 @@ RUNS = {"r1": ["a", "b", "c"], "r2": ["a", "d", "c"], "r3": ["c", "a", "b"]}
 @pytest.fixture
 def setup():
     runs = {n: Run.from_mapping({"q1": r}, name=n) for n, r in RUNS.items()}
-    labels = LabelSet(Qrels.from_mapping(GRADES, name="g"), {"kind": "file", "path": "g"})
+    labels = Labels.of_qrels(Qrels.from_mapping(GRADES, name="g"), {"kind": "file", "path": "g"})
     sources = sources_from_runs({n: runs[n] for n in ("r1", "r2")}, 2)
     return labels, runs, sources
 

@@ -12,7 +12,7 @@ from poolkit.cli import main
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
-from poolkit.pool.order import make_order
+from poolkit.pool.order import order_strategy
 from poolkit.pool.provenance import pool_from_ranks
 from poolkit.pool.simulate import budget_count, parse_budgets, replay, simulate
 
@@ -80,7 +80,7 @@ def test_file_form_json_has_the_issue_keys(files, capsys):
 
 def test_replay_follows_the_strategy_and_grades_absent_documents_zero():
     pool = pool_from_ranks("q", {"A": {"a": 1, "b": 2}, "B": {"c": 1}})
-    seq = replay(make_order("mtf"), pool, {"a": 0, "c": 2})
+    seq = replay(order_strategy("mtf"), pool, {"a": 0, "c": 2})
     assert [(j.docid, j.grade) for j in seq] == [("a", 0), ("c", 2), ("b", 0)]
 
 
@@ -99,7 +99,7 @@ def test_adaptive_strategies_find_more_when_one_run_is_better():
     from poolkit.pool.simulate import pools_from_runs
 
     pools = pools_from_runs(runs, 10)
-    doc = simulate(pools, Qrels.from_mapping(grades), {n: make_order(n) for n in
+    doc = simulate(pools, Qrels.from_mapping(grades), {n: order_strategy(n) for n in
                    ("mtf", "mm-ns", "shuffle", "docid")}, parse_budgets("0.25"), runs,
                    tau=kendall_tau)
     found = {n: s["budgets"]["0.25"]["relevant_found"] for n, s in doc["strategies"].items()}

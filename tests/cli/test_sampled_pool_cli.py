@@ -92,7 +92,7 @@ def test_judge_status_export_and_score_on_a_sample(sampled, tmp_path, capsys) ->
     assert all(grades[r.qid][r.docid] >= 0 for r in design if r.sampled)
     written = read_sample(sample)
     assert sum(len(s.strata) for s in written.values()) == len(design)
-    assert all(written[r.qid].probs[r.docid] == pytest.approx(r.inclusion) for r in design)
+    assert all(written[r.qid].inclusion[r.docid] == pytest.approx(r.inclusion) for r in design)
     capsys.readouterr()
     assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample",
                  str(sample), "-m", "xinfAP,statAP,infNDCG@10,infAP", "--format", "json"]) == 0
@@ -117,7 +117,7 @@ def test_export_without_sample_design_writes_one_depth_stratum(tmp_path, capsys)
     printed = capsys.readouterr().out.splitlines()
     written = read_sample(out)
     assert sum(len(s.strata) for s in written.values()) == pooled
-    assert all(set(s.strata.values()) == {"depth"} and set(s.probs.values()) == {1.0}
+    assert all(set(s.strata.values()) == {"depth"} and set(s.inclusion.values()) == {1.0}
                for s in written.values())
     assert f"{first.qid} 0 {first.docid} 2" in printed
     assert len(printed) == pooled and sum(line.endswith(" -1") for line in printed) == pooled - 1

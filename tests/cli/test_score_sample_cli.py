@@ -9,7 +9,7 @@ import pytest
 
 from poolkit.cli import main
 from poolkit.errors import InputError
-from poolkit.io.sample import PoolSample, read_sample, write_sample
+from poolkit.io.sample import read_sample
 
 # q1's pool: a, b (stratum top, all judged); c, d, e, f (deep: c and d judged, e is -1, f only
 # in the sample file). The same numbers as the hand-computed example in test_inferred.py.
@@ -89,8 +89,3 @@ def test_bad_sample_file_is_one_line_naming_file_and_line(files, tmp_path: Path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.sample" in err[0]
 
-
-def test_sample_file_round_trips(tmp_path: Path) -> None:
-    samples = {"q1": PoolSample({"a": "1-10", "b": "11-30"}, {"a": 1.0, "b": 0.25})}
-    write_sample(samples, tmp_path / "s")
-    assert read_sample(tmp_path / "s") == samples

@@ -10,7 +10,7 @@ from beir_sample import SAMPLE, beir_copy
 
 from poolkit.config import load_config
 from poolkit.errors import ConfigError
-from poolkit.retrieve.corpus import read_corpus, read_queries
+from poolkit.io.corpus import read_corpus, read_queries
 
 
 def config(tmp_path: Path, collection: str, extra: str = "") -> Path:

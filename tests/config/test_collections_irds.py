@@ -12,9 +12,9 @@ from shared_data import SAMPLE
 
 from poolkit.config import load_config
 from poolkit.errors import ConfigError
+from poolkit.io.corpus import read_corpus, read_queries
 from poolkit.io.golden import read_golden
 from poolkit.io.qrels import read_qrels
-from poolkit.retrieve.corpus import read_corpus, read_queries
 
 ir_datasets = pytest.importorskip("ir_datasets")
 from ir_datasets.formats import GenericDoc, TrecQrels, TsvDocs, TsvQueries  # noqa: E402

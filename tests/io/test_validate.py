@@ -11,10 +11,9 @@ from poolkit.io.validate import (
     GRADE_SCALE,
     UNJUDGED,
     check_assessor,
-    check_grade,
     check_id,
     check_system_name,
-    first_bad_id,
+    grade_problem,
     has_control_bytes,
     id_problem,
 )
@@ -40,11 +39,6 @@ def test_an_id_passes_exactly_when_str_split_keeps_it_whole_and_it_has_no_contro
     assert (id_problem(value) is None) == (whole and not controls)
 
 
-def test_first_bad_id_points_at_the_first():
-    assert first_bad_id(["a", "b", "c d", "\x00"]) == 2
-    assert first_bad_id(["a", "b"]) is None
-
-
 @given(st.binary())
 def test_control_bytes_are_those_that_split_keeps_inside_a_token(data):
     kept = {b for b in range(32)} | {127}
@@ -55,12 +49,11 @@ def test_control_bytes_are_those_that_split_keeps_inside_a_token(data):
 def test_the_grade_scale_and_unjudged():
     assert list(GRADE_SCALE) == [0, 1, 2, 3] and UNJUDGED == -1
     for g in GRADE_SCALE:
-        assert check_grade("f", 1, g) == g
-    assert check_grade("f", 1, -1, allow_unjudged=True) == -1
-    with pytest.raises(InputError, match=r"^f:3: grade -1 is off the scale 0-3$"):
-        check_grade("f", 3, -1)
-    with pytest.raises(InputError, match=r"^f:3: grade 5 is off the scale 0-3, or -1 "):
-        check_grade("f", 3, 5, allow_unjudged=True)
+        assert grade_problem(g) is None
+    assert grade_problem(-1, allow_unjudged=True) is None
+    assert grade_problem(-1) == "grade -1 is off the scale 0-3"
+    assert (grade_problem(5, allow_unjudged=True) or "").startswith(
+        "grade 5 is off the scale 0-3, or -1 ")
 
 
 @pytest.mark.parametrize("name", ["bm25", "BM25.k1-0.9", "dense_minilm", "a+b", "7"])

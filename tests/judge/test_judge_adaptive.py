@@ -12,11 +12,11 @@ from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
 from poolkit.pool.budget import Budget
+from poolkit.pool.learners import Judged
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.next_passage import NextPassage, history
-from poolkit.pool.order import make_order
+from poolkit.pool.order import order_strategy
 from poolkit.pool.provenance import pool_from_ranks
-from poolkit.pool.strategy import Judged
 from poolkit.store import NewMember, QueryRecord, Store
 
 SIZE = (80, 24)
@@ -40,7 +40,7 @@ POOLS = {"q1": pool_from_ranks("q1", {run: {d: i + 1 for i, d in enumerate(docs)
 
 
 def chooser(store: Store, **kwargs) -> NextPassage:
-    return NextPassage(store, POOLS, kwargs.pop("strategy", make_order("mm-ns")), **kwargs)
+    return NextPassage(store, POOLS, kwargs.pop("strategy", order_strategy("mm-ns")), **kwargs)
 
 
 @sync
@@ -113,7 +113,7 @@ def test_budget_closes_a_query_for_every_assessor(tmp_path, clock):
 
 def test_static_order_without_budget_keeps_the_session_walk(tmp_path, clock):
     with two_run_store(tmp_path / "j.sqlite") as store:
-        plain = chooser(store, strategy=make_order("shuffle"))
+        plain = chooser(store, strategy=order_strategy("shuffle"))
         assert not plain.active
         session = JudgingSession(store, "alice", clock=clock, chooser=plain)
         assert session.chooser is None and session.current is not None

@@ -17,7 +17,7 @@ from poolkit.judge.dialogs import TopicScreen
 from poolkit.judge.session import JudgingSession
 from poolkit.pool.budget import Budget
 from poolkit.pool.next_passage import NextPassage
-from poolkit.pool.order import make_order
+from poolkit.pool.order import order_strategy
 from poolkit.pool.provenance import pool_from_ranks
 from poolkit.pool.remaining import StopRule
 from poolkit.store import Event, NewMember, QueryRecord, Store
@@ -56,7 +56,7 @@ def screen_text(app: JudgeApp) -> str:
 def judging(store: Store, pools: dict, order: str, clock, judge: JudgeConfig = QUIET,
             **limits) -> tuple[JudgingSession, JudgeApp]:
     """alice's session and app under ``order`` with ``limits`` (budget=, stop=)."""
-    chooser = NextPassage(store, pools, make_order(order), **limits)
+    chooser = NextPassage(store, pools, order_strategy(order), **limits)
     session = JudgingSession(store, "alice", clock=clock, chooser=chooser)
     return session, JudgeApp(session, judge)
 
@@ -161,7 +161,7 @@ def test_the_reason_is_decided_once_per_set_of_grades(tmp_path):
     from memory, and a new grade is seen (the store stays the truth)."""
     store, pools = build(tmp_path / "j.sqlite")
     with store:
-        chooser = NextPassage(store, pools, make_order("mm-ns"), budget=Budget.parse(1))
+        chooser = NextPassage(store, pools, order_strategy("mm-ns"), budget=Budget.parse(1))
         assert chooser.closed("q1") is None
         assert chooser.closed("q1") is None
         store.record_event(Event("q1", "a1", "bob", "grade", grade=1))

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from poolkit.pool.learners import Judged
 from poolkit.pool.next_passage import history
 from poolkit.pool.provenance import pool_from_ranks
-from poolkit.pool.strategy import Judged
 from poolkit.store import Event, NewMember, Store
 from poolkit.store.judging import (
     assessor_stacks,

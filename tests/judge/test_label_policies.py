@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
-from poolkit.policies import POLICIES, Vote, current_labels, get_policy, provenance
+from poolkit.policies import POLICIES, Labels, Vote, get_policy, provenance
 from poolkit.store import Event, NewMember, Store
 
 
@@ -30,19 +30,19 @@ def disputed(tiny_store):
 
 
 def test_latest(disputed):
-    labels = current_labels(disputed, "latest")
+    labels = Labels.from_store(disputed, "latest")
     assert labels.grades == {"q1": {"d1": 1, "d2": 2, "d3": 1}, "q2": {"d4": 1}}
     assert labels.unresolved == []
     assert labels.assessors == {"q1": ["alice", "bob", "carol"], "q2": ["alice"]}
 
 
 def test_max(disputed):
-    assert current_labels(disputed, "max").grades == {"q1": {"d1": 3, "d2": 2, "d3": 1},
+    assert Labels.from_store(disputed, "max").grades == {"q1": {"d1": 3, "d2": 2, "d3": 1},
                                                       "q2": {"d4": 1}}
 
 
 def test_majority_leaves_ties_unresolved(disputed):
-    labels = current_labels(disputed, "majority")
+    labels = Labels.from_store(disputed, "majority")
     assert labels.grades == {"q1": {"d2": 2, "d3": 1}, "q2": {"d4": 1}}
     [u] = labels.unresolved
     assert (u.qid, u.docid, u.grades, u.reason) == ("q1", "d1", {"alice": 3, "bob": 1},
@@ -50,25 +50,25 @@ def test_majority_leaves_ties_unresolved(disputed):
 
 
 def test_adjudicated_needs_an_adjudication_for_disagreements(disputed):
-    labels = current_labels(disputed, "adjudicated")
+    labels = Labels.from_store(disputed, "adjudicated")
     assert labels.grades == {"q1": {"d2": 2}, "q2": {"d4": 1}}
     assert [(u.qid, u.docid) for u in labels.unresolved] == [("q1", "d1"), ("q1", "d3")]
     adj = grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")
     grade(disputed, "q1", "d3", "dave", 0, kind="adjudicate")
-    labels = current_labels(disputed, "adjudicated")
+    labels = Labels.from_store(disputed, "adjudicated")
     assert labels.grades == {"q1": {"d1": 2, "d2": 2, "d3": 0}, "q2": {"d4": 1}}
     assert labels.unresolved == []
     # An undone adjudication no longer decides.
     disputed.record_event(Event("q1", "d1", "dave", "undo", ref=adj))
-    assert [u.docid for u in current_labels(disputed, "adjudicated").unresolved] == ["d1"]
+    assert [u.docid for u in Labels.from_store(disputed, "adjudicated").unresolved] == ["d1"]
     # The ruling that remains (d3) decides under the mechanical policies too.
-    assert current_labels(disputed, "majority").grades["q1"] == {"d2": 2, "d3": 0}
+    assert Labels.from_store(disputed, "majority").grades["q1"] == {"d2": 2, "d3": 0}
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 def test_an_adjudication_decides_its_pair_under_every_policy(disputed, policy):
     grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")  # alice 3, bob 1: a tie
-    labels = current_labels(disputed, policy)
+    labels = Labels.from_store(disputed, policy)
     assert labels.grades["q1"]["d1"] == 2
     assert ("q1", "d1") not in {(u.qid, u.docid) for u in labels.unresolved}
     assert labels.adjudicators == {"q1": ["dave"]}
@@ -93,24 +93,24 @@ def test_undo_and_regrade_are_respected(tiny_store):
     grade(tiny_store, "q1", "d1", "alice", 3)
     grade(tiny_store, "q1", "d1", "alice", 1)
     tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=2))
-    assert current_labels(tiny_store).grades == {"q1": {"d1": 1, "d2": 2}}
+    assert Labels.from_store(tiny_store, "latest").grades == {"q1": {"d1": 1, "d2": 2}}
     last = tiny_store.events()[-1].id
     tiny_store.record_event(Event("q1", "d2", "alice", "undo", ref=last))
-    assert current_labels(tiny_store).grades == {"q1": {"d1": 1}}
+    assert Labels.from_store(tiny_store, "latest").grades == {"q1": {"d1": 1}}
 
 
 def test_assessor_filter_and_pool_version(disputed):
-    assert current_labels(disputed, "adjudicated", assessors=["bob"]).grades == {
+    assert Labels.from_store(disputed, "adjudicated", assessors=["bob"]).grades == {
         "q1": {"d1": 1, "d2": 2, "d3": 1}}
     disputed.add_pool_version({"sysB": 1}, "shuffle",
                               [NewMember("q2", "d9", "", "late passage", 0.0)], [])
     grade(disputed, "q2", "d9", "alice", 3)
     grade(disputed, "q2", "zz", "nist", 2, kind="import")  # labelled, never pooled
-    assert current_labels(disputed, "latest", pool_version=1).grades["q2"] == {"d4": 1}
-    assert current_labels(disputed, "latest").grades["q2"] == {"d4": 1, "d9": 3, "zz": 2}
-    assert current_labels(disputed, "latest", pool_version=2).grades["q2"] == {"d4": 1, "d9": 3}
+    assert Labels.from_store(disputed, "latest", pool_version=1).grades["q2"] == {"d4": 1}
+    assert Labels.from_store(disputed, "latest").grades["q2"] == {"d4": 1, "d9": 3, "zz": 2}
+    assert Labels.from_store(disputed, "latest", pool_version=2).grades["q2"] == {"d4": 1, "d9": 3}
     with pytest.raises(PoolkitError, match="no pool version 7; the store has 1, 2"):
-        current_labels(disputed, "latest", pool_version=7)
+        Labels.from_store(disputed, "latest", pool_version=7)
 
 
 def test_order_follows_queries_then_pool_then_first_label(tiny_store):
@@ -120,7 +120,7 @@ def test_order_follows_queries_then_pool_then_first_label(tiny_store):
     grade(tiny_store, "q1", "d3", "alice", 1)
     grade(tiny_store, "q1", "zz", "nist", 1, kind="import")
     grade(tiny_store, "q1", "d1", "alice", 1)
-    grades = current_labels(tiny_store).grades
+    grades = Labels.from_store(tiny_store, "latest").grades
     assert list(grades) == ["q1", "q2", "q9"]
     assert list(grades["q1"]) == ["d1", "d3", "zz"] and list(grades["q9"]) == ["b", "a"]
 
@@ -135,7 +135,7 @@ def test_provenance_per_query(disputed):
     disputed.add_pool_version({"sysA": 5, "sysB": 2}, "shuffle",
                               [NewMember("q2", "d9", "", "late", 0.0)],
                               [("q2", "d9", "sysB", 1, 0.5)])
-    labels = current_labels(disputed, "max")
+    labels = Labels.from_store(disputed, "max")
     prov = provenance(disputed, labels, None, "2026-01-05")
     assert prov["q2"] == {"pool_version": 2, "pool_depth": {"sysA": 5, "sysB": 2},
                           "systems": ["sysA", "sysB"], "assessors": ["alice"], "policy": "max",
@@ -172,15 +172,15 @@ def test_unanimous_votes_resolve_the_same_under_every_policy(votes):
 
 
 def test_provenance_names_adjudicators_and_counts_what_was_left_out(disputed):
-    labels = current_labels(disputed, "adjudicated")
+    labels = Labels.from_store(disputed, "adjudicated")
     prov = provenance(disputed, labels, None, "2026-01-05")
     assert prov["q1"]["unresolved"] == 2 and prov["q1"]["judged"] == 1
     assert "adjudicators" not in prov["q1"] and "unresolved" not in prov["q2"]
     grade(disputed, "q1", "d1", "dave", 2, kind="adjudicate")
-    labels = current_labels(disputed, "adjudicated")
+    labels = Labels.from_store(disputed, "adjudicated")
     assert labels.adjudicators == {"q1": ["dave"]}
     prov = provenance(disputed, labels, None, "2026-01-05")["q1"]
     assert (prov["assessors"], prov["adjudicators"], prov["unresolved"]) == (
         ["alice", "bob", "carol"], ["dave"], 1)
     # The ruling decides under a mechanical policy too, and is credited there as well.
-    assert current_labels(disputed, "max").adjudicators == {"q1": ["dave"]}
+    assert Labels.from_store(disputed, "max").adjudicators == {"q1": ["dave"]}

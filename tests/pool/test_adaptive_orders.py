@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
+from poolkit.pool.learners import rrf_keys
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
-from poolkit.pool.order import ORDER_STRATEGIES, Priority, make_order, order_strategy
+from poolkit.pool.order import ORDER_STRATEGIES, Priority, order_strategy
 from poolkit.pool.provenance import pool_from_ranks
-from poolkit.pool.strategy import rrf_keys
 
 
 def nxt(strategy, pool, judged=(), exclude=()):
@@ -110,7 +110,7 @@ def test_mm_ns_gives_a_second_assessor_a_different_passage():
 
 @pytest.mark.parametrize("name", list(ORDER_STRATEGIES))
 def test_every_strategy_judges_the_whole_pool_once(name):
-    strategy = make_order(name)
+    strategy = order_strategy(name)
     judged: list[tuple[str, int]] = []
     while (doc := nxt(strategy, POOL, judged)) is not None:
         judged.append((doc, len(judged) % 2))
@@ -127,7 +127,7 @@ def test_next_is_always_pooled_unjudged_and_not_excluded(data):
     pool = pool_from_ranks("q", {r: {d: i + 1 for i, d in enumerate(docs)}
                                       for r, docs in runs.items()})
     name = data.draw(st.sampled_from(list(ORDER_STRATEGIES)))
-    strategy = make_order(name)
+    strategy = order_strategy(name)
     order = data.draw(st.permutations(list(pool.docs)))
     k = data.draw(st.integers(0, len(order)))
     judged = [(d, data.draw(st.integers(0, 3))) for d in order[:k]]
@@ -150,7 +150,7 @@ def test_parameters_are_pool_keys_with_the_papers_defaults():
     with pytest.raises(PoolkitError, match="pool.mm_ns_discount must be at most 1"):
         order_strategy("mm-ns", {"mm_ns_discount": 1.5})
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'mmns'"):
-        make_order("mmns")
+        order_strategy("mmns")
 
 
 # k decides the fused order: a1, b1, c1 each top one run; y is 4th in two. RRF with k = 60

@@ -8,7 +8,7 @@ from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.pool.build import plan_pool, pool_runs, top_docs
-from poolkit.pool.order import ByDocId, Priority, Shuffle, make_order
+from poolkit.pool.order import ByDocId, Priority, Shuffle, order_strategy
 from poolkit.store import Event, QueryRecord, Store
 from poolkit.store.imports import import_labels
 
@@ -119,7 +119,7 @@ def test_judging_order_strategies(store):
     assert all(keys[m.docid] == m.order_key for m in two.members)  # stable as the pool grows
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
                                            "docid, mm-ns, mtf, priority, shuffle"):
-        make_order("rrf")
+        order_strategy("rrf")
 
 
 def test_imported_labels_count_as_judged_and_survive_pooling(store):

@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from poolkit.pool.order import make_order
+from poolkit.pool.learners import Judged
+from poolkit.pool.order import order_strategy
 from poolkit.pool.provenance import pool_from_ranks
 from poolkit.pool.remaining import RelevanceModel, StopRule, estimate_remaining, true_remaining
 from poolkit.pool.simulate import budget_count, replay
-from poolkit.pool.strategy import Judged
 from poolkit.pool.view import QueryPool
 
 
@@ -37,7 +37,7 @@ def simulated_query(rng: np.random.Generator, qid: str, runs: int = 5, depth: in
 @pytest.mark.parametrize("name", ["mm-ns", "mtf", "priority", "shuffle"])
 def test_interval_holds_the_true_count_on_simulated_pools(name):
     rng = np.random.default_rng(7)
-    strategy = make_order(name)
+    strategy = order_strategy(name)
     covered = total = 0
     for q in range(60):
         pool, grades = simulated_query(rng, f"q{q}")
@@ -81,7 +81,7 @@ def test_with_no_grades_the_interval_is_wide():
 def test_stop_rule_needs_min_judged_and_a_confident_recall():
     rng = np.random.default_rng(11)
     pool, grades = simulated_query(rng, "q")
-    seq = replay(make_order("mm-ns"), pool, grades)
+    seq = replay(order_strategy("mm-ns"), pool, grades)
     rule = StopRule(target=0.9, confidence=0.9, min_judged=5)
     assert not rule.fires(pool, seq[:4])
     fired = next(k for k in range(5, len(seq) + 1) if rule.fires(pool, seq[:k]))
@@ -99,7 +99,7 @@ def test_stop_rule_reaches_its_target_on_simulated_pools():
     queries = 40
     for q in range(queries):
         pool, grades = simulated_query(rng, f"q{q}")
-        seq = replay(make_order("mm-ns"), pool, grades)
+        seq = replay(order_strategy("mm-ns"), pool, grades)
         stop = next((k for k in range(rule.min_judged, len(seq)) if rule.fires(pool, seq[:k])),
                     len(seq))
         relevant = sum(grades.values())

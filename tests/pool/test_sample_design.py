@@ -15,12 +15,14 @@ DESIGN = SampleDesign.from_lists(100, [[1, 10, 1.0], [11, 30, 0.5], [31, 100, 0.
 def test_strata_follow_the_best_rank_any_run_gave() -> None:
     ranks = pool_ranks({"a": ["x", "y", "z"], "b": ["z"] + [f"f{i}" for i in range(40)]}, 100)
     assert ranks["z"] == [3, 1]
-    pairs = {p.docid: p for p in DESIGN.draw("q1", ranks)}
-    assert pairs["z"].stratum == "1-10" and pairs["z"].best_rank == 1
+    # w is ranked 12 by one run and 4 by another: the best rank (4) places it.
+    pairs = {p.docid: p for p in DESIGN.draw("q1", {**ranks, "w": [12, 4]})}
+    assert pairs["z"].stratum == "1-10" and pairs["w"].stratum == "1-10"
+    assert all(p.qid == "q1" for p in pairs.values())
     assert pairs["f15"].stratum == "11-30"   # rank 17 in b
     assert pairs["f35"].stratum == "31-100"  # rank 37 in b
     # 1-10 is judged in full: probability 1 and every pair drawn.
-    assert all(p.sampled and p.probability == 1.0 for p in pairs.values()
+    assert all(p.sampled and p.inclusion == 1.0 for p in pairs.values()
                if p.stratum == "1-10")
 
 
@@ -30,13 +32,13 @@ def test_each_stratum_draws_round_rate_times_size_and_records_n_over_n() -> None
     by = {s: [p for p in pairs if p.stratum == s] for s in ("1-10", "11-30", "31-100")}
     assert [len(v) for v in by.values()] == [10, 20, 70]
     assert [sum(p.sampled for p in v) for v in by.values()] == [10, 10, 7]
-    assert {p.probability for p in by["11-30"]} == {0.5}
-    assert all(p.probability == pytest.approx(0.1) for p in by["31-100"])
+    assert {p.inclusion for p in by["11-30"]} == {0.5}
+    assert all(p.inclusion == pytest.approx(0.1) for p in by["31-100"])
 
 
 def test_a_stratum_with_any_pooled_doc_judges_at_least_one() -> None:
     pairs = DESIGN.draw("q", {"only": [50]})
-    assert pairs[0].sampled and pairs[0].probability == 1.0
+    assert pairs[0].sampled and pairs[0].inclusion == 1.0
 
 
 def test_the_draw_is_seeded_and_independent_of_arrival_order() -> None:
@@ -74,7 +76,7 @@ def test_every_pooled_doc_is_recorded_once_with_its_design_probability(sizes, ra
     assert sorted(p.docid for p in pairs) == sorted(ranks)
     drawn = sum(p.sampled for p in pairs)
     assert drawn >= 1
-    assert all(p.probability == pytest.approx(drawn / len(pairs)) for p in pairs)
+    assert all(p.inclusion == pytest.approx(drawn / len(pairs)) for p in pairs)
 
 
 def test_unjudged_pooled_pairs_become_minus_one_and_labels_stay() -> None:

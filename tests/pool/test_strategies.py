@@ -11,6 +11,7 @@ import pytest
 
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
+from poolkit.io.sample import SampledPair
 from poolkit.pool.build import plan_pool
 from poolkit.pool.order import (
     ORDER_STRATEGIES,
@@ -18,7 +19,6 @@ from poolkit.pool.order import (
     OrderStrategy,
     Priority,
     Shuffle,
-    make_order,
     order_strategy,
 )
 from poolkit.pool.pooling import POOLING_STRATEGIES, Depth, PoolingStrategy, pooling_strategy
@@ -35,7 +35,7 @@ def test_the_registry_is_the_only_constructor():
     assert order_strategy("shuffle", {"seed": 5, "rrf_k": 9}) == Shuffle(5)
     assert order_strategy("priority", {"rrf_k": 10}) == Priority(10)
     assert order_strategy("docid", {"seed": 1}) == ByDocId()
-    assert make_order("priority", rrf_k=7) == Priority(7)
+    assert order_strategy("priority", {"rrf_k": 7}) == Priority(7)
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
                                            "docid, mm-ns, mtf, priority, shuffle"):
         order_strategy("rrf")
@@ -69,8 +69,9 @@ class EveryOther(PoolingStrategy):
     def select(self, qid: str, runs: Mapping[str, Run],
                depths: Mapping[str, int]) -> list[Candidate]:
         merged = sorted(Depth().select(qid, runs, depths), key=lambda c: min(c.ranks))
-        return [Candidate(c.docid, c.hits, stratum="odd" if i % 2 else "even",
-                          inclusion=0.5, sampled=i % 2 == 0) for i, c in enumerate(merged)]
+        return [Candidate(c.docid, c.hits, SampledPair(qid, c.docid, "odd" if i % 2 else "even",
+                                                       0.5, i % 2 == 0))
+                for i, c in enumerate(merged)]
 
 
 def test_a_pooling_strategy_plugs_into_plan_pool_with_its_design():

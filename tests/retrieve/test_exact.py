@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from poolkit.io.corpus import descending_id_order
 from poolkit.retrieve import exact
-from poolkit.retrieve.base import Hit, top_k
+from poolkit.retrieve.base import ScoredDoc, top_k
 
 
-def reference(queries: np.ndarray, docs: np.ndarray, k: int, ids: list[str]) -> list[list[Hit]]:
+def reference(queries: np.ndarray, docs: np.ndarray, k: int,
+              ids: list[str]) -> list[list[ScoredDoc]]:
     """Every document scored exactly, ranked by the retrievers' rule in one go."""
     id_rank = descending_id_order(ids)
     return [top_k(exact.exact_scores(q, docs), k, id_rank, ids) for q in queries]
@@ -180,7 +181,7 @@ def test_a_score_next_to_a_rounding_boundary_is_summed_the_exact_way(monkeypatch
     got = exact.search(query, docs, 3, descending_id_order(ids), ids)
     monkeypatch.setattr(exact, "exact_scores", real)
     assert got == reference(query, docs, 3, ids)
-    assert summed == [1] and got[0][-1] == Hit("a", 2e-06)
+    assert summed == [1] and got[0][-1] == ScoredDoc("a", 2e-06)
 
 
 def test_only_about_k_documents_a_query_are_re_scored_in_float64(monkeypatch):

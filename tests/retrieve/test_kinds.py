@@ -14,7 +14,7 @@ from poolkit.io.corpus import read_corpus, read_queries
 from poolkit.params import Param
 from poolkit.pool.report import describe
 from poolkit.pool.run_systems import run_systems
-from poolkit.retrieve.base import Hit, Results
+from poolkit.retrieve.base import Results, ScoredDoc
 from poolkit.retrieve.kinds import (
     PACKAGES,
     SYSTEM_KINDS,
@@ -55,7 +55,7 @@ class Constant:
         self.name, self.docs = name, docs
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
-        return {q.qid: [Hit(d, 1.0 / (i + 1)) for i, d in enumerate(self.docs[:k])]
+        return {q.qid: [ScoredDoc(d, 1.0 / (i + 1)) for i, d in enumerate(self.docs[:k])]
                 for q in queries}
 
     def settings(self) -> dict[str, object]:

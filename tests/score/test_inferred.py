@@ -25,7 +25,7 @@ from poolkit.score.inferred import (
 # unjudged: e graded -1 in the qrels, f only listed in the sample).
 GRADES = {"a": 2, "b": 0, "c": 1, "d": 0, "e": -1}
 SAMPLE = PoolSample(strata={"a": "A", "b": "A", "c": "B", "d": "B", "e": "B", "f": "B"},
-                    probs={"a": 1.0, "b": 1.0, "c": 0.5, "d": 0.5, "e": 0.5, "f": 0.5})
+                    inclusion={"a": 1.0, "b": 1.0, "c": 0.5, "d": 0.5, "e": 0.5, "f": 0.5})
 RANKING = ["a", "e", "c", "b"]
 
 

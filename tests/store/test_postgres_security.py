@@ -14,7 +14,7 @@ import pytest
 import store_backends
 
 from poolkit.cli import main
-from poolkit.policies import current_labels
+from poolkit.policies import Labels
 from poolkit.store import Event
 from poolkit.store.backends import open_store
 from poolkit.store.postgres import PgStore
@@ -108,7 +108,7 @@ def test_a_later_regrade_wins_under_latest_and_nobody_else_s_write_dies(team, mo
         store.record_event(Event("q1", "d1", team["bob"], "grade", grade=0))
     with store_as(team, "lead", monkeypatch) as store:
         store.record_events([Event("q1", "d2", "nist", "import", grade=2)])
-        labels = current_labels(store, "latest")
+        labels = Labels.from_store(store, "latest")
     assert labels.grades["q1"] == {"d1": 0, "d2": 2}
 
 

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
+from poolkit.io.sample import SampledPair
 from poolkit.store import NewMember, Store
 from poolkit.store.backends import open_store
-from poolkit.store.store import SampleRecord
 
 
 @pytest.fixture
@@ -19,9 +19,9 @@ def store(store_location):
 
 
 def test_sampled_and_unsampled_pairs_are_recorded_only_drawn_ones_are_judged(store) -> None:
-    design = [SampleRecord("q1", "a", "1-10", 1.0, True),
-              SampleRecord("q1", "b", "11-30", 0.5, True),
-              SampleRecord("q1", "c", "11-30", 0.5, False)]
+    design = [SampledPair("q1", "a", "1-10", 1.0, True),
+              SampledPair("q1", "b", "11-30", 0.5, True),
+              SampledPair("q1", "c", "11-30", 0.5, False)]
     members = [NewMember("q1", d, "", f"text {d}", float(i)) for i, d in enumerate("ab")]
     v = store.add_pool_version({"bm25": 30}, "shuffle", members,
                                [("q1", d, "bm25", i + 1, None) for i, d in enumerate("abc")],
@@ -30,8 +30,8 @@ def test_sampled_and_unsampled_pairs_are_recorded_only_drawn_ones_are_judged(sto
     assert [m.docid for m in store.pool("q1")] == ["a", "b"]
     assert store.pool_sample() == design
     # A second pooling keeps the first record of a pair and adds the new ones.
-    again = [SampleRecord("q1", "c", "31-100", 0.1, True),
-             SampleRecord("q1", "d", "31-100", 0.1, False)]
+    again = [SampledPair("q1", "c", "31-100", 0.1, True),
+             SampledPair("q1", "d", "31-100", 0.1, False)]
     assert store.add_pool_version({"bm25": 100}, "shuffle", [], [], design=again) == 2
     assert store.pool_sample() == [*design, again[1]]
     assert store.pool_sample(max_version=1) == design
@@ -46,7 +46,7 @@ def test_a_depth_pool_has_no_sample_rows(store) -> None:
 def test_an_impossible_probability_is_refused_by_the_schema(store) -> None:
     with pytest.raises(Exception, match="(?i)check"):
         store.add_pool_version({"bm25": 1}, "shuffle", [], [],
-                               design=[SampleRecord("q1", "a", "s", 0.0, False)])
+                               design=[SampledPair("q1", "a", "s", 0.0, False)])
     assert store.pool_sample() == []
 
 

@@ -21,7 +21,7 @@ import pytest
 import store_backends
 from team_worker import grade_of, members, pairs
 
-from poolkit.analysis.labelsets import store_labels
+from poolkit.policies import Labels
 from poolkit.store import QueryRecord
 from poolkit.store.backends import open_store
 
@@ -86,7 +86,7 @@ def play(location, tmp_path: Path) -> dict:
         imported = store.events(kinds=["import"])
         assert len(imported) == len(pairs())  # the import, exactly once
         assert [v["version"] for v in store.pool_versions()] == [1, 2]
-        labels = store_labels(store, 1, None, "latest")
+        labels = Labels.as_of(store, 1, None, "latest")
         return {"grades": dict(labels.qrels.grades), "pool": len(store.pool_rows()),
                 "events": len(grades) + len(imported)}
 
