@@ -9,7 +9,8 @@ Between the CLI and the stages. Built from a config, a ``Collection`` owns:
 - ``version(v)``: a pool version resolved (None: the latest) and checked, once;
 - ``labels(version, policy, assessors)``: the labels as of a pool version;
 - ``runs()``: the configured systems' run files (or explicit ones);
-- ``pool(version)``: the pooled documents in judging order, each with its provenance.
+- ``pool(version)``: the pooled documents in judging order, each with its provenance;
+- ``provenance(version)``: the pool-provenance value (who brought what in, at which rank).
 
 pyterrier's ``Dataset.get_topics / get_qrels(variant)`` is the model: commands ask the
 collection, never the store's tables.
@@ -24,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from poolkit.config import Config, load_config
 from poolkit.errors import PoolkitError
+from poolkit.io.provenance import PooledBy, PoolProvenance
 from poolkit.store.backends import open_store
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import Source
 
 if TYPE_CHECKING:
     from poolkit.io.run import Run
@@ -54,7 +55,7 @@ class PooledDoc:
     version: int            # the pool version that added it
     text_hash: str          # the text the assessor is shown
     order_key: float        # its judging-order key within the query
-    sources: tuple[Source, ...]  # (system, rank, score, version), best rank first
+    sources: tuple[PooledBy, ...]  # (system, rank, score, version), best rank first
 
 
 class Collection:
@@ -170,27 +171,27 @@ class Collection:
 
         return Labels.as_of(self.store, self.version(version), assessors, policy)
 
+    def provenance(self, version: int | None = None) -> PoolProvenance:
+        """The pool as of ``version`` (default: latest) with its provenance: which systems
+        brought which document in, at which rank (``io.provenance.PoolProvenance``)."""
+        return PoolProvenance.from_store(self.store, self.version(version))
+
     def pool(self, version: int | None = None) -> list[PooledDoc]:
         """The pool as of ``version`` (default: latest) in judging order, with provenance
         limited to what that version knew."""
         v = self.version(version)
-        sources = self.store.sources()
+        members = self.store.pool(max_version=v)
+        provenance = PoolProvenance.from_rows(members, self.store.sources(), v)
         return [PooledDoc(m.qid, m.docid, m.version, m.text_hash, m.order_key,
-                          tuple(s for s in sources.get((m.qid, m.docid), ()) if s.version <= v))
-                for m in self.store.pool(max_version=v)]
+                          provenance.hits.get((m.qid, m.docid), ()))
+                for m in members]
 
     def query_pools(self, version: int | None = None) -> dict[str, QueryPool]:
         """Per query, the pool as a judging-order strategy sees it (``pool.view.QueryPool``:
         documents in judging order, each with the runs and ranks that brought it)."""
-        from poolkit.pool.view import Hit, QueryPool
+        from poolkit.pool.provenance import query_pools
 
-        docs: dict[str, list[PooledDoc]] = {}
-        for d in self.pool(version):
-            docs.setdefault(d.qid, []).append(d)
-        return {q: QueryPool(q, tuple(d.docid for d in ds),
-                             {d.docid: tuple(Hit(s.system, s.rank, s.score) for s in d.sources)
-                              for d in ds})
-                for q, ds in docs.items()}
+        return query_pools(self.provenance(version))
 
     def next_passage(self, version: int | None = None, double: bool = False) -> NextPassage:
         """The judging session's next-passage decision from the ``pool:`` section: the

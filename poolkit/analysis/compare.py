@@ -55,21 +55,20 @@ reverse under the later ones, and which only the later labels find.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
+from poolkit.analysis.reports import CompareReport
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
+from poolkit.io.provenance import PoolProvenance
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.policies import Labels, Pair
-from poolkit.reports import Report
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
 from poolkit.score.significance import TestOptions, pairwise_tests, shifts
 
-DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10")
 NO_CONDENSED = ("Judged", "bpref")  # bpref already reads judged docs only
 
 
@@ -109,18 +108,15 @@ def _relevant(qrels: Qrels, pair: Pair, level: int) -> bool:
 
 # --- who brought what ---------------------------------------------------------------------------
 
-def store_contributions(store: Any, before: int, after: int, labels: Qrels, level: int,
+def store_contributions(provenance: PoolProvenance, before: int, labels: Qrels, level: int,
                         ) -> dict[str, Any]:
-    """From the pool's provenance: per system, documents first pooled in versions
-    ``before+1..after`` that it brought in, those only it brought, and how they were judged."""
-    new = {(m.qid, m.docid) for m in store.pool(max_version=after) if m.version > before}
+    """From the pool's provenance as of the later version: per system, documents first pooled
+    after version ``before`` that it brought in, those only it brought, and how they were
+    judged."""
+    after = provenance.version
+    new = provenance.new_since(before)
     by_system: dict[str, dict[str, int]] = {}
-    pooled_before: set[str] = set()
-    pooled_after: set[str] = set()
-    for pair, sources in store.sources().items():
-        systems = {s.system for s in sources if s.version <= after}
-        pooled_after |= systems
-        pooled_before |= {s.system for s in sources if s.version <= before}
+    for pair, systems in provenance.systems_by_pair().items():
         if pair not in new:
             continue
         for system in systems:
@@ -135,7 +131,8 @@ def store_contributions(store: Any, before: int, after: int, labels: Qrels, leve
     versions = f"version {after}" if after == before + 1 else f"versions {before + 1}..{after}"
     return {
         "basis": f"pool provenance: documents first pooled in {versions}",
-        "systems": by_system, "pooled_before": pooled_before, "pooled_after": pooled_after,
+        "systems": by_system, "pooled_before": provenance.as_of(before).systems(),
+        "pooled_after": provenance.systems(),
         "total": {"new_docs": len(new), "new_judged": len(judged_new),
                   "new_relevant": sum(1 for p in new if _relevant(labels, p, level))},
     }
@@ -148,8 +145,8 @@ def label_contributions(before: Qrels, after: Qrels, runs: Mapping[str, Run], de
     run's top ``depth``, those in no other run's top ``depth``, and how many are relevant.
     Who was pooled cannot be read off label files: it is what the caller says (or unknown)."""
     new = _judged_pairs(after) - _judged_pairs(before)
-    tops = {name: {(q, d) for q, docs in run.rankings.items() for d in docs[:depth]}
-            for name, run in runs.items()}
+    brought = PoolProvenance.from_runs(runs, depth).pairs_by_system()
+    tops = {name: brought.get(name, set()) for name in runs}
     by_system = {}
     for name, top in tops.items():
         mine = top & new
@@ -276,39 +273,6 @@ def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
     )
 
 
-@dataclass(frozen=True)
-class CompareReport(Report):
-    """``poolkit compare``: every run under two label sets (JSON keys = fields). ``tests``,
-    ``test_settings`` and ``significance`` are the paired tests under each label set and what
-    survived between them (``{}`` / None with a single run)."""
-
-    level: int
-    cutoffs: list[int]
-    measures: list[str]
-    primary: list[str]
-    condensed: bool
-    before: dict[str, Any]
-    after: dict[str, Any]
-    contribution: dict[str, Any] | None
-    runs: list[dict[str, Any]]
-    ranking: dict[str, Any]
-    tests: dict[str, Any]
-    test_settings: dict[str, Any] | None
-    significance: dict[str, Any]
-
-
-# --- rendering ---------------------------------------------------------------------------------
-
-def short_name(name: str) -> str:
-    """Table spelling: the condensed variant as a prime, ``AP(judged_only=true)`` -> ``AP'``."""
-    if "judged_only=true" not in name:
-        return name
-    s = (name.replace(",judged_only=true", "").replace("judged_only=true,", "")
-         .replace("(judged_only=true)", ""))
-    head, at, cut = s.partition("@")
-    return f"{head}'{at}{cut}"
-
-
 def ranking_order(names: Sequence[str], values: Sequence[float]) -> str:
     """Runs best first, ``>`` between ranks and ``=`` within a tie: ``b > a = c``."""
     ordered = sorted(zip(ranks(values), names), key=lambda t: t[0])
@@ -318,123 +282,3 @@ def ranking_order(names: Sequence[str], values: Sequence[float]) -> str:
             out += " = " if rank == ordered[i - 1][0] else " > "
         out += name
     return out
-
-
-def _labels_line(side: str, s: dict[str, Any]) -> str:
-    where = (f"pool v{s['pool_version']} of {Path(s['store']).name} ({s['policy']} policy)"
-             if s.get("kind") == "store" else f"{s.get('path')}")
-    extra = f", {s.get('unresolved', 0)} unresolved" if s.get("kind") == "store" else ""
-    return (f"{side:6s} {where}: {s['judged']} judged, {s['relevant']} relevant{extra}; "
-            f"{s['scored']} queries scored, {s['excluded']} excluded (no relevant)")
-
-
-def _n(x: int | None) -> str:
-    return "-" if x is None else str(x)
-
-
-def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
-    from poolkit.analysis.render import fmt, grid, signed, tau_note
-
-    k = str(doc["cutoffs"][0])
-    lines = [f"poolkit compare: {len(doc['runs'])} runs under two label sets "
-             f"(relevance level {doc['level']})",
-             "  " + _labels_line("before", doc["before"]),
-             "  " + _labels_line("after", doc["after"])]
-    primes = "X' = condensed list (unjudged docs removed); " if doc["condensed"] else ""
-    lines += [f"  {primes}bpref reads judged docs only;",
-              f"  Judged@{k} and unjudged@{k} say how much of each run's top {k} carries a label",
-              ""]
-
-    def yn(v: bool | None) -> str:
-        return "?" if v is None else ("yes" if v else "no")
-
-    contrib = doc["contribution"]
-    head = ["run", "pooled before", "after"]
-    if contrib:
-        head += ["new docs", "only it", "new relevant"]
-    head += [f"Judged@{k}", f"unjudged@{k}"]
-    rows = []
-    for r in doc["runs"]:
-        row = [r["name"], yn(r["pooled"]["before"]), yn(r["pooled"]["after"])]
-        if contrib:
-            c = r["contribution"]
-            row += [str(c["new_docs"]), str(c["only_it"]), str(c["new_relevant"])]
-        j, u = r["judged"][k], r["unjudged"][k]
-        row += [f"{fmt(j['before'], 3)} -> {fmt(j['after'], 3)}", f"{u['before']} -> {u['after']}"]
-        rows.append(row)
-    lines.append("Runs and what they brought to the pool")
-    lines += grid(head, rows)
-    if contrib:
-        t = contrib["total"]
-        lines += [f"  new to the pool: {t['new_docs']} docs, {t['new_judged']} judged, "
-                  f"{t['new_relevant']} relevant ({contrib['basis']})"]
-    lines += ["", "Scores before and after (rank among the runs, 1 = best)"]
-    rows = []
-    for r in doc["runs"]:
-        for i, (name, m) in enumerate(r["measures"].items()):
-            rows.append([r["name"] if i == 0 else "", short_name(name), fmt(m["before"]),
-                         fmt(m["after"]), signed(m["change"]),
-                         f"{m['rank']['before']} -> {m['rank']['after']}"])
-    lines += grid(["run", "measure", "before", "after", "change", "rank"], rows, left=(1,))
-    lines += ["", "System ranking: Kendall's tau between the before and after orderings"]
-    lines += grid(["measure", "tau", "order before (best first)", "order after"],
-                  [[short_name(n), fmt(v["kendall_tau"], 3), v["order_before"], v["order_after"]]
-                   for n, v in doc["ranking"].items()], left=(2, 3))
-    lines += tau_note((v["kendall_tau"] for v in doc["ranking"].values()), len(doc["runs"]))
-    if doc.get("tests"):
-        lines += significance_lines(doc)
-    flags = [(r["name"], f) for r in doc["runs"] for f in r["flags"]]
-    if flags:
-        lines += ["", "Flags"] + [f"  {n}: {f}" for n, f in flags]
-    if per_query:
-        for r in doc["runs"]:
-            lines += ["", f"Per query: {r['name']}"]
-            names = [n for n in doc["primary"]]
-            head = ["query"] + [f"{short_name(n)} {s}" for n in names
-                                for s in ("before", "after")] + [f"unjudged@{k}"]
-            rows = []
-            u = r["unjudged"][k]["per_query"]
-            for q in u:
-                row = [q]
-                for n in names:
-                    v = r["measures"][n]["per_query"][q]
-                    row += [fmt(v["before"]), fmt(v["after"])]
-                row.append(f"{_n(u[q]['before'])} -> {_n(u[q]['after'])}")
-                rows.append(row)
-            lines += grid(head, rows)
-    return "\n".join(lines) + "\n"
-
-
-def significance_lines(doc: dict[str, Any]) -> list[str]:
-    """What the later labels did to the significant differences, then the primary measures'
-    matrices under each label set."""
-    from poolkit.analysis.render import grid
-    from poolkit.score.significance import SHIFTS
-    from poolkit.score.significance_render import fmt_p, p_name, settings_line, table_lines
-
-    after_settings = doc["test_settings"]["after"]
-    lines = ["", "Significant differences: earlier labels -> later labels",
-             f"  {settings_line(after_settings)}, under each label set",
-             "  survived: significant under both, same direction; lost: only under the earlier;",
-             "  reversed: significant under both, opposite directions; gained: only under the "
-             "later"]
-    rows = []
-    for m, fates in doc["significance"].items():
-        before = sum(1 for t in doc["tests"]["before"][m] if t["significant"])
-        after = sum(1 for t in doc["tests"]["after"][m] if t["significant"])
-        rows.append([short_name(m), str(before), str(after),
-                     *(str(len(fates[s])) for s in SHIFTS)])
-    lines += grid(["measure", "before", "after", *SHIFTS], rows)
-    pn = p_name(after_settings)
-    for m in doc["primary"]:
-        for fate in SHIFTS[1:]:
-            for e in doc["significance"][m][fate]:
-                b, a = e["before"], e["after"]
-                lines.append(f"  {fate} on {short_name(m)}: {e['a']} vs {e['b']}: "
-                             f"{b['diff']:+.3f} ({pn} {fmt_p(b['p'])}) -> "
-                             f"{a['diff']:+.3f} ({pn} {fmt_p(a['p'])})")
-    for side in ("before", "after"):
-        lines += table_lines(doc["tests"][side], doc["test_settings"][side], grid,
-                             title=f"Paired tests under the {side} labels",
-                             measures=doc["primary"], name=short_name)
-    return lines

@@ -1,6 +1,7 @@
-"""Shared output helpers for the analysis reports (compare, reusability, agreement).
+"""Shared output helpers for the analysis reports (compare, reusability, agreement, simulate;
+the reports themselves and their formats are in ``analysis.reports``).
 
-Each report is built as one JSON-ready dict; the table is a rendering of that same dict, so
+Each report is one JSON-ready document; the table is a rendering of that same document, so
 the two formats cannot disagree. Undefined values (a kappa with no chance disagreement, a tau
 over constant scores) are NaN in memory and ``null`` in JSON.
 """
@@ -17,9 +18,7 @@ from poolkit.reports import Report
 from poolkit.score.document import report_date  # one date for every report
 from poolkit.score.render import grid  # one table layout for every report
 
-__all__ = ["FORMATS", "dumps", "fmt", "grid", "header", "signed", "tau_note"]
-
-FORMATS = ("table", "json")
+__all__ = ["dumps", "fmt", "grid", "header", "signed", "tau_note"]
 
 
 def _clean(x: Any) -> Any:

@@ -33,41 +33,16 @@ JSON shape (``poolkit reusability --format json``; keys may be added, none remov
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from poolkit.analysis.reports import WARN_UNIQUE, ReusabilityReport
 from poolkit.analysis.stats import kendall_tau, ranks
 from poolkit.errors import PoolkitError
+from poolkit.io.provenance import PoolProvenance
 from poolkit.io.run import Run
 from poolkit.policies import Labels, Pair
-from poolkit.reports import Report
 from poolkit.score.evaluate import Evaluation, evaluate
 from poolkit.score.measures import Measure
-
-DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10")
-#: share of relevant documents found by one run alone above which the report warns
-WARN_UNIQUE = 0.2
-
-
-def sources_from_runs(runs: Mapping[str, Run], depth: int) -> dict[Pair, set[str]]:
-    """The pool that pooling ``runs`` at ``depth`` makes: pair -> the runs that brought it in."""
-    out: dict[Pair, set[str]] = {}
-    for name, run in runs.items():
-        for qid, docs in run.rankings.items():
-            for d in docs[:depth]:
-                out.setdefault((qid, d), set()).add(name)
-    return out
-
-
-def sources_from_store(store: Any, version: int) -> dict[Pair, set[str]]:
-    """Pair -> systems that brought it into the pool, as of pool ``version``."""
-    out: dict[Pair, set[str]] = {}
-    for pair, sources in store.sources().items():
-        systems = {s.system for s in sources if s.version <= version}
-        if systems:
-            out[pair] = systems
-    return out
 
 
 def _unit_report(unit: str, members: Sequence[str], labels: Labels, runs: Mapping[str, Run],
@@ -149,31 +124,16 @@ def single_source_share(labels: Labels, sources: Mapping[Pair, set[str]], level:
             "by_run" if groups is None else "by_group": dict(sorted(by_unit.items()))}
 
 
-@dataclass(frozen=True)
-class ReusabilityReport(Report):
-    """``poolkit reusability``: leave-one-run/group-out (JSON keys = fields)."""
-
-    level: int
-    measures: list[str]
-    labels: dict[str, Any]
-    pool: dict[str, Any]
-    full: dict[str, dict[str, float]]
-    not_pooled: list[str]
-    leave_one_run_out: dict[str, Any]
-    single_run: dict[str, Any]
-    warnings: list[str]
-    leave_one_group_out: dict[str, Any] | None
-    single_group: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
-
-
-def reusability(labels: Labels, runs: Mapping[str, Run], sources: Mapping[Pair, set[str]],
+def reusability(labels: Labels, runs: Mapping[str, Run], pool: PoolProvenance,
                 measures: Sequence[Measure], *, level: int = 1,
                 groups: Mapping[str, str] | None = None, warn_unique: float = WARN_UNIQUE,
                 basis: str = "") -> ReusabilityReport:
-    """The reusability report. ``sources``: pair -> systems that pooled it;
-    ``groups``: system -> group (systems without one are their own group)."""
+    """The reusability report. ``pool``: who brought which pair in (from the runs, or the
+    store's as of a version); ``groups``: system -> group (systems without one are their own
+    group)."""
     if not runs:
         raise PoolkitError("reusability needs at least one run")
+    sources = pool.systems_by_pair()
     measures = list(dict.fromkeys(measures))
     full = {n: evaluate(labels.qrels, r, measures, level=level) for n, r in runs.items()}
     pooled_systems = set().union(*sources.values()) if sources else set()
@@ -212,80 +172,3 @@ def reusability(labels: Labels, runs: Mapping[str, Run], sources: Mapping[Pair, 
                                       "summary": _summary(units, full, measures)}
         doc["single_group"] = single_source_share(labels, sources, level, group_of)
     return ReusabilityReport(**doc)
-
-
-# --- rendering ---------------------------------------------------------------------------------
-
-def _unit_rows(units: Mapping[str, dict[str, Any]], label: str) -> tuple[list[str], list]:
-    from poolkit.analysis.render import fmt, signed
-
-    rows: list[list[str]] = []
-    for unit, u in units.items():
-        first = True
-        for run, per in u["runs"].items():
-            for name, m in per.items():
-                removed = f"{u['removed_judged']}/{u['removed_relevant']}"
-                lead = [unit, removed] if first else ["", ""]
-                rows.append([*lead, run if label == "group" else "", name, fmt(m["full"]),
-                             fmt(m["left_out"]), signed(m["change"]),
-                             f"{m['rank']['full']} -> {m['rank']['left_out']}"])
-                first = False
-    head = [label, "removed judged/rel", "run", "measure", "full", "left out", "change", "rank"]
-    if label != "group":
-        head.pop(2)
-        rows = [r[:2] + r[3:] for r in rows]
-    return head, rows
-
-
-def _summary_rows(summary: Mapping[str, dict[str, Any]]) -> list[list[str]]:
-    from poolkit.analysis.render import fmt
-
-    return [[n, fmt(s["mean_abs_change"]), f"{fmt(s['max_abs_change'])} ({s['max_run']})",
-             str(s["runs_changing_rank"]), str(s["max_rank_change"]), fmt(s["kendall_tau"], 3)]
-            for n, s in summary.items()]
-
-
-def render_table(doc: dict[str, Any]) -> str:
-    from poolkit.analysis.render import grid, tau_note
-
-    lab = doc["labels"]
-    where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name} ({lab['policy']} "
-             f"policy, {lab.get('unresolved', 0)} unresolved)"
-             if lab.get("kind") == "store"
-             else lab.get("path"))
-    lines = [f"poolkit reusability: {len(doc['full'])} runs scored against {where} "
-             f"({lab['judged']} judged, {lab['relevant']} relevant at level {doc['level']})",
-             f"  pool: {doc['pool']['pairs']} pairs from {len(doc['pool']['systems'])} systems "
-             f"({doc['pool']['basis']}); {lab['judged_outside_pool']} judged pairs lie outside it "
-             f"and are always kept"]
-    if doc["not_pooled"]:
-        lines.append(f"  not in the pool (nothing to leave out): {', '.join(doc['not_pooled'])}")
-    summary_head = ["measure", "mean |change|", "max |change|", "rank changes", "max rank move",
-                    "tau"]
-    for key, label, title in (
-            ("leave_one_run_out", "run", "Leave one run out: the judged docs only that run "
-                                         "brought are removed; the run is re-scored"),
-            ("leave_one_group_out", "group", "Leave one group out: the judged docs only that "
-                                             "group's runs brought are removed")):
-        part = doc.get(key)
-        if not part:
-            continue
-        units = part["runs"] if label == "run" else part["groups"]
-        head, rows = _unit_rows(units, label)
-        lines += ["", title]
-        lines += grid(head, rows, left=(2, 3) if label == "group" else (2,))
-        lines += ["", f"  overall ({'each run' if label == 'run' else 'each group'} left out in "
-                      f"turn; tau = full-pool order vs left-out order)"]
-        lines += grid(summary_head, _summary_rows(part["summary"]))
-        lines += tau_note((s["kendall_tau"] for s in part["summary"].values()), len(doc["full"]))
-    s = doc["single_run"]
-    lines += ["", f"Relevant docs found by a single run: {s['found_by_one']} of "
-                  f"{s['relevant_pooled']} relevant pooled docs ({s['share']:.1%})"]
-    if s["by_run"]:
-        lines += grid(["run", "found alone"], [[n, str(c)] for n, c in s["by_run"].items()])
-    if doc.get("single_group"):
-        g = doc["single_group"]
-        lines.append(f"  by a single group: {g['found_by_one']} ({g['share']:.1%})")
-    for w in doc["warnings"]:
-        lines += ["", f"WARNING: {w}"]
-    return "\n".join(lines) + "\n"

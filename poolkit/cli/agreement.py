@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from poolkit.errors import PoolkitError
-
 DESCRIPTION = """\
 Agreement between label sources on the (query, doc) pairs they both judged: every assessor
 in a judging store (config form) and any label files given with --qrels (an automatic
@@ -34,8 +32,7 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from poolkit.analysis.agreement import KAPPAS, THRESHOLD
-    from poolkit.analysis.render import FORMATS
+    from poolkit.analysis.reports import KAPPAS, THRESHOLD, AgreementReport
     from poolkit.cli.formats import add_format_options
 
     p = subparsers.add_parser(
@@ -63,49 +60,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default: the config's judge.relevance_level, else 1)")
     p.add_argument("--no-matrices", action="store_true",
                    help="leave the confusion matrices out of the table (JSON always has them)")
-    p.add_argument("--format", choices=list(FORMATS), default="table",
-                   help="output format (default: table)")
-    p.set_defaults(handler=run_agreement)
+    p.add_argument("--format", choices=list(AgreementReport.formats),
+                   default=AgreementReport.formats[0],
+                   help=f"output format (default: {AgreementReport.formats[0]})")
+    p.set_defaults(handler=run)
 
 
-def run_agreement(args: argparse.Namespace) -> int:
-    from poolkit.analysis.agreement import (
-        agreement,
-        default_reference,
-        file_source,
-        render_table,
-        store_sources,
-    )
-    from poolkit.analysis.inputs import named_paths
-    from poolkit.analysis.render import dumps, header
+def run(args: argparse.Namespace) -> int:
     from poolkit.analysis.stats import SCALE
+    from poolkit.app.agreement import AgreementRequest, label_agreement
     from poolkit.cli.options import check_range
-    from poolkit.collection import Collection
-    from poolkit.io import read_labels
 
     check_range(args.level, "--level", 1, SCALE[-1], "1, 2 or 3 (the 0-3 scale)")
     check_range(args.threshold, "--threshold", -1, 1, "a kappa in [-1, 1]")
-    if args.config is None and len(args.qrels) < 2:
-        raise PoolkitError("give a CONFIG (its store's assessors are the sources) or at least "
-                           "two label files with --qrels")
-    level = args.level
-    sources = []
-    if args.config is not None:
-        with Collection.open(args.config) as collection:
-            if level is None:
-                level = collection.config.judge.relevance_level
-            sources += store_sources(collection.store, args.assessor)
-    elif args.assessor:
-        raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
-    for name, path in named_paths(args.qrels):
-        sources.append(file_source(name, read_labels(path, args.qrels_format)))
-    reference = args.reference if args.reference is not None else default_reference(sources)
-    doc = {**header("agreement"),
-           **agreement(sources, level=level if level is not None else 1, reference=reference,
-                       reference_default=args.reference is None, threshold=args.threshold,
-                       flag_on=args.kappa)}
-    if args.format == "json":
-        sys.stdout.write(dumps(doc))
-    else:
-        sys.stdout.write(render_table(doc, matrices=not args.no_matrices))
+    report = label_agreement(AgreementRequest(
+        config=args.config, qrels=args.qrels, qrels_format=args.qrels_format,
+        assessors=args.assessor, reference=args.reference, threshold=args.threshold,
+        kappa=args.kappa, level=args.level))
+    sys.stdout.write(report.render(args.format, matrices=not args.no_matrices))
     return 0

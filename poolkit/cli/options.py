@@ -27,9 +27,10 @@ def positive(text: str) -> int:
     return value
 
 
-def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) -> None:
-    """Options the analysis commands share: measures, level, run order, output format."""
-    from poolkit.analysis.render import FORMATS
+def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...],
+               formats: Sequence[str]) -> None:
+    """Options the analysis commands share: measures, level, run order, output format
+    (``formats``: the report's, the default first)."""
     from poolkit.io import RUN_ORDERS
 
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -41,8 +42,8 @@ def add_common(p: argparse.ArgumentParser, default_measures: tuple[str, ...]) ->
                         "(default: the config's judge.relevance_level, else 1)")
     p.add_argument("--order", choices=list(RUN_ORDERS), default="score",
                    help="how run files are ordered (default: score, trec_eval's order)")
-    p.add_argument("--format", choices=list(FORMATS), default="table",
-                   help="output format (default: table)")
+    p.add_argument("--format", choices=list(formats), default=formats[0],
+                   help=f"output format (default: {formats[0]})")
 
 
 def check_range(value: float | None, flag: str, low: float, high: float | None,

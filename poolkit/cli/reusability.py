@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from poolkit.errors import PoolkitError
-
 DESCRIPTION = """\
 How far can the labels be trusted for a system that was never pooled? For each run, the
 judged documents that only it brought into the pool are removed (as if it had never been
@@ -34,7 +32,7 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from poolkit.analysis.reusability import DEFAULT_MEASURES, WARN_UNIQUE
+    from poolkit.analysis.reports import DEFAULT_MEASURES, WARN_UNIQUE, ReusabilityReport
     from poolkit.cli.options import add_common, add_inputs, add_store_labels
 
     p = subparsers.add_parser(
@@ -57,51 +55,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"warn when more than this share of relevant pooled docs was found by "
                         f"a single run (default {WARN_UNIQUE})")
     add_store_labels(p)
-    add_common(p, DEFAULT_MEASURES)
-    p.set_defaults(handler=run_reusability)
+    add_common(p, DEFAULT_MEASURES, ReusabilityReport.formats)
+    p.set_defaults(handler=run)
 
 
-def run_reusability(args: argparse.Namespace) -> int:
-    from poolkit.analysis.inputs import groups_of, read_runs
-    from poolkit.analysis.render import dumps, header
-    from poolkit.analysis.reusability import (
-        DEFAULT_MEASURES,
-        render_table,
-        reusability,
-        sources_from_runs,
-        sources_from_store,
-    )
-    from poolkit.cli.options import check_level, check_range, measures_arg, split_config
-    from poolkit.policies import Labels
+def run(args: argparse.Namespace) -> int:
+    from poolkit.analysis.reports import DEFAULT_MEASURES
+    from poolkit.app.reusability import ReusabilityRequest, pool_reusability
+    from poolkit.cli.options import check_level, check_range, measures_arg
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     check_level(args.level)
     check_range(args.warn_unique, "--warn-unique", 0, 1, "a share in [0, 1]")
-    files_form = args.qrels is not None
-    if files_form and args.version is not None:
-        raise PoolkitError("--version names a pool version (store form); not with --qrels")
-    if args.depth < 1:
-        raise PoolkitError(f"--depth must be a positive integer, got {args.depth}")
-    chosen, paths = split_config(args.inputs, files_form)
-    if chosen is None:
-        if not paths:
-            raise PoolkitError("the file form needs at least one RUN file")
-        level = 1 if args.level is None else args.level
-        labels = Labels.from_file(args.qrels, args.qrels_format)
-        runs = read_runs(paths, args.order, args.run_format)
-        sources = sources_from_runs(runs, args.depth)
-        basis = f"union of every run's top {args.depth}"
-    else:
-        level = chosen.config.judge.relevance_level if args.level is None else args.level
-        with chosen as collection:
-            version = collection.version(args.version)
-            labels = collection.labels(version, args.policy, args.assessor)
-            runs = collection.runs(paths, args.order, args.run_format)
-            sources = sources_from_store(collection.store, version)
-            basis = f"pool provenance up to version {version}"
-    groups = groups_of(chosen.config if chosen else None, args.group, runs)
-    report = reusability(labels, runs, sources, measures, level=level, groups=groups or None,
-                      warn_unique=args.warn_unique, basis=basis)
-    out = {**header("reusability"), **report.to_dict()}
-    sys.stdout.write(dumps(out) if args.format == "json" else render_table(out))
+    report = pool_reusability(ReusabilityRequest(
+        inputs=args.inputs, measures=measures, version=args.version, qrels=args.qrels,
+        depth=args.depth, groups=args.group, warn_unique=args.warn_unique, level=args.level,
+        order=args.order, qrels_format=args.qrels_format, run_format=args.run_format,
+        policy=args.policy, assessors=args.assessor))
+    sys.stdout.write(report.render(args.format))
     return 0

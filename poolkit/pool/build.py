@@ -20,7 +20,6 @@ from poolkit.io.run import Run
 from poolkit.io.sample import SampledPair
 from poolkit.pool.order import OrderStrategy, Shuffle
 from poolkit.pool.pooling import Depth, PoolingStrategy
-from poolkit.pool.pooling import top_docs as top_docs  # its old home
 from poolkit.pool.view import Candidate, QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.store import NewMember, QueryRecord

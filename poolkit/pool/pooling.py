@@ -20,25 +20,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.provenance import PoolProvenance
 from poolkit.io.run import Run
 from poolkit.params import DEFAULT_SEED, Param, ParamError, build_kwargs
 from poolkit.pool.view import Candidate, Hit
 
 
-def top_docs(run: Run, qid: str, depth: int) -> list[tuple[str, int, float | None]]:
-    """(docid, rank, score) of a run's top ``depth`` for one query; a repeat keeps its first rank.
-
-    Ranks are positions in the run's ranking (1-based), so ``depth`` counts positions, as
-    trec_eval's cut-offs do: a repeated id uses up a slot.
-    """
-    docs = run.rankings.get(qid, [])[:depth]
-    scores = run.scores.get(qid)
-    out, seen = [], set()
-    for i, d in enumerate(docs):
-        if d not in seen:
-            seen.add(d)
-            out.append((d, i + 1, float(scores[i]) if scores else None))
-    return out
+def query_hits(qid: str, runs: Mapping[str, Run], depths: Mapping[str, int],
+               ) -> dict[str, list[Hit]]:
+    """One query's pooled documents (in the order the runs first bring them) -> the hits that
+    brought each in: run by run, each run's top ``depths[name]`` (``io.provenance``)."""
+    pool = PoolProvenance.from_runs(runs, depths, [qid])
+    return {d: [Hit(h.system, h.rank, h.score) for h in hs] for d, hs in pool.query(qid).items()}
 
 
 class PoolingStrategy:
@@ -60,11 +53,7 @@ class Depth(PoolingStrategy):
 
     def select(self, qid: str, runs: Mapping[str, Run],
                depths: Mapping[str, int]) -> list[Candidate]:
-        hits: dict[str, list[Hit]] = {}
-        for name, run in runs.items():
-            for docid, rank, score in top_docs(run, qid, depths[name]):
-                hits.setdefault(docid, []).append(Hit(name, rank, score))
-        return [Candidate(d, tuple(h)) for d, h in hits.items()]
+        return [Candidate(d, tuple(h)) for d, h in query_hits(qid, runs, depths).items()]
 
 
 def _strata_fit(value: Any) -> None:
@@ -121,10 +110,7 @@ class Sample(PoolingStrategy):
                                f"pool{'s' if len(too_deep) == 1 else ''} deeper "
                                f"({', '.join(str(depths[n]) for n in too_deep)}): the strata "
                                f"must cover every pooled rank")
-        hits: dict[str, list[Hit]] = {}
-        for name, run in runs.items():
-            for docid, rank, score in top_docs(run, qid, depths[name]):
-                hits.setdefault(docid, []).append(Hit(name, rank, score))
+        hits = query_hits(qid, runs, depths)
         drawn = design.draw(qid, {d: [h.rank for h in hs] for d, hs in hits.items()})
         return [Candidate(p.docid, tuple(hits[p.docid]), p) for p in drawn]
 

@@ -1,25 +1,31 @@
-"""Per-query pools with provenance (``view.QueryPool``) rebuilt from run files, as
-``poolkit pool`` would pool them (the store form is ``Collection.query_pools``)."""
+"""Per-query pools with provenance (``view.QueryPool``, what a judging-order strategy sees)
+from the one pool-provenance value (``io.provenance.PoolProvenance``): rebuilt from run files
+as ``poolkit pool`` would pool them, or a store's (``Collection.query_pools``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from poolkit.io.provenance import PoolProvenance
 from poolkit.io.run import Run
-from poolkit.pool.pooling import top_docs
 from poolkit.pool.view import Hit, QueryPool
+
+
+def query_pools(provenance: PoolProvenance, by_id: bool = False) -> dict[str, QueryPool]:
+    """Per query, the pool as a judging-order strategy sees it: documents in the value's order
+    (``by_id``: sorted by id), each with the runs and ranks that brought it."""
+    out = {}
+    for qid in provenance.docs:
+        hits = {d: tuple(Hit(h.system, h.rank, h.score) for h in hs)
+                for d, hs in provenance.query(qid).items()}
+        out[qid] = QueryPool(qid, tuple(sorted(hits)) if by_id else tuple(hits), hits)
+    return out
 
 
 def pools_from_runs(runs: Mapping[str, Run], depth: int) -> dict[str, QueryPool]:
     """The pool that pooling ``runs`` at ``depth`` makes, per query, with each run's rank
     and score as provenance (a repeated document keeps its first rank); documents by id."""
-    hits: dict[str, dict[str, list[Hit]]] = {}
-    for name, run in runs.items():
-        for qid in run.rankings:
-            for docid, rank, score in top_docs(run, qid, depth):
-                hits.setdefault(qid, {}).setdefault(docid, []).append(Hit(name, rank, score))
-    return {q: QueryPool(q, tuple(sorted(by_doc)), {d: tuple(h) for d, h in by_doc.items()})
-            for q, by_doc in hits.items()}
+    return query_pools(PoolProvenance.from_runs(runs, depth), by_id=True)
 
 
 def pool_from_ranks(qid: str, ranks_by_run: Mapping[str, Mapping[str, int]],

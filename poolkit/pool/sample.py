@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from poolkit.errors import PoolkitError
+from poolkit.io.provenance import PoolProvenance
+from poolkit.io.run import Run
 from poolkit.io.sample import SampledPair
 from poolkit.params import DEFAULT_SEED
 
@@ -116,15 +118,10 @@ class SampleDesign:
 
 
 def pool_ranks(rankings: Mapping[str, Sequence[str]], depth: int) -> dict[str, list[int]]:
-    """Doc id -> the ranks runs gave it in their top ``depth`` (first occurrences)."""
-    ranks: dict[str, list[int]] = {}
-    for ranking in rankings.values():
-        seen: set[str] = set()
-        for i, d in enumerate(ranking[:depth]):
-            if d not in seen:
-                seen.add(d)
-                ranks.setdefault(d, []).append(i + 1)
-    return ranks
+    """Doc id -> the ranks runs gave it in their top ``depth`` (first occurrences): one
+    query's ``io.provenance.PoolProvenance.ranks``, from each run's ranking of it."""
+    runs = {name: Run({"": list(ranking)}, name=name) for name, ranking in rankings.items()}
+    return PoolProvenance.from_runs(runs, depth).ranks("")
 
 
 def with_unjudged(grades: Mapping[str, Mapping[str, int]],

@@ -10,7 +10,6 @@ from poolkit.analysis.agreement import (
     agreement,
     default_reference,
     file_source,
-    render_table,
     store_sources,
     verdict,
 )
@@ -157,12 +156,12 @@ def test_default_reference_is_reported():
     d = agreement(sources, reference="human", reference_default=True)
     assert d["reference"] == "human" and d["reference_default"] is True
     assert d["flag"]["noisy"] == ["llm"]
-    table = render_table(d)
+    table = d.render("table")
     assert "Reference 'human' (the only human assessor; pick another with --reference NAME)" \
         in table
     given = agreement(sources, reference="human")
     assert given["reference_default"] is False
-    assert "Against the reference 'human' (unweighted" in render_table(given)
+    assert "Against the reference 'human' (unweighted" in given.render("table")
 
 
 @pytest.mark.parametrize(("kinds", "says"), [
@@ -175,7 +174,7 @@ def test_no_reference_says_how_to_set_it(kinds, says):
     d = agreement([LabelSource.from_grades(n, dict(zip(PAIRS, g)), k)
                    for n, g, k in zip("ab", (HUMAN, CLOSE), kinds)])
     assert d["reference"] is None and d["reference_default"] is False
-    assert f"No --reference given, {says}." in render_table(d)
+    assert f"No --reference given, {says}." in d.render("table")
 
 
 @pytest.mark.parametrize(("low", "high", "said"), [
@@ -197,6 +196,7 @@ def test_few_shared_pairs_are_too_few_to_tell():
     assert d["flag"]["against_reference"]["llm"] < 0.6
     assert d["flag"]["verdicts"] == {"llm": "undecided"}
     assert d["flag"]["noisy"] == [] and d["flag"]["undecided"] == ["llm"]
-    row = next(line for line in render_table(d).splitlines() if line.startswith("  llm     0.444"))
+    row = next(line for line in d.render("table").splitlines()
+               if line.startswith("  llm     0.444"))
     assert row.split() == ["llm", "0.444", "-0.36", "to", "1.00", "too", "few", "pairs", "to",
                            "tell", "(5)"]

@@ -10,11 +10,12 @@ from poolkit.analysis.compare import (
     compare,
     expand_measures,
     label_contributions,
-    short_name,
     store_contributions,
 )
+from poolkit.analysis.compare_table import short_name
 from poolkit.errors import StoreError
 from poolkit.io import Qrels, Run
+from poolkit.io.provenance import PoolProvenance
 from poolkit.policies import Labels
 from poolkit.score.measures import parse_measures
 from poolkit.store import Event, NewMember, Store
@@ -137,7 +138,8 @@ def test_store_labels_as_of_a_version(store):
 
 
 def test_store_contributions(store):
-    c = store_contributions(store, 1, 2, Labels.as_of(store, 2, policy="latest").qrels, level=1)
+    c = store_contributions(PoolProvenance.from_store(store, 2), 1,
+                            Labels.as_of(store, 2, policy="latest").qrels, level=1)
     assert c["systems"]["bm25"] == {"new_docs": 1, "only_it": 0, "new_judged": 1,
                                     "new_relevant": 1}
     assert c["systems"]["dense"] == {"new_docs": 2, "only_it": 1, "new_judged": 1,
@@ -155,5 +157,6 @@ def test_ranking_order_shows_ties():
 
 
 def test_contribution_basis_names_one_version_plainly(store):
-    c = store_contributions(store, 1, 2, Labels.as_of(store, 2, policy="latest").qrels, level=1)
+    c = store_contributions(PoolProvenance.from_store(store, 2), 1,
+                            Labels.as_of(store, 2, policy="latest").qrels, level=1)
     assert c["basis"] == "pool provenance: documents first pooled in version 2"

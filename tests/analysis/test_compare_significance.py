@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from poolkit.app.compare import CompareRequest, compare_labels
 from poolkit.cli import main
 from poolkit.score import significance as sig
+from poolkit.score.measures import parse_measures
 
 # Under the earlier labels a's and c's first hit is relevant and b's is not; the later labels
 # say the opposite. On P@1 (and bpref) a - b is +1 on every query before and -1 after: with
@@ -20,8 +22,7 @@ AFTER = "".join(f"q{i} 0 good{i} 0\nq{i} 0 bad{i} 1\n" for i in range(1, 4))
 RUNS = {"a": "good", "b": "bad", "c": "good"}
 
 
-def compare_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str
-                 ) -> tuple[dict[str, Any], str]:
+def compare_json(tmp_path: Path, test: str | None = None) -> tuple[dict[str, Any], str]:
     (tmp_path / "before.qrels").write_text(BEFORE)
     (tmp_path / "after.qrels").write_text(AFTER)
     paths = []
@@ -29,16 +30,15 @@ def compare_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str
         path = tmp_path / f"{name}.run"
         path.write_text("".join(f"q{i} Q0 {doc}{i} 1 1.0 {name}\n" for i in range(1, 4)))
         paths.append(str(path))
-    args = ["compare", "--before-qrels", str(tmp_path / "before.qrels"), "--after-qrels",
-            str(tmp_path / "after.qrels"), *paths, "-m", "P@1", "--no-condensed", *extra]
-    assert main([*args, "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert main(args) == 0
-    return doc, capsys.readouterr().out
+    report = compare_labels(CompareRequest(
+        paths, parse_measures(["P@1"]), before_qrels=str(tmp_path / "before.qrels"),
+        after_qrels=str(tmp_path / "after.qrels"), condensed=False,
+        tests=sig.TestOptions() if test is None else sig.TestOptions(test=test)))
+    return json.loads(report.render("json")), report.render("table")
 
 
-def test_reversed_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    doc, table = compare_json(tmp_path, capsys, "--test", "t")
+def test_reversed_differences(tmp_path: Path) -> None:
+    doc, table = compare_json(tmp_path, "t")
     before = {(t["a"], t["b"]): t for t in doc["tests"]["before"]["P@1"]}
     after = {(t["a"], t["b"]): t for t in doc["tests"]["after"]["P@1"]}
     assert before[("a", "b")]["diff"] == 1.0 and after[("a", "b")]["diff"] == -1.0
@@ -60,11 +60,10 @@ def test_reversed_differences(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert row.split() == ["P@1", "2", "2", "0", "0", "2", "0"]
 
 
-def test_fates_agree_with_the_tests_they_summarise(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_fates_agree_with_the_tests_they_summarise(tmp_path: Path) -> None:
     """With the default randomization test, 3 queries cannot reach p < 0.05 (exact p 0.25):
     nothing is significant, so nothing survives, is lost, reverses or is gained."""
-    doc, table = compare_json(tmp_path, capsys)
+    doc, table = compare_json(tmp_path)
     for side in ("before", "after"):
         for t in doc["tests"][side]["P@1"]:
             assert t["p"]["randomization"] in (0.25, 1.0) and not t["significant"]

@@ -13,17 +13,17 @@ straight from the files, not from the store.
 
 from __future__ import annotations
 
-import io
 import json
 import math
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from poolkit.cli import main
+from poolkit.app.compare import CompareRequest, compare_labels
+from poolkit.app.reusability import ReusabilityRequest, pool_reusability
 from poolkit.io import read_run
 from poolkit.pool.build import pool_runs
+from poolkit.score.measures import parse_measures
 from poolkit.store import Event, QueryRecord, Store
 
 pytestmark = pytest.mark.shared
@@ -128,21 +128,17 @@ def loop(tmp_path_factory):
         judge(store, v2)
     assert (v1, v2) == (1, 2)
 
-    def cli(*argv: str) -> dict:
-        out = io.StringIO()
-        with redirect_stdout(out):
-            assert main([*argv, "--format", "json"]) == 0
-        return json.loads(out.getvalue())
-
     rankings = {n: trec_order(base / "runs" / f"{n}.run") for n in ALL}
     tops = {d: {n: {(q, x) for q, r in rankings[n].items() for x in r[:d]} for n in ALL}
             for d in (10, 20)}
     pool1 = set().union(*(tops[10][n] for n in FIRST))
     pool2 = pool1 | set().union(*(tops[20][n] for n in ALL))
     return {
-        "compare": cli("compare", str(config), "--before", "1", "--after", "2",
-                       "-m", "nDCG@10", "-m", "AP", "-m", "P@10"),
-        "reuse": cli("reusability", str(config), "-m", "nDCG@10", "-m", "AP"),
+        "compare": json.loads(compare_labels(CompareRequest(
+            [str(config)], parse_measures(["nDCG@10", "AP", "P@10"]), before=1, after=2,
+        )).render("json")),
+        "reuse": json.loads(pool_reusability(ReusabilityRequest(
+            [str(config)], parse_measures(["nDCG@10", "AP"]))).render("json")),
         "nist": nist, "rankings": rankings, "tops": tops, "pool1": pool1, "pool2": pool2,
         "before": restrict(nist, pool1), "after": restrict(nist, pool2),
     }

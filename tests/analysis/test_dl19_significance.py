@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from poolkit.app.compare import CompareRequest, compare_labels
 from poolkit.cli import main
 from poolkit.score import significance as sig
+from poolkit.score.measures import parse_measures
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
@@ -44,9 +46,8 @@ def loop(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     cli("pool", str(config), *(f"--system={n}" for n in FIRST), "--depth", "10")
     cli("import", str(config), str(base / "qrels.txt"), "--as", "nist")
     cli("pool", str(config), "--depth", "20")
-    return {"table": cli("compare", str(config), "-m", "nDCG@10"),
-            "json": json.loads(cli("compare", str(config), "-m", "nDCG@10", "--format",
-                                   "json"))}
+    report = compare_labels(CompareRequest([str(config)], parse_measures(["nDCG@10"])))
+    return {"table": report.render("table"), "json": json.loads(report.render("json"))}
 
 
 def test_readme_shows_what_the_commands_print(loop: dict) -> None:

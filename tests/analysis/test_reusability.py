@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from poolkit.analysis.reusability import render_table, reusability, sources_from_runs
+from poolkit.analysis.reusability import reusability
 from poolkit.io import Qrels, Run
+from poolkit.io.provenance import PoolProvenance
 from poolkit.policies import Labels
 from poolkit.score.measures import parse_measures
 
@@ -20,13 +21,14 @@ RUNS = {"r1": ["a", "b", "c"], "r2": ["a", "d", "c"], "r3": ["c", "a", "b"]}
 def setup():
     runs = {n: Run.from_mapping({"q1": r}, name=n) for n, r in RUNS.items()}
     labels = Labels.of_qrels(Qrels.from_mapping(GRADES, name="g"), {"kind": "file", "path": "g"})
-    sources = sources_from_runs({n: runs[n] for n in ("r1", "r2")}, 2)
+    sources = PoolProvenance.from_runs({n: runs[n] for n in ("r1", "r2")}, 2)
     return labels, runs, sources
 
 
-def test_sources_from_runs(setup):
+def test_pool_from_runs(setup):
     _, _, sources = setup
-    assert sources == {("q1", "a"): {"r1", "r2"}, ("q1", "b"): {"r1"}, ("q1", "d"): {"r2"}}
+    assert sources.systems_by_pair() == {("q1", "a"): {"r1", "r2"}, ("q1", "b"): {"r1"},
+                                         ("q1", "d"): {"r2"}}
 
 
 def test_leave_one_run_out(setup):
@@ -69,7 +71,7 @@ def test_leave_one_group_out(setup):
     assert group["runs"]["r1"]["AP"]["left_out"] == 0.0
     assert set(doc["leave_one_group_out"]["groups"]) == {"g", "r3"}
     assert doc["single_group"]["found_by_one"] == 3
-    table = render_table({"command": "reusability", **doc})
+    table = doc.render("table")
     assert "Leave one group out" in table and "WARNING" in table
 
 
@@ -77,11 +79,11 @@ def test_tau_na_is_explained(setup):
     """A tau of n/a says why, in the words compare uses (shared helper)."""
     labels, runs, sources = setup
     twins = {n: Run.from_mapping({"q1": RUNS["r1"]}, name=n) for n in ("t1", "t2")}
-    doc = reusability(labels, twins, sources_from_runs(twins, 2), parse_measures(["AP"]))
+    doc = reusability(labels, twins, PoolProvenance.from_runs(twins, 2), parse_measures(["AP"]))
     assert math.isnan(doc["leave_one_run_out"]["summary"]["AP"]["kendall_tau"])
-    table = render_table({"command": "reusability", **doc})
+    table = doc.render("table")
     assert "tau n/a: every run scored the same on one side, so there is no order" in table
     alone = reusability(labels, {"r1": runs["r1"]}, sources, parse_measures(["AP"]))
-    assert "tau n/a: only one run, so there is no order to compare" in render_table(alone)
-    full = render_table(reusability(labels, runs, sources, parse_measures(["AP"])))
+    assert "tau n/a: only one run, so there is no order to compare" in alone.render("table")
+    full = reusability(labels, runs, sources, parse_measures(["AP"])).render("table")
     assert "tau n/a" not in full

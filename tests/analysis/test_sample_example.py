@@ -15,8 +15,12 @@ from pathlib import Path
 import pytest
 from shared_data import REPO, SAMPLE
 
+from poolkit.app.agreement import AgreementRequest, label_agreement
+from poolkit.app.compare import CompareRequest, compare_labels
+from poolkit.app.reusability import ReusabilityRequest, pool_reusability
 from poolkit.cli import main
 from poolkit.io import read_labels
+from poolkit.reports import Report
 
 sk = pytest.importorskip("sklearn.metrics")
 krippendorff = pytest.importorskip("krippendorff")
@@ -30,11 +34,8 @@ def pairs(path: Path) -> dict[tuple[str, str], int]:
     return {(q, d): g for q, docs in read_labels(path).grades.items() for d, g in docs.items()}
 
 
-def cli(*argv: str) -> dict:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert main([*argv, "--format", "json"]) == 0
-    return json.loads(out.getvalue())
+def as_json(report: Report) -> dict:
+    return json.loads(report.render("json"))
 
 
 def test_sample_label_files_grade_the_same_pool_of_the_sample():
@@ -51,8 +52,8 @@ def test_sample_label_files_grade_the_same_pool_of_the_sample():
 
 
 def test_agreement_on_the_sample_files_matches_sklearn_and_krippendorff():
-    doc = cli("agreement", "--qrels", f"seed={SEED}", f"bob={BOB}", f"llm={LLM}",
-              "--reference", "bob")
+    doc = as_json(label_agreement(AgreementRequest(
+        qrels=[f"seed={SEED}", f"bob={BOB}", f"llm={LLM}"], reference="bob")))
     grades = {"seed": pairs(SEED), "bob": pairs(BOB), "llm": pairs(LLM)}
     for p in doc["pairs"]:
         a, b = grades[p["a"]], grades[p["b"]]
@@ -90,7 +91,7 @@ def test_the_loop_on_the_sample(tmp_path):
         assert main(["pool", cfg, "--system", "bm25"]) == 0
         assert main(["import", cfg, str(BOB), "--as", "bob"]) == 0
         assert main(["pool", cfg]) == 0
-    compare = cli("compare", cfg)
+    compare = as_json(compare_labels(CompareRequest([cfg])))
     assert compare["after"]["judged"] == compare["after"]["pooled"] == 53  # bob graded it all
     runs = {r["name"]: r for r in compare["runs"]}
     for name in ("dense", "rerank"):
@@ -102,6 +103,6 @@ def test_the_loop_on_the_sample(tmp_path):
         rank = runs["bm25"]["measures"][m]["rank"]
         assert (rank["before"], rank["after"]) == (1, 3), m  # the pool was built around it
         assert compare["ranking"][m]["kendall_tau"] < 0
-    reuse = cli("reusability", cfg, "--group", "neural=dense,rerank")
+    reuse = as_json(pool_reusability(ReusabilityRequest([cfg], groups=["neural=dense,rerank"])))
     assert set(reuse["leave_one_group_out"]["groups"]) == {"bm25", "neural"}
     assert reuse["single_run"]["relevant_pooled"] == compare["after"]["relevant"]

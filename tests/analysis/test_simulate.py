@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from poolkit.analysis.stats import kendall_tau
+from poolkit.app.simulate import SimulateRequest, simulate_judging
 from poolkit.cli import main
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import Qrels
@@ -37,9 +38,12 @@ def files(tmp_path: Path) -> tuple[Path, list[Path]]:
     return qrels, runs
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
-    assert main(["simulate", *argv, "--format", "json"]) == 0
-    return json.loads(capsys.readouterr().out)
+def simulated(qrels: Path, *inputs: Path, budgets: str | None = None, **request) -> dict:
+    """The simulate verb's JSON document."""
+    if budgets is not None:
+        request["budgets"] = parse_budgets(budgets)
+    report = simulate_judging(SimulateRequest(str(qrels), [str(i) for i in inputs], **request))
+    return json.loads(report.render("json"))
 
 
 def test_budgets_parse_as_typed_and_round_half_up():
@@ -52,10 +56,10 @@ def test_budgets_parse_as_typed_and_round_half_up():
             parse_budgets(bad)
 
 
-def test_file_form_json_has_the_issue_keys(files, capsys):
+def test_file_form_json_has_the_issue_keys(files):
     qrels, runs = files
-    doc = run_json(capsys, "--qrels", str(qrels), *map(str, runs), "--depth", "3",
-                   "--budgets", "0.25,0.5,1", "--strategy", "mm-ns,priority")
+    doc = simulated(qrels, *runs, depth=3, budgets="0.25,0.5,1",
+                    strategies=["mm-ns", "priority"])
     assert doc["command"] == "simulate" and doc["level"] == 1
     assert doc["budgets"] == [0.25, 0.5, 1.0]
     assert list(doc["strategies"]) == ["mm-ns", "priority"]
@@ -129,12 +133,11 @@ def test_config_form_reads_the_pool_and_runs_from_the_store(tmp_path, capsys):
     qrels.write_text(QRELS)
     assert main(["pool", str(cfg)]) == 0
     capsys.readouterr()
-    doc = run_json(capsys, str(cfg), "--qrels", str(qrels), "--budgets", "0.5")
+    doc = simulated(qrels, cfg, budgets="0.5")
     assert doc["queries"] == 2 and doc["pool"] == 8 and doc["relevant"] == 3
     assert doc["stop_rule"]["target"] == 0.8
     assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 1.0
-    files = run_json(capsys, "--qrels", str(qrels), str(runs / "good.run"),
-                     str(runs / "poor.run"), "--depth", "3", "--budgets", "0.5")
+    files = simulated(qrels, runs / "good.run", runs / "poor.run", depth=3, budgets="0.5")
     for name in ("shuffle", "docid", "priority", "mtf"):
         assert (doc["strategies"][name]["budgets"] == files["strategies"][name]["budgets"])
 
@@ -152,17 +155,17 @@ def test_table_and_plot(files, capsys, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_param_sets_a_strategy_parameter_in_the_file_form(files, capsys):
+def test_param_sets_a_strategy_parameter_in_the_file_form(files):
     qrels, runs = files
-    base = ["--qrels", str(qrels), *map(str, runs), "--depth", "3", "--strategy", "mm-ns,mtf"]
-    doc = run_json(capsys, *base)
+    base = {"depth": 3, "strategies": ["mm-ns", "mtf"]}
+    doc = simulated(qrels, *runs, **base)
     assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 0.9   # the default
-    doc = run_json(capsys, *base, "--param", "mm_ns_discount=1", "--param", "mtf_step=2.5")
+    doc = simulated(qrels, *runs, **base, params=["mm_ns_discount=1", "mtf_step=2.5"])
     assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 1.0
     assert doc["strategies"]["mtf"]["params"]["mtf_step"] == 2.5
     # rrf_k, the fused order the learners store (as priority's), is theirs to set too
     assert {doc["strategies"][n]["params"]["rrf_k"] for n in ("mm-ns", "mtf")} == {60}
-    doc = run_json(capsys, *base, "--param", "rrf_k=5")
+    doc = simulated(qrels, *runs, **base, params=["rrf_k=5"])
     assert {doc["strategies"][n]["params"]["rrf_k"] for n in ("mm-ns", "mtf")} == {5}
 
 

@@ -18,24 +18,18 @@ import json
 
 import pytest
 
-from poolkit.cli import main
+from poolkit.app.simulate import SimulateRequest, simulate_judging
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]  # ~1 min on two cores
 
 
 @pytest.fixture(scope="module")
 def report(shared_dir) -> dict:
-    import io
-    from contextlib import redirect_stdout
-
     coll = shared_dir / "collections" / "dl19-passage-pool"
     runs = sorted(str(p) for p in (coll / "runs").glob("*.run"))
     assert len(runs) == 6
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert main(["simulate", "--qrels", str(coll / "qrels.full.txt"), *runs,
-                     "--depth", "20", "--format", "json"]) == 0
-    return json.loads(out.getvalue())
+    return json.loads(simulate_judging(SimulateRequest(
+        str(coll / "qrels.full.txt"), runs, depth=20)).render("json"))
 
 
 def found(report: dict, name: str, budget: str) -> int:

@@ -1,4 +1,5 @@
-"""CLI shapes of compare, reusability and agreement: both forms, table and JSON, errors."""
+"""compare, reusability and agreement: the verbs (``poolkit.app``) in both forms, table and
+JSON, and the command lines' options and one-line errors."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from poolkit.app.agreement import AgreementRequest, label_agreement
+from poolkit.app.compare import CompareRequest, compare_labels
+from poolkit.app.reusability import ReusabilityRequest, pool_reusability
 from poolkit.cli import main
 from poolkit.io import read_run
 from poolkit.pool.build import pool_runs
+from poolkit.score.measures import parse_measures
 from poolkit.store import Event, Store
 
 RUNS = {
@@ -63,6 +68,27 @@ def as_json(capsys, *argv: str) -> dict:
     return json.loads(out)
 
 
+def compared(*inputs: Path | str, measures: str | None = None, **request) -> dict:
+    """The compare verb's JSON document."""
+    if measures is not None:
+        request["measures"] = parse_measures(measures.split(","))
+    report = compare_labels(CompareRequest(inputs=[str(i) for i in inputs], **request))
+    return json.loads(report.render("json"))
+
+
+def reusable(*inputs: Path | str, measures: str | None = None, **request) -> dict:
+    """The reusability verb's JSON document."""
+    if measures is not None:
+        request["measures"] = parse_measures(measures.split(","))
+    report = pool_reusability(ReusabilityRequest(inputs=[str(i) for i in inputs], **request))
+    return json.loads(report.render("json"))
+
+
+def agreeing(**request) -> dict:
+    """The agreement verb's JSON document."""
+    return json.loads(label_agreement(AgreementRequest(**request)).render("json"))
+
+
 # --- compare --------------------------------------------------------------------------------------
 
 def test_compare_and_reusability_take_comma_separated_measures(collection, capsys):
@@ -73,8 +99,8 @@ def test_compare_and_reusability_take_comma_separated_measures(collection, capsy
     assert doc["measures"] == ["AP", "P@10"]
 
 
-def test_compare_store_form_defaults_to_the_last_two_versions(collection, capsys):
-    doc = as_json(capsys, "compare", str(collection), "--policy", "latest")
+def test_compare_store_form_defaults_to_the_last_two_versions(collection):
+    doc = compared(collection, policy="latest")
     assert set(doc) >= {"command", "poolkit_version", "date", "level", "cutoffs", "measures",
                         "primary", "before", "after", "contribution", "runs", "ranking"}
     assert (doc["before"]["pool_version"], doc["after"]["pool_version"]) == (1, 2)
@@ -101,10 +127,10 @@ def block(out: str, title: str) -> list[str]:
     return out[out.index(title):].split("\n\n")[0].splitlines()
 
 
-def test_compare_table_and_per_query(collection, capsys):
-    code, out, _ = run_cli(capsys, "compare", str(collection), "--before", "1", "--after", "2",
-                           "-m", "AP", "--per-query", "--policy", "latest")
-    assert code == 0
+def test_compare_table_and_per_query(collection):
+    out = compare_labels(CompareRequest(
+        inputs=[str(collection)], before=1, after=2, measures=parse_measures(["AP"]),
+        policy="latest")).render("table", per_query=True)
     # Hand-computed. Latest labels (asked for: the default policy is 'adjudicated'):
     # v1 = q1 {a3 b1}, q2 {e1 f0}; v2 adds q1 c2 d3 e1, q2 g2.
     # lex (q1 a b c, q2 e f): before AP 1 and 1; after q1 3/5 = 0.6, q2 1/2 = 0.5.
@@ -139,43 +165,43 @@ def test_compare_table_and_per_query(collection, capsys):
         "  q1        1.0000    0.6000       1 -> 0", "  q2        1.0000    0.5000       0 -> 0"]
 
 
-def test_compare_assessor_and_policy(collection, capsys):
+def test_compare_assessor_and_policy(collection):
     # bob graded q1's a-e one grade above alice (a3 b1 c2 d3 e1); only alice graded q2.
-    def counts(*argv: str) -> tuple[tuple[int, int], tuple[int, int]]:
-        doc = as_json(capsys, "compare", str(collection), "-m", "P@1", *argv)
+    def counts(**request) -> tuple[tuple[int, int], tuple[int, int]]:
+        doc = compared(collection, measures="P@1", **request)
         return ((doc["before"]["judged"], doc["before"]["relevant"]),
                 (doc["after"]["judged"], doc["after"]["relevant"]))
 
-    doc = as_json(capsys, "compare", str(collection), "--assessor", "bob", "-m", "P@1")
+    doc = compared(collection, assessors=["bob"], measures="P@1")
     assert doc["after"]["assessors"] == ["bob"]
     # v1 pooled q1 a b, q2 e f: bob judged a, b (both relevant to him); v2 adds c d e.
-    assert counts("--assessor", "bob") == ((2, 2), (5, 5))
+    assert counts(assessors=["bob"]) == ((2, 2), (5, 5))
     # alice alone: a2 b0 c1 d3 e0 in q1, e1 f0 g2 in q2.
-    assert counts("--assessor", "alice") == ((4, 2), (8, 5))
+    assert counts(assessors=["alice"]) == ((4, 2), (8, 5))
     # both, by default 'adjudicated': alice and bob disagree on q1's a, b, c and e and nobody
     # has ruled, so the labels are q1's d (both 3) and q2's (alice alone: e1 f0, then g2).
     assert counts() == ((2, 1), (4, 3))
     # both, latest: bob's later grades win on q1 (b and e become relevant); max agrees here.
-    assert counts("--policy", "latest") == ((4, 3), (8, 7))
-    doc = as_json(capsys, "compare", str(collection), "--policy", "max", "-m", "P@1")
+    assert counts(policy="latest") == ((4, 3), (8, 7))
+    doc = compared(collection, policy="max", measures="P@1")
     assert doc["after"]["policy"] == "max"
     assert (doc["after"]["judged"], doc["after"]["relevant"]) == (8, 7)
     p1_max = {r["name"]: r["measures"]["P@1"]["after"] for r in doc["runs"]}
     # majority: a tie on q1 a, b, c and e (they agree only on d), left out, never guessed.
-    doc = as_json(capsys, "compare", str(collection), "--policy", "majority", "-m", "P@1")
+    doc = compared(collection, policy="majority", measures="P@1")
     assert (doc["after"]["judged"], doc["after"]["unresolved"]) == (4, 4)
     # The labels reach the scores: lex ranks q1's a first, which majority leaves unjudged.
     p1 = {r["name"]: r["measures"]["P@1"]["after"] for r in doc["runs"]}
     assert p1_max == {"lex": 1.0, "neu": 1.0} and p1 == {"lex": 0.5, "neu": 1.0}
 
 
-def test_compare_file_form(collection, tmp_path, capsys):
+def test_compare_file_form(collection, tmp_path):
     (tmp_path / "old.qrels").write_text("q1 0 a 2\nq1 0 b 0\n")
     (tmp_path / "new.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 d 3\nq2 0 g 2\n")
-    doc = as_json(capsys, "compare", "--before-qrels", str(tmp_path / "old.qrels"),
-                  "--after-qrels", str(tmp_path / "new.qrels"), str(tmp_path / "lex.run"),
-                  str(tmp_path / "neu.run"), "--depth", "2", "--pooled-before", "lex",
-                  "-m", "P@2")
+    doc = compared(tmp_path / "lex.run", tmp_path / "neu.run",
+                   before_qrels=str(tmp_path / "old.qrels"),
+                   after_qrels=str(tmp_path / "new.qrels"), depth=2, pooled_before=["lex"],
+                   measures="P@2")
     runs = {r["name"]: r for r in doc["runs"]}
     assert runs["neu"]["contribution"]["new_docs"] == 2  # d (q1), g (q2)
     assert runs["neu"]["pooled"] == {"before": False, "after": None}
@@ -210,8 +236,8 @@ def test_compare_file_form_unknown_pooled_run(collection, tmp_path, capsys):
 
 # --- reusability ----------------------------------------------------------------------------------
 
-def test_reusability_store_form(collection, capsys):
-    doc = as_json(capsys, "reusability", str(collection), "-m", "AP")
+def test_reusability_store_form(collection):
+    doc = reusable(collection, measures="AP")
     assert set(doc) >= {"level", "measures", "labels", "pool", "full", "not_pooled",
                         "leave_one_run_out", "single_run", "warnings", "leave_one_group_out"}
     loo = doc["leave_one_run_out"]
@@ -224,18 +250,19 @@ def test_reusability_store_form(collection, capsys):
     # lex is in group "team" (config), neu is its own group
     assert set(doc["leave_one_group_out"]["groups"]) == {"team", "neu"}
     assert doc["labels"]["pool_version"] == 2
-    v1 = as_json(capsys, "reusability", str(collection), "--version", "1", "-m", "AP")
+    v1 = reusable(collection, version=1, measures="AP")
     assert v1["not_pooled"] == ["neu"]
 
 
 def test_reusability_file_form_and_table(collection, tmp_path, capsys):
     (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
-    args = ["reusability", "--qrels", str(tmp_path / "q.qrels"), str(tmp_path / "lex.run"),
-            str(tmp_path / "neu.run"), "--depth", "2", "--group", "all=lex,neu"]
-    doc = as_json(capsys, *args)
+    doc = reusable(tmp_path / "lex.run", tmp_path / "neu.run", qrels=str(tmp_path / "q.qrels"),
+                   depth=2, groups=["all=lex,neu"])
     assert doc["pool"]["pairs"] == 6 and doc["pool"]["basis"] == "union of every run's top 2"
     assert list(doc["leave_one_group_out"]["groups"]) == ["all"]
-    code, out, _ = run_cli(capsys, *args)
+    code, out, _ = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), str(tmp_path / "neu.run"), "--depth", "2",
+                           "--group", "all=lex,neu")
     assert code == 0 and "Leave one run out" in out and "found by a single run" in out
     code, _, err = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
                            str(tmp_path / "lex.run"), "--group", "g=lex,nue")
@@ -271,7 +298,7 @@ def test_reusability_refuses_a_group_given_twice(collection, tmp_path, capsys, g
 # --- agreement ------------------------------------------------------------------------------------
 
 def test_agreement_store_form(collection, capsys):
-    doc = as_json(capsys, "agreement", str(collection), "--reference", "alice")
+    doc = agreeing(config=str(collection), reference="alice")
     assert set(doc) >= {"scale", "level", "sources", "pairs", "alpha", "reference", "flag",
                         "bootstrap"}
     assert [s["name"] for s in doc["sources"]] == ["alice", "bob"]
@@ -288,8 +315,8 @@ def test_agreement_store_form(collection, capsys):
 def test_agreement_file_form(tmp_path, capsys):
     (tmp_path / "a.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 3\nq1 0 d 1\n")
     (tmp_path / "b.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 3\nq1 0 x 1\n")
-    doc = as_json(capsys, "agreement", "--qrels", f"nist={tmp_path / 'a.qrels'}",
-                  str(tmp_path / "b.qrels"), "--reference", "nist")
+    doc = agreeing(qrels=[f"nist={tmp_path / 'a.qrels'}", str(tmp_path / "b.qrels")],
+                   reference="nist")
     assert [s["name"] for s in doc["sources"]] == ["nist", "b"]
     assert doc["pairs"][0]["shared"] == 3 and doc["pairs"][0]["kappa"]["unweighted"] == 1.0
     assert doc["flag"]["noisy"] == []
@@ -309,7 +336,8 @@ def test_agreement_defaults_to_the_only_human_assessor(collection, tmp_path, cap
     (tmp_path / "llm.qrels").write_text("q1 0 a 0\nq1 0 b 3\nq1 0 c 0\nq1 0 d 1\n")
     argv = ["agreement", str(collection), "--assessor", "alice", "--assessor", "nist",
             "--qrels", f"llm={tmp_path / 'llm.qrels'}"]
-    doc = as_json(capsys, *argv)
+    doc = agreeing(config=str(collection), assessors=["alice", "nist"],
+                   qrels=[f"llm={tmp_path / 'llm.qrels'}"])
     assert [(s["name"], s["kind"]) for s in doc["sources"]] == [
         ("alice", "assessor"), ("nist", "import"), ("llm", "file")]
     assert doc["reference"] == "alice" and doc["reference_default"] is True
@@ -317,10 +345,11 @@ def test_agreement_defaults_to_the_only_human_assessor(collection, tmp_path, cap
     code, out, _ = run_cli(capsys, *argv)
     assert code == 0 and "Reference 'alice' (the only human assessor; pick another with " \
                          "--reference NAME)" in out and "TOO NOISY" in out
-    chosen = as_json(capsys, *argv, "--reference", "nist")
+    chosen = agreeing(config=str(collection), assessors=["alice", "nist"],
+                      qrels=[f"llm={tmp_path / 'llm.qrels'}"], reference="nist")
     assert chosen["reference"] == "nist" and chosen["reference_default"] is False
     # alice and bob are both human: no default, and the table says how to choose
-    both = as_json(capsys, "agreement", str(collection))
+    both = agreeing(config=str(collection))
     assert both["reference"] is None and both["flag"]["noisy"] == []
     code, out, _ = run_cli(capsys, "agreement", str(collection))
     assert code == 0 and "No --reference given, 2 human assessors (alice, bob): name the " \

@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
+from poolkit.io.provenance import top_docs
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
-from poolkit.pool.build import plan_pool, pool_runs, top_docs
+from poolkit.pool.build import plan_pool, pool_runs
 from poolkit.pool.order import ByDocId, Priority, Shuffle, order_strategy
 from poolkit.store import Event, QueryRecord, Store
 from poolkit.store.imports import import_labels

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from poolkit.analysis.agreement import store_sources
-from poolkit.analysis.labelsets import store_labels
 from poolkit.errors import StoreError
-from poolkit.policies import current_labels
+from poolkit.policies import Labels, current_labels
 from poolkit.store import Event, NewMember
 from poolkit.store.backends import open_store
 from poolkit.store.copy import content_hash
@@ -52,7 +51,7 @@ def test_no_reader_of_peoples_events_sees_a_machines(store):
     assert (report.judged, report.doubly_judged, list(report.assessors)) == (1, 0, ["alice"])
     assert current_labels(store).grades == {"q1": {"d1": 2}}
     assert [s.name for s in store_sources(store)] == ["alice"]
-    assert store_labels(store).qrels.grades == {"q1": {"d1": 2}}
+    assert Labels.as_of(store).qrels.grades == {"q1": {"d1": 2}}
 
 
 def test_a_named_machine_judges_events_are_read_when_asked_for(store):

@@ -1,0 +1,136 @@
+"""``simulate``: judging replayed with complete qrels as the assessor, per judging-order
+strategy and budget, and what the stopping rule would judge.
+
+Store form: the pool (with provenance) is a config's store's latest pool version, the runs its
+systems' run files, strategy parameters and the stopping rule come from its ``pool:`` section.
+File form: the pool is the union of the runs' top ``depth``. In both, ``params`` set strategy
+parameters over the config's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from poolkit.analysis.inputs import read_runs
+from poolkit.analysis.reports import SimulateReport
+from poolkit.analysis.stats import kendall_tau
+from poolkit.collection import Collection
+from poolkit.config import Config
+from poolkit.errors import PoolkitError, one_of
+from poolkit.io.readers import read_labels
+from poolkit.pool.order import ORDER_STRATEGIES, order_strategy
+from poolkit.pool.remaining import StopRule
+from poolkit.pool.simulate import (
+    DEFAULT_BUDGETS,
+    DEFAULT_MEASURES,
+    parse_budgets,
+    pools_from_runs,
+    simulate,
+)
+from poolkit.score.evaluate import require_scorable
+
+
+@dataclass(frozen=True)
+class SimulateRequest:
+    """What to replay (see the module docstring for the two forms).
+
+    ``qrels``: the complete labels that play the assessor. ``inputs``: store form, one CONFIG;
+    file form (``depth`` given), the RUN files. ``budgets``: (as typed, fraction) pairs, as
+    ``pool.simulate.parse_budgets`` reads them. ``params``: ``KEY=VALUE`` strategy parameters
+    (YAML scalars, as the config's ``pool:`` holds them). ``stop_recall``: None for the
+    config's ``pool.stop_recall``, else 0.9. ``plot``: a PNG to draw (needs matplotlib).
+    """
+
+    qrels: str
+    inputs: Sequence[str] = ()
+    depth: int | None = None
+    strategies: Sequence[str] = tuple(ORDER_STRATEGIES)
+    budgets: Sequence[tuple[str, float]] = tuple(parse_budgets(",".join(DEFAULT_BUDGETS)))
+    level: int = 1
+    measures: Sequence[str] = DEFAULT_MEASURES
+    stop_recall: float | None = None
+    params: Sequence[str] = ()
+    plot: str | None = None
+
+
+def simulate_judging(request: SimulateRequest) -> SimulateReport:
+    """The replay report of ``request``; draws ``request.plot`` when given."""
+    r = request
+    names = list(r.strategies)
+    for name in names:
+        if name not in ORDER_STRATEGIES:
+            raise PoolkitError("--strategy: " + one_of(name, ORDER_STRATEGIES, "strategy"))
+    if not names:
+        raise PoolkitError("--strategy: name at least one strategy")
+    if r.level < 1:
+        raise PoolkitError(f"--level must be a positive integer, got {r.level}")
+    if r.stop_recall is not None and not 0 < r.stop_recall <= 1:
+        raise PoolkitError(f"--stop-recall must be in (0, 1], found {r.stop_recall}")
+    if r.plot:
+        from poolkit.io.atomic import check_outputs
+
+        check_outputs({"--plot": r.plot},
+                      {"the qrels": r.qrels, **{f"the input {i}": i for i in r.inputs}})
+    config: Config | None = None
+    if r.depth is not None:
+        if r.depth < 1:
+            raise PoolkitError(f"--depth must be a positive integer, found {r.depth}")
+        if not r.inputs:
+            raise PoolkitError("file form: give the run files to pool (see --help)")
+        runs = read_runs(r.inputs)
+        pools = pools_from_runs(runs, r.depth)
+    else:
+        if len(r.inputs) != 1:
+            raise PoolkitError("give one CONFIG (store form), or run files with --depth K "
+                               "(file form); see --help")
+        with Collection.open(r.inputs[0]) as collection:
+            config = collection.config
+            pools = collection.query_pools()
+            runs = collection.runs()
+    settings = {**(config.pool.settings if config is not None else {}),
+                **strategy_params(r.params, names)}
+    rule = StopRule(target=float(r.stop_recall or settings.get("stop_recall", 0.9)),
+                    confidence=float(settings.get("stop_confidence", 0.9)))
+    strategies = {n: order_strategy(n, settings) for n in names}
+    qrels = read_labels(r.qrels)
+    require_scorable(qrels, r.level)  # else every strategy "finds" 0 of 0 relevant
+    if r.plot:
+        from poolkit.analysis.simulate_render import plot_backend
+
+        plot_backend()  # fail before the replay, not after it, when matplotlib is missing
+    doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
+                   measures=r.measures, stop_rule=rule)
+    del doc["command"]
+    report = SimulateReport(**doc, qrels={"name": qrels.name, "sha256": qrels.sha256})
+    if r.plot:
+        from dataclasses import replace
+
+        from poolkit.analysis.simulate_render import plot
+
+        plot(report.document(), r.plot)
+        report = replace(report, plot=r.plot)
+    return report
+
+
+def strategy_params(texts: Sequence[str], names: Sequence[str]) -> dict[str, object]:
+    """``KEY=VALUE`` texts as strategy parameters (YAML scalars, as the config's ``pool:``
+    would hold them); a key none of the strategies ``names`` declares is an error, not
+    ignored."""
+    import yaml
+
+    declared = {p.key for n in names for p in ORDER_STRATEGIES[n].params}
+    out: dict[str, object] = {}
+    for text in texts:
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            raise PoolkitError(f"--param: expected KEY=VALUE, found {text!r}")
+        if key not in declared:
+            raise PoolkitError("--param: " + one_of(key, declared, "parameter of "
+                                                    + ", ".join(names)))
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise PoolkitError(f"--param: {key}: {value!r} is not a value") from None
+    return out
