@@ -120,7 +120,7 @@ def judge_kind(name: str) -> JudgeKind:
     return kind
 
 
-from poolkit.judges import openai as _openai  # noqa: E402  (registers the openai kind)
+from poolkit.judges import openai as _openai  # noqa: E402, F401  (registers the openai kind)
 
 __all__ = ["JUDGE_KINDS", "JudgeKind", "JudgePair", "UnknownJudgeKind", "Verdict",
            "judge_kind", "register_judge_kind"]
