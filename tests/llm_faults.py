@@ -34,15 +34,23 @@ class Script:
     faults: deque[str] = field(default_factory=deque)
     down: bool = False
     stall: float = 1.0       # seconds a "timeout" fault waits before answering
+    down_after: int | None = None  # answers served before the server goes down for good
+    delay: float = 0.0       # seconds before each answer (so two clients overlap)
+    answered: int = 0
     requests: list[dict] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_fault(self) -> str | None:
         with self.lock:
+            if self.down_after is not None and self.answered >= self.down_after:
+                self.down = True
             if self.down:
                 return "down"
-            return self.faults.popleft() if self.faults else None
+            fault = self.faults.popleft() if self.faults else None
+            if fault is None:
+                self.answered += 1
+            return fault
 
 
 def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
@@ -69,6 +77,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self._send(int(fault) if fault != "down" else 503, b'{"error": "x"}')
             if fault == "timeout":
                 time.sleep(script.stall)
+            elif script.delay:
+                time.sleep(script.delay)
             if fault == "nonjson":
                 return self._send(200, b"<html>gateway says hi</html>")
             prompt = body["messages"][-1]["content"]
