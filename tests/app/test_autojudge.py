@@ -33,9 +33,13 @@ def llm():
         yield served
 
 
-def collection(tmp_path: Path, url: str, **judge: object) -> Path:
+def collection(tmp_path: Path, url: str, store: str | Path | None = None,
+               **judge: object) -> Path:
     """The sample pooled from seed.run, with judge ``llm`` on ``url`` (tiny waits)."""
     config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}")
+    if store is not None:
+        config.write_text(config.read_text().replace("store: judgments.sqlite",
+                                                      f"store: {store}"))
     options = {"kind": "openai", "base_url": url, "model": "judge-m", "backoff": 0.001,
                "max_wait": 0.01, "timeout": 5.0, "api_key_env": KEY_ENV, **judge}
     config.write_text(config.read_text() + "judges:\n  llm: " + json.dumps(options) + "\n")
@@ -55,7 +59,10 @@ def autojudge(capsys, config: Path, *args: str, code: int = 0) -> tuple[dict, st
 
 
 def machine_events(config: Path, kinds=("grade",)):
-    with Store(config.parent / "judgments.sqlite") as store:
+    from poolkit.config import load_config
+    from poolkit.store.backends import open_store
+
+    with open_store(load_config(config).store) as store:
         return store.events(kinds=list(kinds), machine="llm")
 
 
@@ -157,6 +164,22 @@ def test_a_server_that_stays_down_stops_with_one_line_keeping_the_grades(tmp_pat
     script.down, script.down_after = False, None
     doc, _ = autojudge(capsys, config)
     assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 7, "already": 7, "failed": 0}
+
+
+def test_stopped_then_resumed_grades_each_pair_once_on_each_backend(tmp_path, llm, capsys,
+                                                                    store_location):
+    url, script = llm
+    config = collection(tmp_path, url, store=store_location, concurrency=3, max_attempts=2)
+    script.down_after = 11
+    autojudge(capsys, config, code=2)
+    kept = len(machine_events(config))
+    assert 0 < kept <= 11
+    script.down, script.down_after = False, None
+    doc, _ = autojudge(capsys, config)
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - kept, "already": kept,
+                            "failed": 0}
+    events = machine_events(config)
+    assert len(events) == len({(e.qid, e.docid) for e in events}) == PAIRS
 
 
 def test_nothing_listening_is_one_line(tmp_path, capsys):
