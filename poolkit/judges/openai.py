@@ -136,6 +136,7 @@ class ChatJudge:
         self.read_cache = read_cache
         self.sleep = sleep
         self.url = str(settings["base_url"]).rstrip("/") + "/chat/completions"
+        self.shown_url = _without_userinfo(self.url)  # what messages say
         self._key = os.environ.get(str(settings.get("api_key_env") or "OPENAI_API_KEY"))
         self._logprobs = bool(settings.get("logprobs", True))
         self._lock = threading.Lock()
@@ -280,13 +281,13 @@ class ChatJudge:
                 elif status >= 500:
                     last = f"HTTP {status}"
                 else:
-                    raise JudgeUnavailable(f"{self.url}: HTTP {status} "
+                    raise JudgeUnavailable(f"{self.shown_url}: HTTP {status} "
                                            f"({_STATUS.get(status, 'refused')})") from None
             except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
                 last = _describe(exc)
             if attempt < attempts:
                 self.sleep(min(wait, max_wait))
-        raise JudgeUnavailable(f"{self.url}: {last} after {attempts} "
+        raise JudgeUnavailable(f"{self.shown_url}: {last} after {attempts} "
                                f"attempt{'s' if attempts != 1 else ''}")
 
     def _throttle(self) -> None:
@@ -338,6 +339,14 @@ def _describe(exc: BaseException) -> str:
     if name in ("RemoteDisconnected", "IncompleteRead", "BadStatusLine"):
         return "connection dropped or response cut short"
     return f"connection failed ({name})"
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` without a ``user:password@`` part (messages never show credentials)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
 
 
 def _opener(url: str) -> Any:

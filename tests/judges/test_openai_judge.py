@@ -143,3 +143,11 @@ def test_retry_after_in_seconds_or_as_a_date():
     assert _retry_after("3", 1.0) == 3.0 and _retry_after(None, 1.5) == 1.5
     assert _retry_after("soon", 2.0) == 2.0
     assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 2.0) == 0.0  # a past date: now
+
+
+def test_messages_never_show_credentials_in_the_url():
+    from poolkit.judges.openai import _without_userinfo
+
+    assert _without_userinfo("https://u:secret@api.example/v1/chat/completions") == \
+        "https://api.example/v1/chat/completions"
+    assert _without_userinfo("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
