@@ -151,3 +151,33 @@ def test_messages_never_show_credentials_in_the_url():
     assert _without_userinfo("https://u:secret@api.example/v1/chat/completions") == \
         "https://api.example/v1/chat/completions"
     assert _without_userinfo("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
+
+
+def chat_judge(url: str, sleeps: list[float], **settings: object):
+    from poolkit.judges.openai import ChatJudge, OpenAIKind
+
+    options = {p.key: p.default for p in OpenAIKind.options}
+    options.update(base_url=url, model="m", **settings)
+    return ChatJudge(options, BUILTIN_TEMPLATE, sleep=sleeps.append)
+
+
+def test_a_429s_retry_after_is_waited_and_5xx_back_off_with_jitter():
+    from llm_faults import loopback_llm
+
+    with loopback_llm() as (url, script):
+        sleeps: list[float] = []
+        judge = chat_judge(url, sleeps, backoff=0.5, max_wait=60.0, max_attempts=4)
+        script.faults.extend(["429", "500", "500"])
+        answer = judge.ask("Passage:\nsome text")
+    assert answer.grade is not None and answer.attempts == 1 and len(sleeps) == 3
+    assert sleeps[0] == 1.0                      # Retry-After: 1, not the backoff
+    assert 1.0 <= sleeps[1] <= 2.0 and 2.0 <= sleeps[2] <= 4.0  # 0.5 * 2**n, jittered
+
+
+def test_requests_per_minute_spaces_request_starts():
+    sleeps: list[float] = []
+    judge = chat_judge("http://127.0.0.1:9/v1", sleeps, requests_per_minute=30)
+    judge._throttle()
+    judge._throttle()
+    judge._throttle()
+    assert len(sleeps) == 2 and 1.0 < sleeps[0] <= 2.0 and 3.0 < sleeps[1] <= 4.0
