@@ -48,7 +48,7 @@ COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
 
 DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
 TOP_KEYS = ("collection", "corpus", "queries", "store", "systems", "pool", "judge", "runs_dir",
-            "cache_dir", "name")
+            "cache_dir", "name", "judges")
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
@@ -105,6 +105,7 @@ class Config:
     pool: PoolConfig
     judge: JudgeConfig
     name: str = "collection"
+    judges: dict[str, Any] = field(default_factory=dict)  # judges.config.JudgeSpec by name
     #: top-level key -> its line in the config file, for errors found after loading
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
@@ -231,7 +232,14 @@ def load_config(path: str | Path) -> Config:
     return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
                   runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
                   judge=judge, name=root.value("name", str, path.stem),
+                  judges=_judges(path, base, root),
                   lines={key: root.line(key) for key in root.items})
+
+
+def _judges(path: Path, base: Path, root: _Section) -> dict[str, Any]:
+    from poolkit.judges.config import parse_judges  # the section is the judges' own
+
+    return parse_judges(path, root.node_of("judges"), base) if root.has("judges") else {}
 
 
 def _store_location(path: Path, base: Path, root: _Section) -> Path | str:

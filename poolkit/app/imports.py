@@ -33,6 +33,7 @@ class ImportRequest:
     source: str                    # the assessor name the grades are recorded under
     keep_unknown: bool = False     # also import pairs outside the collection
     qrels_format: str | None = None  # None: detected from the content
+    machine: str | None = None     # a model id: the grades are that machine judge's
 
 
 _TABLE_ONLY = {"table_only": True}  # named in the table, not a key of the JSON document
@@ -135,7 +136,8 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         store = collection.store
         collection.assessor(source, "import", "--as")  # a lead's: refused before any write
         store.upsert_queries(queries)
-        added = record_imports(store, kept, source, source=Path(path).name)
+        added = record_imports(store, kept, source, source=Path(path).name,
+                               machine=request.machine)
     return ImportReport(
         labels=path, labels_sha256=labels.sha256, source=source, pairs=len(labels),
         imported=added, unchanged=len(kept) - added, pooled_not_judged=unjudged,

@@ -40,6 +40,7 @@ SUBCOMMANDS = {
     "store": "store",
     "schema": "schema",
     "simulate": "simulate",
+    "autojudge": "autojudge",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -59,6 +60,7 @@ SUMMARIES = {
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
     "schema": "print the JSON Schema of a --format json report",
     "simulate": "replay judging with full qrels: strategies, budgets, stopping",
+    "autojudge": "grade the pool with a machine judge of the config (an LLM endpoint)",
 }
 
 

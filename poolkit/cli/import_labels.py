@@ -6,7 +6,9 @@ Importing the same file again adds nothing; a changed file appends only changed 
 Pairs whose query is not in the config's queries file or whose doc is not in its corpus are
 reported and skipped (there would be nothing to show an assessor); when that leaves nothing
 at all to import, the file or the config is the wrong one: an error naming the first pair's
-line, the store untouched. ``--keep-unknown`` imports them anyway.
+line, the store untouched. ``--keep-unknown`` imports them anyway. ``--machine MODEL``
+records the file as machine judge SOURCE's grades (a judge's output: UMBRELA's qrels),
+which readers of people's labels never see.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "BEIR, JSON), detected from the content")
     p.add_argument("--as", dest="source", required=True, metavar="SOURCE",
                    help="the assessor name the grades are recorded under (e.g. nist)")
+    p.add_argument("--machine", metavar="MODEL",
+                   help="the labels are machine judge SOURCE's, made by MODEL (recorded as "
+                        "machine events no reader of people's labels sees)")
     p.add_argument("--keep-unknown", action="store_true",
                    help="also import pairs whose query or doc is not in the collection")
     p.add_argument("--format", choices=ImportReport.formats, default=ImportReport.formats[0])
@@ -40,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = import_labels(ImportRequest(args.config, args.labels, args.source,
                                          keep_unknown=args.keep_unknown,
-                                         qrels_format=args.qrels_format))
+                                         qrels_format=args.qrels_format,
+                                         machine=args.machine))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -8,8 +8,8 @@ judge by name (``machine=NAME``), so a machine's grades cannot pass for a person
 
 ``JUDGE_KINDS`` is the one registry, as ``retrieve.kinds.SYSTEM_KINDS`` is for retrievers:
 config validation, building a judge and describing it read it, nothing else lists kinds or
-options. Adding a kind is one ``JudgeKind`` subclass and ``register_judge_kind``. It is
-empty until issue 24 fills it.
+options. Adding a kind is one ``JudgeKind`` subclass and ``register_judge_kind``; the kinds
+poolkit has (``openai``) are imported at the end of this module.
 """
 
 from __future__ import annotations
@@ -61,11 +61,27 @@ class JudgeKind(ABC):
     summary: ClassVar[str]
     options: ClassVar[tuple[Param, ...]] = ()
     version: ClassVar[str] = "1"
+    #: the option keys a config must give
+    required: ClassVar[tuple[str, ...]] = ()
+    #: the option keys that change a grade: with the kind, its version and the prompt
+    #: template they make the judge version (``version_of``)
+    versioned: ClassVar[tuple[str, ...]] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:
         """The config keys this kind takes beyond the common ones."""
         return tuple(p.key for p in self.options)
+
+    def version_of(self, settings: Mapping[str, Any], template: str = "") -> str:
+        """The judge version of a judge of this kind with ``settings`` and ``template``:
+        16 hex digits of a hash, so a change of model, prompt or parameter is a new one."""
+        import hashlib
+        import json
+
+        doc = {"kind": self.name, "kind_version": self.version, "template": template,
+               "settings": {k: settings.get(k) for k in self.versioned}}
+        text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     @abstractmethod
     def grade(self, pairs: Sequence[JudgePair], settings: Mapping[str, Any],
@@ -82,7 +98,7 @@ class JudgeKind(ABC):
                      judge_version=f"{self.name}/{self.version}")
 
 
-#: kind name -> its declaration: the one registry of machine-judge kinds (empty until issue 24)
+#: kind name -> its declaration: the one registry of machine-judge kinds
 JUDGE_KINDS: dict[str, JudgeKind] = {}
 
 K = TypeVar("K", bound=type[JudgeKind])
@@ -103,6 +119,8 @@ def judge_kind(name: str) -> JudgeKind:
         raise UnknownJudgeKind(one_of(name, JUDGE_KINDS, "judge kind"))
     return kind
 
+
+from poolkit.judges import openai as _openai  # noqa: E402, F401  (registers the openai kind)
 
 __all__ = ["JUDGE_KINDS", "JudgeKind", "JudgePair", "UnknownJudgeKind", "Verdict",
            "judge_kind", "register_judge_kind"]

@@ -7,13 +7,15 @@ file appends only the pairs whose grade differs, so history is kept, never overw
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.qrels import Qrels
 from poolkit.io.validate import UNJUDGED, grade_problem
 from poolkit.store.contract import StoreBackend
-from poolkit.store.records import Event, now
+from poolkit.store.records import MACHINE, PERSON, Event, now
 
 
 def split_unjudged(qrels: Qrels) -> tuple[Qrels, int]:
@@ -40,9 +42,20 @@ def split_unjudged(qrels: Qrels) -> tuple[Qrels, int]:
                  source_lines=qrels.source_lines), unjudged
 
 
+def machine_import_version(model: str) -> str:
+    """The judge version of a machine judge's imported labels: 16 hex digits of a hash of
+    ("import", MODEL), so labels of another model are another version."""
+    text = json.dumps(["import", model])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
-                  source: str | None = None) -> int:
+                  source: str | None = None, machine: str | None = None) -> int:
     """Append import events for every grade not already standing; returns how many.
+
+    ``machine`` (a model id) records them as machine judge ``assessor``'s events (origin
+    ``machine``, ``machine_import_version(machine)`` as their judge version, the model in
+    the note), compared with what that judge has standing, never with people's grades.
 
     What stands is read inside the write transaction that appends, so concurrent imports of
     one file queue and the later ones find everything standing: importing the same file
@@ -50,8 +63,12 @@ def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
     """
     source = source or (Path(qrels.path).name if qrels.path else qrels.name)
     stamp = now()
+    origin, version, note = PERSON, None, None
+    if machine is not None:
+        origin, version = MACHINE, machine_import_version(machine)
+        note = json.dumps({"kind": "import", "model": machine})
     with store.transaction():
-        standing = store.current_grades()
+        standing = store.current_grades(machine=assessor if machine is not None else None)
         events = []
         for qid, docs in qrels.grades.items():
             for docid, grade in docs.items():
@@ -59,5 +76,6 @@ def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
                 if current is not None and current.grade == grade:
                     continue
                 events.append(Event(qid=qid, docid=docid, assessor=assessor, kind="import",
-                                    grade=grade, judged_at=stamp, source=source))
+                                    grade=grade, judged_at=stamp, source=source,
+                                    origin=origin, judge_version=version, note=note))
         return store.record_events(events)

@@ -1,4 +1,4 @@
-"""The machine-judge registry: empty until issue 24, with its lookup and its one-line error,
+"""The machine-judge registry, with its lookup and its one-line error,
 and a kind's verdicts recorded as machine events that no reader of people's labels sees."""
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def echo(monkeypatch):
     return judges.JUDGE_KINDS["echo"]
 
 
-def test_the_registry_is_empty_until_issue_24():
-    assert JUDGE_KINDS == {}
+def test_the_registry_holds_the_kinds_poolkit_has():
+    assert sorted(JUDGE_KINDS) == ["openai"]
 
 
 def test_an_unknown_kind_is_one_line_listing_the_kinds(echo):

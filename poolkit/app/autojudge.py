@@ -1,0 +1,307 @@
+"""``autojudge``: a machine judge of the config grades the latest pool's pairs.
+
+Every verdict is one ``grade`` event by assessor NAME (the judge's name in the config), of
+origin ``machine``, with ``judge_version`` = the judge's version (a hash of its kind, model,
+prompt template and the parameters that change an answer: ``JudgeKind.version_of``), the
+pooled text's hash in ``text_hash`` and the model id as the server reports it in ``source``.
+The rest of the provenance is a JSON document in the event's ``note`` (the store has no
+column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
+"text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
+"completion"}, "attempts", "cached"}``.
+
+Idempotent and resumable: a pair this judge version has graded is not asked again, and the
+check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
+one judge and store never record a pair twice (the later one counts it as ``already``).
+``--all`` asks again for every pair and appends new grades under the same version; nothing
+is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
+``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
+again on the next run. A server that stays down stops the command: everything graded is
+kept, and the error says where it stopped.
+
+Light at import: the command line's parser takes ``AutojudgeReport.formats`` from here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from poolkit.errors import PoolkitError
+from poolkit.reports import Report, register_report
+
+if TYPE_CHECKING:
+    from poolkit.judges import JudgePair
+    from poolkit.judges.config import JudgeSpec
+    from poolkit.judges.openai import Answer
+    from poolkit.store.contract import StoreBackend
+
+#: characters per prompt token when no tokenizer is known (--dry-run's estimate)
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class AutojudgeRequest:
+    config: str | Path
+    judge: str                              # the judge's name under judges:
+    queries: Sequence[str] | None = None    # only these queries (None: all)
+    limit: int | None = None                # at most this many pairs
+    regrade: bool = False                   # --all: ask again for pairs already graded
+    dry_run: bool = False                   # count and estimate only
+
+
+@register_report
+@dataclass(frozen=True)
+class AutojudgeReport(Report):
+    """``poolkit autojudge``: what the judge graded, its grades, tokens and time."""
+
+    kind = "autojudge"
+
+    command: str
+    judge: str
+    version: str
+    model: str
+    pairs: dict[str, int]
+    grades: dict[str, int]
+    tokens: dict[str, int]
+    seconds: float
+    dry_run: bool = False
+    #: --dry-run: {"pairs", "prompt_tokens", "cost"} (cost None without prices)
+    estimate: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    store: str = ""
+
+    def render_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def render_table(self) -> str:
+        if self.dry_run and self.estimate is not None:
+            est = self.estimate
+            cost = "" if est["cost"] is None else f", about {est['cost']:.4f} in cost"
+            return (f"autojudge {self.judge} (version {self.version}, model {self.model}): "
+                    f"{est['pairs']} pairs to grade ({self.pairs['already']} already graded), "
+                    f"about {est['prompt_tokens']:,} prompt tokens{cost}; nothing asked\n")
+        p, g = self.pairs, self.grades
+        return (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
+                f"{self.store}: {p['total']} pairs, {p['graded']} graded, {p['already']} "
+                f"already graded, {p['failed']} failed\n"
+                f"  grades: 0: {g['0']}  1: {g['1']}  2: {g['2']}  3: {g['3']}\n"
+                f"  tokens: {self.tokens['prompt']:,} prompt, {self.tokens['completion']:,} "
+                f"completion in {self.seconds:.1f} s\n")
+
+
+def judge_spec(config: Any, name: str) -> JudgeSpec:
+    """The judge ``name`` of the config, or one line naming the judges it has."""
+    from poolkit.errors import one_of
+
+    judges = config.judges
+    if name not in judges:
+        if not judges:
+            raise PoolkitError(f"{config.path}: no judges: section; add one (e.g. judges: "
+                               f"{{{name}: {{kind: openai, base_url: ..., model: ...}}}})")
+        raise PoolkitError(f"{config.path}: " + one_of(name, judges, "judge"))
+    return judges[name]  # type: ignore[no-any-return]
+
+
+def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
+    """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
+    import time
+
+    from poolkit.collection import Collection
+    from poolkit.judges import judge_kind
+    from poolkit.judges.openai import ChatJudge
+
+    started = time.monotonic()
+    collection = Collection.open(request.config, write=not request.dry_run)
+    config = collection.config
+    spec = judge_spec(config, request.judge)
+    kind = judge_kind(spec.kind)
+    version = kind.version_of(spec.settings, spec.template)
+    model = str(spec.settings.get("model") or spec.kind)
+    with collection:
+        store = collection.store
+        if not request.dry_run:
+            collection.assessor(spec.name, "grade", "--judge")
+        pairs = _pairs(store, request.queries)
+        done = _graded(store, spec.name, version)
+        model = _reported_model(store, spec.name, version) or model
+        already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
+        todo = pairs if request.regrade else [p for p in pairs
+                                              if (p.query.qid, p.docid) not in done]
+        if request.limit is not None:
+            todo = todo[:request.limit]
+        judge = ChatJudge(spec.settings, spec.template, config.cache_dir,
+                          read_cache=not request.regrade)
+        base = dict(command="autojudge", judge=spec.name, version=version,
+                    store=config.store_label)
+        if request.dry_run:
+            return AutojudgeReport(
+                **base, model=model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                grades={str(g): 0 for g in range(4)}, tokens={"prompt": 0, "completion": 0},
+                seconds=round(time.monotonic() - started, 3), dry_run=True,
+                estimate=_estimate(judge, todo, spec.settings))
+        run = _Run(store, spec, version, kind.name, judge, request.regrade)
+        run.grade(todo)
+    return AutojudgeReport(
+        **base, model=run.model or model,  # type: ignore[arg-type]
+        pairs={"total": len(pairs), "graded": run.graded,
+               "already": already + run.already if not request.regrade else run.already,
+               "failed": run.failed},
+        grades={str(g): n for g, n in sorted(run.grades.items())},
+        tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
+        seconds=round(time.monotonic() - started, 3))
+
+
+def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
+    """The latest pool's pairs in judging order, with their queries and texts."""
+    from poolkit.errors import StoreError, one_of
+    from poolkit.judges import JudgePair
+
+    latest = store.latest_pool_version()
+    if latest is None:
+        raise StoreError(f"{store.path}: nothing pooled yet; run `poolkit pool` first")
+    queries = store.queries()
+    if only is not None:
+        for qid in only:
+            if qid not in queries:
+                raise StoreError(f"{store.path}: --queries: " + one_of(qid, queries, "query"))
+    wanted = set(only) if only is not None else None
+    texts: dict[str, tuple[str, str]] = {}
+    out = []
+    for member in sorted(store.pool(max_version=latest), key=lambda m: (m.qid, m.order_key)):
+        if wanted is not None and member.qid not in wanted:
+            continue
+        if member.text_hash not in texts:
+            texts[member.text_hash] = store.text(member.text_hash)
+        title, body = texts[member.text_hash]
+        out.append(JudgePair(queries[member.qid], member.docid, title, body, member.text_hash))
+    return out
+
+
+def _graded(store: StoreBackend, judge: str, version: str,
+            qid: str | None = None) -> set[tuple[str, str]]:
+    """The pairs judge ``judge`` has a grade event for under ``version``."""
+    return {(e.qid, e.docid) for e in store.events(qid=qid, kinds=["grade"], machine=judge)
+            if e.judge_version == version}
+
+
+def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
+    """The model id the server reported for this judge version's latest grade, if any."""
+    events = [e for e in store.events(kinds=["grade"], machine=judge)
+              if e.judge_version == version and e.source]
+    return events[-1].source if events else None
+
+
+def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
+              ) -> dict[str, Any]:
+    chars = sum(len(judge.prompt(p)) for p in todo)
+    tokens = -(-chars // CHARS_PER_TOKEN)
+    prices = settings.get("prices")
+    cost = None
+    if prices:
+        completion = len(todo) * int(settings.get("max_tokens") or 0)
+        cost = round(tokens * float(prices.get("prompt", 0))
+                     + completion * float(prices.get("completion", 0)), 6)
+    return {"pairs": len(todo), "prompt_tokens": tokens, "cost": cost}
+
+
+class _Run:
+    """One autojudge run: asks on ``concurrency`` threads, records on this one."""
+
+    def __init__(self, store: StoreBackend, spec: JudgeSpec, version: str, kind: str,
+                 judge: Any, regrade: bool) -> None:
+        from poolkit.judges.prompt import sha256
+
+        self.store, self.spec, self.version, self.kind = store, spec, version, kind
+        self.judge, self.regrade = judge, regrade
+        self.template_sha256 = sha256(spec.template)
+        self.graded = self.already = self.failed = 0
+        self.grades = {g: 0 for g in range(4)}
+        self.prompt_tokens = self.completion_tokens = 0
+        self.model = ""
+
+    def grade(self, todo: Sequence[JudgePair]) -> None:
+        import threading
+        from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+        from poolkit.judges.openai import JudgeUnavailable
+        from poolkit.progress import Progress
+
+        stop = threading.Event()
+
+        def ask(pair: JudgePair) -> tuple[JudgePair, str, Answer | None]:
+            prompt = self.judge.prompt(pair)
+            if stop.is_set():
+                return pair, prompt, None
+            return pair, prompt, self.judge.ask(prompt)
+
+        concurrency = int(self.spec.settings.get("concurrency") or 1)
+        down: tuple[JudgePair, JudgeUnavailable] | None = None
+        queue = list(reversed(todo))
+        with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar, \
+                ThreadPoolExecutor(max_workers=concurrency) as pool:
+            running: dict[Future[tuple[JudgePair, str, Answer | None]], JudgePair] = {}
+            while queue or running:
+                while queue and len(running) < concurrency and not stop.is_set():
+                    pair = queue.pop()
+                    running[pool.submit(ask, pair)] = pair
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    pair = running.pop(future)
+                    try:
+                        _, prompt, answer = future.result()
+                    except JudgeUnavailable as exc:
+                        stop.set()
+                        if down is None:
+                            down = (pair, exc)
+                        continue
+                    if answer is not None:
+                        self._record(pair, prompt, answer)
+                        bar.update()
+        if down is not None:
+            pair, why = down
+            recorded = self.graded + self.failed
+            raise JudgeUnavailable(
+                f"{why}; stopped at query {pair.query.qid!r} doc {pair.docid!r} with "
+                f"{recorded} of {len(todo)} pairs recorded ({self.graded} graded, kept in "
+                f"{self.store.path}); run it again to resume")
+
+    def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+        from poolkit.judges.prompt import sha256
+        from poolkit.store.records import MACHINE, Event
+
+        self.model = answer.model
+        self.prompt_tokens += answer.prompt_tokens
+        self.completion_tokens += answer.completion_tokens
+        qid, docid = pair.query.qid, pair.docid
+        doc: dict[str, Any] = {
+            "kind": self.kind, "model": answer.model, "template_sha256": self.template_sha256,
+            "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
+            "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
+            "latency": answer.latency,
+            "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
+            "attempts": answer.attempts, "cached": answer.cached}
+        if answer.grade is None:
+            doc["failed"] = f"no grade in {answer.attempts} answer(s)"
+        event = Event(qid=qid, docid=docid, assessor=self.spec.name,
+                      kind="grade" if answer.grade is not None else "note",
+                      grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
+                      source=answer.model, origin=MACHINE, judge_version=self.version)
+        with self.store.transaction():
+            if answer.grade is not None and not self.regrade \
+                    and (qid, docid) in _graded(self.store, self.spec.name, self.version, qid):
+                self.already += 1  # another process graded it meanwhile
+                return
+            self.store.record_event(event)
+        if answer.grade is None:
+            self.failed += 1
+        else:
+            self.graded += 1
+            self.grades[answer.grade] += 1
+
+
+__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]

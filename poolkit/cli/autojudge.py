@@ -1,0 +1,53 @@
+"""``poolkit autojudge CONFIG --judge NAME``: a machine judge of the config grades the pool.
+
+Grades the latest pool's pairs that this judge version has not graded yet, each verdict one
+machine event by NAME with its provenance (model, judge version, prompt and passage hashes,
+raw answer, grade distribution, latency, tokens). Run again, it grades only what is missing;
+``--all`` asks again for every pair (new events, nothing overwritten). An unreadable answer
+is retried, then counted as failed; a server that stays down stops it with one line, every
+grade kept. ``--dry-run`` counts the pairs and estimates prompt tokens (characters/4) and,
+with ``prices:`` in the judge's config, the cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from poolkit.app.autojudge import AutojudgeReport
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "autojudge", help="grade the pool with a machine judge of the config (an LLM endpoint)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="collection config (YAML) with a judges: section")
+    p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
+                                                                  "under judges:")
+    p.add_argument("--queries", metavar="Q,..", help="only these query ids (comma-separated)")
+    p.add_argument("--limit", type=_positive, metavar="N", help="grade at most N pairs")
+    p.add_argument("--all", dest="regrade", action="store_true",
+                   help="ask again for pairs this judge version has graded (appends)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="count the pairs and estimate tokens and cost; ask nothing")
+    p.add_argument("--format", choices=AutojudgeReport.formats,
+                   default=AutojudgeReport.formats[0])
+    p.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    from poolkit.cli.options import positive
+
+    return positive(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.app.autojudge import AutojudgeRequest, autojudge
+
+    queries = [q.strip() for q in args.queries.split(",") if q.strip()] \
+        if args.queries else None
+    report = autojudge(AutojudgeRequest(args.config, args.judge, queries=queries,
+                                        limit=args.limit, regrade=args.regrade,
+                                        dry_run=args.dry_run))
+    sys.stdout.write(report.render(args.format))
+    return 0

@@ -1,0 +1,127 @@
+"""The config's ``judges:`` section: one machine judge per name, checked against its kind.
+
+::
+
+    judges:
+      llm: {kind: openai, base_url: "http://127.0.0.1:8080/v1", model: llama-3.3-70b,
+            concurrency: 8, temperature: 0, prompt: judge-prompt.txt}
+
+Each judge's keys are ``kind`` plus the options its kind declares (``JudgeKind.options``,
+checked by ``params.Param``); an unknown key, a wrong type, a missing required key or a
+prompt file whose placeholders are wrong is a ConfigError naming the file and line, with a
+did-you-mean. ``poolkit.config`` calls :func:`parse_judges` with the section's node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of, shown
+from poolkit.io.common import decode, read_bytes
+from poolkit.io.validate import check_assessor
+from poolkit.io.yamlnodes import line_of, to_python
+from poolkit.judges import JUDGE_KINDS
+from poolkit.judges.prompt import BUILTIN_TEMPLATE, TemplateProblem, check_template
+from poolkit.params import ParamError
+
+COMMON_JUDGE_KEYS = ("kind",)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One configured judge: its name (the assessor its events are recorded under), its
+    kind, every option of the kind (defaults filled in) and its prompt template."""
+
+    name: str
+    kind: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    template: str = BUILTIN_TEMPLATE
+    template_source: str = "built-in"   # or the prompt file's path
+    line: int | None = None
+
+
+def parse_judges(path: Path, node: yaml.Node, base: Path) -> dict[str, JudgeSpec]:
+    """The ``judges:`` mapping of the config at ``path`` (relative files from ``base``)."""
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError(path, line_of(node), "judges must be a mapping of name -> "
+                                               "{kind: ...}")
+    judges: dict[str, JudgeSpec] = {}
+    for k, v in node.value:
+        name = str(k.value)
+        where = f"judges.{name}"
+        if name in judges:
+            raise ConfigError(path, line_of(k), f"judges: {name!r} appears twice")
+        try:
+            check_assessor(name, f"{where}: judge name")
+        except PoolkitError as exc:
+            raise ConfigError(path, line_of(k), str(exc)) from None
+        judges[name] = _judge(path, base, name, k, v)
+    return judges
+
+
+def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -> JudgeSpec:
+    where = f"judges.{name}"
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError(path, line_of(node), f"{where} must be a mapping ({{kind: ...}})")
+    items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for k, v in node.value:
+        if str(k.value) in items:
+            raise ConfigError(path, line_of(k), f"{where}: key {str(k.value)!r} appears twice")
+        items[str(k.value)] = (k, v)
+    if "kind" not in items:
+        raise ConfigError(path, line_of(key), f"{where} needs 'kind:' "
+                                              f"(one of {', '.join(sorted(JUDGE_KINDS))})")
+    kind_name = to_python(items["kind"][1])
+    if not isinstance(kind_name, str) or kind_name not in JUDGE_KINDS:
+        raise ConfigError(path, line_of(items["kind"][1]), f"{where}: "
+                          + one_of(str(kind_name), JUDGE_KINDS, "judge kind"))
+    kind = JUDGE_KINDS[kind_name]
+    allowed = COMMON_JUDGE_KEYS + kind.keys
+    for k_name, (k_node, _) in items.items():
+        if k_name not in allowed:
+            raise ConfigError(path, line_of(k_node), one_of(k_name, allowed, f"key in {where}"))
+    for required in kind.required:
+        if required not in items:
+            raise ConfigError(path, line_of(key), f"{where} needs '{required}:'")
+    settings: dict[str, Any] = {}
+    for param in kind.options:
+        if param.key in items:
+            value_node = items[param.key][1]
+            try:
+                settings[param.key] = param.check(to_python(value_node), where)
+            except ParamError as exc:
+                raise ConfigError(path, line_of(value_node), str(exc)) from None
+        else:
+            settings[param.key] = param.default
+    template, source = BUILTIN_TEMPLATE, "built-in"
+    if settings.get("prompt"):
+        template, source = _prompt_file(path, base, where, str(settings["prompt"]),
+                                        line_of(items["prompt"][1]))
+    return JudgeSpec(name=name, kind=kind_name, settings=settings, template=template,
+                     template_source=source, line=line_of(key))
+
+
+def _prompt_file(path: Path, base: Path, where: str, value: str,
+                 line: int) -> tuple[str, str]:
+    """The template text of ``prompt: FILE``, its placeholders checked."""
+    file = (base / value).resolve()
+    if not file.is_file():
+        near = ""
+        if file.parent.is_dir():
+            near = did_you_mean(file.name, [p.name for p in file.parent.iterdir()])
+        raise ConfigError(path, line, f"{where}.prompt: no such file {file}{near}")
+    text = decode(file, read_bytes(file))
+    try:
+        check_template(text)
+    except TemplateProblem as exc:
+        if exc.line is not None:
+            raise ConfigError(file, exc.line, f"{where}.prompt: {exc}") from None
+        raise ConfigError(path, line, f"{where}.prompt: {shown(str(file))}: {exc}") from None
+    return text, str(file)
+
+
+__all__ = ["COMMON_JUDGE_KEYS", "JudgeSpec", "parse_judges"]
