@@ -147,17 +147,13 @@ class Collection:
         in the store: the one check of the names that choose whose grades a command reads (a
         name no one judged under is a typo, not "no grades"). ``flag``: the caller's option,
         said in the message."""
-        from poolkit.errors import StoreError, one_of
+        from poolkit.policies import check_assessors
 
         if names is None:
             return None
-        names = list(names)
-        known = self.store.assessors()
-        for name in names:
-            if name not in known:
-                raise StoreError(f"{self.config.store_label}: {flag + ': ' if flag else ''}"
-                                 + one_of(name, known, "assessor"))
-        return names
+        return check_assessors(names, self.store.assessors(),
+                               f"{self.config.store_label}: {flag}" if flag
+                               else self.config.store_label)
 
     # -- what commands ask for ----------------------------------------------------------------
     def version(self, version: int | None = None) -> int:

@@ -30,7 +30,7 @@ not resolve.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -101,6 +101,18 @@ class Unresolved:
     docid: str
     grades: dict[str, int]
     reason: str
+
+
+
+def check_assessors(names: Iterable[str], known: Collection[str], where: str,
+                    error: type[PoolkitError] = StoreError) -> list[str]:
+    """``names`` as a list when every one is a known assessor; else the one message of an
+    unknown assessor name (``where: unknown assessor 'x'; valid: ...``) as ``error``."""
+    names = list(names)
+    for name in names:
+        if name not in known:
+            raise error(f"{where}: " + one_of(name, known, "assessor"))
+    return names
 
 
 @dataclass
@@ -195,11 +207,7 @@ class Labels:
         """
         version = store.resolve_pool_version(version)
         if assessors is not None:
-            assessors = list(assessors)
-            known = store.assessors()
-            for name in assessors:
-                if name not in known:
-                    raise StoreError(f"{store.path}: " + one_of(name, known, "assessor"))
+            assessors = check_assessors(assessors, store.assessors(), f"{store.path}")
         labels = cls.from_store(store, policy, assessors, pool_version=version)
         labels.pooled = {(m.qid, m.docid) for m in store.pool(max_version=version)}
         labels.name = f"pool v{version}"

@@ -54,6 +54,7 @@ from poolkit.analysis.stats import (
     weights_matrix,
 )
 from poolkit.errors import InputError, PoolkitError, one_of
+from poolkit.policies import check_assessors
 from poolkit.score.intervals import RESAMPLES, SEED
 
 Pair = tuple[str, str]
@@ -302,10 +303,7 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[La
     del standing
     names = sorted(by)
     if assessors is not None:
-        for name in assessors:
-            if name not in by:
-                raise PoolkitError(f"{store.path}: " + one_of(name, names, "assessor"))
-        names = list(assessors)
+        names = check_assessors(assessors, names, f"{store.path}", PoolkitError)
     return [LabelSource.from_grades(n, by[n], "assessor" if n in graded else "import",
                                {"store": str(store.path)}) for n in names]
 

@@ -55,7 +55,6 @@ reverse under the later ones, and which only the later labels find.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from poolkit.analysis.reports import CompareReport
@@ -69,15 +68,12 @@ from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
 from poolkit.score.significance import TestOptions, pairwise_tests, shifts
 
-NO_CONDENSED = ("Judged", "bpref")  # bpref already reads judged docs only
-
 
 def expand_measures(measures: Sequence[Measure], condensed: bool = True) -> list[Measure]:
     """The measures, then each one's condensed-list variant, then bpref."""
     out = list(dict.fromkeys(measures))
     if condensed:
-        out += [replace(m, judged_only=True) for m in list(out)
-                if m.family not in NO_CONDENSED and not m.judged_only]
+        out += [c for m in list(out) if (c := m.condensed()) is not None]
     bpref = parse_measures(["bpref"])[0]
     if bpref not in out:
         out.append(bpref)

@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from poolkit.app.autojudge import AutojudgeReport
+from poolkit.cli.options import positive
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
                                                                   "under judges:")
     p.add_argument("--queries", metavar="Q,..", help="only these query ids (comma-separated)")
-    p.add_argument("--limit", type=_positive, metavar="N", help="grade at most N pairs")
+    p.add_argument("--limit", type=positive, metavar="N", help="grade at most N pairs")
     p.add_argument("--all", dest="regrade", action="store_true",
                    help="ask again for pairs this judge version has graded (appends)")
     p.add_argument("--dry-run", action="store_true",
@@ -33,12 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=AutojudgeReport.formats,
                    default=AutojudgeReport.formats[0])
     p.set_defaults(handler=run)
-
-
-def _positive(text: str) -> int:
-    from poolkit.cli.options import positive
-
-    return positive(text)
 
 
 def run(args: argparse.Namespace) -> int:

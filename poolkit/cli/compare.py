@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     report = compare_labels(CompareRequest(
         inputs=args.inputs, measures=measures, before=args.before, after=args.after,
         before_qrels=args.before_qrels, after_qrels=args.after_qrels, depth=args.depth,
-        pooled_before=run_names(args.pooled_before), pooled_after=run_names(args.pooled_after),
+        pooled_before=_names(args.pooled_before), pooled_after=_names(args.pooled_after),
         level=args.level, order=args.order, qrels_format=args.qrels_format,
         run_format=args.run_format, policy=args.policy, assessors=args.assessor,
         condensed=not args.no_condensed, tests=tests))
@@ -89,6 +89,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_names(text: str | None) -> list[str] | None:
+def _names(text: str | None) -> list[str] | None:
     """``RUN,RUN`` as names (None: not given)."""
     return None if text is None else [n.strip() for n in text.split(",") if n.strip()]

@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def require_terminal() -> None:
+def _require_terminal() -> None:
     """The UI needs a terminal both ways: without one it would write escape codes into a
     pipe and wait forever, or take a piped "3" as a grade. Refuse instead."""
     for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                 raise
             raise PoolkitError("the judging UI needs Textual: pip install 'poolkit[judge]'"
                                ) from None
-        require_terminal()
+        _require_terminal()
 
         from poolkit.store.claims import claim, release
 

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poolkit.errors import PoolkitError
 
 if TYPE_CHECKING:
-    from poolkit.collection import Collection
     from poolkit.score.measures import Measure
     from poolkit.score.significance import TestOptions
 
@@ -86,23 +84,6 @@ def measures_arg(texts: list[str], default: tuple[str, ...]) -> list[Measure]:
     from poolkit.score.measures import parse_measures, split_measures
 
     return parse_measures(split_measures(texts) or list(default))
-
-
-def split_config(positionals: Sequence[str], files_form: bool,
-                 ) -> tuple[Collection | None, list[str]]:
-    """``[CONFIG] RUN...``: the first positional is the config (its collection, read-only)
-    unless the file form is used."""
-    from poolkit.collection import Collection
-
-    if files_form:
-        return None, list(positionals)
-    if not positionals:
-        raise PoolkitError("give a CONFIG (store form) or label files (file form); see --help")
-    first = positionals[0]
-    if Path(first).suffix.lower() not in (".yaml", ".yml"):
-        raise PoolkitError(f"{first}: expected a config (.yaml/.yml) first; for plain files use "
-                           f"the file form (see --help)")
-    return Collection.open(first), list(positionals[1:])
 
 
 def add_test_options(p: argparse.ArgumentParser) -> None:

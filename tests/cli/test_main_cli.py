@@ -72,11 +72,7 @@ def test_summaries_are_what_the_modules_register() -> None:
     assert list(SUMMARIES) == list(SUBCOMMANDS)
 
 
-#: handlers renamed on other branches of issue 23 (score, analysis); empty once merged
-RENAMED_ELSEWHERE = {"score", "compare", "reusability", "agreement", "trec-eval"}
-
-
-@pytest.mark.parametrize("name", [n for n in SUBCOMMANDS if n not in RENAMED_ELSEWHERE])
+@pytest.mark.parametrize("name", list(SUBCOMMANDS))
 def test_every_handler_is_run_or_run_its_action(name: str) -> None:
     """One naming convention: a subcommand's handler is ``run(args)``; a subcommand with
     actions of its own (``store init``, ``store copy``) has ``run_<action>``."""

@@ -163,7 +163,7 @@ def test_a_crashed_sessions_claim_on_this_host_expires_at_once(tmp_path):
 def test_judge_cli_refuses_a_second_session(config, capsys, monkeypatch):
     import poolkit.cli.judge as judge_cli
 
-    monkeypatch.setattr(judge_cli, "require_terminal", lambda: None)  # never reaches the UI
+    monkeypatch.setattr(judge_cli, "_require_terminal", lambda: None)  # never reaches the UI
     with Store(config.parent.parent / "tiny.sqlite") as store:
         claim(store, "alice", host="elsewhere", pid=1)
     code = main(["judge", str(config), "--assessor", "alice"])

@@ -141,7 +141,7 @@ def test_no_output_of_any_command_shows_a_password_that_got_into_the_url(
         import poolkit.cli.judge as judge_cli
         from poolkit.judge.app import JudgeApp
 
-        monkeypatch.setattr(judge_cli, "require_terminal", lambda: None)
+        monkeypatch.setattr(judge_cli, "_require_terminal", lambda: None)
         monkeypatch.setattr(JudgeApp, "run", lambda self: None)
         steps = [
             (["store", "init", secret_url], 0),
