@@ -87,7 +87,7 @@ start_throwaway_llm() {
     port="$(python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     # -c 4096 over --parallel 2: 2,048 tokens a slot, room for the judge prompt and a passage.
     "$server" -m "$gguf" --host 127.0.0.1 --port "$port" -t 1 -c 4096 --parallel 2 \
-        >"$LLM_TMP/server.log" 2>&1 &
+        --alias "$(basename "$gguf" .gguf)" >"$LLM_TMP/server.log" 2>&1 &
     LLM_PID=$!
     trap stop_ci_services EXIT
     for i in $(seq 1 120); do
@@ -103,8 +103,10 @@ start_throwaway_llm() {
         sleep 1
     done
     export POOLKIT_TEST_LLM_URL="http://127.0.0.1:$port/v1"
+    # The model id as the server reports it (--alias: the file's name, not the cache path).
+    POOLKIT_TEST_LLM_MODEL="$(python -c "import json, urllib.request; print(json.load(urllib.request.urlopen('$POOLKIT_TEST_LLM_URL/models', timeout=10))['data'][0]['id'])")" \
+        || { echo "llama: $POOLKIT_TEST_LLM_URL/models did not answer" >&2; return 1; }
     export POOLKIT_TEST_LLM_MODEL
-    POOLKIT_TEST_LLM_MODEL="$(basename "$gguf")"
     echo "llama: throw-away server on 127.0.0.1:$port ($POOLKIT_TEST_LLM_MODEL, log $LLM_TMP/server.log)"
 }
 
