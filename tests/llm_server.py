@@ -1,0 +1,42 @@
+"""The real LLM server the machine-judge tests talk to, and how they skip without one.
+
+.ci/run starts a throw-away llama.cpp server (.ci/llama.sh) and exports its OpenAI-compatible
+base URL and model id. A developer's machine without them skips those tests; CI (CI set)
+fails instead, so a broken server start can never pass as skipped tests.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import pytest
+
+URL_VARIABLE = "POOLKIT_TEST_LLM_URL"
+MODEL_VARIABLE = "POOLKIT_TEST_LLM_MODEL"
+
+
+class LlmServer(NamedTuple):
+    base_url: str  # e.g. http://127.0.0.1:PORT/v1, no trailing slash
+    model: str
+
+
+def llm_server_from_environment() -> LlmServer:
+    """The server .ci/llama.sh started; skips the test when there is none, unless in CI."""
+    base_url = os.environ.get(URL_VARIABLE, "")
+    model = os.environ.get(MODEL_VARIABLE, "")
+    if not base_url or not model:
+        message = (
+            f"{URL_VARIABLE} and {MODEL_VARIABLE} are not set "
+            "(start one with: source .ci/llama.sh && start_throwaway_llm)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI must run the LLM tests against a real server")
+        pytest.skip(message)
+    return LlmServer(base_url.rstrip("/"), model)
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> LlmServer:
+    """(base_url, model) of the real llama.cpp server serving SmolLM2-135M-Instruct."""
+    return llm_server_from_environment()
