@@ -80,7 +80,7 @@ def sample() -> None:
 
 def test() -> None:
     ensure_env("all,dev")
-    sh(PY, "-m", "ruff", "check", "poolkit", "tests", "benchmarks", "tasks.py")
+    sh(PY, "-m", "ruff", "check", "poolkit", "tests", "benchmarks", "tools", "tasks.py")
     sh(PY, "-m", "mypy")  # files and settings in pyproject.toml
     # Whole files to a worker: a module-scoped fixture (the DL19 loop, Cranfield's pool, the
     # simulations) is then built once, not once on each worker that gets one of its tests.

@@ -7,7 +7,7 @@ import pytest
 
 from poolkit.analysis.agreement import store_sources
 from poolkit.errors import StoreError
-from poolkit.policies import Labels, current_labels
+from poolkit.policies import Labels
 from poolkit.store import Event, NewMember
 from poolkit.store.backends import open_store
 from poolkit.store.copy import content_hash
@@ -49,7 +49,7 @@ def test_no_reader_of_peoples_events_sees_a_machines(store):
     assert assessor_stacks(store, "echo") == {}
     report = status_report(store)
     assert (report.judged, report.doubly_judged, list(report.assessors)) == (1, 0, ["alice"])
-    assert current_labels(store).grades == {"q1": {"d1": 2}}
+    assert Labels.from_store(store, "latest").grades == {"q1": {"d1": 2}}
     assert [s.name for s in store_sources(store)] == ["alice"]
     assert Labels.as_of(store).qrels.grades == {"q1": {"d1": 2}}
 
