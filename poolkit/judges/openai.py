@@ -6,8 +6,9 @@ caller bounds them by ``concurrency``): a per-request ``timeout``; up to ``max_a
 tries on a connection error, a timeout, a 5xx or a truncated or non-JSON body, with
 exponential backoff and jitter (``backoff`` seconds doubled each try); a 429's
 ``Retry-After`` honoured; every wait capped at ``max_wait``; request starts spaced to keep
-under ``requests_per_minute``. Log-probabilities are asked for (``top_logprobs: 5``) and,
-where the server returns them, the distribution over grades 0-3 of the grade token is kept.
+under ``requests_per_minute``. Log-probabilities are asked for (``top_logprobs: 20``: a small
+model's grade tokens sit below its words, at -2 to -4, not in the top 5) and, where the
+server returns them, the distribution over grades 0-3 of the grade token is kept.
 A server that refuses the logprobs fields (400) is asked again without them.
 
 The API key is read from the environment variable ``api_key_env`` when the judge is built,
@@ -41,6 +42,9 @@ from poolkit.judges.prompt import (
     sha256,
 )
 from poolkit.params import Param, ParamError
+
+#: alternatives asked for per token (see the module)
+TOP_LOGPROBS = 20
 
 
 class JudgeUnavailable(PoolkitError):
@@ -236,7 +240,7 @@ class ChatJudge:
             "max_tokens": self.settings.get("max_tokens") or 8,
         }
         if self._logprobs:
-            body.update(logprobs=True, top_logprobs=5)
+            body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         return json.dumps(body).encode("utf-8")
 
     def _request(self, prompt: str) -> Any:

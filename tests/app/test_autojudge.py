@@ -86,7 +86,7 @@ def test_grades_every_pair_as_machine_events_with_provenance(tmp_path, llm, caps
         assert note["tokens"]["completion"] == 1 and note["latency"] >= 0
         assert len(note["template_sha256"]) == len(note["prompt_sha256"]) == 64
     first = script.requests[0]
-    assert (first["logprobs"], first["top_logprobs"], first["temperature"]) == (True, 5, 0.0)
+    assert (first["logprobs"], first["top_logprobs"], first["temperature"]) == (True, 20, 0.0)
     # the seam: no reader of people's labels sees a machine's grade (its own tests say more)
     with Store(config.parent / "judgments.sqlite") as store:
         assert store.current_grades() == {} and store.assessors() == []
