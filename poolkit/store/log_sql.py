@@ -58,15 +58,10 @@ class LogSql(SqlBase):
     def events(self, qid: str | None = None, assessor: str | None = None,
                kinds: Iterable[str] | None = None, machine: str | None = None) -> list[Event]:
         """Logged events in id order: people's, or machine judge ``machine``'s."""
-        p = self.mark
         origin, args = self._origin(machine)
-        sql = f"SELECT id, {', '.join(EVENT_COLUMNS)} FROM events WHERE 1=1{origin}"
-        if qid is not None:
-            sql += f" AND qid = {p}"
-            args.append(qid)
-        if assessor is not None:
-            sql += f" AND assessor = {p}"
-            args.append(assessor)
+        where, values = self._and(("qid =", qid), ("assessor =", assessor))
+        sql = f"SELECT id, {', '.join(EVENT_COLUMNS)} FROM events WHERE 1=1{origin}{where}"
+        args += values
         if kinds is not None:
             kinds = list(kinds)
             sql += f" AND kind IN ({self._marks(len(kinds))})"
@@ -146,13 +141,8 @@ class LogSql(SqlBase):
         args += of_origin
         if qid is not None:
             args.append(qid)
-        if assessor is not None:
-            sql += f" AND assessor = {p}"
-            args.append(assessor)
-        if not_assessor is not None:
-            sql += f" AND assessor != {p}"
-            args.append(not_assessor)
-        return iter(self.conn.execute(sql + " ORDER BY id", args))
+        where, values = self._and(("assessor =", assessor), ("assessor !=", not_assessor))
+        return iter(self.conn.execute(sql + where + " ORDER BY id", args + values))
 
     def latest_skips(self, assessor: str) -> dict[tuple[str, str], int]:
         """(qid, docid) -> id of the assessor's latest skip of it (people skip; machines

@@ -170,18 +170,12 @@ class PoolSql(SqlBase):
         return self._pool_query(cols, None, max_version).fetchall()  # type: ignore[no-any-return]
 
     def _pool_query(self, columns: str, qid: str | None, max_version: int | None) -> Any:
-        sql = (f"SELECT {columns} FROM pool_members m "
-               "LEFT JOIN queries q ON q.qid = m.qid WHERE 1=1")
-        args: list[Any] = []
-        if qid is not None:
-            sql += f" AND m.qid = {self.mark}"
-            args.append(qid)
-        if max_version is not None:
-            sql += f" AND m.version <= {self.mark}"
-            args.append(max_version)
+        where, args = self._and(("m.qid =", qid), ("m.version <=", max_version))
         # The one judging order: queries in store order, then version, order key, doc id.
-        sql += " ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid"
-        return self.conn.execute(sql, args)
+        return self.conn.execute(
+            f"SELECT {columns} FROM pool_members m LEFT JOIN queries q ON q.qid = m.qid "
+            f"WHERE 1=1{where} "
+            "ORDER BY COALESCE(q.rowid, 1e18), m.qid, m.version, m.order_key, m.docid", args)
 
     def sources(self, qid: str | None = None) -> dict[tuple[str, str], list[Source]]:
         sql = "SELECT qid, docid, system, rank, score, version FROM pool_sources"

@@ -27,6 +27,12 @@ class SqlBase(Handle):
     def _marks(self, n: int) -> str:
         return ", ".join([self.mark] * n)
 
+    def _and(self, *terms: tuple[str, Any]) -> tuple[str, list[Any]]:
+        """A read's optional filters: `` AND <column op> ?`` for each (``"qid ="``, value)
+        whose value is not None, and those values in order."""
+        given = [(test, value) for test, value in terms if value is not None]
+        return "".join(f" AND {test} {self.mark}" for test, _ in given), [v for _, v in given]
+
     def _origin(self, machine: str | None) -> tuple[str, list[Any]]:
         """The condition that keeps people's events (``machine`` None) or one machine
         judge's (its name): the one filter every reader of the log goes through."""
