@@ -112,7 +112,7 @@ def bench_bm25(n_docs: int, n_queries: int, n_rank_bm25: int) -> list[tuple[str,
 
     from poolkit.io.corpus import Corpus
     from poolkit.retrieve.bm25 import BM25Retriever, Tokenizer
-    from poolkit.store.store import QueryRecord
+    from poolkit.store.records import QueryRecord
 
     docs, queries = synthetic(n_docs, n_queries)
     corpus = Corpus.from_records([(f"d{i}", "", t) for i, t in enumerate(docs)])

@@ -59,7 +59,8 @@ def generate(assessors: int, pairs: int) -> Path:
     config.write_text("corpus: corpus.jsonl\nqueries: queries.jsonl\nstore: store.sqlite\n"
                       "systems:\n  s: {kind: run, path: s.run}\n")
     sys.path.insert(0, str(REPO))
-    from poolkit.store.store import Event, Store
+    from poolkit.store.records import Event
+    from poolkit.store.store import Store
 
     rng = random.Random(22)
     keys = [(f"q{i % queries}", f"d{i // queries}") for i in range(pairs)]

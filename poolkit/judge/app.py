@@ -25,7 +25,7 @@ from poolkit.judge.screens import JudgeScreen
 from poolkit.judge.session import JudgingSession
 from poolkit.keymap import DEFAULT_KEYS, key_names
 from poolkit.store.claims import HEARTBEAT_EVERY, Claim
-from poolkit.store.store import Event
+from poolkit.store.records import Event
 
 T = TypeVar("T")
 

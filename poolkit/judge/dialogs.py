@@ -22,7 +22,7 @@ from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
 from poolkit.judge.texts import key_label
 from poolkit.keymap import KEY_ACTIONS
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 
 class TopicScreen(ModalScreen[None]):

@@ -57,7 +57,7 @@ from poolkit.judge.widgets import (
     TopicPane,
 )
 from poolkit.keymap import KEY_ACTIONS
-from poolkit.store.store import Event
+from poolkit.store.records import Event
 
 #: Seconds before each further try of a write the store could not take (the last repeats).
 RETRY_AFTER = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)

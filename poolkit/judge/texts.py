@@ -14,7 +14,7 @@ from rich.text import Text
 from poolkit.judge.highlight import query_terms, term_pattern
 from poolkit.judge.session import Item, JudgingProgress, JudgingSession
 from poolkit.keymap import KEY_ACTIONS, key_names
-from poolkit.store.store import QueryRecord, Source
+from poolkit.store.records import QueryRecord, Source
 
 HIGHLIGHT = "bold black on yellow"           # the query's words
 DESCRIPTION_HIGHLIGHT = "underline bold"      # the description's other words

@@ -35,7 +35,7 @@ from poolkit.judge.texts import (
     search_hits,
     topic_text,
 )
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 # Rows the rest of the screen needs (title, head, a passage worth reading, grades, status,
 # keys); the topic gets what a terminal has beyond them, at least TOPIC_MIN.

@@ -22,7 +22,7 @@ from poolkit.pool.order import OrderStrategy, Shuffle
 from poolkit.pool.pooling import Depth, PoolingStrategy
 from poolkit.pool.view import Candidate, QueryPool
 from poolkit.store.contract import StoreBackend
-from poolkit.store.store import NewMember, QueryRecord
+from poolkit.store.records import NewMember, QueryRecord
 
 Provenance = tuple[str, str, str, int, float | None]  # qid, docid, system, rank, score
 

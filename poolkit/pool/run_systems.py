@@ -38,7 +38,7 @@ from poolkit.retrieve.base import (
     run_to_results,
 )
 from poolkit.retrieve.kinds import PACKAGES, SYSTEM_KINDS, BuildContext, Built
-from poolkit.store.store import QueryRecord, now
+from poolkit.store.records import QueryRecord, now
 
 
 @dataclass

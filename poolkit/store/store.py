@@ -27,16 +27,7 @@ from poolkit.errors import NoStoreError, StoreError, StoreUnavailable
 from poolkit.store.failures import OPENED, describe
 from poolkit.store.handle import identifier
 from poolkit.store.queries import StoreQueries
-from poolkit.store.records import (  # the records a store speaks in, importable from here too
-    GRADING_KINDS,
-    Event,
-    NewMember,
-    PoolMember,
-    QueryRecord,
-    Source,
-    now,
-    text_hash,
-)
+from poolkit.store.records import now
 from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION, migration_sql, statements
 
 
@@ -338,5 +329,4 @@ class Store(StoreQueries):
         """Nothing to do on SQLite: AUTOINCREMENT continues after the highest id."""
 
 
-__all__ = ["GRADING_KINDS", "Event", "NewMember", "PoolMember", "QueryRecord",
-           "Source", "Store", "check_new_store", "expected_tables", "now", "text_hash"]
+__all__ = ["Store", "check_new_store", "expected_tables"]

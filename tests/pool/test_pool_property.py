@@ -19,7 +19,7 @@ from pool_helpers import SAMPLE
 from pool_world import PoolWorld, check_runs_as_recorded, sha
 from store_backends import BACKENDS, store_location
 
-from poolkit.store.store import Event
+from poolkit.store.records import Event
 
 POOL_MOMENTS = [
     ("poolkit.pool.publish:PendingRuns.seal", "after", 1),      # staged, nothing committed

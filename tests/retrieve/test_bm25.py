@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from poolkit.errors import PoolkitError
 from poolkit.io.corpus import Corpus
 from poolkit.retrieve.bm25 import BM25Retriever, Tokenizer
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 PLAIN = {"stem": False, "stopwords": False}
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from poolkit.io.corpus import Corpus
 from poolkit.retrieve.bm25 import BM25Retriever, Tokenizer, lucene_idf, okapi_idf
 from poolkit.retrieve.bm25_index import IndexCache, build_index
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 PLAIN = {"stem": False, "stopwords": False}
 

@@ -23,7 +23,7 @@ from poolkit.retrieve.kinds import (
     Outcome,
     SystemKind,
 )
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 
 def test_the_registry_declares_every_kind():

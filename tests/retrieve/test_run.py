@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from poolkit.io.run import Run
 from poolkit.retrieve.run import ExternalRun, validate_run
-from poolkit.store.store import QueryRecord
+from poolkit.store.records import QueryRecord
 
 RUN = """\
 q1 Q0 a 1 9.0 vendor
