@@ -47,6 +47,13 @@ class Report(Mapping[str, Any]):
             raise PoolkitError(one_of(fmt, self.formats, f"{self.kind or 'report'} format"))
         return getattr(self, f"render_{fmt}")(**options)  # type: ignore[no-any-return]
 
+    def render_json(self) -> str:
+        """The document as indented JSON, the default of every report (one whose values are
+        not all JSON types, or that has options, overrides it)."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
 

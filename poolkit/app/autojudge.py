@@ -72,9 +72,6 @@ class AutojudgeReport(Report):
     estimate: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     store: str = ""
 
-    def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
-
     def render_table(self) -> str:
         if self.dry_run and self.estimate is not None:
             est = self.estimate

@@ -13,7 +13,6 @@ Light at import: the command line's parser takes ``ImportReport.formats`` from h
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -65,9 +64,6 @@ class ImportReport(Report):
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if not f.metadata.get("table_only")}
-
-    def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def render_table(self) -> str:
         from poolkit.retrieve.run import counted

@@ -5,7 +5,6 @@ Light at import: the command line's parser takes ``NotesReport.formats`` from he
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,9 +28,6 @@ class NotesReport(Report):
 
     def to_dict(self) -> dict[str, Any]:
         return {"store": self.store, "notes": [n.to_dict() for n in self.notes]}
-
-    def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def render_table(self) -> str:
         """An assessor's line, then per query one line per note ("" when there is none)."""

@@ -10,7 +10,6 @@ Light at import: the command line's parser takes ``StatusReport.formats`` from h
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -61,9 +60,6 @@ class StatusReport(Report):
                           for qid, row in out["queries"].items()}
         return {**out, "order": self.plan.order, "budget": self.plan.budget,
                 "stop_rule": self.plan.stop_rule}
-
-    def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def render_table(self) -> str:
         return render_table(self.to_dict())

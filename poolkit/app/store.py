@@ -11,7 +11,6 @@ Light at import: the command line's parser takes ``StoreCopyReport.formats`` fro
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,9 +87,6 @@ class StoreCopyReport(Report):
     counts: dict[str, int]
     hash: str
     identical: bool
-
-    def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def render_table(self) -> str:
         width = max(map(len, self.counts))
