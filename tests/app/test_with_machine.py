@@ -1,0 +1,218 @@
+"""Machine judges' grades reach labels only when named (``--with-machine``): export, compare,
+reusability and the label policies take people's grades only otherwise, byte for byte; named,
+a judge's latest version (or ``NAME@VERSION``) fills the pairs no person graded, a person's
+grade always winning, and golden.yaml names the judge and version of every such pair."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, write_config
+
+from poolkit.cli import main
+from poolkit.errors import StoreError
+from poolkit.io import read_golden
+from poolkit.policies import Labels, chosen_machines, machine_names, machine_versions
+from poolkit.schemas import load_schema
+from poolkit.store import Event, NewMember, QueryRecord
+from poolkit.store.backends import open_store
+
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+
+
+def machine(qid: str, docid: str, grade: int, version: str = "v1", judge: str = "llm",
+            kind: str = "grade") -> Event:
+    return Event(qid, docid, judge, kind, grade=grade, origin="machine", judge_version=version)
+
+
+def people(store) -> None:
+    """alice graded q1 d1 3 and q1 d2 2; bob graded q1 d2 0 (a disagreement)."""
+    store.record_event(Event("q1", "d1", "alice", "grade", grade=3))
+    store.record_event(Event("q1", "d2", "alice", "grade", grade=2))
+    store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
+
+
+def machines(store) -> None:
+    """llm v1 graded every pair 1; then llm v2 graded d1, d3, d4 (its latest version); echo
+    graded d3 and d5."""
+    store.record_events([machine(q, d, 1) for q, ds in TINY_POOLS.items() for d in ds])
+    store.record_events([machine("q1", "d1", 0, "v2"), machine("q1", "d3", 2, "v2"),
+                         machine("q2", "d4", 3, "v2")])
+    store.record_events([machine("q1", "d3", 0, "e1", "echo"),
+                         machine("q2", "d5", 3, "e1", "echo")])
+
+
+@pytest.fixture
+def store(store_location):
+    with open_store(store_location) as store:
+        store.upsert_queries([QueryRecord("q1", "x"), QueryRecord("q2", "y")])
+        store.add_pool_version({"s": 3}, "docid", [
+            NewMember(q, d, "", d, float(i)) for q, ds in TINY_POOLS.items()
+            for i, d in enumerate(ds)], [])
+        people(store)
+        yield store
+
+
+def test_without_a_named_judge_the_labels_are_peoples_on_both_backends(store):
+    before = Labels.from_store(store, "latest")
+    machines(store)
+    after = Labels.from_store(store, "latest")
+    assert after.grades == before.grades == {"q1": {"d1": 3, "d2": 0}}
+    assert after.origin == before.origin and "machine" not in after.origin
+    assert Labels.as_of(store, policy="latest").grades == before.grades
+
+
+def test_a_named_judge_fills_only_the_pairs_no_person_graded(store):
+    machines(store)
+    labels = Labels.as_of(store, policy="latest", machines=["llm"])
+    # llm's latest version is v2: d3 and d4; d1 is alice's 3, not v2's 0; d2 people's
+    assert labels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 2}, "q2": {"d4": 3}}
+    assert labels.machine == {"q1": {"d3": ("llm", "v2")}, "q2": {"d4": ("llm", "v2")}}
+    assert labels.origin["machine"] == ["llm@v2"]
+    assert labels.summary(1)["machine_graded"] == 2
+
+
+def test_a_version_is_named_with_an_at_and_the_first_named_judge_wins(store):
+    machines(store)
+    labels = Labels.as_of(store, policy="latest", machines=["echo,llm@v1"])
+    assert labels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 0}, "q2": {"d4": 1, "d5": 3}}
+    assert labels.machine == {"q1": {"d3": ("echo", "e1")},
+                              "q2": {"d4": ("llm", "v1"), "d5": ("echo", "e1")}}
+
+
+def test_an_unresolved_pair_stays_unresolved_a_machine_does_not_decide_it(store):
+    machines(store)
+    labels = Labels.as_of(store, policy="adjudicated", machines=["llm@v1"])
+    assert [(u.qid, u.docid) for u in labels.unresolved] == [("q1", "d2")]
+    assert "d2" not in labels.grades["q1"]
+
+
+def test_versions_are_ordered_by_their_last_grade_and_undo_counts(store):
+    machines(store)
+    versions = machine_versions(store, "llm")
+    assert [v.version for v in versions] == ["v1", "v2"]
+    assert versions[0].grades[("q1", "d2")] == 1 and len(versions[1].grades) == 3
+    last = store.record_event(machine("q1", "d5", 2, "v1"))  # v1 graded again: latest now
+    assert machine_versions(store, "llm")[-1].version == "v1"
+    store.record_event(Event("q1", "d5", "llm", "undo", ref=last, origin="machine",
+                             judge_version="v1"))
+    assert ("q1", "d5") not in machine_versions(store, "llm")[-1].grades
+
+
+@pytest.mark.parametrize("name, message", [
+    ("gpt", "--with-machine: unknown machine judge 'gpt'; valid: echo, llm"),
+    ("alice", "--with-machine: unknown machine judge 'alice'; valid: echo, llm"),
+    ("llm@v9", "--with-machine: unknown version of machine judge 'llm' 'v9'; valid: v1, v2"),
+])
+def test_an_unknown_judge_or_version_is_one_clear_error(store, name, message):
+    machines(store)
+    with pytest.raises(StoreError) as caught:
+        chosen_machines(store, [name], "here")
+    assert str(caught.value) == f"here: {message}"
+
+
+def test_names_may_repeat_or_be_comma_separated():
+    assert machine_names(["a,b", "b", " c ", ""]) == ["a", "b", "c"]
+    assert machine_names(None) == []
+
+
+# -- the commands ---------------------------------------------------------------------------
+
+@pytest.fixture
+def config(tmp_path):
+    """A config over the tiny store (pool version 1) with alice's and bob's grades."""
+    path = tmp_path / "tiny.sqlite"
+    with build_store(path, TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
+        people(store)
+    return write_config(tmp_path / "cfg", path), path
+
+
+def _exports(cfg: Path, **kw) -> dict[str, str]:
+    from poolkit.app.export import ExportRequest, export
+
+    return {fmt: export(ExportRequest(cfg, fmt, "latest", **kw), now=NOW).text
+            for fmt in ("qrels", "golden")}
+
+
+def test_a_judges_grades_in_the_store_change_no_export_byte(config, capsys):
+    cfg, path = config
+    before = _exports(cfg)
+    assert main(["export", str(cfg), "--format", "qrels", "--policy", "latest"]) == 0
+    cli_before = capsys.readouterr()
+    with open_store(path) as store:
+        machines(store)
+    assert _exports(cfg) == before
+    assert main(["export", str(cfg), "--format", "qrels", "--policy", "latest"]) == 0
+    assert capsys.readouterr() == cli_before
+
+
+def test_golden_names_the_judge_and_version_of_every_machine_graded_pair(config, tmp_path,
+                                                                         capsys):
+    cfg, path = config
+    with open_store(path) as store:
+        machines(store)
+    out = tmp_path / "golden.yaml"
+    assert main(["export", str(cfg), "--format", "golden", "--policy", "latest", "-o", str(out),
+                 "--with-machine", "llm"]) == 0
+    err = capsys.readouterr().err
+    assert ("poolkit export: 2 label(s) from machine judge llm@v2 on pairs no person graded "
+            "(a person's grade wins where both graded)") in err
+    text = out.read_text()
+    assert "# machine judges llm@v2 grade the pairs no person graded (a person's grade wins)" \
+        in text
+    entries = yaml.safe_load(text)
+    by_query = {e["query"]: e for e in entries}
+    assert by_query["q1"]["grades"] == {"d1": 3, "d2": 0, "d3": 2}
+    assert by_query["q1"]["provenance"]["machine"] == [
+        {"judge": "llm", "version": "v2", "docs": ["d3"]}]
+    assert by_query["q2"]["provenance"]["machine"] == [
+        {"judge": "llm", "version": "v2", "docs": ["d4"]}]
+    assert by_query["q2"]["provenance"]["assessors"] == []
+    for e in entries:
+        jsonschema.validate(e["provenance"], load_schema("export-provenance"))
+    assert read_golden(out).grades == {"q1": {"d1": 3, "d2": 0, "d3": 2}, "q2": {"d4": 3}}
+
+
+def _digest(*paths: Path) -> list[str]:
+    return [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", "{cfg}", "--format", "qrels", "-o", "{out}", "--with-machine", "gpt"],
+    ["export", "{cfg}", "--format", "golden", "-o", "{out}", "--with-machine", "llm,gpt"],
+    ["export", "{cfg}", "--format", "qrels", "-o", "{out}", "--with-machine", "llm@nope"],
+    ["compare", "{cfg}", "--with-machine", "gpt"],
+    ["reusability", "{cfg}", "--with-machine", "gpt"],
+])
+def test_an_unknown_judge_exits_with_one_line_and_touches_nothing(config, tmp_path, capsys,
+                                                                  argv):
+    cfg, path = config
+    with open_store(path) as store:
+        machines(store)
+    out = tmp_path / "labels.qrels"
+    out.write_text("what was there\n")
+    before = _digest(path, out, cfg)
+    code = main([a.format(cfg=cfg, out=out) for a in argv])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1, err
+    assert "--with-machine: unknown" in err
+    assert "valid: echo, llm" in err or "valid: v1, v2" in err
+    assert _digest(path, out, cfg) == before
+
+
+def test_the_file_forms_refuse_a_machine_judge(tmp_path, capsys):
+    qrels = tmp_path / "a.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 1.0 r\n")
+    assert main(["reusability", "--qrels", str(qrels), str(run), "--with-machine", "x"]) != 0
+    assert "--with-machine names a machine judge of a store" in capsys.readouterr().err
+    assert main(["compare", "--before-qrels", str(qrels), "--after-qrels", str(qrels),
+                 str(run), "--with-machine", "x"]) != 0
+    assert "--with-machine names a machine judge of a store" in capsys.readouterr().err
