@@ -216,3 +216,53 @@ def test_the_file_forms_refuse_a_machine_judge(tmp_path, capsys):
     assert main(["compare", "--before-qrels", str(qrels), "--after-qrels", str(qrels),
                  str(run), "--with-machine", "x"]) != 0
     assert "--with-machine names a machine judge of a store" in capsys.readouterr().err
+
+
+# -- status ---------------------------------------------------------------------------------
+
+def test_status_lists_each_judge_version_with_its_coverage_on_both_backends(store):
+    import json
+
+    from poolkit.app.status import machine_coverage
+
+    assert machine_coverage(store, 1) == []
+    machines(store)
+    failure = Event("q1", "d2", "llm", "note", origin="machine", judge_version="v2",
+                    note=json.dumps({"failed": "no grade in 3 answer(s)"}))
+    store.record_events([failure, Event("q1", "d5", "llm", "note", origin="machine",
+                                        judge_version="v3", note=json.dumps({"failed": "x"}))])
+    assert machine_coverage(store, 1) == [
+        {"judge": "echo", "version": "e1", "latest": True, "graded": 2, "pooled": 5,
+         "failed": 0},
+        {"judge": "llm", "version": "v1", "latest": False, "graded": 5, "pooled": 5,
+         "failed": 0},
+        {"judge": "llm", "version": "v2", "latest": True, "graded": 3, "pooled": 5,
+         "failed": 1},
+        {"judge": "llm", "version": "v3", "latest": False, "graded": 0, "pooled": 5,
+         "failed": 0},  # q1 d5 is not pooled
+    ]
+
+
+def test_status_of_a_store_without_machine_events_is_unchanged_and_with_them_additive(
+        config, capsys):
+    import json
+
+    cfg, path = config
+    outputs = {}
+    for fmt in ("table", "json"):
+        assert main(["status", str(cfg), "--format", fmt]) == 0
+        outputs[fmt] = capsys.readouterr().out
+    assert "machine" not in outputs["table"] and "machine_judges" not in outputs["json"]
+    with open_store(path) as store:
+        machines(store)
+    assert main(["status", str(cfg), "--format", "table"]) == 0
+    table = capsys.readouterr().out
+    assert table.startswith(outputs["table"].rstrip("\n") + "\n\nmachine judges (not counted")
+    assert "llm            v2 (latest)            3/5     60.0%       0" in table
+    assert main(["status", str(cfg), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc.pop("machine_judges")
+    assert doc == json.loads(outputs["json"])
+    assert [(r["judge"], r["version"], r["graded"]) for r in rows] == [
+        ("echo", "e1", 2), ("llm", "v1", 5), ("llm", "v2", 3)]
+    jsonschema.validate({**doc, "machine_judges": rows}, load_schema("status"))
