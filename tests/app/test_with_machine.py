@@ -266,3 +266,69 @@ def test_status_of_a_store_without_machine_events_is_unchanged_and_with_them_add
     assert [(r["judge"], r["version"], r["graded"]) for r in rows] == [
         ("echo", "e1", 2), ("llm", "v1", 5), ("llm", "v2", 3)]
     jsonschema.validate({**doc, "machine_judges": rows}, load_schema("status"))
+
+
+# -- agreement ------------------------------------------------------------------------------
+
+def _agreement_doc(cfg: Path, capsys, *extra: str) -> dict:
+    import json
+
+    assert main(["agreement", str(cfg), "--format", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_agreement_reports_each_judge_version_against_each_person(config, capsys):
+    cfg, path = config
+    before = _agreement_doc(cfg, capsys, "--reference", "alice")
+    with open_store(path) as store:
+        machines(store)
+    # --no-machine: what it was before the judges graded (the date aside)
+    assert {**_agreement_doc(cfg, capsys, "--reference", "alice", "--no-machine"),
+            "date": None} == {**before, "date": None}
+    doc = _agreement_doc(cfg, capsys, "--reference", "alice")
+    jsonschema.validate(doc, load_schema("agreement"))
+    kinds = {s["name"]: (s["kind"], s.get("version")) for s in doc["sources"]}
+    assert kinds == {"alice": ("assessor", None), "bob": ("assessor", None),
+                     "llm@v1": ("machine", "v1"), "llm@v2": ("machine", "v2"),
+                     "echo": ("machine", "e1")}
+    rows = {(r["source"], r["against"]): r for r in doc["machines"]}
+    # llm v1 graded every pair 1; alice graded d1 3, d2 2; bob d2 0
+    assert set(rows) == {("llm@v1", "alice"), ("llm@v1", "bob"), ("llm@v2", "alice")}
+    v1 = rows[("llm@v1", "alice")]
+    assert v1["confusion"] == {"rows": "alice", "columns": "llm@v1", "labels": [0, 1, 2, 3],
+                               "counts": [[0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0],
+                                          [0, 1, 0, 0]]}
+    assert v1["mean_difference"] == {"0": None, "1": None, "2": -1.0, "3": -2.0}
+    assert rows[("llm@v1", "bob")]["mean_difference"] == {"0": 1.0, "1": None, "2": None,
+                                                          "3": None}  # lenient: +
+    assert v1["verdict"]["unweighted"] in ("ok", "too noisy", "undecided")
+    pair = next(p for p in doc["pairs"] if {p["a"], p["b"]} == {"alice", "llm@v1"})
+    assert v1["kappa"] == pair["kappa"] and v1["kappa_ci"] == pair["kappa_ci"]
+    # named: the latest version only
+    named = _agreement_doc(cfg, capsys, "--reference", "alice", "--with-machine", "llm")
+    assert [s["name"] for s in named["sources"]] == ["alice", "bob", "llm"]
+    assert main(["agreement", str(cfg), "--reference", "alice"]) == 0
+    table = capsys.readouterr().out
+    assert "Machine judges against each person or reference" in table
+    assert "  llm@v1  bob        +1.00        -        -        -" in table
+
+
+def test_agreement_of_a_store_without_machine_judges_has_no_machine_key(config, capsys):
+    cfg, _path = config
+    doc = _agreement_doc(cfg, capsys, "--reference", "alice")
+    assert "machines" not in doc
+    assert main(["agreement", str(cfg), "--with-machine", "gpt"]) != 0
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "--with-machine: unknown machine judge 'gpt'; valid: " in err
+
+
+def test_machine_sources_on_both_backends(store):
+    from poolkit.analysis.agreement import agreement, machine_sources, store_sources
+
+    machines(store)
+    versions = [v for j in store.machine_judges() for v in machine_versions(store, j)]
+    sources = store_sources(store) + machine_sources(store, versions, {"alice", "bob"})
+    report = agreement(sources, reference="alice", resamples=50).to_dict()
+    assert [(r["source"], r["against"], r["shared"]) for r in report["machines"]] == [
+        ("llm@v1", "alice", 2), ("llm@v1", "bob", 1), ("llm@v2", "alice", 1)]
