@@ -332,3 +332,74 @@ def test_machine_sources_on_both_backends(store):
     report = agreement(sources, reference="alice", resamples=50).to_dict()
     assert [(r["source"], r["against"], r["shared"]) for r in report["machines"]] == [
         ("llm@v1", "alice", 2), ("llm@v1", "bob", 1), ("llm@v2", "alice", 1)]
+
+
+# -- compare and reusability on the sample -------------------------------------------------
+
+@pytest.fixture
+def sample(tmp_path):
+    """The sample pooled from the seed run (v1) and BM25 (v2); bob graded the pairs."""
+    from shared_data import SAMPLE
+
+    config = tmp_path / "c.yaml"
+    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
+                      f"store: {tmp_path / 's.sqlite'}\nruns_dir: {tmp_path / 'runs'}\n"
+                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
+                      f"  bm25: {{kind: bm25}}\npool: {{depth: 5, order: docid}}\n")
+    assert main(["pool", str(config), "--system", "seed"]) == 0
+    assert main(["pool", str(config)]) == 0
+    assert main(["import", str(config), str(SAMPLE / "assessor_b.yaml"), "--as", "bob"]) == 0
+    return config, SAMPLE
+
+
+def _json(capsys, *argv: str) -> dict:
+    import json
+
+    assert main([*argv, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    doc.pop("date", None)
+    return doc
+
+
+def test_compare_and_reusability_take_a_judges_grades_only_when_named(sample, capsys):
+    from poolkit.store.backends import open_store as open_
+
+    config, data = sample
+    capsys.readouterr()
+    before = {verb: _json(capsys, verb, str(config)) for verb in ("compare", "reusability")}
+    with open_(config.parent / "s.sqlite") as store:  # bob's grades taken back on q_faw
+        for e in store.events(assessor="bob"):
+            if e.qid == "q_faw":
+                store.record_event(Event(e.qid, e.docid, "bob", "undo", ref=e.id))
+    assert main(["import", str(config), str(data / "golden.yaml"), "--as", "llm", "--machine",
+                 "m-1"]) == 0
+    capsys.readouterr()
+    people_only = {verb: _json(capsys, verb, str(config)) for verb in ("compare", "reusability")}
+    assert people_only["compare"]["after"]["judged"] < before["compare"]["after"]["judged"]
+    assert "machine" not in people_only["compare"]["after"]
+    named = _json(capsys, "compare", str(config), "--with-machine", "llm")
+    after = named["after"]
+    assert after["machine"] == [f"llm@{machine_versions_of(config)}"]
+    assert after["machine_graded"] > 0
+    assert after["judged"] == people_only["compare"]["after"]["judged"] + after["machine_graded"]
+    reused = _json(capsys, "reusability", str(config), "--with-machine", "llm")
+    assert reused["labels"]["machine_graded"] > 0
+    jsonschema.validate(named | {"date": "x"}, load_schema("compare"))
+
+
+def machine_versions_of(config: Path) -> str:
+    with open_store(config.parent / "s.sqlite") as store:
+        return machine_versions(store, "llm")[-1].version
+
+
+def test_the_tables_say_which_labels_are_a_machines(sample, capsys):
+    config, data = sample
+    assert main(["import", str(config), str(data / "golden.yaml"), "--as", "llm", "--machine",
+                 "m-1"]) == 0
+    version = machine_versions_of(config)
+    for verb in ("compare", "reusability"):
+        assert main([verb, str(config)]) == 0
+        assert "machine judge" not in capsys.readouterr().out
+        assert main([verb, str(config), "--with-machine", "llm"]) == 0
+        out = capsys.readouterr().out
+        assert f"by machine judge llm@{version}" in out and "a person's grade" in out
