@@ -12,6 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, write_config
 
 from poolkit.cli import main
@@ -403,3 +405,33 @@ def test_the_tables_say_which_labels_are_a_machines(sample, capsys):
         assert main([verb, str(config), "--with-machine", "llm"]) == 0
         out = capsys.readouterr().out
         assert f"by machine judge llm@{version}" in out and "a person's grade" in out
+
+
+# -- the law: a person's grade wins, a machine only fills ----------------------------------
+
+PAIRS = [(q, d) for q, ds in TINY_POOLS.items() for d in ds]
+_grades = st.dictionaries(st.sampled_from(PAIRS), st.integers(0, 3), max_size=len(PAIRS))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(alice=_grades, bob=_grades, llm=_grades, policy=st.sampled_from(["latest", "majority",
+                                                                        "adjudicated"]))
+def test_people_s_labels_stand_and_the_machine_fills_only_the_rest(alice, bob, llm, policy):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder, \
+            build_store(Path(folder) / "s.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
+        store.record_events([Event(q, d, "alice", "grade", grade=g) for (q, d), g in alice.items()]
+                            + [Event(q, d, "bob", "grade", grade=g) for (q, d), g in bob.items()]
+                            + [machine(q, d, g) for (q, d), g in llm.items()])
+        people = Labels.from_store(store, policy)
+        chosen = chosen_machines(store, ["llm"], "s") if llm else []
+        mixed = Labels.from_store(store, policy, machines=chosen)
+        flat = {(q, d): g for q, docs in mixed.grades.items() for d, g in docs.items()}
+        for q, docs in people.grades.items():
+            for d, g in docs.items():
+                assert flat.pop((q, d)) == g  # every person's label stands as it was
+        assert mixed.unresolved == people.unresolved
+        graded_by_people = set(alice) | set(bob)
+        assert flat == {p: g for p, g in llm.items() if p not in graded_by_people}
+        assert {(q, d) for q, docs in mixed.machine.items() for d in docs} == set(flat)
