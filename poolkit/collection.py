@@ -161,11 +161,13 @@ class Collection:
         return self.store.resolve_pool_version(version)
 
     def labels(self, version: int | None = None, policy: str = "latest",
-               assessors: Iterable[str] | None = None) -> Labels:
-        """Labels as of pool ``version`` (default: latest) under ``policy``."""
+               assessors: Iterable[str] | None = None,
+               machines: Iterable[str] | None = None) -> Labels:
+        """Labels as of pool ``version`` (default: latest) under ``policy``; ``machines``:
+        machine judges whose grades fill the pairs no person graded."""
         from poolkit.policies import Labels
 
-        return Labels.as_of(self.store, self.version(version), assessors, policy)
+        return Labels.as_of(self.store, self.version(version), assessors, policy, machines)
 
     def provenance(self, version: int | None = None) -> PoolProvenance:
         """The pool as of ``version`` (default: latest) with its provenance: which systems

@@ -56,6 +56,10 @@ def _golden(data: ExportInput) -> str:
               f"{len(data.labels)} labels, " + (
                   f"{left_out} unresolved pair{'s' if left_out > 1 else ''} left out, "
                   if left_out else "") + data.now.isoformat(timespec="seconds")]
+    if "machine" in data.labels.origin:
+        header.append("machine judges " + ", ".join(data.labels.origin["machine"]) +
+                      " grade the pairs no person graded (a person's grade wins); provenance "
+                      "names each machine-graded doc")
     return golden_text(data.grades, texts, prov, header, notes=data.notes)
 
 

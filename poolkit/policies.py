@@ -138,6 +138,9 @@ class Labels:
     name: str = "<memory>"
     #: the label file the grades were read from (None: resolved from the store)
     file: Qrels | None = field(default=None, repr=False)
+    #: per query, the machine-graded docs and whose grade: ``{qid: {docid: (judge,
+    #: version)}}`` (empty unless machine judges were named)
+    machine: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.grades.values())
@@ -145,14 +148,16 @@ class Labels:
     @classmethod
     def from_store(cls, store: StoreBackend, policy: str = DEFAULT_POLICY,
                    assessors: Iterable[str] | None = None,
-                   pool_version: int | None = None) -> Labels:
+                   pool_version: int | None = None,
+                   machines: Sequence[MachineVersion] = ()) -> Labels:
         """Labels as the log stands now under ``policy`` (a name in ``POLICIES``).
 
         ``assessors`` restricts whose grades count (adjudications count whoever recorded
         them). ``pool_version`` keeps only pairs pooled in that version or earlier; without
         it every labelled pair counts, imported ones outside the pool included. Queries come
         in store order, docs in judging order for pooled pairs, then in the order they were
-        first labelled.
+        first labelled. ``machines`` (``chosen_machines``) fill the pairs no person graded,
+        a person's grade always winning (``origin["machine"]`` names them).
         """
         rule = get_policy(policy)
         if pool_version is not None:
@@ -193,22 +198,44 @@ class Labels:
         for by_query in (labels.assessors, labels.adjudicators):
             for names in by_query.values():
                 names.sort()
+        if machines:
+            labels._add_machines(store, machines, pool_version)
         return labels
+
+    def _add_machines(self, store: StoreBackend, machines: Sequence[MachineVersion],
+                      pool_version: int | None) -> None:
+        """The machines' grades on pairs no person graded, in the labels' pair order."""
+        self.origin["machine"] = [m.label for m in machines]
+        people = {(q, d) for q, docs in self.grades.items() for d in docs}
+        people |= {(u.qid, u.docid) for u in self.unresolved}
+        allowed = None if pool_version is None else store.pooled_pairs(pool_version)
+        filled = _with_machine(self, machines, people, allowed)
+        if filled:
+            order = _pair_order(store, people | set(filled), pool_version, extra=filled)
+            grades = self.grades
+            self.grades = {}
+            for q, d in order:
+                if d in grades.get(q, {}):
+                    self.grades.setdefault(q, {})[d] = grades[q][d]
 
     @classmethod
     def as_of(cls, store: StoreBackend, version: int | None = None,
               assessors: Iterable[str] | None = None,
-              policy: str = DEFAULT_POLICY) -> Labels:
+              policy: str = DEFAULT_POLICY, machines: Iterable[str] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then,
         with the pool's membership (``pooled``) and named ``pool vN`` in reports.
 
         Several assessors on one pair are resolved by ``policy``; ``assessors`` limits whose
-        grades count (e.g. only ``nist``) and must name assessors the store knows.
+        grades count (e.g. only ``nist``) and must name assessors the store knows;
+        ``machines`` names machine judges whose grades fill the pairs no person graded
+        (``chosen_machines``; default: people's grades only).
         """
         version = store.resolve_pool_version(version)
         if assessors is not None:
             assessors = check_assessors(assessors, store.assessors(), f"{store.path}")
-        labels = cls.from_store(store, policy, assessors, pool_version=version)
+        chosen = chosen_machines(store, machines, f"{store.path}")
+        labels = cls.from_store(store, policy, assessors, pool_version=version,
+                                machines=chosen)
         labels.pooled = {(m.qid, m.docid) for m in store.pool(max_version=version)}
         labels.name = f"pool v{version}"
         return labels
@@ -245,6 +272,8 @@ class Labels:
                "unresolved": len(self.unresolved)}
         if self.pooled is not None:
             out["pooled"] = len(self.pooled)
+        if "machine" in self.origin:
+            out["machine_graded"] = sum(len(docs) for docs in self.machine.values())
         return out
 
 
@@ -266,14 +295,16 @@ def _adjudications(store: StoreBackend, pool_version: int | None,
 
 
 def _pair_order(store: StoreBackend, pairs: set[tuple[str, str]],
-                pool_version: int | None) -> list[tuple[str, str]]:
-    """Store query order; pooled docs in judging order, then others by first event."""
+                pool_version: int | None, extra: Sequence[Pair] = (),
+                ) -> list[tuple[str, str]]:
+    """Store query order; pooled docs in judging order, then others by first event (then
+    ``extra``'s pairs no person's event names, in its order: machine-graded ones)."""
     rank: dict[tuple[str, str], tuple[int, int]] = {}
     for i, (qid, docid, _version, _hash) in enumerate(store.pool_rows(pool_version)):
         if (qid, docid) in pairs:
             rank[(qid, docid)] = (0, i)
     first: dict[tuple[str, str], int] = {}
-    for i, (q, d) in enumerate(store.labelled_pairs_in_order()):
+    for i, (q, d) in enumerate([*store.labelled_pairs_in_order(), *extra]):
         first.setdefault((q, d), i)
     query_rank = {q: i for i, q in enumerate(store.queries())}
     query_first: dict[str, int] = {}
@@ -294,7 +325,8 @@ def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
     """Per query: pool version and depth, contributing systems, assessors, policy, date and
     poolkit version (what golden.yaml carries so a label file says where it came from); also
     ``adjudicators`` when adjudications decided labels, and ``unresolved``, the pairs the
-    policy left out, when there are any."""
+    policy left out, when there are any; ``machine``, each machine judge version that gave
+    labels and the docs it graded, when machine judges were named (a person's grade wins)."""
     from poolkit import __version__
 
     versions = [v for v in store.pool_versions()
@@ -325,6 +357,124 @@ def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
         entry.update(policy=labels.policy, judged=len(docs), pooled=pooled.get(qid, 0))
         if unresolved[qid]:
             entry["unresolved"] = unresolved[qid]
+        if labels.machine.get(qid):
+            entry["machine"] = machine_provenance(labels.machine[qid])
         entry.update(date=date, poolkit_version=__version__)
         out[qid] = entry
     return out
+
+
+# -- machine judges' grades, only when named ------------------------------------------------
+#
+# A machine judge's grades join the labels only when a command names it (``--with-machine
+# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, the judge's
+# latest version counts: the version of its most recently recorded grade. The rule when a
+# person and a machine graded the same pair: the person's grade wins, always (a pair with any
+# person's grade or adjudication is decided by people under the policy, or left unresolved,
+# never filled in by a machine); machine grades fill only pairs no person graded. Of several
+# judges named, the first named that graded a pair gives its grade.
+
+#: how the options' help names the rule (one text for every command that takes the option)
+MACHINE_HELP = ("also take machine judge NAME's grades (its latest version, or NAME@VERSION) "
+                "on pairs no person graded: a person's grade always wins (repeatable, or "
+                "NAME,NAME; default: people's grades only)")
+
+
+@dataclass(frozen=True)
+class MachineVersion:
+    """One version of a machine judge in the store: its standing grades per pair
+    (``{(qid, docid): grade}``; the latest not undone of that version) and, for ordering,
+    the id of its last grading event."""
+
+    judge: str
+    version: str
+    grades: dict[Pair, int]
+    last_event: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.judge}@{self.version}"
+
+
+def machine_versions(store: StoreBackend, judge: str) -> list[MachineVersion]:
+    """Every version of machine judge ``judge``, oldest first (by its last grading event):
+    the last one is the judge's latest version."""
+    events = store.events(kinds=[*VOTE_KINDS, "undo"], machine=judge)
+    undone = {e.ref for e in events if e.kind == "undo"}
+    by_version: dict[str, dict[Pair, int]] = {}
+    last: dict[str, int] = {}
+    for e in events:
+        if e.kind == "undo" or e.id in undone or e.grade is None or e.judge_version is None:
+            continue
+        by_version.setdefault(e.judge_version, {})[(e.qid, e.docid)] = e.grade  # id order
+        last[e.judge_version] = e.id or 0
+    return sorted((MachineVersion(judge, v, g, last[v]) for v, g in by_version.items()),
+                  key=lambda m: m.last_event)
+
+
+def machine_names(values: Iterable[str] | None) -> list[str]:
+    """``--with-machine`` values as given (repeated, or ``a,b``): names in order, once each."""
+    out: list[str] = []
+    for value in values or ():
+        for name in value.split(","):
+            if name.strip() and name.strip() not in out:
+                out.append(name.strip())
+    return out
+
+
+def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str,
+                    ) -> list[MachineVersion]:
+    """The machine judge versions ``names`` ask for (``NAME`` its latest, ``NAME@VERSION``
+    that one), each checked against the store: an unknown judge or version is a StoreError
+    (``where: --with-machine: unknown machine judge 'x'; valid: ...``)."""
+    wanted = machine_names(names)
+    if not wanted:
+        return []
+    known = store.machine_judges()
+    out = []
+    for spec in wanted:
+        judge, _, version = spec.partition("@")
+        if judge not in known:
+            raise StoreError(f"{where}: --with-machine: " + one_of(judge, known, "machine judge"))
+        versions = machine_versions(store, judge)
+        if not versions:
+            raise StoreError(f"{where}: --with-machine: machine judge {judge!r} has no standing "
+                             f"grade")
+        if not version:
+            out.append(versions[-1])
+            continue
+        match = [m for m in versions if m.version == version]
+        if not match:
+            raise StoreError(f"{where}: --with-machine: " + one_of(
+                version, [m.version for m in versions], f"version of machine judge {judge!r}"))
+        out.append(match[0])
+    return out
+
+
+def _with_machine(labels: Labels, machines: Sequence[MachineVersion], people: set[Pair],
+                  allowed: set[Pair] | None) -> list[Pair]:
+    """Fill ``labels`` with the machines' grades on pairs no person graded (``people``: the
+    pairs with any person's grade or adjudication), the first named machine first; record
+    which judge version gave each. Returns the pairs filled."""
+    filled: list[Pair] = []
+    for m in machines:
+        for pair, grade in m.grades.items():
+            if pair in people or (allowed is not None and pair not in allowed):
+                continue
+            qid, docid = pair
+            if docid in labels.machine.get(qid, {}):
+                continue  # an earlier-named judge graded it
+            labels.grades.setdefault(qid, {})[docid] = grade
+            labels.machine.setdefault(qid, {})[docid] = (m.judge, m.version)
+            filled.append(pair)
+    return filled
+
+
+def machine_provenance(docs: dict[str, tuple[str, str]]) -> list[dict[str, object]]:
+    """``[{judge, version, docs}]``: which machine judge version graded which docs of a
+    query (docs sorted), in the order the judges were named."""
+    by: dict[tuple[str, str], list[str]] = {}
+    for docid, key in docs.items():
+        by.setdefault(key, []).append(docid)
+    return [{"judge": j, "version": v, "docs": sorted(d)}
+            for (j, v), d in by.items()]

@@ -78,11 +78,25 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
     out["compare"].append(call("compare", cfg, "--format", "json"))
     out["reusability"].append(call("reusability", cfg, "--format", "json"))
     out["agreement"].append(call("agreement", cfg, "--format", "json"))
+    # a machine judge's grades (issue 24): reported apart, joining labels only when named
+    call("import", cfg, str(data / "golden.yaml"), "--as", "llm", "--machine", "m-1",
+         "--format", "json")
+    out["status"].append(call("status", cfg, "--format", "json"))
+    out["compare"].append(call("compare", cfg, "--with-machine", "llm", "--format", "json"))
+    out["reusability"].append(call("reusability", cfg, "--with-machine", "llm", "--format",
+                                   "json"))
+    out["agreement"].append(call("agreement", cfg, "--reference", "bob", "--format", "json"))
+    assert out["agreement"][-1]["machines"] and out["status"][-1]["machine_judges"]
+    machine_golden = collection / "machine.yaml"
+    call("export", cfg, "--format", "golden", "--policy", "latest", "--with-machine", "llm",
+         "-o", str(machine_golden))
+    out["export-provenance"] += [e["provenance"] for e in yaml.safe_load(
+        machine_golden.read_text())]
     golden = collection / "export.yaml"
     unresolved = collection / "unresolved.json"
     call("export", cfg, "--format", "golden", "--policy", "majority", "-o", str(golden),
          "--unresolved", str(unresolved))
-    out["export-provenance"] = [e["provenance"] for e in yaml.safe_load(golden.read_text())]
+    out["export-provenance"] += [e["provenance"] for e in yaml.safe_load(golden.read_text())]
     out["export-unresolved"].append(json.loads(unresolved.read_text()))
     out["simulate"].append(call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"),
                                 "--budgets", "0.25,0.5,1", "--format", "json"))

@@ -30,13 +30,25 @@ JSON shape (``poolkit agreement --format json``; keys may be added, none removed
      "flag": {"kappa", "threshold", "against_reference": {source: kappa},
               "verdicts": {source: "ok"|"too noisy"|"undecided"}, "noisy": [names],
               "undecided": [names]},
-     "bootstrap": {"resamples", "seed", "level"}}
+     "bootstrap": {"resamples", "seed", "level"},
+     "machines": [{"source", "judge", "version", "against", "against_kind", "shared",
+                   "raw_agreement", "kappa", "kappa_ci", "verdict": {same keys: "ok"|...},
+                   "confusion": {"rows": against, "columns": source, ...},
+                   "mean_difference": {"0".."3": machine minus human | null}}]}
+
+``machines`` (only when a machine judge's version is a source, kind ``machine``): each judge
+version against each source that is not a machine (a person, imported labels, a label file),
+from the same pair entries: every kappa with its interval and verdict against the
+threshold, the confusion matrix with the human grade on the rows, and per human grade the
+mean of (machine grade - human grade) on the pairs with that human grade: a lenient judge
+shows as +.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -68,7 +80,8 @@ class LabelSource:  # (was ``Source``, the store's word for pool provenance)
     name: str
     grades: dict[Pair, int]
     #: assessor (a human grading in the store) | import (labels imported into the store,
-    #: e.g. NIST qrels or a judge's) | file (a label file given on the command line)
+    #: e.g. NIST qrels or a judge's) | file (a label file given on the command line) |
+    #: machine (one version of a machine judge in the store; ``origin`` names it)
     kind: str = "assessor"
     origin: dict[str, Any] = field(default_factory=dict)
     #: pairs carrying a negative grade (TREC's -1, "pooled, not judged"): not labels
@@ -253,6 +266,7 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
                 elif verdicts[other] == "undecided":
                     undecided.append(other)
     return AgreementReport(
+        machines=machine_agreement(sources, pairs, threshold),
         scale=list(SCALE), level=level,
         sources=[{"name": s.name, "kind": s.kind, "judged": len(s.grades),
                   "queries": len(np.unique(judged.query[ids])), "unjudged": s.unjudged,
@@ -265,6 +279,46 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
               "verdicts": verdicts, "noisy": noisy, "undecided": undecided},
         bootstrap={"resamples": resamples, "seed": seed, "level": 0.95},
     )
+
+
+def machine_agreement(sources: Sequence[LabelSource], pairs: Sequence[Mapping[str, Any]],
+                      threshold: float) -> list[dict[str, Any]] | None:
+    """Each machine judge version against each other source it shares pairs with (see the
+    module docstring); None when no source is a machine's."""
+    machines = [s for s in sources if s.kind == "machine"]
+    if not machines:
+        return None
+    entries = {(r["a"], r["b"]): r for r in pairs}
+    out = []
+    for m in machines:
+        for h in sources:
+            r = entries.get((m.name, h.name)) or entries.get((h.name, m.name))
+            if h.kind == "machine" or r is None:
+                continue
+            counts = np.array(r["confusion"]["counts"])
+            if r["a"] == m.name:
+                counts = counts.T  # rows: the human's grade
+            out.append({
+                "source": m.name, "judge": m.origin.get("judge", m.name),
+                "version": m.origin.get("version"), "against": h.name, "against_kind": h.kind,
+                "shared": r["shared"], "raw_agreement": r["raw_agreement"],
+                "kappa": r["kappa"], "kappa_ci": r["kappa_ci"],
+                "verdict": {w: verdict(ci, threshold) for w, ci in r["kappa_ci"].items()},
+                "confusion": {"rows": h.name, "columns": m.name, "labels": list(SCALE),
+                              "counts": counts.tolist()},
+                "mean_difference": mean_difference(counts)})
+    return out
+
+
+def mean_difference(counts: np.ndarray) -> dict[str, float | None]:
+    """Per human grade g (the rows of ``counts``): the mean of (machine grade - g) over the
+    pairs the human graded g; None where the human never gave g."""
+    scale = np.array(SCALE)
+    out: dict[str, float | None] = {}
+    for g, row in zip(SCALE, counts):
+        n = int(row.sum())
+        out[str(g)] = None if not n else float((row * (scale - g)).sum() / n)
+    return out
 
 
 def verdict(interval: Mapping[str, float] | None, threshold: float) -> str:
@@ -282,6 +336,18 @@ def verdict(interval: Mapping[str, float] | None, threshold: float) -> str:
     if high < threshold:
         return "too noisy"
     return "undecided"
+
+
+def machine_sources(store: Any, versions: Sequence[Any], taken: Collection[str] = (),
+                    ) -> list[LabelSource]:
+    """Machine judge versions (``policies.MachineVersion``) as sources of kind ``machine``,
+    each named by its judge when the judge has one version here (and no other source has
+    that name), else ``JUDGE@VERSION``."""
+    per_judge = Counter(v.judge for v in versions)
+    return [LabelSource.from_grades(
+        v.judge if per_judge[v.judge] == 1 and v.judge not in taken else v.label, v.grades,
+        "machine", {"store": str(store.path), "judge": v.judge, "version": v.version})
+        for v in versions]
 
 
 def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[LabelSource]:

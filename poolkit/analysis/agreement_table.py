@@ -73,6 +73,8 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
                          {"ok": "ok", "too noisy": "TOO NOISY"}.get(
                              said, f"too few pairs to tell ({count})")])
         lines += grid(["source", "kappa", "interval", "verdict"], rows, left=(3,))
+    if doc.get("machines"):
+        lines += machine_lines(doc["machines"], doc["level"], doc["flag"]["threshold"])
     if matrices and doc["pairs"]:
         lines += ["", "Confusion matrices (rows: a's grade, columns: b's grade)"]
         for r in doc["pairs"]:
@@ -82,3 +84,34 @@ def render_table(doc: dict[str, Any], matrices: bool = True) -> str:
                           [[str(lab), *map(str, row)]
                            for lab, row in zip(c["labels"], c["counts"], strict=True)])
     return "\n".join(lines) + "\n"
+
+
+def machine_lines(rows: list[dict[str, Any]], level: int, threshold: float) -> list[str]:
+    """Each machine judge version against each person or reference: kappa on the four
+    grades and binary, their intervals and verdicts, and the mean grade difference per human
+    grade (machine minus human)."""
+    from poolkit.analysis.render import fmt, grid
+
+    def band(r: dict[str, Any], w: str) -> str:
+        ci = r["kappa_ci"][w]
+        return "n/a" if ci is None else f"{fmt(ci['low'], 2)} to {fmt(ci['high'], 2)}"
+
+    def diff(value: float | None) -> str:
+        return "-" if value is None else f"{value:+.2f}"
+
+    said = {"ok": "ok", "too noisy": "TOO NOISY", "undecided": "undecided"}
+    lines = ["", f"Machine judges against each person or reference (kappa on the 4 grades, and "
+                 f"binary at grade >= {level}; verdict against {threshold}; mean difference "
+                 f"= machine minus human grade, per human grade: + is lenient)"]
+    lines += grid(["judge", "against", "shared", "kappa", "interval", "verdict", "binary",
+                   "interval", "verdict"],
+                  [[r["source"], r["against"], str(r["shared"]), fmt(r["kappa"]["unweighted"], 3),
+                    band(r, "unweighted"), said[r["verdict"]["unweighted"]],
+                    fmt(r["kappa"]["binary"], 3), band(r, "binary"),
+                    said[r["verdict"]["binary"]]] for r in rows], left=(1,))
+    lines += ["", "  mean grade difference (machine minus human) by the human's grade"]
+    lines += grid(["judge", "against", "human 0", "human 1", "human 2", "human 3"],
+                  [[r["source"], r["against"],
+                    *(diff(r["mean_difference"][str(g)]) for g in range(4))] for r in rows],
+                  left=(1,))
+    return lines

@@ -23,6 +23,9 @@ def _labels_line(side: str, s: dict[str, Any]) -> str:
     where = (f"pool v{s['pool_version']} of {Path(s['store']).name} ({s['policy']} policy)"
              if s.get("kind") == "store" else f"{s.get('path')}")
     extra = f", {s.get('unresolved', 0)} unresolved" if s.get("kind") == "store" else ""
+    if s.get("machine"):
+        extra += (f", {s['machine_graded']} by machine judge {', '.join(s['machine'])} "
+                  f"(a person's grade wins)")
     return (f"{side:6s} {where}: {s['judged']} judged, {s['relevant']} relevant{extra}; "
             f"{s['scored']} queries scored, {s['excluded']} excluded (no relevant)")
 

@@ -119,6 +119,8 @@ class AgreementReport(AnalysisReport):
     reference_default: bool
     flag: dict[str, Any]
     bootstrap: dict[str, Any]
+    #: each machine judge version against each person or reference (None: no machine source)
+    machines: list[dict[str, Any]] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self, matrices: bool = True) -> str:
         """``matrices``: the confusion matrices too (JSON always has them)."""

@@ -46,7 +46,9 @@ def render_table(doc: dict[str, Any]) -> str:
              if lab.get("kind") == "store"
              else lab.get("path"))
     lines = [f"poolkit reusability: {len(doc['full'])} runs scored against {where} "
-             f"({lab['judged']} judged, {lab['relevant']} relevant at level {doc['level']})",
+             f"({lab['judged']} judged, {lab['relevant']} relevant at level {doc['level']}"
+             + (f"; {lab['machine_graded']} by machine judge {', '.join(lab['machine'])}, a "
+                f"person's grade winning" if lab.get("machine") else "") + ")",
              f"  pool: {doc['pool']['pairs']} pairs from {len(doc['pool']['systems'])} systems "
              f"({doc['pool']['basis']}); {lab['judged_outside_pool']} judged pairs lie outside it "
              f"and are always kept"]

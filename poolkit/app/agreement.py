@@ -1,7 +1,10 @@
 """``agreement``: how far label sources agree, and which judge is too noisy to trust.
 
-The sources are every assessor of a config's judging store (or those named) and any label
-files; the reference is the one named, else the only human assessor among the sources.
+The sources are every assessor of a config's judging store (or those named), every version
+of every machine judge in it (or those named: ``NAME`` its latest version, ``NAME@VERSION``
+that one; none with ``machines=()``), and any label files; the reference is the one named,
+else the only human assessor among the sources. Each machine judge version is also reported
+against each person or reference (``AgreementReport.machines``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from poolkit.analysis.agreement import (
     agreement,
     default_reference,
     file_source,
+    machine_sources,
     store_sources,
 )
 from poolkit.analysis.inputs import named_paths
@@ -21,6 +25,8 @@ from poolkit.analysis.reports import THRESHOLD, AgreementReport
 from poolkit.collection import Collection
 from poolkit.errors import PoolkitError
 from poolkit.io import read_labels
+from poolkit.policies import MachineVersion, chosen_machines, machine_versions
+from poolkit.store.contract import StoreBackend
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,9 @@ class AgreementRequest:
     threshold: float = THRESHOLD
     kappa: str = "unweighted"
     level: int | None = None
+    #: machine judges as sources: None every version of every judge in the store; else
+    #: those named (``NAME``: its latest version, ``NAME@VERSION``), () none
+    machines: Sequence[str] | None = None
 
 
 def label_agreement(request: AgreementRequest) -> AgreementReport:
@@ -56,13 +65,27 @@ def label_agreement(request: AgreementRequest) -> AgreementReport:
         with Collection.open(r.config) as collection:
             if level is None:
                 level = collection.config.judge.relevance_level
-            sources += store_sources(collection.store,
-                                     None if r.assessors is None else list(r.assessors))
+            store = collection.store
+            sources += store_sources(store, None if r.assessors is None else list(r.assessors))
+            sources += machine_sources(store, _versions(store, r.machines,
+                                                        collection.config.store_label),
+                                       {s.name for s in sources})
     elif r.assessors:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
+    elif r.machines:
+        raise PoolkitError("--with-machine needs a CONFIG (machine judges live in its judging "
+                           "store)")
     for name, path in named_paths(r.qrels):
         sources.append(file_source(name, read_labels(path, r.qrels_format)))
     reference = r.reference if r.reference is not None else default_reference(sources)
     return agreement(sources, level=level if level is not None else 1, reference=reference,
                      reference_default=r.reference is None, threshold=r.threshold,
                      flag_on=r.kappa)
+
+
+def _versions(store: StoreBackend, names: Sequence[str] | None, where: str,
+              ) -> list[MachineVersion]:
+    """The machine judge versions ``names`` asks for (None: every version of every judge)."""
+    if names is None:
+        return [v for judge in store.machine_judges() for v in machine_versions(store, judge)]
+    return chosen_machines(store, names, where)

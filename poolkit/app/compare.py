@@ -17,7 +17,7 @@ from poolkit.analysis.reports import DEFAULT_MEASURES, CompareReport
 from poolkit.app.inputs import config_and_runs
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io.run import Run
-from poolkit.policies import DEFAULT_POLICY, Labels
+from poolkit.policies import DEFAULT_POLICY, Labels, chosen_machines
 from poolkit.score.evaluate import require_scorable
 from poolkit.score.measures import Measure, parse_measures
 from poolkit.score.significance import TestOptions
@@ -51,6 +51,8 @@ class CompareRequest:
     assessors: Sequence[str] | None = None
     condensed: bool = True
     tests: TestOptions | None = None
+    #: store form: machine judges whose grades fill pairs no person graded (``NAME[@V]``)
+    machines: Sequence[str] = ()
 
 
 def compare_labels(request: CompareRequest) -> CompareReport:
@@ -65,6 +67,9 @@ def compare_labels(request: CompareRequest) -> CompareReport:
                            "use --before-qrels/--after-qrels only")
     if r.depth < 1:
         raise PoolkitError(f"--depth must be a positive integer, got {r.depth}")
+    if files_form and r.machines:
+        raise PoolkitError("--with-machine names a machine judge of a store (store form); "
+                           "label files are taken as they are")
     if not files_form and (r.pooled_before or r.pooled_after):
         raise PoolkitError("--pooled-before/--pooled-after are for the file form; the store "
                            "knows which systems were pooled")
@@ -84,6 +89,7 @@ def compare_labels(request: CompareRequest) -> CompareReport:
     else:
         level = chosen.config.judge.relevance_level if r.level is None else r.level
         with chosen as collection:
+            chosen_machines(collection.store, r.machines, collection.config.store_label)
             v_after = collection.version(r.after)
             if r.before is not None:
                 collection.version(r.before)
@@ -95,8 +101,8 @@ def compare_labels(request: CompareRequest) -> CompareReport:
                 raise PoolkitError(f"pool version {v_after} has no earlier version to compare "
                                    f"with; expand the pool (`poolkit pool` with a deeper depth "
                                    f"or another system) first")
-            before = collection.labels(v_before, r.policy, r.assessors)
-            after = collection.labels(v_after, r.policy, r.assessors)
+            before = collection.labels(v_before, r.policy, r.assessors, r.machines)
+            after = collection.labels(v_after, r.policy, r.assessors, r.machines)
             runs = collection.runs(paths, r.order, r.run_format)
             contributions = store_contributions(collection.provenance(v_after), v_before,
                                                 after.qrels, level)

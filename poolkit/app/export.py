@@ -35,6 +35,8 @@ class ExportRequest:
     unresolved: str | None = None      # also write the unresolved pairs here (JSON)
     unjudged: bool = False             # also every pooled pair without a label, as -1
     sample: str | None = None          # also write the pool's sample design here
+    #: machine judges (``NAME`` or ``NAME@VERSION``) whose grades fill pairs no person graded
+    machines: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,9 @@ class Exported:
     policy: str
 
     def summary(self) -> list[str]:
-        """The lines said on stderr: how many labels, and each pair the policy left out."""
-        return unresolved_lines(self.labels, self.policy)
+        """The lines said on stderr: how many labels, each pair the policy left out, and
+        the machine judges' share when any was named."""
+        return unresolved_lines(self.labels, self.policy) + machine_lines(self.labels)
 
 
 def export(request: ExportRequest, warn: Callable[[str], None] = tell,
@@ -58,7 +61,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
     from poolkit.collection import Collection
     from poolkit.exports import ExportInput, design_rows, export_text, notes_by_pair
     from poolkit.io.atomic import check_outputs
-    from poolkit.policies import Labels
+    from poolkit.policies import Labels, chosen_machines
     from poolkit.pool.sample import with_unjudged
 
     if request.unjudged and request.format != "qrels":
@@ -71,7 +74,9 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         if request.pool_version is not None:
             collection.version(request.pool_version)
         assessors = collection.assessors(request.assessors)
-        labels = Labels.from_store(store, request.policy, assessors, request.pool_version)
+        machines = chosen_machines(store, request.machines, config.store_label)
+        labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
+                                   machines)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)
@@ -112,6 +117,18 @@ def _write(request: ExportRequest, exported: Exported,
         if request.unresolved:
             outputs.write(request.unresolved, unresolved_json(exported.labels, exported.policy))
         outputs.publish()
+
+
+def machine_lines(labels: Labels) -> list[str]:
+    """How many labels each named machine judge version gave (none without one)."""
+    if "machine" not in labels.origin:
+        return []
+    counts = {label: 0 for label in labels.origin["machine"]}
+    for docs in labels.machine.values():
+        for judge, version in docs.values():
+            counts[f"{judge}@{version}"] += 1
+    return [f"poolkit export: {n} label(s) from machine judge {label} on pairs no person "
+            f"graded (a person's grade wins where both graded)" for label, n in counts.items()]
 
 
 def unresolved_lines(labels: Labels, policy: str) -> list[str]:

@@ -44,6 +44,8 @@ class ReusabilityRequest:
     run_format: str | None = None
     policy: str = DEFAULT_POLICY
     assessors: Sequence[str] | None = None
+    #: store form: machine judges whose grades fill pairs no person graded (``NAME[@V]``)
+    machines: Sequence[str] = ()
 
 
 def pool_reusability(request: ReusabilityRequest) -> ReusabilityReport:
@@ -55,6 +57,9 @@ def pool_reusability(request: ReusabilityRequest) -> ReusabilityReport:
         raise PoolkitError("--version names a pool version (store form); not with --qrels")
     if r.depth < 1:
         raise PoolkitError(f"--depth must be a positive integer, got {r.depth}")
+    if files_form and r.machines:
+        raise PoolkitError("--with-machine names a machine judge of a store (store form); "
+                           "a label file is taken as it is")
     chosen, paths = config_and_runs(r.inputs, files_form)
     if chosen is None:
         assert r.qrels is not None
@@ -69,7 +74,7 @@ def pool_reusability(request: ReusabilityRequest) -> ReusabilityReport:
         level = chosen.config.judge.relevance_level if r.level is None else r.level
         with chosen as collection:
             version = collection.version(r.version)
-            labels = collection.labels(version, r.policy, r.assessors)
+            labels = collection.labels(version, r.policy, r.assessors, r.machines)
             runs = collection.runs(paths, r.order, r.run_format)
             pool = collection.provenance(version)
             basis = f"pool provenance up to version {version}"

@@ -23,6 +23,7 @@ from poolkit.tables import table
 
 if TYPE_CHECKING:
     from poolkit.collection import Collection
+    from poolkit.store.contract import StoreBackend
     from poolkit.store.judging import StatusCounts
 
 
@@ -51,15 +52,20 @@ class StatusReport(Report):
 
     counts: StatusCounts
     plan: PlanProgress | None = None
+    #: each machine judge version's coverage of the pool (``machine_coverage``); a store
+    #: without machine judges has none, and its report is what it was before they existed
+    machines: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = self.counts.to_dict()
-        if self.plan is None:
-            return out
-        out["queries"] = {qid: {**row, **self.plan.queries.get(qid, {})}
-                          for qid, row in out["queries"].items()}
-        return {**out, "order": self.plan.order, "budget": self.plan.budget,
-                "stop_rule": self.plan.stop_rule}
+        if self.plan is not None:
+            out["queries"] = {qid: {**row, **self.plan.queries.get(qid, {})}
+                              for qid, row in out["queries"].items()}
+            out = {**out, "order": self.plan.order, "budget": self.plan.budget,
+                   "stop_rule": self.plan.stop_rule}
+        if self.machines:
+            out["machine_judges"] = self.machines
+        return out
 
     def render_table(self) -> str:
         return render_table(self.to_dict())
@@ -71,9 +77,47 @@ def status(collection: Collection, pool_version: int | None = None) -> StatusRep
     from poolkit.store.judging import status_report
 
     counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
+    machines = machine_coverage(collection.store, counts.pool_version)
     if counts.pool_version is None:
-        return StatusReport(counts)
-    return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries))
+        return StatusReport(counts, machines=machines)
+    return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
+                        machines)
+
+
+def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
+    """Each machine judge version, oldest first per judge: the pool's pairs (as of
+    ``version``; none without a pool) it holds a standing grade on, and those it failed on
+    (an ``autojudge`` failure, a note event with ``{"failed": ...}``, not graded since).
+    ``latest`` marks the version ``--with-machine NAME`` takes."""
+    import json
+
+    from poolkit.policies import machine_versions
+
+    judges = store.machine_judges()
+    if not judges:
+        return []
+    pooled = store.pooled_pairs(version) if version is not None else set()
+    out = []
+    for judge in judges:
+        failed: dict[str, set[tuple[str, str]]] = {}
+        for e in store.events(kinds=["note"], machine=judge):
+            try:
+                note = json.loads(e.note or "")
+            except ValueError:
+                continue
+            if isinstance(note, dict) and "failed" in note and e.judge_version:
+                failed.setdefault(e.judge_version, set()).add((e.qid, e.docid))
+        versions = machine_versions(store, judge)
+        for v in versions:
+            graded = set(v.grades) & pooled
+            out.append({"judge": judge, "version": v.version, "latest": v is versions[-1],
+                        "graded": len(graded), "pooled": len(pooled),
+                        "failed": len((failed.get(v.version, set()) & pooled) - graded)})
+        known = {v.version for v in versions}
+        out.extend({"judge": judge, "version": version_, "latest": False, "graded": 0,
+                    "pooled": len(pooled), "failed": len(pairs & pooled)}
+                   for version_, pairs in sorted(failed.items()) if version_ not in known)
+    return out
 
 
 def plan_progress(collection: Collection, version: int, qids: Iterable[str]) -> PlanProgress:
@@ -169,4 +213,17 @@ def render_table(report: Mapping[str, Any]) -> str:
     if report["unpooled_labels"]:
         lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
                      f"(imported) are not counted above")
+    if report.get("machine_judges"):
+        lines += machine_lines(report["machine_judges"])
     return "\n".join(lines) + "\n"
+
+
+def machine_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The machine judges' table: never mixed into the people's counts above it."""
+    head = ("machine judge", "version", "graded/pooled", "coverage", "failed")
+    cells = [(r["judge"], r["version"] + (" (latest)" if r["latest"] else ""),
+              f"{r['graded']}/{r['pooled']}",
+              f"{r['graded'] / r['pooled']:.1%}" if r["pooled"] else "-", str(r["failed"]))
+             for r in rows]
+    return ["", "machine judges (not counted above; labels only with --with-machine):",
+            *table(head, cells, align="llrrr")]

@@ -17,7 +17,14 @@ alpha (ordinal). A source whose kappa against the reference is below --threshold
 as too noisy to trust; the reference is --reference, or else the only human assessor among
 the sources when there is exactly one (labels brought in with `poolkit import` and --qrels
 files are not human assessors). Negative grades (TREC's -1) are not labels and are set
-aside."""
+aside.
+
+Machine judges in the store (`poolkit autojudge`, `poolkit import --machine`) are sources
+too, every version of each (--with-machine NAME[@VERSION] picks some, --no-machine none),
+and each version is reported against each person or reference: kappa (four grades and
+binary at --level) with its interval and verdict, the confusion matrix (rows: the human's
+grade), and the mean grade difference per human grade (machine minus human: a lenient judge
+shows as +)."""
 
 EPILOG = """\
 forms:
@@ -47,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p, runs=False)
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="only these store assessors (repeatable; default: all)")
+    p.add_argument("--with-machine", action="append", default=None, metavar="NAME[@VERSION]",
+                   help="only these machine judges of the store (NAME: its latest version; "
+                        "repeatable or NAME,NAME; default: every version of every judge)")
+    p.add_argument("--no-machine", action="store_true",
+                   help="leave the store's machine judges out")
     p.add_argument("--reference", default=None, metavar="NAME",
                    help="the human reference source that the others are checked against "
                         "(default: the only human assessor, if there is exactly one)")
@@ -76,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     report = label_agreement(AgreementRequest(
         config=args.config, qrels=args.qrels, qrels_format=args.qrels_format,
         assessors=args.assessor, reference=args.reference, threshold=args.threshold,
-        kappa=args.kappa, level=args.level))
+        kappa=args.kappa, level=args.level,
+        machines=() if args.no_machine else args.with_machine))
     sys.stdout.write(report.render(args.format, matrices=not args.no_matrices))
     return 0

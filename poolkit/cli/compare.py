@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         pooled_before=_names(args.pooled_before), pooled_after=_names(args.pooled_after),
         level=args.level, order=args.order, qrels_format=args.qrels_format,
         run_format=args.run_format, policy=args.policy, assessors=args.assessor,
-        condensed=not args.no_condensed, tests=tests))
+        condensed=not args.no_condensed, tests=tests, machines=args.with_machine))
     sys.stdout.write(report.render(args.format, per_query=args.per_query))
     return 0
 

@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"how several assessors' grades become one (default: {DEFAULT_POLICY}"
                         f", as for every command; an adjudication decides its pair under any "
                         f"policy). {_policy_help()}")
+    from poolkit.cli.options import add_with_machine
+
+    add_with_machine(p)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     p.add_argument("--assessor", nargs="+", action="extend", metavar="NAME",
                    help="count only these assessors' grades")
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     exported = export(ExportRequest(
         args.config, args.format, args.policy, output=args.output, assessors=args.assessor,
         pool_version=args.pool_version, unresolved=args.unresolved,
-        unjudged=args.unjudged is not None, sample=args.sample))
+        unjudged=args.unjudged is not None, sample=args.sample, machines=args.with_machine))
     if not args.output:
         sys.stdout.write(exported.text)
     for line in exported.summary():

@@ -67,8 +67,17 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
                         "name matching a system links the run to that system's pool provenance")
 
 
+def add_with_machine(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    from poolkit.policies import MACHINE_HELP
+
+    p.add_argument("--with-machine", action="append", default=[], metavar="NAME[@VERSION]",
+                   dest="with_machine", help=help or MACHINE_HELP)
+
+
 def add_store_labels(p: argparse.ArgumentParser) -> None:
-    from poolkit.policies import DEFAULT_POLICY, POLICIES
+    from poolkit.policies import DEFAULT_POLICY, MACHINE_HELP, POLICIES
+
+    add_with_machine(p, "store form: " + MACHINE_HELP)
 
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="store form: only these assessors' grades count (repeatable)")

@@ -71,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
         inputs=args.inputs, measures=measures, version=args.version, qrels=args.qrels,
         depth=args.depth, groups=args.group, warn_unique=args.warn_unique, level=args.level,
         order=args.order, qrels_format=args.qrels_format, run_format=args.run_format,
-        policy=args.policy, assessors=args.assessor))
+        policy=args.policy, assessors=args.assessor, machines=args.with_machine))
     sys.stdout.write(report.render(args.format))
     return 0
