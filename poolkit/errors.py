@@ -111,8 +111,11 @@ def did_you_mean(value: str, options: Iterable[str]) -> str:
 
 
 def one_of(value: str, options: Iterable[str], what: str) -> str:
-    """'unknown X 'v'; valid: a, b, c (did you mean b?)' — the standard unknown-choice message."""
+    """'unknown X 'v'; valid: a, b, c (did you mean b?)' — the standard unknown-choice message
+    (with no option at all, it says so rather than end on an empty list)."""
     opts = sorted(options)
+    if not opts:
+        return f"unknown {what} {value!r}; there is no {what} to choose from"
     return f"unknown {what} {value!r}; valid: {', '.join(opts)}{did_you_mean(value, opts)}"
 
 
