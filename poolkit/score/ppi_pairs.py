@@ -232,7 +232,7 @@ def ap(pool: QueryPool, run: str, level: int, d: Draw) -> QueryEstimate:
         kappa = size * (n - 1) / ((size - 1) * n)
         eg = np.where(d.strata[order] == g, e_hat[:, order], 0.0)
         num += (1.0 / kappa - 1.0) * (eg * inv * (np.cumsum(eg, axis=1) - eg)).sum(axis=1)
-    den = r_hat.sum(axis=1)
+    den = W @ rel  # R^ = sum_s w r: exactly 0 when no relevant pair was drawn
     safe = np.where(den > 0, den, 1.0)
     value = np.where(den > 0, num / safe, 0.0)
     below = np.cumsum((ro * inv)[:, ::-1], axis=1)[:, ::-1] - ro * inv
