@@ -197,7 +197,7 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int, measure: Any) -> dic
     if r.design == "queries":
         est, est_pairs = _query_design(truth, machine, draws, None)
     else:
-        budget = round(judgments / N)
+        budget = round(n * float(inputs.sizes.mean()) / N)  # n queries' pairs, expected
         est, est_pairs, made = _pair_design(inputs, measure, budget, r.seeds, r.level, rng)
         judgments = float(made)
     return _figures(inputs.names, truth, machine, est, est_pairs, human, human_pairs, n,
