@@ -109,12 +109,11 @@ def _texts(value: Sequence[str] | str) -> list[str]:
 
 
 def _numbers(value: Sequence[int] | str) -> list[int]:
-    spelled = value if isinstance(value, str) else ",".join(map(str, value))
-    try:
-        ns = [int(x) for x in spelled.split(",")]
-    except ValueError:
-        raise PoolkitError(f"--n {spelled!r}: expected integers like 5,10,20") from None
+    from poolkit.app.inputs import comma_numbers
+
+    ns = comma_numbers(value, int, "--n", "5,10,20")
     if any(n < 2 for n in ns):
+        spelled = value if isinstance(value, str) else ",".join(map(str, value))
         raise PoolkitError(f"--n {spelled!r}: an interval needs at least 2 human queries")
     return list(dict.fromkeys(ns))
 

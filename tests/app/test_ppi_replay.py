@@ -84,6 +84,7 @@ def test_the_pair_design_spends_the_query_designs_judgments(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--n", "1"], "--n '1': an interval needs at least 2 human queries"),
+    (["--n", "5,x"], "--n '5,x': expected integers like 5,10,20"),
     (["--n", "30"], "--n 30: the truth scores only 24 queries"),
     (["--design", "pairs", "-m", "P@10"], "-m P@10: the pair design estimates nDCG@K"),
     (["--seeds", "0"], "--seeds"),
@@ -96,6 +97,14 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and message in err
+
+
+def test_an_unknown_design_is_refused_by_the_verb(tmp_path: Path) -> None:
+    from poolkit.errors import PoolkitError
+
+    full, machine, runs = _write(tmp_path)
+    with pytest.raises(PoolkitError, match="--design.*'rows'"):
+        ppi_replay(PPIReplayRequest(full, machine, runs, design="rows"))
 
 
 def test_a_bad_qrels_line_names_file_and_line_and_changes_nothing(
