@@ -28,12 +28,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.reports import Report, register_report
+
+if TYPE_CHECKING:  # the verb imports them when it runs: building the parser stays cheap
+    from collections.abc import Mapping
+
+    from poolkit.io.run import Run
+    from poolkit.score.measures import Measure
+    from poolkit.score.ppi import PPIBatch
+    from poolkit.score.ppi_pairs import QueryPool
 
 DESIGNS = ("queries", "pairs")
 ALPHA = 0.05
@@ -60,7 +68,7 @@ class _Inputs:
     queries: list[str]
     #: measure name -> (truth, machine) per-query values, runs x queries
     values: dict[str, tuple[np.ndarray, np.ndarray]]
-    pools: list[Any]  # QueryPool per query (pair design)
+    pools: list[QueryPool]  # per query (pair design)
     sizes: np.ndarray  # pairs per query (truth's or machine's)
 
 
@@ -118,8 +126,9 @@ def _numbers(value: Sequence[int] | str) -> list[int]:
     return list(dict.fromkeys(ns))
 
 
-def _inputs(truth: Any, machine: Any, runs: Sequence[Any], names: list[str],
-            queries: list[str], measures: Sequence[Any], level: int) -> _Inputs:
+def _inputs(truth: Mapping[str, Mapping[str, int]], machine: Mapping[str, Mapping[str, int]],
+            runs: Sequence[Run], names: list[str], queries: list[str],
+            measures: Sequence[Measure], level: int) -> _Inputs:
     """Per-query values of every run under both label sets, computed once; each query's
     population of pairs for the pair design."""
     from poolkit.score.measures import QueryFacts
@@ -153,7 +162,7 @@ def _query_design(truth: np.ndarray, machine: np.ndarray, draws: np.ndarray,
     """PPI++ (lam None) or human-only (lam 0) for every run and every pair of runs."""
     from poolkit.score.ppi import ppi_mean_many
 
-    def one(t: np.ndarray, m: np.ndarray) -> Any:
+    def one(t: np.ndarray, m: np.ndarray) -> PPIBatch:
         return ppi_mean_many(m, t[draws], m[draws], lam=lam)
 
     runs = [one(t, m) for t, m in zip(truth, machine)]
@@ -168,7 +177,7 @@ def _stacked(rows: Sequence[Any], p: np.ndarray | None = None) -> _Intervals:
                       np.array([r.high for r in rows]), p)
 
 
-def _pair_design(inputs: _Inputs, measure: Any, budget: int, seeds: int, level: int,
+def _pair_design(inputs: _Inputs, measure: Measure, budget: int, seeds: int, level: int,
                  rng: np.random.Generator) -> tuple[_Intervals, _Intervals, int]:
     """The pair design's estimate for every run and pair of runs, and the judgments made."""
     from poolkit.score.ppi import two_sided_p
@@ -185,7 +194,8 @@ def _pair_design(inputs: _Inputs, measure: Any, budget: int, seeds: int, level: 
     return _stacked(runs), _stacked(pairs, p), sum(d.judged for d in draws)
 
 
-def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int, measure: Any) -> dict[str, Any]:
+def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
+              measure: Measure) -> dict[str, Any]:
     """One n and one measure: the table row's figures (module docstring)."""
     truth, machine = inputs.values[measure.name]
     N = truth.shape[1]
