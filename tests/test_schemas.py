@@ -161,5 +161,6 @@ def test_poolkit_schema_prints_and_lists(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     """A schema file added (simulate, tests...) without a real output checked here fails."""
-    # autojudge's real outputs (they need a judge server) are checked in tests/app/test_autojudge.py
-    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge"}
+    # autojudge's real outputs (they need a judge server) are checked in
+    # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py
+    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay"}

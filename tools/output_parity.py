@@ -113,6 +113,9 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("dl19", "simulate-file", "simulate --qrels {dl19}/qrels.txt {dl19}/runs/bm25.run "
                               "{dl19}/runs/tasb.run --depth 10 --budgets 0.25,1"),
     ("dl19", "sample-replay", "sample-replay {dl19} --rates 0.2 --seeds 3 --depth 20"),
+    ("dl19", "ppi-replay", "ppi-replay --qrels {dl19}/qrels.full.txt --machine "
+                           "{dl19}/judges/flan-t5-large.4prompts.qrels {dl19}/runs/bm25.run "
+                           "{dl19}/runs/tasb.run --n 5 --seeds 3 --design pairs"),
     ("cranfield", "pool", "pool out/cranfield.yaml"),
     ("cranfield", "import", "import out/cranfield.yaml {cran}/qrels.txt --as nist"),
     ("cranfield", "status-json", "status out/cranfield.yaml --format json"),

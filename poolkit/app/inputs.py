@@ -6,11 +6,14 @@ files to score instead of its systems'); the file form names run files only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from poolkit.collection import Collection
 from poolkit.errors import PoolkitError
+
+T = TypeVar("T", int, float)
 
 
 def config_and_runs(inputs: Sequence[str], files_form: bool) -> tuple[Collection | None, list[str]]:
@@ -25,3 +28,15 @@ def config_and_runs(inputs: Sequence[str], files_form: bool) -> tuple[Collection
         raise PoolkitError(f"{first}: expected a config (.yaml/.yml) first; for plain files use "
                            f"the file form (see --help)")
     return Collection.open(first), list(inputs[1:])
+
+
+def comma_numbers(value: Sequence[T] | str, convert: Callable[[str], T], flag: str,
+                  example: str) -> list[T]:
+    """Numbers given as a sequence or spelled ``"0.1,0.2"``; a word among them is one line
+    naming ``flag`` and a spelling like ``example`` (range checks are the caller's)."""
+    spelled = value if isinstance(value, str) else ",".join(map(str, value))
+    try:
+        return [convert(x) for x in spelled.split(",")]
+    except ValueError:
+        kind = "integers" if convert is int else "numbers"
+        raise PoolkitError(f"{flag} {spelled!r}: expected {kind} like {example}") from None

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from poolkit.analysis.stats import kendall_tau
+from poolkit.app.inputs import comma_numbers
 from poolkit.app.score import require_positive
 from poolkit.errors import PoolkitError
 from poolkit.io.qrels import read_qrels
@@ -74,12 +75,9 @@ def sample_replay(request: SampleReplayRequest) -> SampleReplayReport:
 
 
 def _rates(rates: Sequence[float] | str) -> list[float]:
-    spelled = rates if isinstance(rates, str) else ",".join(map(str, rates))
-    try:
-        out = [float(x) for x in spelled.split(",")]
-    except ValueError:
-        raise PoolkitError(f"--rates {spelled!r}: expected numbers like 0.1,0.2") from None
+    out = comma_numbers(rates, float, "--rates", "0.1,0.2")
     if any(not 0 < rate <= 1 for rate in out):
+        spelled = rates if isinstance(rates, str) else ",".join(map(str, rates))
         raise PoolkitError(f"--rates {spelled!r}: a rate is a fraction of the pool in (0, 1]")
     return out
 

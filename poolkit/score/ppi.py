@@ -119,13 +119,18 @@ class PPIEstimate:
     def p_value(self, null: float = 0.0) -> float:
         """Two-sided p of "the mean is ``null``", with the interval's own reference
         distribution (normal or t with ``df``)."""
-        diff = self.estimate - null
-        if self.se == 0.0:
-            return 1.0 if diff == 0.0 else 0.0
-        stat = abs(diff) / self.se
-        if self.df is None:
-            return math.erfc(stat / math.sqrt(2.0))
-        return betainc(self.df / 2.0, 0.5, self.df / (self.df + stat * stat))
+        return two_sided_p(self.estimate - null, self.se, self.df)
+
+
+def two_sided_p(diff: float, se: float, df: int | None) -> float:
+    """Two-sided p of a difference ``diff`` with standard error ``se``: normal (df None) or
+    Student t with ``df`` degrees of freedom."""
+    if se == 0.0:
+        return 1.0 if diff == 0.0 else 0.0
+    stat = abs(diff) / se
+    if df is None:
+        return math.erfc(stat / math.sqrt(2.0))
+    return betainc(df / 2.0, 0.5, df / (df + stat * stat))
 
 
 # --- quantiles, without scipy -------------------------------------------------------------------
@@ -318,3 +323,65 @@ def pairwise_differences(machine_all: dict[str, np.ndarray], human: dict[str, np
             pairs.append(PPIDifference(a, b, est, est.p_value()))
     adjusted = CORRECTIONS[correction]([d.p for d in pairs])
     return [PPIDifference(d.a, d.b, d.estimate, d.p, float(p)) for d, p in zip(pairs, adjusted)]
+
+
+@dataclass(frozen=True)
+class PPIBatch:
+    """:func:`ppi_mean` for S draws at once (uniform weights): one row per draw."""
+
+    estimate: np.ndarray
+    se: np.ndarray
+    lam: np.ndarray
+    #: the interval's quantile (t with n - 1 df or normal, by ``interval``)
+    quantile: float
+    method: str
+    #: degrees of freedom of the t quantile; None for the normal one
+    df: int | None = None
+
+    @property
+    def low(self) -> np.ndarray:
+        return self.estimate - self.quantile * self.se  # type: ignore[no-any-return]
+
+    @property
+    def high(self) -> np.ndarray:
+        return self.estimate + self.quantile * self.se  # type: ignore[no-any-return]
+
+    def p_values(self) -> np.ndarray:
+        """Two-sided p of "the mean is 0" per draw (:meth:`PPIEstimate.p_value`'s rule)."""
+        return np.array([two_sided_p(float(e), float(s), self.df)
+                         for e, s in zip(self.estimate, self.se)])
+
+
+def ppi_mean_many(machine_all: np.ndarray, human: np.ndarray, machine_on_human: np.ndarray,
+                  *, lam: float | None = None, confidence: float = CONFIDENCE,
+                  interval: str = "auto") -> PPIBatch:
+    """:func:`ppi_mean` (uniform weights, lam clipped to [0, 1] when tuned) for every row of
+    ``human`` and ``machine_on_human`` (shape S x n: S draws of n human queries) against one
+    ``machine_all`` (N): the same numbers, row by row (a test), without a Python loop."""
+    m_all = np.asarray(machine_all, dtype=float)
+    h = np.asarray(human, dtype=float)
+    m_h = np.asarray(machine_on_human, dtype=float)
+    n, N = h.shape[1], m_all.size
+    if n < 2:
+        raise PPIError(f"a prediction-powered interval needs at least 2 human queries, got {n}")
+    if lam is None:
+        theta1 = m_all.mean() + (h - m_h).mean(axis=1, keepdims=True)
+        g, gh = h - theta1, m_h - theta1
+        gu = np.broadcast_to(m_all, (h.shape[0], N)) - theta1
+        cov = ((g - g.mean(axis=1, keepdims=True))
+               * (gh - gh.mean(axis=1, keepdims=True))).mean(axis=1)
+        var = np.var(np.concatenate([gh, gu], axis=1), axis=1, ddof=1)
+        lams = np.where(var == 0.0, 0.0,
+                        np.clip(cov / ((1.0 + n / N) * np.where(var == 0, 1.0, var)), 0.0, 1.0))
+    else:
+        lams = np.full(h.shape[0], float(lam))
+    rectifier = h - lams[:, None] * m_h
+    estimate = lams * m_all.mean() + rectifier.mean(axis=1)
+    method = interval if interval != "auto" else ("t" if n < T_BELOW else "normal")
+    ddof = 1 if method == "t" else 0
+    se = np.sqrt(lams ** 2 * float(np.var(m_all, ddof=ddof)) / N
+                 + np.var(rectifier, axis=1, ddof=ddof) / n)
+    upper = 1.0 - (1.0 - confidence) / 2.0
+    df = n - 1 if method == "t" else None
+    q = t_ppf(upper, df) if df is not None else normal_ppf(upper)
+    return PPIBatch(estimate, se, lams, q, method, df)

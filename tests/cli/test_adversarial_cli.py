@@ -1259,6 +1259,17 @@ COMMAND_CASES = [
          r"--seeds must be a positive integer, got 0"),
     Case("sample-replay-rate-above-one", _cli("sample-replay {root} --rates 0.5,2"),
          r"--rates '0.5,2': a rate is a fraction of the pool in \(0, 1\]"),
+    Case("ppi-replay-one-run", _cli("ppi-replay --qrels {qrels} --machine {qrels} {run}"),
+         r"ppi-replay orders and compares runs: give two RUNs or more"),
+    Case("ppi-replay-n-a-word", _cli("ppi-replay --qrels {qrels} --machine {qrels} {run} "
+                                     "{run} --n 5,x"),
+         r"--n '5,x': expected integers like 5,10,20"),
+    Case("ppi-replay-machine-bad-grade", _cli(
+        "ppi-replay --qrels {qrels} --machine {root}/m.qrels {run} {root}/b.run",
+        {"m.qrels": "q1 0 d1 x\n", "b.run": RUN}), r"m.qrels:1: grade 'x' is not an integer"),
+    Case("ppi-replay-pairs-precision", _cli("ppi-replay --qrels {qrels} --machine {qrels} "
+                                            "{run} {run} --design pairs -m P@10"),
+         r"-m P@10: the pair design estimates nDCG@K \(linear gain\) and AP only"),
     # pool, judge
     Case("pool-depth-a-word", _cli("pool {config} --depth x"),
          r"argument --depth: expected a positive integer, found 'x'"),

@@ -333,3 +333,26 @@ def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float,
     assert pair_coverage >= 0.90
     assert pair_ratio <= max_pair_ratio
 
+
+
+@pytest.mark.parametrize("lam", [None, 0.0, 0.6])
+@pytest.mark.parametrize("n", [5, 12, 40])
+def test_the_batch_gives_ppi_mean_row_by_row(lam: float | None, n: int) -> None:
+    """ppi_mean_many over 30 draws equals ppi_mean on each draw (estimate, interval, lam,
+    p-value), t below 30 human queries and normal from there, tuned and fixed lam."""
+    from poolkit.score.ppi import ppi_mean_many
+
+    rng = np.random.default_rng(n)
+    N = 60
+    truth = rng.random(N)
+    machine = truth + rng.normal(0.1, 0.2, N)
+    draws = np.argsort(rng.random((30, N)), axis=1)[:, :n]
+    batch = ppi_mean_many(machine, truth[draws], machine[draws], lam=lam)
+    p = batch.p_values()
+    for i, idx in enumerate(draws):
+        one = ppi_mean(machine, truth[idx], machine[idx], lam=lam)
+        assert batch.estimate[i] == pytest.approx(one.estimate, abs=1e-12)
+        assert batch.low[i] == pytest.approx(one.low, abs=1e-12)
+        assert batch.high[i] == pytest.approx(one.high, abs=1e-12)
+        assert batch.lam[i] == pytest.approx(one.lam, abs=1e-12)
+        assert p[i] == pytest.approx(one.p_value(), abs=1e-12)

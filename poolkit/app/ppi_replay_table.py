@@ -1,0 +1,40 @@
+"""The ppi-replay report as Markdown tables: one summary row per n and measure, then each
+run's bias and coverage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def replay_table(report: Any) -> str:
+    lines = [f"Design: {report.design}; {report.seeds} seeds; truth: the FULL qrels on "
+             f"{report.queries} queries; level {report.level}; 95% intervals (t below 30 "
+             f"human queries in the query design). Human-only: the same n queries judged "
+             f"by people alone.", "",
+             "| measure | n | judgments | max abs bias (machine) | coverage (human) | "
+             "width vs human: mean (max) | tau: estimate / machine / human | "
+             "pairs: coverage (human) | pairs: width vs human | significant found "
+             "(human) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in report.results:
+        s, p, t = r["summary"], r["pairs"], r["summary"]["tau"]
+        lines.append(
+            f"| {r['measure']} | {r['n']} | {r['judgments']:.0f} | {s['max_abs_bias']:.4f} "
+            f"({s['machine_max_abs_bias']:.3f}) | {s['coverage']:.2f} "
+            f"({s['human_coverage']:.2f}) | {s['width_ratio']:.2f}x "
+            f"({s['max_width_ratio']:.2f}x) | {t['estimate']:.3f} / {t['machine']:.3f} / "
+            f"{t['human']:.3f} | {p['coverage']:.2f} ({p['human_coverage']:.2f}) | "
+            f"{p['width_ratio']:.2f}x | {_share(p['found'])} ({_share(p['human_found'])}) "
+            f"of {p['significant']}/{p['of']} |")
+    lines += ["", "| measure | n | run | truth | machine | bias | coverage | width | "
+                  "human width |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in report.results:
+        for name, v in r["runs"].items():
+            lines.append(f"| {r['measure']} | {r['n']} | {name} | {v['truth']:.4f} | "
+                         f"{v['machine']:.4f} | {v['bias']:+.4f} | {v['coverage']:.2f} | "
+                         f"{v['width']:.3f} | {v['human_width']:.3f} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,120 @@
+"""ppi-replay: the truth is `poolkit score`'s, both designs report every figure (schema),
+a machine equal to the truth is exact in the pair design, bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
+from poolkit.app.score import ScoreRequest, score_runs
+from poolkit.cli import main
+from poolkit.schemas import load_schema
+
+
+def _write(folder: Path, seed: int = 3, noise: float = 0.4) -> tuple[Path, Path, list[Path]]:
+    """24 queries of 30 judged docs, a noisy machine, three runs of 25 docs."""
+    rng = np.random.default_rng(seed)
+    truth, machine = [], []
+    for q in range(24):
+        for d in range(30):
+            g = int(rng.choice(4, p=[0.5, 0.2, 0.2, 0.1]))
+            truth.append(f"q{q} 0 d{d} {g}")
+            m = g if rng.random() > noise else int(rng.integers(0, 4))
+            machine.append(f"q{q} 0 d{d} {m}")
+    (folder / "full.qrels").write_text("\n".join(truth) + "\n")
+    (folder / "machine.qrels").write_text("\n".join(machine) + "\n")
+    runs = []
+    for name in ("a", "b", "c"):
+        lines = [f"q{q} Q0 d{d} {i + 1} {100 - i} {name}" for q in range(24)
+                 for i, d in enumerate(rng.permutation(40)[:25])]
+        path = folder / f"{name}.run"
+        path.write_text("\n".join(lines) + "\n")
+        runs.append(path)
+    return folder / "full.qrels", folder / "machine.qrels", runs
+
+
+def test_the_truth_is_what_poolkit_score_gives(tmp_path: Path) -> None:
+    full, machine, runs = _write(tmp_path)
+    report = ppi_replay(PPIReplayRequest(full, machine, runs, n="5", seeds=5))
+    scored = score_runs(ScoreRequest(full, runs, measures=["nDCG@10", "AP"], level=2)).means()
+    for r in report.results:
+        for name, v in r["runs"].items():
+            assert v["truth"] == pytest.approx(scored[name][r["measure"]], abs=1e-12)
+
+
+@pytest.mark.parametrize("design", ["queries", "pairs"])
+def test_json_validates_and_has_every_figure(tmp_path: Path, design: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    full, machine, runs = _write(tmp_path)
+    code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs), "--n", "5,10", "--seeds", "8", "--design", design,
+                 "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    jsonschema.validate(doc, load_schema("ppi-replay"), cls=jsonschema.Draft202012Validator)
+    assert [(r["n"], r["measure"]) for r in doc["results"]] == [
+        (5, "nDCG@10"), (5, "AP"), (10, "nDCG@10"), (10, "AP")]
+    assert doc["results"][0]["pairs"]["of"] == 3
+    main(["ppi-replay", "--qrels", str(full), "--machine", str(machine), *map(str, runs),
+          "--n", "5", "--seeds", "4", "--design", design])
+    assert "| nDCG@10 | 5 |" in capsys.readouterr().out
+
+
+def test_a_machine_equal_to_the_truth_is_exact_in_the_pair_design(tmp_path: Path) -> None:
+    full, _, runs = _write(tmp_path)
+    report = ppi_replay(PPIReplayRequest(full, full, runs, n="5", seeds=6, design="pairs"))
+    for r in report.results:
+        assert r["summary"]["max_abs_bias"] < 1e-12
+        assert r["summary"]["width"] < 1e-9
+        assert r["summary"]["tau"]["estimate"] == 1.0
+
+
+def test_the_pair_design_spends_the_query_designs_judgments(tmp_path: Path) -> None:
+    full, machine, runs = _write(tmp_path)
+    q = ppi_replay(PPIReplayRequest(full, machine, runs, n="20", seeds=5, measures="AP"))
+    p = ppi_replay(PPIReplayRequest(full, machine, runs, n="20", seeds=5, measures="AP",
+                                    design="pairs"))
+    assert q.results[0]["judgments"] == 20 * 30 == p.results[0]["judgments"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--n", "1"], "--n '1': an interval needs at least 2 human queries"),
+    (["--n", "5,x"], "--n '5,x': expected integers like 5,10,20"),
+    (["--n", "30"], "--n 30: the truth scores only 24 queries"),
+    (["--design", "pairs", "-m", "P@10"], "-m P@10: the pair design estimates nDCG@K"),
+    (["--seeds", "0"], "--seeds"),
+])
+def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            args: list[str], message: str) -> None:
+    full, machine, runs = _write(tmp_path)
+    code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs), "--seeds", "2", *args])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and message in err
+
+
+def test_an_unknown_design_is_refused_by_the_verb(tmp_path: Path) -> None:
+    from poolkit.errors import PoolkitError
+
+    full, machine, runs = _write(tmp_path)
+    with pytest.raises(PoolkitError, match="--design.*'rows'"):
+        ppi_replay(PPIReplayRequest(full, machine, runs, design="rows"))
+
+
+def test_a_bad_qrels_line_names_file_and_line_and_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    full, machine, runs = _write(tmp_path)
+    machine.write_text(machine.read_text() + "q1 0 d1 high\n")
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"{machine}:721" in err
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before

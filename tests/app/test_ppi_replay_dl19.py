@@ -1,0 +1,56 @@
+"""ppi-replay on TREC DL 2019 (NIST's qrels as the truth, the two shared LLM judges): the
+issue's acceptance thresholds that the data meets, asserted on the README's own command
+(query design, n = 10, 50 seeds) and the pair design at the same effort (20 seeds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from shared_data import shared_path
+
+from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
+
+JUDGES = ("llama-3.3-70b", "flan-t5-large")
+
+
+def _replay(judge: str, design: str, seeds: int) -> dict[str, dict[str, Any]]:
+    folder = shared_path("collections", "dl19-passage-pool")
+    report = ppi_replay(PPIReplayRequest(
+        folder / "qrels.full.txt", folder / "judges" / f"{judge}.4prompts.qrels",
+        sorted((folder / "runs").glob("*.run")), n="10", seeds=seeds, design=design))
+    return {r["measure"]: r for r in report.results}
+
+
+@pytest.fixture(scope="module")
+def queries() -> dict[str, dict[str, dict[str, Any]]]:
+    return {judge: _replay(judge, "queries", 50) for judge in JUDGES}
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
+def test_query_design_meets_the_acceptance_at_n_10(queries: Any, judge: str,
+                                                   measure: str) -> None:
+    r = queries[judge][measure]
+    s, p = r["summary"], r["pairs"]
+    assert s["max_abs_bias"] < 0.02 and s["coverage"] >= 0.90
+    assert s["max_width_ratio"] <= 1.0
+    assert p["coverage"] >= 0.90
+    if judge == "llama-3.3-70b":
+        assert s["width_ratio"] < 0.85 and p["width_ratio"] < 0.8
+    elif measure == "nDCG@10":
+        assert p["width_ratio"] < 0.85
+    else:  # FLAN-T5's AP differences: 0.89x, short of the issue's 0.85x (README)
+        assert p["width_ratio"] < 0.95
+
+
+def test_the_70b_judge_alone_is_far_off(queries: Any) -> None:
+    assert queries["llama-3.3-70b"]["nDCG@10"]["summary"]["machine_max_abs_bias"] > 0.15
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_pair_design_is_narrower_than_0_6_of_human_only(judge: str) -> None:
+    for r in _replay(judge, "pairs", 20).values():
+        assert r["summary"]["width_ratio"] <= 0.6
+        assert r["summary"]["max_abs_bias"] < 0.02
+        assert r["pairs"]["coverage"] >= 0.85
