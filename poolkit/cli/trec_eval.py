@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.trec_eval import TrecEvalRequest, trec_eval_report
+    from poolkit.cli.options import say_warnings
 
     report = trec_eval_report(TrecEvalRequest(
         args.qrels, args.run, args.measures, per_query=args.per_query, complete=args.complete,
@@ -54,4 +55,5 @@ def run(args: argparse.Namespace) -> int:
         depth=args.depth, qrels_format=args.qrels_format, run_format=args.run_format))
     sys.stdout.write(report.render("text"))
     sys.stdout.flush()
+    say_warnings(report.warnings)
     return 0
