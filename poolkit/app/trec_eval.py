@@ -1,4 +1,5 @@
-"""The trec-eval verb: trec_eval's output, byte for byte, for the measures poolkit computes.
+"""The trec-eval verb: trec_eval's output, byte for byte, for every measure it computes from
+qrels and a run.
 
 ``trec_eval_report(TrecEvalRequest(qrels, run, measures=["map", "P.5,10"], per_query=True))``
 reads both files and returns the :class:`TrecEvalReport`, whose one format is trec_eval's text

@@ -270,6 +270,35 @@ def r_ndcg(q: TrecQuery, _: object = None) -> float:
     return _div(total, count)
 
 
+def dcg(q: TrecQuery, _: object = None) -> float:
+    """dcg = sum over slots i of g_i / log2(i + 1): the numerator of trec_eval's ndcg (linear
+    gain), summed in its order (a division per slot, which a table of 1 / log2 factors
+    would round differently)."""
+    total = 0.0
+    for i in range(q.num_ret):
+        g = q.gain(i)
+        if g:
+            total += g / math.log2(i + 2)
+    return total
+
+
+def ideal_dcg(q: TrecQuery, _: object = None) -> float:
+    """ideal_dcg = sum over j of ideal_j / log2(j + 1): the denominator of trec_eval's ndcg,
+    every positive judged grade ranked best first."""
+    return _ideal_dcg(q.ideal, len(q.ideal))
+
+
+def yaap(q: TrecQuery, _: object = None) -> float:
+    """yaap = log((1 + s) / (1 + R - s)), s = sum over relevant slots of P@rank (AP * R):
+    Robertson's "yet another average precision", smoother to average than AP."""
+    total, rel = 0.0, 0
+    for i, g in enumerate(q.rels):
+        if g >= q.level:
+            rel += 1
+            total += rel / (i + 1)
+    return math.log((1.0 + total) / (1.0 + q.num_rel - total))
+
+
 def relstring(q: TrecQuery, p: Sequence[float]) -> str:
     """relstring = the grades of the top n documents as characters, n = the parameter
     (default 10): the digit of a grade 0-9, ``>`` above 9, ``-`` for a document absent from
@@ -332,6 +361,9 @@ TREC_FAMILIES: dict[str, TrecFamily] = {f.name: f for f in (
     TrecFamily("ndcg_rel", ndcg_rel),
     TrecFamily("Rndcg", r_ndcg),
     TrecFamily("relative_P", relative_precision, "long", _P_CUTOFFS),
+    TrecFamily("dcg", dcg),
+    TrecFamily("ideal_dcg", ideal_dcg),
+    TrecFamily("yaap", yaap),
     TrecFamily("set_P", set_precision),
     TrecFamily("set_relative_P", set_relative_precision),
     TrecFamily("set_map", set_map),

@@ -1,9 +1,11 @@
-"""``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for the measures
-poolkit computes.
+"""``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for every measure
+trec_eval computes from qrels and a run.
 
 The values come from poolkit's own measures, each family listing its trec_eval names in the
-registry (:data:`poolkit.score.measures.MEASURES`); this module adds trec_eval's counts and
-reproduces its conventions around them, which differ from ``poolkit score``'s:
+registry (:data:`poolkit.score.measures.MEASURES`), and from the measures only trec_eval
+prints (:data:`poolkit.score.families_trec.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
+this module adds trec_eval's counts and geometric means (gm_map, gm_bpref) and reproduces
+its conventions around them, which differ from ``poolkit score``'s:
 
 * Queries: those in both the qrels and the run, in byte order of their ids (``-c``: every
   query of the qrels, a missing one scoring 0). A query whose judgments hold no relevant
@@ -14,12 +16,15 @@ reproduces its conventions around them, which differ from ``poolkit score``'s:
 * Means: a plain sum over the queries in order, divided by their number; counts
   (``num_ret``, ``num_rel``, ``num_rel_ret``) are summed; ``runid`` is the run tag of the
   file's last line.
-* Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), measures in trec_eval's table order.
+* Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``; 0 / 0 printed ``-nan`` as C's printf
+  prints x86's NaN; relstring ``'%s'`` per query only), measures in trec_eval's table order.
+  With -c the summary ``num_rel`` is trec_eval's: every qrels line graded above 0.
 * Parameters: ``-m NAME.5,10`` sets a measure's cutoffs; ``-m rbp.p=0.8`` (and
   ``rbp_resid.p=``) its persistence, printed under trec_eval's name for it, ``rbp_p=0.8``
   as typed. The first ``-m`` with parameters for a name wins, as in trec_eval.
 * With ``-c``, trec_eval scores a query the run lacks as a ranking of one unjudged document
-  and then zeroes a few measures by name; ``rbp_resid_p=X`` is not among them (only
+  and then zeroes a few measures by name (num_ret, utility, unj_*, rbp_resid; relstring
+  is emptied); ``rbp_resid_p=X`` is not among them (only
   ``rbp_resid`` is), so it prints that ranking's residual, 1, and so does this.
 """
 

@@ -41,7 +41,7 @@ DL19_SETS = [[*measures, "-l", level, *flags] for measures in ([], ["-m", "all_t
 PARAMETERS = ["-m", "iprec_at_recall.0.25,0.5,1", "-m", "Rprec_mult.0.5,1.5", "-m",
               "set_F.0.5", "-m", "utility.2,-1,0.5,0", "-m", "11pt_avg.0.2,0.5,0.8", "-m",
               "relative_P.3,7", "-m", "unj.1,3", "-m", "relstring.4", "-m", "gm_map", "-m",
-              "gm_bpref", "-q"]
+              "gm_bpref", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap", "-q"]
 
 OPTION_SETS = [
     [],
@@ -193,3 +193,44 @@ def test_a_query_the_run_lacks_scores_rbp_as_the_binary_does(
     out = poolkit_trec_eval(capsys, args)
     assert out == reference(trec_eval_binary, args)
     assert "rbp_resid_p=0.8" in names_in(out)
+
+
+# trec_eval's own error cases: (case, run, trec_eval's exit code and first stderr line,
+# poolkit's exit code and its one stderr line (None: it scores). The README lists each
+# difference: poolkit's errors are one line naming file:line, and a qrels query the run lacks
+# is skipped without -c, as trec_eval's help describes, where this trec_eval stops.
+ERROR_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
+ERRORS = [
+    ("empty run", "", 2, "trec_eval.get_results: Cannot read results file 'r.run'", 2,
+     "r.run: file is empty"),
+    ("malformed line", "1 Q0 a 1 2.0 t\n2 Q0 b 2\n", 2,
+     "trec_eval.get_results: Malformed line 2", 2,
+     "r.run:2: expected 6 columns 'qid Q0 docid rank score tag', found 4: '2 Q0 b 2'"),
+    ("a qrels query the run lacks, without -c", "1 Q0 a 1 2.0 t\n", 4,
+     "trec_eval: result qid '2' not found in qrels", 0, None),
+    ("a document listed twice", "1 Q0 a 1 2.0 t\n1 Q0 a 2 1.0 t\n2 Q0 c 1 1.0 t\n", 4,
+     "trec_eval.form_res_qrels: duplicate docs a", 2,
+     "query '1' lists doc 'a' twice (trec_eval refuses duplicate docs too)"),
+]
+
+
+@pytest.mark.parametrize(("run", "te_code", "te_err", "code", "err"),
+                         [case[1:] for case in ERRORS], ids=[case[0] for case in ERRORS])
+def test_trec_eval_s_error_cases(tmp_path: Path, trec_eval_binary: Path,
+                                 capsys: pytest.CaptureFixture[str], run: str, te_code: int,
+                                 te_err: str, code: int, err: str | None) -> None:
+    (tmp_path / "q.qrels").write_text(ERROR_QRELS)
+    (tmp_path / "r.run").write_text(run)
+    done = subprocess.run([str(trec_eval_binary), "q.qrels", "r.run"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == te_code and done.stderr.startswith(te_err)
+    got = main(["trec-eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run")])
+    out, stderr = capsys.readouterr()
+    assert got == code
+    if err is None:
+        assert stderr == "" and out.startswith("runid")
+    else:
+        assert out == "" and stderr.startswith(f"poolkit trec-eval: error: {tmp_path}")
+        assert stderr.endswith(f"{err}\n") and stderr.count("\n") == 1
+    assert (tmp_path / "q.qrels").read_text() == ERROR_QRELS
+    assert (tmp_path / "r.run").read_text() == run
