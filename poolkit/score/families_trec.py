@@ -232,40 +232,39 @@ def r_ndcg(q: TrecQuery, _: object = None) -> float:
         return 0.0
     ideal, n = q.ideal, q.num_ret
     total, count, dcg, ideal_dcg = 0.0, 0, 0.0, 0.0
-    previous = _ideal_at(ideal, 0)
-    current = previous
-    i = 0
-    while i < n and current > 0:
-        g = q.gain(i)
-        current = _ideal_at(ideal, i)
-        if previous != current:
-            if ideal_dcg > 0.0:
-                total += dcg / ideal_dcg
-                count += 1
-            previous = current
-        if g:
-            dcg += g / math.log2(i + 2)
-        if current > 0:
-            ideal_dcg += current / math.log2(i + 2)
-        i += 1
-    if i < n:
-        while i < n:
-            g = q.gain(i)
-            if g:
-                dcg += g / math.log2(i + 2)
-            i += 1
+    previous = current = _ideal_at(ideal, 0)
+
+    def point() -> None:  # nDCG here counts toward the mean
+        nonlocal total, count
         if ideal_dcg > 0.0:
             total += dcg / ideal_dcg
             count += 1
-    while current > 0:
+
+    def ideal_slot(i: int) -> None:  # the ideal ranking's slot i: a point where its gain drops
+        nonlocal previous, current, ideal_dcg
         current = _ideal_at(ideal, i)
         if previous != current:
-            if ideal_dcg > 0.0:
-                total += dcg / ideal_dcg
-                count += 1
+            point()
             previous = current
         if current > 0:
             ideal_dcg += current / math.log2(i + 2)
+
+    i = 0
+    while i < n and current > 0:
+        ideal_slot(i)
+        g = q.gain(i)
+        if g:
+            dcg += g / math.log2(i + 2)
+        i += 1
+    if i < n:
+        for j in range(i, n):
+            g = q.gain(j)
+            if g:
+                dcg += g / math.log2(j + 2)
+        i = n
+        point()
+    while current > 0:
+        ideal_slot(i)
         i += 1
     return _div(total, count)
 
