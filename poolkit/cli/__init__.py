@@ -55,7 +55,7 @@ SUMMARIES = {
     "compare": "re-score every run under two label sets (pool versions or files)",
     "reusability": "leave-one-run/group-out: how reusable the pool is",
     "agreement": "assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
-    "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
+    "trec-eval": "trec_eval's output, byte for byte, for every measure of -m all_trec",
     "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
     "schema": "print the JSON Schema of a --format json report",

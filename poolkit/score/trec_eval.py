@@ -285,9 +285,10 @@ class Selection:
 
 def _unsupported(name: str) -> PoolkitError:
     if name in TREC_EVAL_NAMES or name in NICKNAMES:
-        return PoolkitError(f"measure {name!r} is trec_eval's but poolkit does not compute it; "
-                            f"supported: {', '.join(TREC_MEASURES)} (and the nicknames "
-                            f"{', '.join(NICKNAMES)})")
+        return PoolkitError(f"measure {name!r} is trec_eval's but poolkit does not compute it "
+                            f"(it reads trec_eval's preference or judgment-group qrels, which "
+                            f"poolkit does not read); supported: {', '.join(TREC_MEASURES)} "
+                            f"(and the nicknames {', '.join(NICKNAMES)})")
     return PoolkitError(f"unknown trec_eval measure {name!r}; supported: "
                         f"{', '.join(TREC_MEASURES)}"
                         f"{did_you_mean(name, [*TREC_MEASURES, *NICKNAMES])}")
