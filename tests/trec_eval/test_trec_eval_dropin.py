@@ -99,7 +99,8 @@ DL19_RUNS = ["bm25", "bm25-rm3", "openai-ada2", "repllama", "splade-pp-ed", "tas
 
 
 @pytest.mark.parametrize("run", DL19_RUNS)
-@pytest.mark.parametrize("opts", DL19_SETS + [PARAMETERS, *RBP_SETS],
+@pytest.mark.parametrize("opts", DL19_SETS + [PARAMETERS, *RBP_SETS,
+                                  ["-m", "set", "-m", "official", "-m", "set_F.0.5", "-q", "-c"]],
                          ids=lambda o: " ".join(o) or "default")
 def test_byte_identical_to_the_binary_on_dl19(capsys: pytest.CaptureFixture[str],
                                               trec_eval_binary: Path, run: str,
