@@ -2,7 +2,8 @@
 
 A report is a frozen dataclass whose fields are its top-level JSON keys, typed; ``to_dict``
 is the JSON-ready document (keys in field order; a field whose metadata says ``omit_none``
-is left out while None). Read access by key (``report["queries"]``) is kept so a table
+is left out while None; one whose metadata is :data:`STDERR` is said on stderr, never part of
+the document). Read access by key (``report["queries"]``) is kept so a table
 renderer can take the report or its dict alike. Every format is a rendering of the same
 object, so the formats cannot disagree.
 
@@ -23,6 +24,9 @@ from typing import Any, ClassVar, TypeVar
 
 from poolkit.errors import PoolkitError, one_of
 
+#: a field's metadata for lines the command prints on stderr (warnings), not in the document
+STDERR = {"stderr": True}
+
 
 class Report(Mapping[str, Any]):
     """Base of the report dataclasses: ``to_dict``, read-only mapping access and ``render``."""
@@ -35,6 +39,8 @@ class Report(Mapping[str, Any]):
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):  # type: ignore[arg-type]
+            if f.metadata.get("stderr"):
+                continue
             value = getattr(self, f.name)
             if value is None and f.metadata.get("omit_none"):
                 continue

@@ -66,6 +66,7 @@ from poolkit.io.run import Run
 from poolkit.policies import Labels, Pair
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measures
+from poolkit.score.mismatch import QueryMismatch, query_mismatch
 from poolkit.score.significance import TestOptions, pairwise_tests, shifts
 
 
@@ -194,6 +195,9 @@ def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
     pooled_b = contrib.get("pooled_before")
     pooled_a = contrib.get("pooled_after")
 
+    mismatches = {name: query_mismatch(after.qrels.grades, run.rankings, run_name=name,
+                                       labels_name="after labels")
+                  for name, run in runs.items()}
     rows = []
     for name, run in runs.items():
         eb, ea = evals[name]
@@ -203,6 +207,7 @@ def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
                        "after": None if pooled_a is None else name in pooled_a},
             "contribution": systems.get(name, {"new_docs": 0, "only_it": 0, "new_judged": 0,
                                                "new_relevant": 0}) if contributions else None,
+            "queries": _queries(mismatches[name]),
             "judged": {}, "unjudged": {}, "measures": {}, "flags": [],
         }
         for k, jm in zip(ks, judged):
@@ -266,7 +271,13 @@ def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
         runs=rows,
         ranking=ranking,
         **paired,
+        warnings=tuple(m.warning for m in mismatches.values() if m.warning),
     )
+
+
+def _queries(m: QueryMismatch) -> dict[str, int]:
+    """A run's entry's ``queries``: how its queries overlap the later labels'."""
+    return {"labelled": m.labelled, "in_run": m.in_run, "shared": m.shared}
 
 
 def ranking_order(names: Sequence[str], values: Sequence[float]) -> str:

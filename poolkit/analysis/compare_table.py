@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from poolkit.score.mismatch import shared_phrase
+
 
 def short_name(name: str) -> str:
     """Table spelling: the condensed variant as a prime, ``AP(judged_only=true)`` -> ``AP'``."""
@@ -42,6 +44,8 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
              f"(relevance level {doc['level']})",
              "  " + _labels_line("before", doc["before"]),
              "  " + _labels_line("after", doc["after"])]
+    lines += [f"  queries of {r['name']}: {phrase}" for r in doc["runs"]
+              if (phrase := shared_phrase(**r["queries"], labels_name="after labels"))]
     primes = "X' = condensed list (unjudged docs removed); " if doc["condensed"] else ""
     lines += [f"  {primes}bpref reads judged docs only;",
               f"  Judged@{k} and unjudged@{k} say how much of each run's top {k} carries a label",

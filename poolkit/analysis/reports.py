@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from poolkit.reports import Report, register_report
+from poolkit.reports import STDERR, Report, register_report
 
 #: measures compare and reusability score when none is asked for
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10")
@@ -70,6 +70,8 @@ class CompareReport(AnalysisReport):
     tests: dict[str, Any]
     test_settings: dict[str, Any] | None
     significance: dict[str, Any]
+    #: one line per run whose queries hardly match the later labels' (stderr)
+    warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
     def render_table(self, per_query: bool = False) -> str:
         """``per_query``: every query's before and after too (JSON always has them)."""

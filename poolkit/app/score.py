@@ -373,7 +373,7 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
                     {m.name: m.family for m in shown}, ev.scored)
     audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,
                              corpus_size=settings.corpus_size, sample=sample)
-    result = RunResult(RunInfo.of(run), ev, list(shown), cis, audit)
+    result = RunResult(RunInfo.of(run, qrels), ev, list(shown), cis, audit)
     if fetch is not None or stages is not None:
         fetch_run = fetch or run
         if stages is None:

@@ -1,4 +1,5 @@
-"""The trec-eval verb: trec_eval's output, byte for byte, for the measures poolkit computes.
+"""The trec-eval verb: trec_eval's output, byte for byte, for every measure it computes from
+qrels and a run.
 
 ``trec_eval_report(TrecEvalRequest(qrels, run, measures=["map", "P.5,10"], per_query=True))``
 reads both files and returns the :class:`TrecEvalReport`, whose one format is trec_eval's text
@@ -9,12 +10,13 @@ trec_eval's own switches (-q, -c, -n, -J, -l, -M, -m).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from poolkit.errors import PoolkitError
 from poolkit.io.formats import read_labels_as, read_run_as, run_tag_of_last_line
-from poolkit.reports import Report, register_report
+from poolkit.reports import STDERR, Report, register_report
+from poolkit.score.mismatch import query_mismatch
 from poolkit.score.trec_eval import Options, select_measures, trec_eval
 
 
@@ -46,6 +48,8 @@ class TrecEvalReport(Report):
     formats = ("text",)
 
     text: str
+    #: a warning when the run's queries hardly match the qrels' (:mod:`poolkit.score.mismatch`)
+    warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
     def render_text(self) -> str:
         return self.text
@@ -61,5 +65,7 @@ def trec_eval_report(request: TrecEvalRequest) -> TrecEvalReport:
     run, fmt = read_run_as(r.run, r.run_format)
     runid = run_tag_of_last_line(r.run) if fmt == "trec" else None
     opts = Options(complete=r.complete, level=r.level, depth=r.depth, judged_only=r.judged_only)
+    mismatch = query_mismatch(qrels.grades, run.rankings, run_name=run.name)
     return TrecEvalReport(trec_eval(qrels, run, selection, opts, per_query=r.per_query,
-                                    summary=r.summary, runid=runid))
+                                    summary=r.summary, runid=runid),
+                          warnings=(mismatch.warning,) if mismatch.warning else ())

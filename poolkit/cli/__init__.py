@@ -56,7 +56,7 @@ SUMMARIES = {
     "compare": "re-score every run under two label sets (pool versions or files)",
     "reusability": "leave-one-run/group-out: how reusable the pool is",
     "agreement": "assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
-    "trec-eval": "trec_eval's output, byte for byte, for the measures poolkit computes",
+    "trec-eval": "trec_eval's output, byte for byte, for every measure of -m all_trec",
     "sample-replay": "replay sampled pools against complete qrels: bias, coverage, tau vs depth-k",
     "ppi-replay": "replay PPI estimates (few human, many machine labels) against complete qrels",
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",

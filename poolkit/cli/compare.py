@@ -73,7 +73,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from poolkit.analysis.reports import DEFAULT_MEASURES
     from poolkit.app.compare import CompareRequest, compare_labels
-    from poolkit.cli.options import check_level, measures_arg, paired_test_options
+    from poolkit.cli.options import (
+        check_level,
+        measures_arg,
+        paired_test_options,
+        say_warnings,
+    )
 
     measures = measures_arg(args.measure, DEFAULT_MEASURES)
     tests = paired_test_options(args)
@@ -86,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         run_format=args.run_format, policy=args.policy, assessors=args.assessor,
         condensed=not args.no_condensed, tests=tests, machines=args.with_machine))
     sys.stdout.write(report.render(args.format, per_query=args.per_query))
+    sys.stdout.flush()
+    say_warnings(report.warnings)
     return 0
 
 

@@ -120,3 +120,11 @@ def paired_test_options(args: argparse.Namespace) -> TestOptions:
     from poolkit.score.significance import TestOptions
 
     return TestOptions(test=args.test, alpha=args.alpha, correction=args.correction)
+
+
+def say_warnings(lines: Sequence[str]) -> None:
+    """A report's warnings (``Report`` fields marked ``STDERR``), one line each on stderr."""
+    import sys
+
+    for line in lines:
+        print(line, file=sys.stderr)

@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from poolkit.app.score import DEFAULT_FAMILIES, DEFAULT_K, ScoreRequest, parse_cutoffs, score_runs
 from poolkit.cli.formats import add_format_options
-from poolkit.cli.options import add_test_options
+from poolkit.cli.options import add_test_options, say_warnings
 from poolkit.errors import AuditFailure
 from poolkit.io import RUN_ORDERS
 from poolkit.progress import set_quiet
@@ -151,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
                                      cutoffs=cutoffs, prepare_format=args.format))
     sys.stdout.write(report.render(args.format, per_query=args.per_query))
     sys.stdout.flush()
+    say_warnings(report.warnings)
     if report.failures:
         raise AuditFailure("; ".join(f["message"] for f in report.failures))
     return 0

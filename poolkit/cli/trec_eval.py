@@ -1,5 +1,5 @@
-"""``poolkit trec-eval``: a drop-in for trec_eval's command line, for the measures poolkit
-computes (see :mod:`poolkit.score.trec_eval` for the conventions it reproduces)."""
+"""``poolkit trec-eval``: a drop-in for trec_eval's command line and its measures (see
+:mod:`poolkit.score.trec_eval` for the conventions it reproduces)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import argparse
 import sys
 
 DESCRIPTION = """\
-trec_eval's command line and output, byte for byte, for the measures poolkit computes:
-runid, num_q, num_ret, num_rel, num_rel_ret, map, Rprec, bpref, recip_rank, P, recall, infAP,
-ndcg, ndcg_cut, map_cut, success, set_recall, num_nonrel_judged_ret, rbp, rbp_resid (-m NAME,
--m NAME.5,10 for cutoffs, -m rbp.p=0.8 for rbp's persistence (default 0.9; printed rbp_p=0.8),
-or the nicknames official (default), all_trec and set, which stand for the measures of theirs
-poolkit computes).
+trec_eval's command line and output, byte for byte, for every measure trec_eval computes from
+qrels and a run (all of -m all_trec, plus dcg, ideal_dcg and yaap; not the prefs_* and
+*_avgjg measures, which read other qrels formats). Parameters as trec_eval takes them:
+-m P.5,10 (cutoffs), -m iprec_at_recall.0.25,0.5 (fractions of R), -m set_F.0.5 or
+-m utility.1,-1,0,0 (a parameter list, printed set_F_0.5), -m rbp.p=0.8 (persistence,
+default 0.9; printed rbp_p=0.8); the nicknames official (default), all_trec and set.
 
 Unlike `poolkit score`, a query whose judgments hold no relevant document is averaged as 0
 (trec_eval's convention); `poolkit score` leaves it out of every mean and counts it."""
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.cli.formats import add_format_options
 
     p = subparsers.add_parser(
-        "trec-eval", help="trec_eval's output, byte for byte, for the measures poolkit computes",
+        "trec-eval", help="trec_eval's output, byte for byte, for every measure of -m all_trec",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments (any accepted format)")
     p.add_argument("run", metavar="RUN", help="the run to evaluate (any accepted format)")
@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.trec_eval import TrecEvalRequest, trec_eval_report
+    from poolkit.cli.options import say_warnings
 
     report = trec_eval_report(TrecEvalRequest(
         args.qrels, args.run, args.measures, per_query=args.per_query, complete=args.complete,
@@ -54,4 +55,5 @@ def run(args: argparse.Namespace) -> int:
         depth=args.depth, qrels_format=args.qrels_format, run_format=args.run_format))
     sys.stdout.write(report.render("text"))
     sys.stdout.flush()
+    say_warnings(report.warnings)
     return 0

@@ -12,7 +12,7 @@ JSON shape (keys beyond these may be added, none removed)::
                                              "corpus_size", "intervals": {...}},
      "qrels": {"name", "path", "sha256", "queries", "judgments"}, "truth": {...} | null,
      "runs": [{"name", "path", "sha256",
-               "queries": {"in_run", "scored", "excluded", "missing", "unknown"},
+               "queries": {"in_run", "shared", "scored", "excluded", "missing", "unknown"},
                "measures": {NAME: {"mean", "per_query": {qid: value}, "ci": {"low", "high",
                                    "method", "level", ...} | null, "family", "cutoff"}},
                "audit": {"k", "summary": {...}, "queries": {qid: {...}}},
@@ -37,6 +37,7 @@ from poolkit.io import Qrels, Run
 from poolkit.score.audit import Audit, TruthTable
 from poolkit.score.intervals import CONFIDENCE, RESAMPLES, SEED, Interval
 from poolkit.score.measures import Measure
+from poolkit.score.mismatch import QueryMismatch, query_mismatch
 from poolkit.score.stages import StageReport
 
 if TYPE_CHECKING:
@@ -53,10 +54,14 @@ class RunInfo:
     path: str | None
     sha256: str
     queries: int  # queries in the run, scored or not
+    #: how the run's queries and the labels' overlap (None: not measured)
+    mismatch: QueryMismatch | None = None
 
     @classmethod
-    def of(cls, run: Run) -> RunInfo:
-        return cls(run.name, run.path, run.sha256, len(run.rankings))
+    def of(cls, run: Run, qrels: Qrels | None = None) -> RunInfo:
+        mismatch = (None if qrels is None else
+                    query_mismatch(qrels.grades, run.rankings, run_name=run.name))
+        return cls(run.name, run.path, run.sha256, len(run.rankings), mismatch)
 
 
 class RunDocument(dict[str, Any]):
@@ -127,7 +132,8 @@ def run_document(r: RunResult) -> RunDocument:
                             "cutoff": m.cutoff}
     return RunDocument({
         "name": r.run.name, "path": r.run.path, "sha256": r.run.sha256,
-        "queries": {"in_run": r.run.queries, "scored": len(ev.scored),
+        "queries": {"in_run": r.run.queries, "shared": r.run.queries - len(ev.unknown),
+                    "scored": len(ev.scored),
                     "excluded": list(ev.excluded), "missing": list(ev.missing),
                     "unknown": list(ev.unknown)},
         "measures": measures,

@@ -9,7 +9,10 @@ Where a reader looks for the parts:
 * here: :data:`MEASURES`, one :class:`Family` per line with its parameters, the interval its
   mean gets (Wilson for a 0/1 value, bootstrap otherwise), whether it has a condensed-list
   form (``P'``, ``nDCG'``...) and its trec_eval names; :data:`PARAMS`, every parameter a
-  family may take; :class:`Measure` and its spelling (:func:`parse_measure`).
+  family may take; :class:`Measure` and its spelling (:func:`parse_measure`);
+* :mod:`poolkit.score.families_trec`: trec_eval's measures that only ``poolkit trec-eval``
+  prints (iprec_at_recall, set_F, G, unj, ...), one function each with its formula, listed
+  with trec_eval's parameters in its :data:`~poolkit.score.families_trec.TREC_FAMILIES`.
 
 A :class:`Measure` is a frozen value: a family (``P``, ``R``, ``nDCG`` ...), an optional cutoff
 and typed parameters. ``Measure.name`` spells it the way ir_measures does (``P@5``,

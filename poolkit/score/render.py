@@ -19,6 +19,7 @@ from typing import Any
 from poolkit.io.common import short_hash
 from poolkit.score.document import RunDocument, distinct_names
 from poolkit.score.intervals import CONFIDENCE
+from poolkit.score.mismatch import shared_phrase
 from poolkit.tables import table
 
 WIDTH = 100  # the table format stays readable in a 100-column terminal
@@ -57,6 +58,13 @@ def _queries_line(run: dict[str, Any]) -> str:
     q = run["queries"]
     return (f"{q['scored']} scored, {len(q['excluded'])} excluded (no judged-relevant id), "
             f"{len(q['missing'])} with no results, {len(q['unknown'])} not in the qrels")
+
+
+def _shared(doc: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """How many queries the labels and the run share, when the two sets differ (else [])."""
+    q = run["queries"]
+    phrase = shared_phrase(q["shared"], doc["qrels"]["queries"], q["in_run"])
+    return [f"shared: {phrase}"] if phrase else []
 
 
 def _n(count: int, one: str, many: str | None = None) -> str:
@@ -140,6 +148,7 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
         out += table_lines(doc["tests"], doc["settings"]["tests"], _grid)
     for run in doc["runs"]:
         out += ["", f"run {run['name']}  sha256:{short_hash(run['sha256'])}",
+                *(f"  {line}" for line in _shared(doc, run)),
                 f"  queries: {_queries_line(run)}", ""]
         headers, rows = _mean_rows(run)
         out += _grid(headers, list(rows), left=(3,))
@@ -297,6 +306,7 @@ def render_markdown(doc: dict[str, Any], per_query: bool = False) -> str:
         out += markdown_lines(doc["tests"], doc["settings"]["tests"], _md)
     for run in doc["runs"]:
         out += ["", f"## run `{run['name']}` sha256 `{short_hash(run['sha256'])}`", "",
+                *(f"{line.capitalize()}." for line in _shared(doc, run)),
                 f"Queries: {_queries_line(run)}.", ""]
         headers, rows = _mean_rows(run)
         out += _md(headers, rows, left=(3,))

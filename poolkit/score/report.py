@@ -9,12 +9,12 @@ number. The score verb (:func:`poolkit.app.score.score_runs`) builds it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from poolkit import __version__
 from poolkit.io import Qrels
-from poolkit.reports import Report, register_report
+from poolkit.reports import STDERR, Report, register_report
 from poolkit.score import render
 from poolkit.score.audit import Failure
 from poolkit.score.document import (
@@ -49,6 +49,8 @@ class ScoreReport(Report):
     runs: list[RunDocument]
     fail_on: dict[str, Any]
     tests: dict[str, Any]
+    #: one line per run whose queries hardly match the labels' (:mod:`poolkit.score.mismatch`)
+    warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
     @classmethod
     def build(cls, settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
@@ -66,6 +68,8 @@ class ScoreReport(Report):
             fail_on={"conditions": list(conditions),
                      "failed": [f.to_dict() for f in failures]},
             tests=tests.to_dict() if tests else {},
+            warnings=tuple(r.run.mismatch.warning for r in results
+                           if r.run.mismatch is not None and r.run.mismatch.warning),
         )
 
     @staticmethod

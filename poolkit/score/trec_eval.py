@@ -1,9 +1,11 @@
-"""``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for the measures
-poolkit computes.
+"""``poolkit trec-eval``: trec_eval's command line and output, byte for byte, for every measure
+trec_eval computes from qrels and a run.
 
 The values come from poolkit's own measures, each family listing its trec_eval names in the
-registry (:data:`poolkit.score.measures.MEASURES`); this module adds trec_eval's counts and
-reproduces its conventions around them, which differ from ``poolkit score``'s:
+registry (:data:`poolkit.score.measures.MEASURES`), and from the measures only trec_eval
+prints (:data:`poolkit.score.families_trec.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
+this module adds trec_eval's counts and geometric means (gm_map, gm_bpref) and reproduces
+its conventions around them, which differ from ``poolkit score``'s:
 
 * Queries: those in both the qrels and the run, in byte order of their ids (``-c``: every
   query of the qrels, a missing one scoring 0). A query whose judgments hold no relevant
@@ -14,26 +16,32 @@ reproduces its conventions around them, which differ from ``poolkit score``'s:
 * Means: a plain sum over the queries in order, divided by their number; counts
   (``num_ret``, ``num_rel``, ``num_rel_ret``) are summed; ``runid`` is the run tag of the
   file's last line.
-* Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``), measures in trec_eval's table order.
+* Lines: ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``; 0 / 0 printed ``-nan`` as C's printf
+  prints x86's NaN; relstring ``'%s'`` per query only), measures in trec_eval's table order.
+  With -c the summary ``num_rel`` is trec_eval's: every qrels line graded above 0.
 * Parameters: ``-m NAME.5,10`` sets a measure's cutoffs; ``-m rbp.p=0.8`` (and
   ``rbp_resid.p=``) its persistence, printed under trec_eval's name for it, ``rbp_p=0.8``
   as typed. The first ``-m`` with parameters for a name wins, as in trec_eval.
 * With ``-c``, trec_eval scores a query the run lacks as a ranking of one unjudged document
-  and then zeroes a few measures by name; ``rbp_resid_p=X`` is not among them (only
+  and then zeroes a few measures by name (num_ret, utility, unj_*, rbp_resid; relstring
+  is emptied); ``rbp_resid_p=X`` is not among them (only
   ``rbp_resid`` is), so it prints that ranking's residual, 1, and so does this.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from poolkit.errors import PoolkitError, did_you_mean
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.facts import QueryFacts
+from poolkit.score.families_trec import TREC_FAMILIES, TrecFamily, TrecQuery, geometric_term
 from poolkit.score.measures import (
     TREC_CUTOFFS,
     Family,
@@ -66,18 +74,26 @@ TREC_EVAL_NAMES = (
 class QueryView:
     """One query as trec_eval sees it: the ranking after -M/-J and its shared facts."""
 
-    __slots__ = ("ranking", "facts", "level")
+    __slots__ = ("ranking", "facts", "level", "_trec")
 
     def __init__(self, ranking: Sequence[str], facts: QueryFacts, level: int) -> None:
         self.ranking = ranking
         self.facts = facts
         self.level = level
+        self._trec: TrecQuery | None = None
 
     def value(self, measure: Measure) -> float:
         return measure.from_facts(self.facts, self.level)
 
+    @property
+    def trec(self) -> TrecQuery:
+        """The query as :mod:`poolkit.score.families_trec`'s measures read it."""
+        if self._trec is None:
+            self._trec = TrecQuery(self.ranking, self.facts.grades, self.level)
+        return self._trec
 
-Compute = Callable[[QueryView, "int | None"], float]
+
+Compute = Callable[[QueryView, Any], float]
 
 
 @dataclass(frozen=True)
@@ -85,15 +101,24 @@ class TrecMeasure:
     """One trec_eval measure: how a query's value is computed and how the summary reads.
 
     ``kind``: ``runid`` (summary line only), ``count`` (an integer per query, summed),
-    ``value`` (a number per query, averaged) or ``cutoffs`` (one ``value`` per cutoff,
-    named ``NAME_K``; ``-m NAME.5,10`` sets them).
+    ``value`` (a number per query, averaged), ``string`` (relstring: text per query, no
+    summary), ``geometric`` (a query's term
+    log(max(value, 0.00001)), the summary exp(mean); no per-query line) or ``cutoffs`` (one
+    ``value`` per cutoff, named ``NAME_K``, or ``NAME_0.20`` for ``fractional`` cutoffs;
+    ``-m NAME.5,10`` sets them). ``params``: trec_eval's parameter list, for a measure
+    that takes one (``-m set_F.0.5``: printed ``set_F_0.5``).
     """
 
     name: str
     kind: str
     compute: Compute | None = None
-    cutoffs: tuple[int, ...] = ()
+    cutoffs: tuple[float, ...] = ()
     per_query: bool = True
+    fractional: bool = False
+    params: tuple[float, ...] = ()
+    with_params: Callable[[tuple[float, ...]], Compute] | None = None
+    #: trec_eval zeroes it by name for a query the run lacks (-c)
+    zero_when_missing: bool = False
     #: trec_eval's ``NAME.key=value`` parameters this measure takes with their defaults, and
     #: the computation with them (``{"p": 0.8}`` -> compute)
     pair_defaults: tuple[tuple[str, float], ...] = ()
@@ -105,6 +130,10 @@ class TrecMeasure:
     @property
     def pair_keys(self) -> tuple[str, ...]:
         return tuple(key for key, _ in self.pair_defaults)
+
+    def label(self, cutoff: float) -> str:
+        """The printed name at one cutoff: ``P_5``, ``iprec_at_recall_0.20``."""
+        return f"{self.name}_{cutoff:3.2f}" if self.fractional else f"{self.name}_{cutoff}"
 
 
 def _family(family: str) -> Compute:
@@ -176,10 +205,48 @@ def _of_family(family: Family, trec: TrecName) -> TrecMeasure:
     return TrecMeasure(trec.name, "value", _family(family.name))
 
 
+def _geometric(family: str) -> Compute:
+    """A query's term of the geometric mean of ``family`` (gm_map: AP)."""
+    value = _family(family)
+    return lambda q, k: geometric_term(value(q, k))
+
+
+def _of_trec_family(f: TrecFamily) -> TrecMeasure:
+    """A measure of :mod:`poolkit.score.families_trec` as a trec_eval table entry."""
+    def with_params(values: tuple[float, ...]) -> Compute:
+        return lambda q, k: f.fn(q.trec, values)
+
+    def per_cutoff(q: QueryView, k: Any) -> float:
+        return f.fn(q.trec, k)
+
+    if f.params in ("long", "double"):
+        return TrecMeasure(f.name, "cutoffs", per_cutoff, f.defaults,
+                           fractional=f.params == "double", scores_missing_query=True,
+                           zero_when_missing=f.zero_when_missing)
+    return TrecMeasure(f.name, "string" if f.text else "value", with_params(f.defaults),
+                       params=f.defaults,
+                       with_params=with_params if f.params == "list" else None,
+                       scores_missing_query=True, zero_when_missing=f.zero_when_missing)
+
+
+#: the geometric means: trec_eval's name -> the family whose values they combine
+_GEOMETRIC = {"gm_map": "AP", "gm_bpref": "bpref"}
+
+
 def _trec_measures() -> dict[str, TrecMeasure]:
     families = trec_names()
-    return {name: _COUNTS[name] if name in _COUNTS else _of_family(*families[name])
-            for name in TREC_EVAL_NAMES if name in _COUNTS or name in families}
+    out: dict[str, TrecMeasure] = {}
+    for name in TREC_EVAL_NAMES:
+        if name in _COUNTS:
+            out[name] = _COUNTS[name]
+        elif name in families:
+            out[name] = _of_family(*families[name])
+        elif name in _GEOMETRIC:
+            out[name] = TrecMeasure(name, "geometric", _geometric(_GEOMETRIC[name]),
+                                    per_query=False)
+        elif name in TREC_FAMILIES:
+            out[name] = _of_trec_family(TREC_FAMILIES[name])
+    return out
 
 
 #: What poolkit computes of trec_eval's table, in its order (the order lines are printed in).
@@ -206,21 +273,22 @@ _LEADING_INT = re.compile(r"\s*([+-]?\d+)")
 class Selection:
     """The measures asked for, in table order, with their cutoffs."""
 
-    measures: tuple[tuple[TrecMeasure, tuple[int, ...]], ...]
+    measures: tuple[tuple[TrecMeasure, tuple[float, ...]], ...]
 
     def names(self) -> list[str]:
         """The names printed, in order (``P_5``, ``map``...)."""
         out: list[str] = []
         for m, cutoffs in self.measures:
-            out += [f"{m.name}_{k}" for k in cutoffs] if m.kind == "cutoffs" else [m.name]
+            out += [m.label(k) for k in cutoffs] if m.kind == "cutoffs" else [m.name]
         return out
 
 
 def _unsupported(name: str) -> PoolkitError:
     if name in TREC_EVAL_NAMES or name in NICKNAMES:
-        return PoolkitError(f"measure {name!r} is trec_eval's but poolkit does not compute it; "
-                            f"supported: {', '.join(TREC_MEASURES)} (and the nicknames "
-                            f"{', '.join(NICKNAMES)})")
+        return PoolkitError(f"measure {name!r} is trec_eval's but poolkit does not compute it "
+                            f"(it reads trec_eval's preference or judgment-group qrels, which "
+                            f"poolkit does not read); supported: {', '.join(TREC_MEASURES)} "
+                            f"(and the nicknames {', '.join(NICKNAMES)})")
     return PoolkitError(f"unknown trec_eval measure {name!r}; supported: "
                         f"{', '.join(TREC_MEASURES)}"
                         f"{did_you_mean(name, [*TREC_MEASURES, *NICKNAMES])}")
@@ -246,6 +314,26 @@ def _cutoffs(name: str, params: str) -> tuple[int, ...]:
 # what C's atof reads (a leading decimal number, inf or nan); a whole value must be one
 _C_FLOAT = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan)",
                       re.IGNORECASE)
+
+
+def _numbers(text: str, params: str) -> tuple[float, ...]:
+    """``0.2,0.5`` -> (0.2, 0.5), in the order given; what C's atof would read as 0 (a
+    part that is not a number) is refused."""
+    values = []
+    for part in params.split(","):
+        if not _C_FLOAT.fullmatch(part) or part != part.strip():
+            raise PoolkitError(f"-m {text}: {part!r} is not a number")
+        values.append(float(part))
+    return tuple(values)
+
+
+def _fractions(text: str, params: str) -> tuple[float, ...]:
+    """Fractional cutoffs (``iprec_at_recall.0.25,0.5``), sorted as trec_eval sorts them; a
+    repeated one is refused, as trec_eval refuses it."""
+    values = sorted(_numbers(text, params))
+    if len(set(values)) != len(values):
+        raise PoolkitError(f"-m {text}: a cutoff is given twice")
+    return tuple(values)
 
 
 def _pairs(meas: TrecMeasure, text: str, params: str) -> TrecMeasure:
@@ -287,7 +375,7 @@ def select_measures(texts: Sequence[str]) -> Selection:
     measures poolkit does not compute are left out, a measure named on its own that poolkit
     does not compute is an error."""
     marked: set[str] = set()
-    params: dict[str, tuple[int, ...]] = {}
+    params: dict[str, tuple[float, ...]] = {}
     with_pairs: dict[str, TrecMeasure] = {}
     for text in texts or ["official"]:
         name, dot, rest = text.partition(".")
@@ -302,6 +390,12 @@ def select_measures(texts: Sequence[str]) -> Selection:
             if meas.with_pairs is not None:
                 if name not in with_pairs:  # the first one wins, as in trec_eval
                     with_pairs[name] = _pairs(meas, text, rest)
+            elif meas.with_params is not None:
+                if name not in with_pairs:
+                    with_pairs[name] = replace(meas, name=f"{name}_{rest}",
+                                               compute=meas.with_params(_numbers(text, rest)))
+            elif meas.fractional:
+                params.setdefault(name, _fractions(text, rest))
             elif meas.kind != "cutoffs":
                 raise PoolkitError(f"-m {text}: poolkit computes {name} only with its default "
                                    f"parameters (none)")
@@ -347,6 +441,8 @@ def _ranking(run: Run, qid: str, opts: Options, grades: dict[str, int],
 
 
 def _fmt_value(name: str, qid: str, value: float) -> str:
+    if value != value:  # 0 / 0 in trec_eval: C's printf writes the sign of x86's NaN
+        return f"{name:<22}\t{qid}\t{'-nan':>6}\n"
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"
 
 
@@ -363,10 +459,10 @@ def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
         raise PoolkitError("no query has both results and relevance judgments "
                            "(trec_eval stops here too)")
     # (measure, cutoff or None, printed name, summed value)
-    slots: list[tuple[TrecMeasure, int | None, str]] = []
+    slots: list[tuple[TrecMeasure, float | None, str]] = []
     for m, cutoffs in selection.measures:
         if m.kind == "cutoffs":
-            slots.extend((m, k, f"{m.name}_{k}") for k in cutoffs)
+            slots.extend((m, k, m.label(k)) for k in cutoffs)
         elif m.kind != "runid":
             slots.append((m, None, m.name))
     totals = [0.0] * len(slots)
@@ -378,9 +474,16 @@ def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
         if qid not in in_run and any(m.scores_missing_query for m, _, _ in slots):
             ranking = _ranking(run, qid, opts, grades, [MISSING_QUERY_DOC])
             stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+        missing = qid not in in_run
         for i, (m, k, name) in enumerate(slots):
             assert m.compute is not None
-            value = m.compute(stand_in if m.scores_missing_query else view, k)
+            if m.kind == "string":
+                if per_query:
+                    text = "" if missing else m.compute(stand_in, k)
+                    out.append(f"{name:<22}\t{qid}\t'{text}'\n")
+                continue
+            value = (0.0 if missing and m.zero_when_missing else
+                     m.compute(stand_in if m.scores_missing_query else view, k))
             totals[i] += value
             if per_query and m.per_query:
                 fmt = _fmt_count if m.kind == "count" else _fmt_value
@@ -393,10 +496,21 @@ def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
             if m.kind == "runid":
                 out.append(f"{'runid':<22}\tall\t{tag}\n")
                 continue
+            if m.kind == "string":
+                next(totals_by_slot)
+                continue
+            if m.name == "num_rel" and opts.complete:
+                # trec_eval -c: every qrels line graded above 0, whatever the level
+                out.append(_fmt_count(m.name, "all", sum(
+                    1 for docs in qrels.grades.values() for g in docs.values() if g > 0)))
+                next(totals_by_slot)
+                continue
             for _ in (cutoffs if m.kind == "cutoffs" else (None,)):
                 (_m, _k, name), total = next(totals_by_slot)
                 if m.kind == "count":
                     out.append(_fmt_count(name, "all", total))
+                elif m.kind == "geometric":
+                    out.append(_fmt_value(name, "all", math.exp(total / n)))
                 else:
                     out.append(_fmt_value(name, "all", total / n))
     return "".join(out)

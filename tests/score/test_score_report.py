@@ -88,8 +88,8 @@ def test_json_document_schema() -> None:
     assert doc["qrels"]["queries"] == 4 and doc["qrels"]["judgments"] == 15
     (run,) = doc["runs"]
     assert run["name"] == "sys.run" and len(run["sha256"]) == 64
-    assert run["queries"] == {"in_run": 4, "scored": 3, "excluded": ["q_none"], "missing": [],
-                              "unknown": ["q_extra"]}
+    assert run["queries"] == {"in_run": 4, "shared": 3, "scored": 3, "excluded": ["q_none"],
+                              "missing": [], "unknown": ["q_extra"]}
     assert list(run["measures"]) == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5"]
     for name, m in run["measures"].items():
         assert set(m) >= {"mean", "per_query", "ci"}

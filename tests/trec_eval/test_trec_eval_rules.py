@@ -57,8 +57,12 @@ def test_per_query_lines_follow_query_id_byte_order(capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize(("measure", "message"), [
-    ("gm_map", "measure 'gm_map' is trec_eval's but poolkit does not compute it"),
-    ("iprec_at_recall", "measure 'iprec_at_recall' is trec_eval's but poolkit does not"),
+    ("prefs_simp", "measure 'prefs_simp' is trec_eval's but poolkit does not compute it"),
+    ("map_avgjg", "measure 'map_avgjg' is trec_eval's but poolkit does not"),
+    ("iprec_at_recall.0.5,0.50", "-m iprec_at_recall.0.5,0.50: a cutoff is given twice"),
+    ("Rprec_mult.x", "-m Rprec_mult.x: 'x' is not a number"),
+    ("set_F.1,y", "-m set_F.1,y: 'y' is not a number"),
+    ("G.1=3", "poolkit computes G only with its default parameters"),
     ("mapp", "unknown trec_eval measure 'mapp'"),
     ("P.0,5", "-m P.0,5: cutoffs must be positive"),
     ("P.5,5", "-m P.5,5: a cutoff is given twice"),
@@ -88,9 +92,11 @@ def test_an_unsupported_measure_is_one_line_naming_it(capsys: pytest.CaptureFixt
 
 def test_nicknames_stand_for_the_measures_poolkit_computes() -> None:
     official = [m.name for m, _ in select_measures([]).measures]
-    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec",
-                        "bpref", "recip_rank", "P"]
-    assert [m.name for m, _ in select_measures(["all_trec"]).measures] == list(TREC_MEASURES)
+    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                        "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"]
+    # all_trec is every measure but the three trec_eval leaves out of it
+    assert [m.name for m, _ in select_measures(["all_trec"]).measures] == [
+        name for name in TREC_MEASURES if name not in ("dcg", "ideal_dcg", "yaap")]
     assert select_measures(["P.10,5", "P.20"]).names() == ["P_5", "P_10"]  # first one wins
 
 
@@ -98,9 +104,14 @@ def test_what_poolkit_computes_of_trec_eval_s_table_in_its_order() -> None:
     """The measures come from the families' trec_eval names and the counts; the order is
     trec_eval's table's, which is the order lines print in."""
     assert list(TREC_MEASURES) == [
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref",
-        "recip_rank", "P", "recall", "infAP", "ndcg", "ndcg_cut", "map_cut", "success",
-        "set_recall", "num_nonrel_judged_ret", "rbp", "rbp_resid"]
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
+        "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg",
+        "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+        "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap",
+        "rbp", "rbp_resid", "unj"]
+    assert TREC_MEASURES["iprec_at_recall"].cutoffs == tuple(i / 10 for i in range(11))
+    assert TREC_MEASURES["unj"].cutoffs == (5, 10, 20)
     assert TREC_MEASURES["success"].cutoffs == (1, 5, 10)
     assert TREC_MEASURES["P"].cutoffs == (5, 10, 15, 20, 30, 100, 200, 500, 1000)
     assert TREC_MEASURES["rbp"].pair_defaults == (("p", 0.9),)
