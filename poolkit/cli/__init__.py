@@ -41,6 +41,7 @@ SUBCOMMANDS = {
     "schema": "schema",
     "simulate": "simulate",
     "autojudge": "autojudge",
+    "estimate": "estimate",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -61,6 +62,7 @@ SUMMARIES = {
     "schema": "print the JSON Schema of a --format json report",
     "simulate": "replay judging with full qrels: strategies, budgets, stopping",
     "autojudge": "grade the pool with a machine judge of the config (an LLM endpoint)",
+    "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
 }
 
 
