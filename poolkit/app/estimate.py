@@ -31,14 +31,16 @@ from poolkit import __version__
 from poolkit.analysis.agreement import LabelSource, agreement, file_source
 from poolkit.analysis.stats import kendall_tau
 from poolkit.app.score import ScoreRequest, check, score_run
-from poolkit.errors import InputError, PoolkitError
+from poolkit.errors import InputError, PoolkitError, StoreError, one_of
 from poolkit.io import Qrels, Run, read_any_run, read_labels
+from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names, machine_versions
 from poolkit.reports import Report, register_report
 from poolkit.score.document import Settings, distinct_names
 from poolkit.score.evaluate import require_scorable
 from poolkit.score.measures import Measure
 from poolkit.score.ppi import CONFIDENCE, PPIEstimate, pairwise_differences, ppi_mean
 from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
+from poolkit.store.contract import StoreBackend
 
 #: the measures when none is asked for (those the issue's DL19 figures are about)
 DEFAULT_MEASURES = ("nDCG@10", "AP")
@@ -85,13 +87,116 @@ def estimate(request: EstimateRequest) -> EstimateReport:
                            correction=r.correction)
 
 
-def _checked_measures(r: EstimateRequest) -> list[Measure]:
+def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure]:
     """``score``'s checks of measures, level and correction, before any file is read."""
-    if not r.runs:
+    runs = list(r.runs) or (["<the collection's runs>"] if isinstance(r, EstimateStoreRequest)
+                            else [])
+    if not runs:
         raise PoolkitError("no run to score: give one RUN or more")
-    return check(ScoreRequest(qrels="", runs=list(r.runs), level=r.level,
+    return check(ScoreRequest(qrels="", runs=runs, level=r.level or 1,
                               measures=list(r.measures) or list(DEFAULT_MEASURES),
                               correction=r.correction)).shown
+
+
+def store_form(inputs: Sequence[str], machine: str) -> bool:
+    """The store form when the first input is a config (.yaml/.yml) and ``--machine`` names
+    no file (a judge of its store); the file form otherwise."""
+    if not (inputs and Path(inputs[0]).suffix.lower() in (".yaml", ".yml")
+            and not Path(machine).is_file()):
+        return False
+    if len(inputs) > 1:
+        raise PoolkitError(f"{inputs[1]}: the store form takes its runs from the collection; "
+                           f"name another run with --run FILE")
+    return True
+
+
+@dataclass(frozen=True)
+class EstimateStoreRequest:
+    """The store form: machine judge ``machine`` of ``config``'s store on every query, the
+    people named by ``humans`` (None: every person) on the queries they judged, resolved by
+    ``policy``; the runs are every system's run file and the ``runs`` named. ``level``: None
+    for the config's ``judge.relevance_level``."""
+
+    config: PathLike
+    machine: str
+    humans: Sequence[str] | None = None
+    policy: str = DEFAULT_POLICY
+    runs: Sequence[PathLike] = ()
+    measures: Sequence[str] = ()
+    level: int | None = None
+    correction: str = DEFAULT_CORRECTION
+    run_format: str | None = None
+
+
+def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
+    """The estimate report of the store form.
+
+    The rule for judge versions: only the judge's newest version (the one that graded last)
+    labels queries; versions are never mixed. Queries only an older version graded take no
+    machine label (a human one among them is left out, and said), and the report says how
+    many versions there are and which one it used.
+    """
+    from poolkit.analysis.inputs import read_runs
+    from poolkit.collection import Collection
+
+    r = request
+    shown = _checked_measures(r)
+    with Collection.open(r.config) as collection:
+        level = collection.config.judge.relevance_level if r.level is None else r.level
+        store, where = collection.store, collection.config.store_label
+        versions = _judge_versions(store, r.machine, where)
+        humans = collection.assessors(machine_names(r.humans) if r.humans else None,
+                                      "--human")
+        # every labelled pair, as export takes them (the machine's too): not only the pool's
+        people = Labels.from_store(store, r.policy, humans)
+        runs = collection.runs(order="score")
+        for name, run in read_runs([str(p) for p in r.runs], "score", r.run_format).items():
+            if name in runs:
+                raise PoolkitError(f"--run {run.path}: a system of the collection is already "
+                                   f"named {name!r}; rename the file")
+            runs[name] = run
+        design = Design()
+    newest = versions[-1]
+    grades: dict[str, dict[str, int]] = {}
+    for (q, d), g in newest.grades.items():
+        grades.setdefault(q, {})[d] = g
+    machine = Qrels.from_mapping(grades, name=f"{newest.judge}@{newest.version}")
+    human = people.qrels
+    if not human.grades:
+        raise PoolkitError(f"{where}: no label by " + (", ".join(humans) if humans else
+                                                       "any person") +
+                           f" under the {r.policy} policy: nothing to anchor the estimate")
+    return estimate_labels(machine, human, list(runs.values()), shown, level=level,
+                           correction=r.correction, design=design,
+                           notes=_version_notes(versions))
+
+
+def _judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
+    """Every version of machine judge ``judge``, oldest first; an unknown one is one line."""
+    known = store.machine_judges()
+    if judge not in known:
+        raise StoreError(f"{where}: --machine: " + one_of(judge, known, "machine judge"))
+    versions = machine_versions(store, judge)
+    if not versions:
+        raise StoreError(f"{where}: --machine: machine judge {judge!r} has no standing grade")
+    return versions
+
+
+def _version_notes(versions: Sequence[MachineVersion]) -> list[str]:
+    """What the report says when the judge changed version: which one it used, and the
+    queries only an older version graded (they take no machine label)."""
+    if len(versions) < 2:
+        return []
+    newest = versions[-1]
+    covered = {q for q, _d in newest.grades}
+    older = sorted({q for v in versions[:-1] for q, _d in v.grades} - covered)
+    line = (f"machine judge {newest.judge!r} has {len(versions)} versions: the estimate uses "
+            f"the newest, {newest.version}, alone (versions are never mixed)")
+    if older:
+        line += (f"; {len(older)} quer{'y' if len(older) == 1 else 'ies'} only an older "
+                 f"version graded ({', '.join(older[:5])}{', ...' if len(older) > 5 else ''}) "
+                 f"take no machine label")
+    return [line]
 
 
 def _labels(source: PathLike | Qrels, fmt: str | None) -> Qrels:

@@ -35,6 +35,7 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.estimate import DEFAULT_MEASURES, EstimateReport
     from poolkit.cli.formats import add_format_options
+    from poolkit.policies import DEFAULT_POLICY, POLICIES
     from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
 
     p = subparsers.add_parser("estimate", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG,
@@ -44,14 +45,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="file form: RUN files; store form: the CONFIG")
     add("--machine", required=True, metavar="QRELS|JUDGE",
         help="file form: the machine judge's labels; store form: the judge's name")
-    add("--human", metavar="QRELS|NAME",
-        help="file form: the people's labels (on some queries)")
+    add("--human", metavar="QRELS|NAMES",
+        help="file form: the people's labels (on some queries); store form: whose grades "
+             "count (NAME,NAME; default: every person)")
+    add("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
+        help=f"store form: how several people's grades on a pair become one label (default: "
+             f"{DEFAULT_POLICY})")
+    add("--run", dest="runs", action="append", default=[], metavar="FILE",
+        help="store form: a run file to score beside every system's (repeatable)")
     add("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
         help=f"a measure of `poolkit score` (repeatable or comma separated; default: "
              f"{','.join(DEFAULT_MEASURES)})")
-    add("--level", type=int, default=1, metavar="N",
+    add("--level", type=int, default=None, metavar="N",
         help="relevance level: grade >= N is relevant (binary measures, scored queries, the "
-             "binary kappa; default 1)")
+             "binary kappa; default: the config's judge.relevance_level, else 1)")
     add("--correction", choices=list(CORRECTIONS), default=DEFAULT_CORRECTION,
         help=f"adjustment of the pairs' p-values over every pair and measure (default: "
              f"{DEFAULT_CORRECTION})")
@@ -62,16 +69,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.app.estimate import EstimateRequest, estimate
+    from poolkit.app.estimate import (
+        EstimateRequest,
+        EstimateStoreRequest,
+        estimate,
+        estimate_store,
+        store_form,
+    )
     from poolkit.cli.options import check_level
     from poolkit.errors import PoolkitError
 
     check_level(args.level)
-    if args.human is None:
+    if store_form(args.inputs, args.machine):
+        report = estimate_store(EstimateStoreRequest(
+            config=args.inputs[0], machine=args.machine, runs=args.runs, level=args.level,
+            humans=None if args.human is None else [args.human], policy=args.policy,
+            measures=args.measures, correction=args.correction, run_format=args.run_format))
+    elif args.human is None:
         raise PoolkitError("--human: give the people's labels (file form)")
-    report = estimate(EstimateRequest(
-        machine=args.machine, human=args.human, runs=args.inputs, measures=args.measures,
-        level=args.level, correction=args.correction, qrels_format=args.qrels_format,
-        run_format=args.run_format))
+    else:
+        report = estimate(EstimateRequest(
+            machine=args.machine, human=args.human, runs=args.inputs, measures=args.measures,
+            level=args.level or 1, correction=args.correction, run_format=args.run_format,
+            qrels_format=args.qrels_format))
     sys.stdout.write(report.render(args.format))
     return 0
