@@ -163,4 +163,6 @@ def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     """A schema file added (simulate, tests...) without a real output checked here fails."""
     # real outputs checked elsewhere: autojudge's (they need a judge server) in
     # tests/app/test_autojudge.py, estimate's (sample, DL19) in tests/app/test_estimate_verb.py
-    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "estimate"}
+    # and test_estimate_store.py, sample-queries' in test_estimate_store.py
+    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "estimate",
+                                   "sample-queries"}

@@ -144,7 +144,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     with Collection.open(r.config) as collection:
         level = collection.config.judge.relevance_level if r.level is None else r.level
         store, where = collection.store, collection.config.store_label
-        versions = _judge_versions(store, r.machine, where)
+        versions = judge_versions(store, r.machine, where)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")
         # every labelled pair, as export takes them (the machine's too): not only the pool's
@@ -155,12 +155,11 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                 raise PoolkitError(f"--run {run.path}: a system of the collection is already "
                                    f"named {name!r}; rename the file")
             runs[name] = run
-        design = Design()
-    newest = versions[-1]
-    grades: dict[str, dict[str, int]] = {}
-    for (q, d), g in newest.grades.items():
-        grades.setdefault(q, {})[d] = g
-    machine = Qrels.from_mapping(grades, name=f"{newest.judge}@{newest.version}")
+        draws = store.query_draws()
+    design = Design() if not draws else Design(
+        draws[-1].inclusion, f"drawn by poolkit sample-queries (draw {draws[-1].draw}, "
+                             f"{draws[-1].design}, seed {draws[-1].seed})")
+    machine = machine_qrels(versions[-1])
     human = people.qrels
     if not human.grades:
         raise PoolkitError(f"{where}: no label by " + (", ".join(humans) if humans else
@@ -171,7 +170,15 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                            notes=_version_notes(versions))
 
 
-def _judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
+def machine_qrels(version: MachineVersion) -> Qrels:
+    """One machine judge version's grades as labels (named ``JUDGE@VERSION``)."""
+    grades: dict[str, dict[str, int]] = {}
+    for (q, d), g in version.grades.items():
+        grades.setdefault(q, {})[d] = g
+    return Qrels.from_mapping(grades, name=version.label)
+
+
+def judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first; an unknown one is one line."""
     known = store.machine_judges()
     if judge not in known:
@@ -194,8 +201,8 @@ def _version_notes(versions: Sequence[MachineVersion]) -> list[str]:
             f"the newest, {newest.version}, alone (versions are never mixed)")
     if older:
         line += (f"; {len(older)} quer{'y' if len(older) == 1 else 'ies'} only an older "
-                 f"version graded ({', '.join(older[:5])}{', ...' if len(older) > 5 else ''}) "
-                 f"take no machine label")
+                 f"version graded ({_listed(older)}) take no "
+                 f"machine label")
     return [line]
 
 
@@ -227,9 +234,14 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
         m_vals[name], h_vals[name] = ev_m.per_query, ev_h.per_query
         scored_m, scored_h = ev_m.scored, ev_h.scored
     in_n = set(scored_m)
+    lines = list(notes)
+    unscored = [q for q in human.grades if q not in set(scored_h)]
+    if design.inclusion is not None:
+        scored_h, drawn_lines = _drawn(design.inclusion, scored_h)
+        lines += drawn_lines
     used = [q for q in scored_h if q in in_n]
     left_out = [q for q in scored_h if q not in in_n]
-    lines = list(notes) + _honesty(design, human, scored_h, left_out, machine, level)
+    lines += _honesty(design, unscored, left_out, level)
     if len(used) < 2:
         raise InputError(human.path or human.name, None,
                          f"{len(used)} human quer{'y' if len(used) == 1 else 'ies'} scored "
@@ -274,8 +286,31 @@ def _require_overlap(machine: Qrels, human: Qrels) -> None:
                      f"estimate needs the machine to label the human queries too")
 
 
-def _honesty(design: Design, human: Qrels, scored_h: Sequence[str], left_out: Sequence[str],
-             machine: Qrels, level: int) -> list[str]:
+def _drawn(inclusion: Mapping[str, float], scored_h: Sequence[str],
+           ) -> tuple[list[str], list[str]]:
+    """The people's scored queries the draw holds, and lines for those it does not and for
+    drawn queries nobody has judged yet."""
+    kept = [q for q in scored_h if q in inclusion]
+    lines = []
+    outside = [q for q in scored_h if q not in inclusion]
+    if outside:
+        lines.append(f"{len(outside)} quer{'y' if len(outside) == 1 else 'ies'} judged by "
+                     f"people outside the recorded draw ({_listed(outside)}): left out, the "
+                     f"interval is about the draw")
+    waiting = [q for q in inclusion if q not in set(scored_h)]
+    if waiting:
+        lines.append(f"{len(waiting)} drawn quer{'y has' if len(waiting) == 1 else 'ies have'}"
+                     f" no people's grade >= the level yet ({_listed(waiting)}): the estimate "
+                     f"uses the {len(kept)} judged, as if the others were missing at random")
+    return kept, lines
+
+
+def _listed(qids: Sequence[str]) -> str:
+    return ", ".join(qids[:5]) + (", ..." if len(qids) > 5 else "")
+
+
+def _honesty(design: Design, unscored: Sequence[str], left_out: Sequence[str],
+             level: int) -> list[str]:
     """The report's lines about what the interval assumes and what was left out."""
     lines = []
     if design.inclusion is None:
@@ -284,10 +319,9 @@ def _honesty(design: Design, human: Qrels, scored_h: Sequence[str], left_out: Se
                      f"one)")
     if left_out:
         lines.append(f"{len(left_out)} human quer{'y has' if len(left_out) == 1 else 'ies have'}"
-                     f" no machine label with a grade >= {level} ({', '.join(left_out[:5])}"
-                     f"{', ...' if len(left_out) > 5 else ''}): left out of the estimate, "
-                     f"which needs the machine's value on every human query")
-    unscored = [q for q in human.grades if q not in set(scored_h)]
+                     f" no machine label with a grade >= {level} ({_listed(left_out)}): left "
+                     f"out of the estimate, which needs the machine's value on every human "
+                     f"query")
     if unscored:
         lines.append(f"{len(unscored)} human quer{'y has' if len(unscored) == 1 else 'ies have'}"
                      f" no grade >= {level}: excluded, as score excludes them")

@@ -31,7 +31,8 @@ def sample_config(tmp_path: Path, store: str | Path) -> Path:
                       f"store: {store}\nruns_dir: {tmp_path / 'pooled'}\n"
                       f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
                       f"  rev: {{kind: run, path: {tmp_path / 'rev.run'}}}\n"
-                      f"pool: {{depth: 5, order: docid}}\n")
+                      f"pool: {{depth: 5, order: docid}}\n"
+                      f"judge: {{min_display: 0, topic_card: false}}\n")
     return config
 
 
@@ -102,3 +103,61 @@ def test_an_unknown_name_is_one_line_exit_2_store_unchanged(world, capsys, args,
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and message in err, err
     assert store_bytes(world) == before
+
+
+def judge_the_draw(config: Path, assessor: str) -> list[str]:
+    """Open ``poolkit judge --sample`` as ``assessor`` through Textual's Pilot and grade every
+    passage it serves (2, then 0, in turn); the queries it served."""
+    import asyncio
+
+    from poolkit.app.judge import JudgeRequest, open_session
+    from poolkit.collection import Collection
+    from poolkit.config import JudgeConfig
+    from poolkit.judge.app import JudgeApp
+
+    async def grade_all(app: JudgeApp) -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            for i in range(len(app.session._walk)):
+                await pilot.press("2" if i % 2 == 0 else "0")
+            await pilot.press("q")
+
+    with Collection.open(config, write=True) as collection:
+        session = open_session(collection, JudgeRequest(config, assessor, sample=True))
+        served = list(session.query_ids)
+        asyncio.run(grade_all(JudgeApp(session, JudgeConfig(topic_card=False))))
+    return served
+
+
+def test_a_drawn_sample_judged_in_the_ui_is_weighted_by_its_design(world, capsys):
+    capsys.readouterr()
+    assert call("sample-queries", world, "--n", "2", "--seed", "7", "--stratify-by", "machine",
+                "--machine", "llm", "--measure", "nDCG@5", "--format", "json") == 0
+    draw = json.loads(capsys.readouterr().out)
+    jsonschema.validate(draw, load_schema("sample-queries"),
+                        cls=jsonschema.Draft202012Validator)
+    assert draw["design"] == "stratified" and draw["population"] == 4 and draw["draw"] == 1
+    drawn = [q["qid"] for q in draw["queries"]]
+    assert len(drawn) == 2 and all(q["inclusion"] == 0.5 for q in draw["queries"])
+    # the same seed draws the same queries
+    assert call("sample-queries", world, "--n", "2", "--seed", "7", "--stratify-by", "machine",
+                "--machine", "llm", "--measure", "nDCG@5", "--format", "json") == 0
+    assert [q["qid"] for q in json.loads(capsys.readouterr().out)["queries"]] == drawn
+    assert sorted(judge_the_draw(world, "carol")) == sorted(drawn)
+    assert call("estimate", world, "--machine", "llm", "--human", "carol", "-m", "P@5",
+                "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert doc["design"]["drawn_by_poolkit"] and "draw 2" in doc["design"]["source"]
+    assert not any("not drawn by poolkit's sampler" in n for n in doc["notes"])
+    assert sorted(doc["queries"]["human"]) == sorted(drawn)
+    assert doc["runs"]["seed"]["measures"]["P@5"]["n"] == 2
+
+
+def test_judge_sample_without_a_draw_is_one_line(world, capsys):
+    from poolkit.app.judge import JudgeRequest, open_session
+    from poolkit.collection import Collection
+    from poolkit.errors import PoolkitError
+
+    with Collection.open(world, write=True) as collection:
+        with pytest.raises(PoolkitError, match="no query sample drawn yet"):
+            open_session(collection, JudgeRequest(world, "carol", sample=True))
