@@ -95,6 +95,7 @@ def store_bytes(config: Path) -> str | None:
 @pytest.mark.parametrize("args, message", [
     (["--machine", "gpt"], "--machine: unknown machine judge 'gpt'"),
     (["--machine", "llm", "--human", "carol"], "--human: unknown assessor 'carol'"),
+    (["--machine", "llm", "--level", "7"], "no query has a grade >= 7"),
 ])
 def test_an_unknown_name_is_one_line_exit_2_store_unchanged(world, capsys, args, message):
     before = store_bytes(world)
@@ -161,3 +162,22 @@ def test_judge_sample_without_a_draw_is_one_line(world, capsys):
     with Collection.open(world, write=True) as collection:
         with pytest.raises(PoolkitError, match="no query sample drawn yet"):
             open_session(collection, JudgeRequest(world, "carol", sample=True))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n", "9", "--seed", "1"], "--n 9: there are only 4 queries to draw from"),
+    (["--n", "2", "--seed", "1", "--stratify-by", "machine", "--machine", "gpt"],
+     "--machine: unknown machine judge 'gpt'"),
+    (["--n", "2", "--seed", "1", "--machine", "llm"], "--stratify-by machine and --machine"),
+])
+def test_a_bad_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, message):
+    from poolkit.store.backends import open_store
+
+    capsys.readouterr()
+    assert call("sample-queries", world, *args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and message in err, err
+    store = next(line.split(": ", 1)[1] for line in world.read_text().splitlines()
+                 if line.startswith("store:"))
+    with open_store(store) as s:
+        assert s.query_draws() == []

@@ -166,3 +166,25 @@ def test_the_sample_file_form_validates(capsys):
                    truth, SAMPLE / "seed.run", "--format", "json")
     jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
     assert doc["pairs"] == {}
+
+
+def test_the_readme_example_prints_the_readmes_figures(dl19, capsys):
+    """README "Estimates with a human error bar": the command's table is the README's."""
+    from shared_data import REPO
+
+    assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["human"]),
+                 *map(str, dl19["runs"]), "-m", "nDCG@10", "--level", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    readme = (REPO / "README.md").read_text()
+    for line in out[:11]:  # the notes, the queries line, the runs' table
+        assert line in readme, line
+    said = " ".join(out)
+    assert ("estimate vs machine 0.33, estimate vs human 0.47, machine vs human 0.87" in said
+            and "on 1091 pairs both graded: Cohen's kappa 0.07 [0.04, 0.10] (too noisy), "
+                "binary at level 2 0.31 [0.27, 0.35] (too noisy)" in said)
+    assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["nist"]),
+                 *map(str, dl19["runs"]), "-m", "nDCG@10", "--level", "2",
+                 "--format", "json"]) == 0
+    truth = json.loads(capsys.readouterr().out)["runs"]
+    assert [round(truth[r]["measures"]["nDCG@10"]["human"], 3)
+            for r in ("bm25.run", "tasb.run", "repllama.run")] == [0.507, 0.724, 0.741]
