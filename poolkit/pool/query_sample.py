@@ -15,6 +15,10 @@ with known inclusion probabilities pi_i; the estimate then weights query i by 1/
   draw's variance; the estimate stays unbiased because each query's pi_i is known and
   weighted by.
 
+The interval ``score.ppi`` gives treats the weighted sample as independent draws: for a
+proportional stratified draw that leaves out the variance the stratification removed, so the
+interval is conservative there rather than exact.
+
 The draw is a function of the seed and the population in its given order (a ``random.
 Random(seed)``), so the same seed on the same store draws the same queries.
 """
