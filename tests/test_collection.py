@@ -38,7 +38,9 @@ def test_a_missing_store_is_one_error_naming_the_command(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["status", "export --format qrels", "judge --assessor a",
-                                     "compare", "reusability", "agreement"])
+                                     "compare", "reusability", "agreement",
+                                     "estimate --machine llm",
+                                     "sample-queries --n 2 --seed 7"])
 def test_every_command_gives_the_same_no_store_error(tmp_path, capsys, command):
     config = write_config(tmp_path / "cfg", tmp_path / "none.sqlite")
     name, *rest = command.split()

@@ -161,6 +161,9 @@ def test_poolkit_schema_prints_and_lists(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     """A schema file added (simulate, tests...) without a real output checked here fails."""
-    # autojudge's real outputs (they need a judge server) are checked in
-    # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py
-    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay"}
+    # real outputs checked elsewhere: autojudge's (they need a judge server) in
+    # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py,
+    # estimate's (sample, DL19) in tests/app/test_estimate_verb.py and test_estimate_store.py,
+    # sample-queries' in test_estimate_store.py
+    assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay",
+                                   "estimate", "sample-queries"}

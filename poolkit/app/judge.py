@@ -36,6 +36,7 @@ class JudgeRequest:
     pool_version: int | None = None  # None: the latest, followed while judging
     double: bool = False            # under a learning order: also others' passages
     show_names: bool = False        # adjudicate: show who gave which grade
+    sample: bool = False            # only the queries of the latest sample-queries draw
 
     def __post_init__(self) -> None:
         if self.show_names and self.mode != "adjudicate":
@@ -50,10 +51,21 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
     assessor = collection.assessor(request.assessor, kind, "--assessor")
     version = collection.version(request.pool_version)
     chooser = collection.next_passage(version, request.double)
+    only = sampled_queries(collection) if request.sample else None
     # No pool version asked: the session follows the latest (a new one shows at the next query)
     return JudgingSession(collection.store, assessor, mode=request.mode,
                           start_qid=request.query, pool_version=request.pool_version,
-                          chooser=chooser, min_display=collection.config.judge.min_display)
+                          chooser=chooser, min_display=collection.config.judge.min_display,
+                          only=only)
+
+
+def sampled_queries(collection: Collection) -> list[str]:
+    """The queries of the store's latest ``sample-queries`` draw (``--sample``)."""
+    draws = collection.store.query_draws()
+    if not draws:
+        raise PoolkitError(f"{collection.config.store_label}: --sample: no query sample drawn "
+                           f"yet (poolkit sample-queries CONFIG --n N --seed S)")
+    return [q.qid for q in draws[-1].queries]
 
 
 def nothing_to_show(session: JudgingSession) -> str | None:

@@ -42,6 +42,8 @@ SUBCOMMANDS = {
     "schema": "schema",
     "simulate": "simulate",
     "autojudge": "autojudge",
+    "estimate": "estimate",
+    "sample-queries": "sample_queries",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -63,6 +65,9 @@ SUMMARIES = {
     "schema": "print the JSON Schema of a --format json report",
     "simulate": "replay judging with full qrels: strategies, budgets, stopping",
     "autojudge": "grade the pool with a machine judge of the config (an LLM endpoint)",
+    "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
+    "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
+                      "recorded",
 }
 
 

@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="judge the pool as of version V (default: the latest, and a version "
                         "added while judging shows up at the next query)")
+    p.add_argument("--sample", action="store_true",
+                   help="serve only the queries of the latest `poolkit sample-queries` draw")
     p.add_argument("--take-over", action="store_true",
                    help="open even though another live session judges as NAME on this store "
                         "(that session's further grades are refused)")
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     request = JudgeRequest(args.config, args.assessor, "adjudicate" if args.adjudicate
                            else "agreement" if args.agreement else "judge", args.query,
-                           args.pool_version, args.double, args.show_names)
+                           args.pool_version, args.double, args.show_names, args.sample)
     with Collection.open(args.config, write=True) as collection:
         session = open_session(collection, request)
         nothing = nothing_to_show(session)

@@ -94,3 +94,37 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
 def sample_lines(rows: Iterable[tuple[str, str, str, float]]) -> list[str]:
     """The file's lines (header first) for (qid, docid, stratum, inclusion) rows."""
     return [HEADER] + [f"{q} {d} {s} {p:.10g}" for q, d, s, p in rows]
+
+
+@dataclass(frozen=True)
+class SampledQuery:
+    """One query of a human query sample (``poolkit sample-queries``): its stratum and the
+    probability the design gave it of being drawn."""
+
+    qid: str
+    stratum: str
+    inclusion: float
+
+
+@dataclass(frozen=True)
+class QueryDraw:
+    """A draw of the queries people are to judge, as the store keeps it: the ``seed``, the
+    size ``n`` of ``population`` queries, the ``design`` (``uniform``, or ``stratified`` by
+    ``measure`` under machine judge ``machine`` version ``judge_version``) and its queries.
+    ``draw`` and ``drawn_at`` are the store's (0 and "" before it is recorded)."""
+
+    seed: int
+    n: int
+    population: int
+    design: str
+    queries: tuple[SampledQuery, ...]
+    machine: str | None = None
+    judge_version: str | None = None
+    measure: str | None = None
+    draw: int = 0
+    drawn_at: str = ""
+
+    @property
+    def inclusion(self) -> dict[str, float]:
+        """qid -> inclusion probability, for the estimate's weights."""
+        return {q.qid: q.inclusion for q in self.queries}

@@ -36,7 +36,7 @@ Rules
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Set
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
@@ -119,7 +119,7 @@ class JudgingSession:
     def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
                  clock: Clock | None = None, chooser: PassageChooser | None = None,
-                 min_display: float = 0.0) -> None:
+                 min_display: float = 0.0, only: Iterable[str] | None = None) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
         from poolkit.io.validate import check_assessor  # the one rule and message of names
@@ -153,6 +153,8 @@ class JudgingSession:
         self.votes: dict[tuple[str, str], dict[str, int]] = {}
         self.settled_elsewhere: set[tuple[str, str]] = set()
         self._wanted: set[tuple[str, str]] | None = None
+        #: the queries served (``--sample``: a sample-queries draw); None: every query
+        self.only: set[str] | None = None if only is None else set(only)
         if mode == "agreement":
             self._wanted = judged_by_others(store, assessor)
         elif mode == "adjudicate":
@@ -201,7 +203,7 @@ class JudgingSession:
         for qid, docid, version_, text_hash in self.store.pool_rows(self.pool_version):
             position = positions[qid] = positions.get(qid, 0) + 1
             pair = (qid, docid)
-            if wanted is None or pair in wanted:
+            if (wanted is None or pair in wanted) and (self.only is None or qid in self.only):
                 item = self._index[pair] = Item(qid, docid, text_hash, version_, position)
                 if qid in self.items:
                     self.items[qid].append(item)

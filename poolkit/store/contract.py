@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from poolkit.io.sample import SampledPair
+from poolkit.io.sample import QueryDraw, SampledPair
 from poolkit.store.records import (
     GRADING_KINDS,
     Event,
@@ -126,3 +126,7 @@ class StoreBackend(Protocol):
     def release_session_claim(self, assessor: str, host: str, pid: int) -> None: ...
     def assessor_terms(self, assessor: str, qid: str) -> list[str]: ...
     def toggle_assessor_term(self, assessor: str, qid: str, term: str, now: str) -> bool: ...
+
+    # -- the human query sample (``poolkit sample-queries``) -----------------------------------
+    def record_query_draw(self, draw: QueryDraw) -> int: ...
+    def query_draws(self) -> list[QueryDraw]: ...

@@ -37,6 +37,9 @@ NOT_DATA = {"meta", "write_lock"}
 #: row is left out of the content hash, so upgrading a store does not change its hash (a
 #: store with no machine judge's events hashes as it did at schema 6, on either backend).
 ADDED_WITH_DEFAULT = {"events": {"origin": "person", "judge_version": None}}
+#: Tables a later schema added (schema 8: the human query sample): left out of the content
+#: hash while they hold no row, for the same reason.
+ADDED_TABLES = {"query_draws", "query_sample"}
 
 
 @dataclass
@@ -62,6 +65,8 @@ def content_hash(store: StoreBackend) -> tuple[str, dict[str, int]]:
     for table in sorted(data_tables(store)):
         columns = sorted(store.columns(table))
         values = store.table_rows(table, columns)
+        if table in ADDED_TABLES and not values:
+            continue
         for column, default in ADDED_WITH_DEFAULT.get(table, {}).items():
             if column in columns and all(r[columns.index(column)] == default for r in values):
                 i = columns.index(column)

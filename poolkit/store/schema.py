@@ -241,6 +241,33 @@ MIGRATIONS: list[Dialects] = [
         CHECK (judge_version IS NULL OR origin = 'machine');
     """,
         postgresql=pg.EVENT_ORIGIN),
+    # 7 -> 8: which queries people are to judge (``poolkit sample-queries``). Each draw is a
+    # row of ``query_draws`` (seed, size, design, the machine judge version that stratified
+    # it); ``query_sample`` holds its queries with their stratum and inclusion probability,
+    # which ``estimate`` weights by. A draw is never changed; a new one is a new row.
+    Dialects(
+        sqlite="""
+    CREATE TABLE query_draws (
+        draw INTEGER PRIMARY KEY,
+        drawn_at TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        n INTEGER NOT NULL CHECK (n > 0),
+        population INTEGER NOT NULL CHECK (population >= n),
+        design TEXT NOT NULL CHECK (design IN ('uniform', 'stratified')),
+        machine TEXT,
+        judge_version TEXT,
+        measure TEXT
+    );
+
+    CREATE TABLE query_sample (
+        draw INTEGER NOT NULL REFERENCES query_draws(draw),
+        qid TEXT NOT NULL,
+        stratum TEXT NOT NULL,
+        inclusion REAL NOT NULL CHECK (inclusion > 0 AND inclusion <= 1),
+        PRIMARY KEY (draw, qid)
+    );
+    """,
+        postgresql=pg.QUERY_SAMPLE),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -180,3 +180,28 @@ ALTER TABLE events ADD COLUMN origin TEXT COLLATE "C" NOT NULL DEFAULT 'person'
 ALTER TABLE events ADD COLUMN judge_version TEXT COLLATE "C"
     CHECK (judge_version IS NULL OR origin = 'machine')
 """
+
+#: 7 -> 8: the human query sample's draws (see ``store.schema``).
+QUERY_SAMPLE = """
+CREATE TABLE query_draws (
+    draw BIGINT PRIMARY KEY,
+    drawn_at TEXT COLLATE "C" NOT NULL,
+    seed BIGINT NOT NULL,
+    n BIGINT NOT NULL CHECK (n > 0),
+    population BIGINT NOT NULL CHECK (population >= n),
+    design TEXT COLLATE "C" NOT NULL CHECK (design IN ('uniform', 'stratified')),
+    machine TEXT COLLATE "C",
+    judge_version TEXT COLLATE "C",
+    measure TEXT COLLATE "C",
+    rowid BIGSERIAL
+);
+
+CREATE TABLE query_sample (
+    draw BIGINT NOT NULL REFERENCES query_draws(draw),
+    qid TEXT COLLATE "C" NOT NULL,
+    stratum TEXT COLLATE "C" NOT NULL,
+    inclusion DOUBLE PRECISION NOT NULL CHECK (inclusion > 0 AND inclusion <= 1),
+    PRIMARY KEY (draw, qid),
+    rowid BIGSERIAL
+);
+"""

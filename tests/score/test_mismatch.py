@@ -107,3 +107,19 @@ def test_compare_says_it_and_its_header_counts(tmp_path: Path,
         "qrels ids", "after labels ids").replace("run r.run", "run r")  # compare's run name
     assert ("queries of r: 1 shared by the after labels' 10 and the run's 10 queries"
             in out)
+
+
+def test_estimate_says_it_against_the_machine_labels_only(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The people's labels cover a few queries by design: only the machine's are checked."""
+    qrels, run = files(tmp_path)
+    human = tmp_path / "h.qrels"
+    human.write_text("".join(f"{q} 0 d{q} 1\n{q} 0 e{q} 0\n" for q in (1, 2, 3)))
+    assert main(["estimate", "--machine", qrels, "--human", str(human), run]) == 0
+    out, err = capsys.readouterr()
+    assert err == WARNING.replace("the qrels lack", "the machine labels lack").replace(
+        "qrels ids", "machine labels ids")
+    _qrels, matching = files(tmp_path, run=QRELS.replace(" 0 d", " Q0 d").replace(
+        " 0 e", " Q0 e").replace(" 1\n", " 1 2.0 t\n").replace(" 0\n", " 2 1.0 t\n"))
+    assert main(["estimate", "--machine", qrels, "--human", str(human), matching]) == 0
+    assert capsys.readouterr().err == ""

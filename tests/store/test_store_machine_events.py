@@ -86,7 +86,7 @@ def test_upgrading_a_store_keeps_its_content_hash(tmp_path, monkeypatch):
     """Schema 7's columns hold their defaults in every row of an upgraded store, and are left
     out of its hash: ``store copy`` reports the hash the store had at schema 6."""
     import poolkit.store.store as sqlite_store
-    from poolkit.store.schema import MIGRATIONS
+    from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
 
     path = tmp_path / "v6.sqlite"
     with monkeypatch.context() as at_6:
@@ -100,7 +100,7 @@ def test_upgrading_a_store_keeps_its_content_hash(tmp_path, monkeypatch):
             assert "origin" not in old.columns("events")
             before = content_hash(old)
     with open_store(path) as new:
-        assert new.schema_version == 7 and "origin" in new.columns("events")
+        assert new.schema_version == SCHEMA_VERSION and "origin" in new.columns("events")
         assert content_hash(new) == before
         new.record_event(machine("q1", "d1", 1))
         assert content_hash(new) != before

@@ -1,0 +1,408 @@
+"""The estimate verb: a score with a human error bar, from many machine labels and a few human.
+
+A machine judge labels every query; people label some of them. For each run and measure the
+report gives the machine-only mean over the N machine-scored queries, the human-only mean
+over the n human queries, and the PPI++ estimate (:mod:`poolkit.score.ppi`) with its 95%
+interval and tuning weight lambda; for each pair of runs the same for their difference, with
+the PPI p-value adjusted over every pair and measure as ``score`` adjusts its paired tests;
+Kendall's tau between the run orderings the three estimates give; and the judge's agreement
+with the people on the pairs both graded (kappa, confusion, the verdict ``agreement`` gives).
+
+Per-query values are ``score``'s own (:func:`poolkit.app.score.score_run` on each label set),
+so every measure ``score`` has is available and means the same thing.
+
+Which queries count: N is the queries the machine's labels score (a grade >= the level, as
+``score`` decides). A human query enters the estimate when the people's labels score it and
+it is among the N; one the machine does not score is left out and the report says so on a
+line of its own, as it says that the human queries were not drawn by poolkit's sampler when
+no recorded design came with them (PPI's interval assumes a random sample).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from poolkit import __version__
+from poolkit.analysis.agreement import LabelSource, agreement, file_source
+from poolkit.analysis.stats import kendall_tau
+from poolkit.app.score import ScoreRequest, check, score_run
+from poolkit.errors import InputError, PoolkitError, StoreError, one_of
+from poolkit.io import Qrels, Run, read_any_run, read_labels
+from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names, machine_versions
+from poolkit.reports import STDERR, Report, register_report
+from poolkit.score.document import Settings, distinct_names
+from poolkit.score.evaluate import require_scorable
+from poolkit.score.measures import Measure
+from poolkit.score.mismatch import query_mismatch
+from poolkit.score.ppi import CONFIDENCE, PPIEstimate, pairwise_differences, ppi_mean
+from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
+from poolkit.store.contract import StoreBackend
+
+#: the measures when none is asked for (those the issue's DL19 figures are about)
+DEFAULT_MEASURES = ("nDCG@10", "AP")
+
+PathLike = str | Path
+
+
+@dataclass(frozen=True)
+class EstimateRequest:
+    """The file form: the machine's labels on every query, the people's on some, the runs.
+
+    ``measures`` are ``score``'s spellings (empty: :data:`DEFAULT_MEASURES`); ``level`` the
+    relevance level of binary measures, of which queries are scored and of the binary kappa;
+    ``correction`` the adjustment of the pairs' p-values (``holm``, ``bh`` or ``none``).
+    """
+
+    machine: PathLike | Qrels
+    human: PathLike | Qrels
+    runs: Sequence[PathLike | Run]
+    measures: Sequence[str] = ()
+    level: int = 1
+    correction: str = DEFAULT_CORRECTION
+    qrels_format: str | None = None
+    run_format: str | None = None
+
+
+@dataclass(frozen=True)
+class Design:
+    """How the human queries were chosen: ``inclusion`` (qid -> probability) when poolkit's
+    sampler drew them, else None (the report then says the interval assumes a random draw)."""
+
+    inclusion: Mapping[str, float] | None = None
+    source: str = "not drawn by poolkit's sampler"
+
+
+def estimate(request: EstimateRequest) -> EstimateReport:
+    """The estimate report of the file form (see the module docstring)."""
+    r = request
+    shown = _checked_measures(r)
+    machine = _labels(r.machine, r.qrels_format)
+    human = _labels(r.human, r.qrels_format)
+    runs = [p if isinstance(p, Run) else read_any_run(p, "score", r.run_format) for p in r.runs]
+    return estimate_labels(machine, human, runs, shown, level=r.level,
+                           correction=r.correction)
+
+
+def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure]:
+    """``score``'s checks of measures, level and correction, before any file is read."""
+    runs = list(r.runs) or (["<the collection's runs>"] if isinstance(r, EstimateStoreRequest)
+                            else [])
+    if not runs:
+        raise PoolkitError("no run to score: give one RUN or more")
+    return check(ScoreRequest(qrels="", runs=runs, level=r.level or 1,
+                              measures=list(r.measures) or list(DEFAULT_MEASURES),
+                              correction=r.correction)).shown
+
+
+def store_form(inputs: Sequence[str], machine: str) -> bool:
+    """The store form when the first input is a config (.yaml/.yml) and ``--machine`` names
+    no file (a judge of its store); the file form otherwise."""
+    if not (inputs and Path(inputs[0]).suffix.lower() in (".yaml", ".yml")
+            and not Path(machine).is_file()):
+        return False
+    if len(inputs) > 1:
+        raise PoolkitError(f"{inputs[1]}: the store form takes its runs from the collection; "
+                           f"name another run with --run FILE")
+    return True
+
+
+@dataclass(frozen=True)
+class EstimateStoreRequest:
+    """The store form: machine judge ``machine`` of ``config``'s store on every query, the
+    people named by ``humans`` (None: every person) on the queries they judged, resolved by
+    ``policy``; the runs are every system's run file and the ``runs`` named. ``level``: None
+    for the config's ``judge.relevance_level``."""
+
+    config: PathLike
+    machine: str
+    humans: Sequence[str] | None = None
+    policy: str = DEFAULT_POLICY
+    runs: Sequence[PathLike] = ()
+    measures: Sequence[str] = ()
+    level: int | None = None
+    correction: str = DEFAULT_CORRECTION
+    run_format: str | None = None
+
+
+def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
+    """The estimate report of the store form.
+
+    The rule for judge versions: only the judge's newest version (the one that graded last)
+    labels queries; versions are never mixed. Queries only an older version graded take no
+    machine label (a human one among them is left out, and said), and the report says how
+    many versions there are and which one it used.
+    """
+    from poolkit.analysis.inputs import read_runs
+    from poolkit.collection import Collection
+
+    r = request
+    shown = _checked_measures(r)
+    with Collection.open(r.config) as collection:
+        level = collection.config.judge.relevance_level if r.level is None else r.level
+        store, where = collection.store, collection.config.store_label
+        versions = judge_versions(store, r.machine, where)
+        humans = collection.assessors(machine_names(r.humans) if r.humans else None,
+                                      "--human")
+        # every labelled pair, as export takes them (the machine's too): not only the pool's
+        people = Labels.from_store(store, r.policy, humans)
+        runs = collection.runs(order="score")
+        for name, run in read_runs([str(p) for p in r.runs], "score", r.run_format).items():
+            if name in runs:
+                raise PoolkitError(f"--run {run.path}: a system of the collection is already "
+                                   f"named {name!r}; rename the file")
+            runs[name] = run
+        draws = store.query_draws()
+    design = Design() if not draws else Design(
+        draws[-1].inclusion, f"drawn by poolkit sample-queries (draw {draws[-1].draw}, "
+                             f"{draws[-1].design}, seed {draws[-1].seed})")
+    machine = machine_qrels(versions[-1])
+    human = people.qrels
+    if not human.grades:
+        raise PoolkitError(f"{where}: no label by " + (", ".join(humans) if humans else
+                                                       "any person") +
+                           f" under the {r.policy} policy: nothing to anchor the estimate")
+    return estimate_labels(machine, human, list(runs.values()), shown, level=level,
+                           correction=r.correction, design=design,
+                           notes=_version_notes(versions))
+
+
+def machine_qrels(version: MachineVersion) -> Qrels:
+    """One machine judge version's grades as labels (named ``JUDGE@VERSION``)."""
+    grades: dict[str, dict[str, int]] = {}
+    for (q, d), g in version.grades.items():
+        grades.setdefault(q, {})[d] = g
+    return Qrels.from_mapping(grades, name=version.label)
+
+
+def judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
+    """Every version of machine judge ``judge``, oldest first; an unknown one is one line."""
+    known = store.machine_judges()
+    if judge not in known:
+        raise StoreError(f"{where}: --machine: " + one_of(judge, known, "machine judge"))
+    versions = machine_versions(store, judge)
+    if not versions:
+        raise StoreError(f"{where}: --machine: machine judge {judge!r} has no standing grade")
+    return versions
+
+
+def _version_notes(versions: Sequence[MachineVersion]) -> list[str]:
+    """What the report says when the judge changed version: which one it used, and the
+    queries only an older version graded (they take no machine label)."""
+    if len(versions) < 2:
+        return []
+    newest = versions[-1]
+    covered = {q for q, _d in newest.grades}
+    older = sorted({q for v in versions[:-1] for q, _d in v.grades} - covered)
+    line = (f"machine judge {newest.judge!r} has {len(versions)} versions: the estimate uses "
+            f"the newest, {newest.version}, alone (versions are never mixed)")
+    if older:
+        line += (f"; {len(older)} quer{'y' if len(older) == 1 else 'ies'} only an older "
+                 f"version graded ({_listed(older)}) take no "
+                 f"machine label")
+    return [line]
+
+
+def _labels(source: PathLike | Qrels, fmt: str | None) -> Qrels:
+    return source if isinstance(source, Qrels) else read_labels(source, fmt)
+
+
+def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
+                    shown: Sequence[Measure], *, level: int = 1,
+                    correction: str = DEFAULT_CORRECTION, design: Design = Design(),
+                    notes: Sequence[str] = ()) -> EstimateReport:
+    """The report from labels and runs in memory; ``notes`` are lines the caller adds (the
+    store form's judge versions)."""
+    judge = _agreement(machine, human, level)  # first: a grade off the scale names its line
+    require_scorable(machine, level)
+    require_scorable(human, level)
+    _require_overlap(machine, human)
+    settings = Settings(ks=sorted({m.cutoff for m in shown if m.cutoff}) or [10], level=level)
+    names = distinct_names([run.name for run in runs])
+    m_vals: dict[str, dict[str, dict[str, float]]] = {}
+    h_vals: dict[str, dict[str, dict[str, float]]] = {}
+    scored_m: list[str] = []
+    scored_h: list[str] = []
+    warnings: list[str] = []
+    for name, run in zip(names, runs):
+        # against the machine's labels only: the people's cover a few queries by design
+        mismatch = query_mismatch(machine.grades, run.rankings, run_name=name,
+                                  labels_name="machine labels")
+        if mismatch.warning:
+            warnings.append(mismatch.warning)
+        ev_m = score_run(machine, run, shown, settings).evaluation
+        ev_h = score_run(human, run, shown, settings).evaluation
+        m_vals[name], h_vals[name] = ev_m.per_query, ev_h.per_query
+        scored_m, scored_h = ev_m.scored, ev_h.scored
+    in_n = set(scored_m)
+    lines = list(notes)
+    unscored = [q for q in human.grades if q not in set(scored_h)]
+    if design.inclusion is not None:
+        scored_h, drawn_lines = _drawn(design.inclusion, scored_h)
+        lines += drawn_lines
+    used = [q for q in scored_h if q in in_n]
+    left_out = [q for q in scored_h if q not in in_n]
+    lines += _honesty(design, unscored, left_out, level)
+    if len(used) < 2:
+        raise InputError(human.path or human.name, None,
+                         f"{len(used)} human quer{'y' if len(used) == 1 else 'ies'} scored "
+                         f"by both label sets at level {level}: an estimate needs at least 2")
+    weights = None if design.inclusion is None else [1.0 / design.inclusion[q] for q in used]
+    runs_doc: dict[str, Any] = {}
+    tau: dict[str, Any] = {}
+    all_m: dict[str, dict[str, np.ndarray]] = {}
+    all_h: dict[str, dict[str, np.ndarray]] = {}
+    all_mh: dict[str, dict[str, np.ndarray]] = {}
+    for m in shown:
+        all_m[m.name] = {n: np.array([m_vals[n][m.name][q] for q in scored_m]) for n in names}
+        all_h[m.name] = {n: np.array([h_vals[n][m.name][q] for q in used]) for n in names}
+        all_mh[m.name] = {n: np.array([m_vals[n][m.name][q] for q in used]) for n in names}
+    for n in names:
+        runs_doc[n] = {"measures": {m.name: _entry(ppi_mean(
+            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights))
+            for m in shown}}
+    pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, weights, correction)
+    for m in shown:
+        est = {k: [runs_doc[n]["measures"][m.name][k] for n in names]
+               for k in ("estimate", "machine", "human")}
+        tau[m.name] = {f"{a}|{b}": _tau(est[a], est[b]) for a, b in
+                       (("estimate", "machine"), ("estimate", "human"), ("machine", "human"))}
+    return EstimateReport(
+        level=level, measures=[m.name for m in shown], correction=correction,
+        confidence=CONFIDENCE, queries={"N": len(scored_m), "n": len(used),
+                                        "human": used, "left_out": left_out},
+        design={"drawn_by_poolkit": design.inclusion is not None, "source": design.source},
+        runs=runs_doc, pairs=pairs_doc, tau=tau, agreement=judge, notes=lines,
+        warnings=tuple(warnings))
+
+
+def _require_overlap(machine: Qrels, human: Qrels) -> None:
+    """The people's labels must share a query with the machine's: else nothing anchors it."""
+    if any(q in machine.grades for q in human.grades):
+        return
+    q, docs = next(iter(human.grades.items()))
+    line = human.source_lines.get((q, next(iter(docs)))) if docs else None
+    raise InputError(human.path or human.name, line,
+                     f"no query of the human labels is in the machine labels "
+                     f"({machine.path or machine.name}; first human query {q!r}): the "
+                     f"estimate needs the machine to label the human queries too")
+
+
+def _drawn(inclusion: Mapping[str, float], scored_h: Sequence[str],
+           ) -> tuple[list[str], list[str]]:
+    """The people's scored queries the draw holds, and lines for those it does not and for
+    drawn queries nobody has judged yet."""
+    kept = [q for q in scored_h if q in inclusion]
+    lines = []
+    outside = [q for q in scored_h if q not in inclusion]
+    if outside:
+        lines.append(f"{len(outside)} quer{'y' if len(outside) == 1 else 'ies'} judged by "
+                     f"people outside the recorded draw ({_listed(outside)}): left out, the "
+                     f"interval is about the draw")
+    waiting = [q for q in inclusion if q not in set(scored_h)]
+    if waiting:
+        lines.append(f"{len(waiting)} drawn quer{'y has' if len(waiting) == 1 else 'ies have'}"
+                     f" no people's grade >= the level yet ({_listed(waiting)}): the estimate "
+                     f"uses the {len(kept)} judged, as if the others were missing at random")
+    return kept, lines
+
+
+def _listed(qids: Sequence[str]) -> str:
+    return ", ".join(qids[:5]) + (", ..." if len(qids) > 5 else "")
+
+
+def _honesty(design: Design, unscored: Sequence[str], left_out: Sequence[str],
+             level: int) -> list[str]:
+    """The report's lines about what the interval assumes and what was left out."""
+    lines = []
+    if design.inclusion is None:
+        lines.append(f"the human queries were {design.source}: the interval assumes they are "
+                     f"a uniform random sample of the queries (poolkit sample-queries draws "
+                     f"one)")
+    if left_out:
+        lines.append(f"{len(left_out)} human quer{'y has' if len(left_out) == 1 else 'ies have'}"
+                     f" no machine label with a grade >= {level} ({_listed(left_out)}): left "
+                     f"out of the estimate, which needs the machine's value on every human "
+                     f"query")
+    if unscored:
+        lines.append(f"{len(unscored)} human quer{'y has' if len(unscored) == 1 else 'ies have'}"
+                     f" no grade >= {level}: excluded, as score excludes them")
+    return lines
+
+
+def _entry(est: PPIEstimate) -> dict[str, Any]:
+    return {"machine": est.machine, "human": est.human, "estimate": est.estimate,
+            "low": est.low, "high": est.high, "lambda": est.lam, "n": est.n, "N": est.N,
+            "se": est.se, "interval": est.method}
+
+
+def _pairs(names: Sequence[str], shown: Sequence[Measure],
+           all_m: Mapping[str, Mapping[str, np.ndarray]],
+           all_h: Mapping[str, Mapping[str, np.ndarray]],
+           all_mh: Mapping[str, Mapping[str, np.ndarray]], weights: Sequence[float] | None,
+           correction: str) -> dict[str, Any]:
+    """Every pair on every measure; p adjusted over all of them at once, as ``score``."""
+    found = [(m.name, d) for m in shown for d in pairwise_differences(
+        dict(all_m[m.name]), dict(all_h[m.name]), dict(all_mh[m.name]), correction="none",
+        weights=weights)]
+    adjusted: Sequence[float] = (CORRECTIONS[correction]([d.p for _m, d in found]).tolist()
+                                 if found else [])
+    out: dict[str, Any] = {}
+    for (measure, d), p_adj in zip(found, adjusted):
+        out.setdefault(f"{d.a}|{d.b}", {})[measure] = {
+            **_entry(d.estimate), "p": d.p, "p_adjusted": float(p_adj)}
+    return out
+
+
+def _tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+    t = kendall_tau(x, y)
+    return None if np.isnan(t) else float(t)
+
+
+def _agreement(machine: Qrels, human: Qrels, level: int) -> dict[str, Any] | None:
+    """The machine judge against the people on the pairs both graded (``agreement``'s
+    machine entry: kappas with intervals, verdicts, confusion with the human rows)."""
+    m = file_source("machine", machine)
+    h = file_source("human", human)
+    sources = [LabelSource.from_grades("machine", m.grades, "machine", m.origin), h]
+    report = agreement(sources, level=level, reference="human")
+    entries = report.machines or []
+    if not entries:
+        return None
+    e = entries[0]
+    return {"shared": e["shared"], "raw_agreement": e["raw_agreement"], "kappa": e["kappa"],
+            "kappa_ci": e["kappa_ci"], "verdict": e["verdict"],
+            "threshold": report.flag["threshold"], "confusion": e["confusion"],
+            "mean_difference": e["mean_difference"]}
+
+
+@register_report
+@dataclass(frozen=True)
+class EstimateReport(Report):
+    """``poolkit estimate``'s report (JSON keys are its fields)."""
+
+    kind = "estimate"
+
+    level: int
+    measures: list[str]
+    correction: str
+    confidence: float
+    queries: dict[str, Any]
+    design: dict[str, Any]
+    runs: dict[str, Any]
+    pairs: dict[str, Any]
+    tau: dict[str, Any]
+    agreement: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
+    command: str = "estimate"
+    poolkit_version: str = __version__
+
+    def render_table(self) -> str:
+        from poolkit.analysis.estimate_table import render_table
+
+        return render_table(self.to_dict())

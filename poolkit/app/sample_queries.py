@@ -1,0 +1,119 @@
+"""The sample-queries verb: draw the queries people are to judge, and record the draw.
+
+The population is the pooled queries of the collection's store. ``stratify_by="machine"``
+stratifies them by the machine judge's per-query score: the mean over the collection's runs
+of ``measure`` under the newest version of the judge's labels (``pool.query_sample`` for
+the designs); a query the judge's labels do not score is not in that population. The draw
+(seed, design, judge version, each query's stratum and inclusion probability) is recorded in
+the store: ``poolkit judge --sample`` serves its queries and ``poolkit estimate``'s store form
+weights by it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from poolkit.errors import PoolkitError
+from poolkit.io.sample import QueryDraw
+from poolkit.reports import Report, register_report
+
+STRATIFY = ("machine",)
+DEFAULT_MEASURE = "nDCG@10"
+
+
+@dataclass(frozen=True)
+class SampleQueriesRequest:
+    config: str | Path
+    n: int
+    seed: int
+    stratify_by: str | None = None
+    machine: str | None = None
+    measure: str = DEFAULT_MEASURE
+    level: int | None = None
+
+
+def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
+    """Draw and record the human query sample ``request`` asks for."""
+    from poolkit.collection import Collection
+    from poolkit.pool.query_sample import draw_stratified, draw_uniform
+
+    r = request
+    if r.stratify_by is not None and r.stratify_by not in STRATIFY:
+        raise PoolkitError(f"--stratify-by {r.stratify_by!r}: the one stratifier is 'machine'")
+    if (r.stratify_by is None) != (r.machine is None):
+        raise PoolkitError("--stratify-by machine and --machine JUDGE go together")
+    with Collection.open(r.config, write=True) as collection:
+        store = collection.store
+        population = [q for q in store.queries() if q in {m.qid for m in store.pool()}]
+        if r.machine is None:
+            draw = QueryDraw(r.seed, r.n, len(population), "uniform",
+                             draw_uniform(population, r.n, r.seed))
+        else:
+            level = collection.config.judge.relevance_level if r.level is None else r.level
+            version, scores = machine_scores(collection, r.machine, r.measure, level)
+            scores = {q: scores[q] for q in population if q in scores}
+            draw = QueryDraw(r.seed, r.n, len(scores), "stratified",
+                             draw_stratified(scores, r.n, r.seed), r.machine, version,
+                             r.measure)
+        number = store.record_query_draw(draw)
+        label = collection.config.store_label
+    return SampleQueriesReport(draw=number, design=draw.design, seed=draw.seed, n=draw.n,
+                               population=draw.population, machine=draw.machine,
+                               judge_version=draw.judge_version, measure=draw.measure,
+                               store=label, queries=[{"qid": q.qid, "stratum": q.stratum,
+                                                      "inclusion": q.inclusion}
+                                                     for q in draw.queries])
+
+
+def machine_scores(collection: Any, judge: str, measure: str, level: int,
+                   ) -> tuple[str, dict[str, float]]:
+    """(the judge's newest version, qid -> mean over the collection's runs of ``measure``
+    under that version's labels), each run scored as ``poolkit score`` scores it."""
+    from poolkit.app.estimate import judge_versions, machine_qrels
+    from poolkit.app.score import ScoreRequest, check, score_run
+    from poolkit.score.document import Settings
+
+    shown = check(ScoreRequest(qrels="", runs=["-"], measures=[measure], level=level)).shown
+    newest = judge_versions(collection.store, judge, collection.config.store_label)[-1]
+    qrels = machine_qrels(newest)
+    totals: dict[str, list[float]] = {}
+    settings = Settings(ks=[m.cutoff for m in shown if m.cutoff] or [10], level=level)
+    for run in collection.runs().values():
+        per = score_run(qrels, run, shown, settings).evaluation.per_query[shown[0].name]
+        for q, v in per.items():
+            totals.setdefault(q, []).append(v)
+    return newest.version, {q: sum(v) / len(v) for q, v in totals.items()}
+
+
+@register_report
+@dataclass(frozen=True)
+class SampleQueriesReport(Report):
+    """``poolkit sample-queries``'s report: the draw as recorded."""
+
+    kind = "sample-queries"
+
+    draw: int
+    design: str
+    seed: int
+    n: int
+    population: int
+    machine: str | None
+    judge_version: str | None
+    measure: str | None
+    store: str
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    command: str = "sample-queries"
+
+    def render_table(self) -> str:
+        from poolkit.tables import table
+
+        how = ("uniformly" if self.design == "uniform" else
+               f"stratified by {self.machine}@{self.judge_version}'s per-query {self.measure}")
+        head = (f"draw {self.draw}: {self.n} of {self.population} queries, {how}, seed "
+                f"{self.seed} (recorded in {self.store}; judge them with poolkit judge "
+                f"--sample)")
+        rows = [[q["qid"], q["stratum"], f"{q['inclusion']:.3f}"] for q in self.queries]
+        return "\n".join([head, *table(["query", "stratum", "inclusion"], rows, "llr",
+                                       indent=2)]) + "\n"

@@ -1,0 +1,183 @@
+"""``poolkit estimate``'s store form on the bundled sample, on SQLite and PostgreSQL: a machine
+judge imported with ``--machine`` labels every query, people's grades anchor the estimate;
+the judge's versions are never mixed; unknown names are one line, exit 2, store unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from shared_data import SAMPLE
+from store_backends import BACKENDS, store_location
+
+from poolkit.app.estimate import EstimateRequest, estimate
+from poolkit.cli import main
+from poolkit.schemas import load_schema
+
+
+def sample_config(tmp_path: Path, store: str | Path) -> Path:
+    """The sample with two run systems (the seed run and its reverse), pooled to depth 5."""
+    by_query: dict[str, list[str]] = {}
+    for line in (SAMPLE / "seed.run").read_text().splitlines():
+        by_query.setdefault(line.split()[0], []).append(line.split()[2])
+    (tmp_path / "rev.run").write_text("".join(
+        f"{q} Q0 {d} {i} {100 - i} rev\n"
+        for q, docs in by_query.items() for i, d in enumerate(reversed(docs), 1)))
+    config = tmp_path / "c.yaml"
+    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
+                      f"store: {store}\nruns_dir: {tmp_path / 'pooled'}\n"
+                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
+                      f"  rev: {{kind: run, path: {tmp_path / 'rev.run'}}}\n"
+                      f"pool: {{depth: 5, order: docid}}\n"
+                      f"judge: {{min_display: 0, topic_card: false}}\n")
+    return config
+
+
+def call(*args: object) -> int:
+    return main([str(a) for a in args])
+
+
+@pytest.fixture(params=BACKENDS)
+def world(request, tmp_path):
+    with store_location(request.param, tmp_path) as store:
+        config = sample_config(tmp_path, store)
+        assert call("pool", config, "--quiet") == 0
+        assert call("import", config, SAMPLE / "assessor_b.yaml", "--as", "bob") == 0
+        assert call("import", config, SAMPLE / "llm_judge.qrels", "--as", "llm",
+                    "--machine", "m-1") == 0
+        yield config
+
+
+def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, capsys):
+    people = tmp_path / "people.qrels"  # bob's labels as the store resolves them (the pool's)
+    assert call("export", world, "--format", "qrels", "-o", people) == 0
+    capsys.readouterr()
+    assert call("estimate", world, "--machine", "llm", "-m", "P@5,nDCG@5",
+                "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert set(doc["runs"]) == {"seed", "rev"} and list(doc["pairs"]) == ["seed|rev"]
+    # the same numbers as the file form on the same labels and runs
+    files = estimate(EstimateRequest(SAMPLE / "llm_judge.qrels", people,
+                                     [SAMPLE / "seed.run", tmp_path / "rev.run"],
+                                     measures=["P@5", "nDCG@5"]))
+    assert doc["runs"]["seed"] == files.runs["seed.run"]
+    assert any("not drawn by poolkit's sampler" in n for n in doc["notes"])
+    assert doc["agreement"]["verdict"]["unweighted"] == "too noisy"
+
+
+def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
+    """llm's second version graded q_faw and q_store only: the estimate takes its labels
+    alone, says so, and q_broad and q_milk (graded by the old version only) take none."""
+    newer = world.parent / "newer.qrels"
+    newer.write_text("".join(  # a grade the first version did not give: a new event
+        f"{q} 0 {d} {3 - int(g)}\n" for q, _z, d, g in (
+            line.split() for line in (SAMPLE / "llm_judge.qrels").read_text().splitlines()
+            if line.startswith(("q_faw", "q_store")))))
+    assert call("import", world, newer, "--as", "llm", "--machine", "m-2") == 0
+    capsys.readouterr()
+    assert call("estimate", world, "--machine", "llm", "-m", "P@5", "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    said = [n for n in doc["notes"] if "has 2 versions" in n]
+    assert len(said) == 1 and "2 queries only an older version graded" in said[0]
+    assert doc["queries"]["N"] == 2 and sorted(doc["queries"]["left_out"]) == ["q_broad",
+                                                                              "q_milk"]
+
+
+def store_bytes(config: Path) -> str | None:
+    path = config.parent / "store.sqlite"
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--machine", "gpt"], "--machine: unknown machine judge 'gpt'"),
+    (["--machine", "llm", "--human", "carol"], "--human: unknown assessor 'carol'"),
+    (["--machine", "llm", "--level", "7"], "no query has a grade >= 7"),
+])
+def test_an_unknown_name_is_one_line_exit_2_store_unchanged(world, capsys, args, message):
+    before = store_bytes(world)
+    capsys.readouterr()
+    assert call("estimate", world, *args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and message in err, err
+    assert store_bytes(world) == before
+
+
+def judge_the_draw(config: Path, assessor: str) -> list[str]:
+    """Open ``poolkit judge --sample`` as ``assessor`` through Textual's Pilot and grade every
+    passage it serves (2, then 0, in turn); the queries it served."""
+    import asyncio
+
+    from poolkit.app.judge import JudgeRequest, open_session
+    from poolkit.collection import Collection
+    from poolkit.config import JudgeConfig
+    from poolkit.judge.app import JudgeApp
+
+    async def grade_all(app: JudgeApp) -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            for i in range(len(app.session._walk)):
+                await pilot.press("2" if i % 2 == 0 else "0")
+            await pilot.press("q")
+
+    with Collection.open(config, write=True) as collection:
+        session = open_session(collection, JudgeRequest(config, assessor, sample=True))
+        served = list(session.query_ids)
+        asyncio.run(grade_all(JudgeApp(session, JudgeConfig(topic_card=False))))
+    return served
+
+
+def test_a_drawn_sample_judged_in_the_ui_is_weighted_by_its_design(world, capsys):
+    capsys.readouterr()
+    assert call("sample-queries", world, "--n", "2", "--seed", "7", "--stratify-by", "machine",
+                "--machine", "llm", "--measure", "nDCG@5", "--format", "json") == 0
+    draw = json.loads(capsys.readouterr().out)
+    jsonschema.validate(draw, load_schema("sample-queries"),
+                        cls=jsonschema.Draft202012Validator)
+    assert draw["design"] == "stratified" and draw["population"] == 4 and draw["draw"] == 1
+    drawn = [q["qid"] for q in draw["queries"]]
+    assert len(drawn) == 2 and all(q["inclusion"] == 0.5 for q in draw["queries"])
+    # the same seed draws the same queries
+    assert call("sample-queries", world, "--n", "2", "--seed", "7", "--stratify-by", "machine",
+                "--machine", "llm", "--measure", "nDCG@5", "--format", "json") == 0
+    assert [q["qid"] for q in json.loads(capsys.readouterr().out)["queries"]] == drawn
+    assert sorted(judge_the_draw(world, "carol")) == sorted(drawn)
+    assert call("estimate", world, "--machine", "llm", "--human", "carol", "-m", "P@5",
+                "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert doc["design"]["drawn_by_poolkit"] and "draw 2" in doc["design"]["source"]
+    assert not any("not drawn by poolkit's sampler" in n for n in doc["notes"])
+    assert sorted(doc["queries"]["human"]) == sorted(drawn)
+    assert doc["runs"]["seed"]["measures"]["P@5"]["n"] == 2
+
+
+def test_judge_sample_without_a_draw_is_one_line(world, capsys):
+    from poolkit.app.judge import JudgeRequest, open_session
+    from poolkit.collection import Collection
+    from poolkit.errors import PoolkitError
+
+    with Collection.open(world, write=True) as collection:
+        with pytest.raises(PoolkitError, match="no query sample drawn yet"):
+            open_session(collection, JudgeRequest(world, "carol", sample=True))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n", "9", "--seed", "1"], "--n 9: there are only 4 queries to draw from"),
+    (["--n", "2", "--seed", "1", "--stratify-by", "machine", "--machine", "gpt"],
+     "--machine: unknown machine judge 'gpt'"),
+    (["--n", "2", "--seed", "1", "--machine", "llm"], "--stratify-by machine and --machine"),
+])
+def test_a_bad_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, message):
+    from poolkit.store.backends import open_store
+
+    capsys.readouterr()
+    assert call("sample-queries", world, *args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and message in err, err
+    store = next(line.split(": ", 1)[1] for line in world.read_text().splitlines()
+                 if line.startswith("store:"))
+    with open_store(store) as s:
+        assert s.query_draws() == []

@@ -1,0 +1,190 @@
+"""``poolkit estimate``'s file form: PPI++ on ``score``'s per-query values, the pairs with
+their adjusted p-values, the orderings' taus, the judge's agreement and the honesty lines;
+bad input is one stderr line, exit 2, every file unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+from shared_data import SAMPLE, shared_path
+
+from poolkit.app.estimate import EstimateRequest, estimate
+from poolkit.app.score import ScoreRequest, score_runs
+from poolkit.cli import main
+from poolkit.schemas import load_schema
+from poolkit.score.ppi import ppi_mean
+from poolkit.score.significance import CORRECTIONS
+
+DL19 = ("collections", "dl19-passage-pool")
+
+
+def first_queries(qrels: Path, n: int, out: Path) -> Path:
+    """The qrels of ``qrels``'s first ``n`` queries (sorted ids): people judged only those."""
+    lines = qrels.read_text().splitlines()
+    keep = sorted({line.split()[0] for line in lines})[:n]
+    out.write_text("".join(f"{line}\n" for line in lines if line.split()[0] in keep))
+    return out
+
+
+@pytest.fixture(scope="module")
+def dl19(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = shared_path(*DL19)
+    human = first_queries(root / "qrels.txt", 10, tmp_path_factory.mktemp("est") / "h.qrels")
+    return {"machine": root / "judges" / "llama-3.3-70b.4prompts.qrels", "human": human,
+            "nist": root / "qrels.txt", "runs": sorted((root / "runs").glob("*.run"))}
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: object) -> dict:
+    assert main([str(a) for a in args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_dl19_file_form_is_ppi_on_scores_per_query_values(dl19, capsys):
+    doc = run_json(capsys, "estimate", "--machine", dl19["machine"], "--human", dl19["human"],
+                   *dl19["runs"], "-m", "nDCG@10,AP", "--level", "2", "--format", "json")
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert doc["queries"]["N"] == 43 and doc["queries"]["n"] == 10
+    # per-query values are score's own: recompute the estimate from `score`'s JSON
+    per: dict[str, dict] = {}
+    for side in ("machine", "human"):
+        rep = score_runs(ScoreRequest(dl19[side], dl19["runs"], measures=["nDCG@10", "AP"],
+                                      level=2)).to_dict()
+        per[side] = {r["name"]: r["measures"]["nDCG@10"]["per_query"] for r in rep["runs"]}
+    name = "bm25.run"
+    ours = doc["runs"][name]["measures"]["nDCG@10"]
+    mq, hq = per["machine"][name], per["human"][name]
+    human_q = doc["queries"]["human"]
+    assert sorted(human_q) == sorted(hq)
+    est = ppi_mean([mq[q] for q in mq], [hq[q] for q in human_q], [mq[q] for q in human_q])
+    assert ours["estimate"] == pytest.approx(est.estimate, abs=1e-12)
+    assert ours["lambda"] == pytest.approx(est.lam, abs=1e-12)
+    assert ours["machine"] == pytest.approx(np.mean(list(mq.values())), abs=1e-12)
+    assert ours["human"] == pytest.approx(np.mean([hq[q] for q in human_q]), abs=1e-12)
+    for entry in (e for r in doc["runs"].values() for e in r["measures"].values()):
+        assert entry["low"] <= entry["estimate"] <= entry["high"] and 0 <= entry["lambda"] <= 1
+        assert entry["interval"] == "t"  # n = 10 < 30: the small-sample interval
+    # p adjusted by Holm over every pair and measure, as score adjusts
+    found = [(k, m, e) for k, d in doc["pairs"].items() for m, e in d.items()]
+    assert len(found) == 15 * 2
+    holm = CORRECTIONS["holm"]([e["p"] for _k, _m, e in found])
+    assert [e["p_adjusted"] for _k, _m, e in found] == pytest.approx(list(holm))
+    assert set(doc["tau"]["AP"]) == {"estimate|machine", "estimate|human", "machine|human"}
+    a = doc["agreement"]
+    assert a["shared"] == sum(sum(row) for row in a["confusion"]["counts"])
+    assert a["verdict"]["unweighted"] == "too noisy"  # NOTES.md: kappa 0.17 on all queries
+    assert any("not drawn by poolkit's sampler" in n for n in doc["notes"])
+
+
+def test_the_table_says_each_thing_on_its_own_line(dl19, capsys):
+    assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["human"]),
+                 *map(str, dl19["runs"][:2]), "-m", "nDCG@10", "--correction", "bh"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("note: the human queries were not drawn by poolkit's sampler")
+    assert any(line.strip().startswith("bm25-rm3.run - bm25.run") for line in out)
+    assert any("p bh" in line for line in out)
+    assert any(line.startswith("the judge against the people on") for line in out)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+MACHINE = "".join(f"q{q} 0 d{d} {(q + d) % 4}\n" for q in range(1, 7) for d in range(1, 6))
+RUN_A = "".join(f"q{q} Q0 d{d} {d} {10 - d} a\n" for q in range(1, 7) for d in range(1, 6))
+RUN_B = "".join(f"q{q} Q0 d{d} {6 - d} {d} b\n" for q in range(1, 7) for d in range(1, 6))
+HUMAN = "".join(f"q{q} 0 d{d} {(q * d) % 4}\n" for q in (1, 2, 3, 4) for d in range(1, 6))
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    return {"machine": write(tmp_path / "m.qrels", MACHINE),
+            "human": write(tmp_path / "h.qrels", HUMAN),
+            "a": write(tmp_path / "a.run", RUN_A), "b": write(tmp_path / "b.run", RUN_B)}
+
+
+def test_a_human_query_without_machine_labels_is_left_out_and_said(files):
+    files["human"].write_text(HUMAN + "q9 0 d1 3\nq9 0 d2 0\n")
+    report = estimate(EstimateRequest(files["machine"], files["human"],
+                                      [files["a"], files["b"]], measures=["P@3"]))
+    # q4's human grades are all 0: excluded as score excludes it, and said too
+    assert report.queries["left_out"] == ["q9"] and report.queries["n"] == 3
+    assert any("1 human query has no grade >= 1: excluded" in n for n in report.notes)
+    said = [n for n in report.notes if "no machine label" in n]
+    assert len(said) == 1 and "q9" in said[0] and "left out" in said[0]
+
+
+def test_a_machine_equal_to_the_humans_on_every_query_gives_the_human_mean(files):
+    """The machine labels exactly the people's queries with the people's grades: whatever
+    lambda, the estimate is the human mean (the correction cancels the machine exactly)."""
+    files["machine"].write_text(HUMAN)
+    report = estimate(EstimateRequest(files["machine"], files["human"],
+                                      [files["a"], files["b"]], measures=["nDCG@3"]))
+    e = report.runs["a.run"]["measures"]["nDCG@3"]
+    assert e["machine"] == pytest.approx(e["human"]) == pytest.approx(e["estimate"])
+
+
+def digest(paths: list[Path]) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.mark.parametrize("human, message", [
+    ("q7 0 d1 2\nq8 0 d2 1\n", "h.qrels:1: no query of the human labels is in the machine"),
+    ("q1 0 d1 2\nq1 0 d2 7\n", "h.qrels:2: grade 7 for query 'q1' doc 'd2'"),
+    ("q1 0 d1 2\nq1 0 d2\n", "h.qrels:2:"),
+])
+def test_bad_human_labels_are_one_line_exit_2_files_unchanged(files, capsys, human, message):
+    files["human"].write_text(human)
+    before = digest(list(files.values()))
+    code = main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"]), str(files["b"])])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert err.startswith("poolkit estimate: error: ")
+    assert digest(list(files.values())) == before
+    assert sorted(p.name for p in files["a"].parent.iterdir()) == ["a.run", "b.run", "h.qrels",
+                                                                   "m.qrels"]
+
+
+def test_one_human_query_is_too_few_and_says_so(files, capsys):
+    files["human"].write_text("q1 0 d1 2\nq1 0 d2 0\n")
+    assert main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"])]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "an estimate needs at least 2" in err
+
+
+def test_the_sample_file_form_validates(capsys):
+    truth = SAMPLE / "golden.yaml"
+    doc = run_json(capsys, "estimate", "--machine", SAMPLE / "llm_judge.qrels", "--human",
+                   truth, SAMPLE / "seed.run", "--format", "json")
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert doc["pairs"] == {}
+
+
+def test_the_readme_example_prints_the_readmes_figures(dl19, capsys):
+    """README "Estimates with a human error bar": the command's table is the README's."""
+    from shared_data import REPO
+
+    assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["human"]),
+                 *map(str, dl19["runs"]), "-m", "nDCG@10", "--level", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    readme = (REPO / "README.md").read_text()
+    for line in out[:11]:  # the notes, the queries line, the runs' table
+        assert line in readme, line
+    said = " ".join(out)
+    assert ("estimate vs machine 0.33, estimate vs human 0.47, machine vs human 0.87" in said
+            and "on 1091 pairs both graded: Cohen's kappa 0.07 [0.04, 0.10] (too noisy), "
+                "binary at level 2 0.31 [0.27, 0.35] (too noisy)" in said)
+    assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["nist"]),
+                 *map(str, dl19["runs"]), "-m", "nDCG@10", "--level", "2",
+                 "--format", "json"]) == 0
+    truth = json.loads(capsys.readouterr().out)["runs"]
+    assert [round(truth[r]["measures"]["nDCG@10"]["human"], 3)
+            for r in ("bm25.run", "tasb.run", "repllama.run")] == [0.507, 0.724, 0.741]
