@@ -25,7 +25,7 @@ from typing import Any
 
 from poolkit.errors import PoolkitError
 from poolkit.judges import Calibration, JudgeKind, JudgePair, Verdict, register_judge_kind
-from poolkit.judges.local import device_of, model_sha256
+from poolkit.judges.local import device_of, model_sha256, quiet_loading
 from poolkit.judges.openai import Answer
 from poolkit.params import Param, ParamError
 
@@ -153,7 +153,8 @@ def _load(path: Path, device: str) -> Any:
         raise PoolkitError("judge kind cross-encoder needs sentence-transformers: pip install "
                            "'poolkit[judges]'") from None
     try:
-        return CrossEncoder(str(path), device=device, local_files_only=True)
+        with quiet_loading():
+            return CrossEncoder(str(path), device=device, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise PoolkitError(f"{path}: not a CrossEncoder sentence-transformers can load "
                            f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"

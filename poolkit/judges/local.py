@@ -142,6 +142,16 @@ class LocalJudge:
         return self._state["grades"]  # type: ignore[no-any-return]
 
     @property
+    def _last_only(self) -> dict[str, int]:
+        """Logits of the last position only, where the model can (transformers >= 4.45):
+        the vocabulary projection of every prompt token is most of a batch's memory."""
+        import inspect
+
+        accepted = inspect.signature(self.model.forward).parameters
+        return next(({k: 1} for k in ("logits_to_keep", "num_logits_to_keep")
+                     if k in accepted), {})
+
+    @property
     def _chat(self) -> bool:
         return bool(self.settings.get("chat_template", True)) \
             and bool(getattr(self.tokenizer, "chat_template", None))
@@ -176,8 +186,8 @@ class LocalJudge:
         ids = batch["input_ids"].to(self.device)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         with torch.inference_mode():
-            logits = self.model(input_ids=ids, attention_mask=mask,
-                                position_ids=positions).logits[:, -1, :]
+            logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                                **self._last_only).logits[:, -1, :]
         probs = torch.softmax(logits.float(), dim=-1).cpu()
         seconds = (time.monotonic() - started) / len(prompts)
         lengths = mask.sum(-1).tolist()
@@ -227,7 +237,7 @@ def _load(path: Path, device: str) -> tuple[Any, Any, str]:
         raise _needs_judges_extra("judge kind local") from None
     folder, extra = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
     try:
-        with _gguf_read_once(path.is_file()):
+        with quiet_loading(), _gguf_read_once(path.is_file()):
             tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True,
                                                       **extra)
             model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True,
@@ -247,6 +257,21 @@ def _load(path: Path, device: str) -> tuple[Any, Any, str]:
 
 
 @contextmanager
+def quiet_loading() -> Iterator[None]:
+    """transformers' progress bars off while a model loads: poolkit's own bar counts pairs,
+    and a bar per tensor on stderr would bury a one-line error."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+@contextmanager
 def _gguf_read_once(active: bool) -> Iterator[None]:
     """While a GGUF model loads: one parse of the file and one tensor-name map.
 
@@ -257,16 +282,8 @@ def _gguf_read_once(active: bool) -> Iterator[None]:
     parses and 18 s in 397 identical name maps. Both are pure functions of their arguments
     here (a read-only file; arch and layer count), so they are memoised for the load only.
     """
-    from transformers.utils import logging as hf_logging
-
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # poolkit's own bar counts pairs; no tqdm per tensor
     if not active:
-        try:
-            yield
-        finally:
-            if bars:
-                hf_logging.enable_progress_bar()
+        yield
         return
     import functools
 
@@ -279,8 +296,6 @@ def _gguf_read_once(active: bool) -> Iterator[None]:
         yield
     finally:
         gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map  # type: ignore[misc]
-        if bars:
-            hf_logging.enable_progress_bar()
 
 
 def _model_id(path: Path) -> str:
@@ -300,4 +315,4 @@ def _model_id(path: Path) -> str:
 
 
 __all__ = ["LocalJudge", "LocalKind", "device_of", "grade_distribution_of", "grade_token_ids",
-           "model_sha256"]
+           "model_sha256", "quiet_loading"]
