@@ -25,7 +25,7 @@ from typing import Any
 
 from poolkit.errors import PoolkitError
 from poolkit.judges import Calibration, JudgeKind, JudgePair, Verdict, register_judge_kind
-from poolkit.judges.local import device_of, model_sha256, quiet_loading
+from poolkit.judges.local import InProcessJudge, quiet_loading
 from poolkit.judges.openai import Answer
 from poolkit.params import Param, ParamError
 
@@ -81,21 +81,15 @@ class CrossEncoderKind(JudgeKind):
                 if a.grade is not None]
 
 
-class CrossEncoderJudge:
+class CrossEncoderJudge(InProcessJudge):
     """A loaded CrossEncoder with its thresholds (given, or fitted when built)."""
 
     template = ""  # no prompt: the version does not depend on one
 
     def __init__(self, settings: Mapping[str, Any], calibration: Calibration | None) -> None:
-        self.settings = dict(settings)
-        self.batch_size = int(settings.get("batch_size") or 32)
-        path = Path(str(settings["path"]))
-        if not path.is_dir():
-            raise PoolkitError(f"{path}: no such CrossEncoder folder")
-        self.settings["model_sha256"] = model_sha256(path)
-        self.device = device_of(str(settings.get("device") or "auto"))
-        self.model = _load(path, self.device)
-        self.model_id = path.name
+        super().__init__(settings, 32)
+        self.model = _load(self.path, self.device)
+        self.model_id = self.path.name
         self.fitted: dict[str, Any] = {}
         if not settings.get("thresholds"):
             self.settings["thresholds"] = self._fit(calibration)

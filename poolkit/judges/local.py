@@ -100,19 +100,26 @@ class LocalKind(JudgeKind):
                 if a.grade is not None]
 
 
-class LocalJudge:
+class InProcessJudge:
+    """What a judge running a model in this process starts from: its settings with the
+    model's hash added (``model_sha256``, in the version), its batch size and device."""
+
+    def __init__(self, settings: Mapping[str, Any], batch_size: int) -> None:
+        self.settings = dict(settings)
+        self.batch_size = int(settings.get("batch_size") or batch_size)
+        self.path = Path(str(settings["path"]))
+        if not self.path.exists():
+            raise PoolkitError(f"{self.path}: no such model file or folder")
+        self.settings["model_sha256"] = model_sha256(self.path)
+        self.device = device_of(str(settings.get("device") or "auto"))
+
+
+class LocalJudge(InProcessJudge):
     """A loaded model and tokenizer that grade pairs in batches (see the module)."""
 
     def __init__(self, settings: Mapping[str, Any], template: str) -> None:
-        self.settings = dict(settings)
+        super().__init__(settings, 8)
         self.template = template
-        self.batch_size = int(settings.get("batch_size") or 8)
-        path = Path(str(settings["path"]))
-        if not path.exists():
-            raise PoolkitError(f"{path}: no such model file or folder")
-        self.settings["model_sha256"] = model_sha256(path)
-        self.device = device_of(str(settings.get("device") or "auto"))
-        self.path = path
         #: the loaded model, shared by copies (``autojudge --variant``'s judge is one)
         self._state: dict[str, Any] = {}
 
@@ -314,5 +321,5 @@ def _model_id(path: Path) -> str:
     return path.name
 
 
-__all__ = ["LocalJudge", "LocalKind", "device_of", "grade_distribution_of", "grade_token_ids",
-           "model_sha256", "quiet_loading"]
+__all__ = ["InProcessJudge", "LocalJudge", "LocalKind", "device_of", "grade_distribution_of",
+           "grade_token_ids", "model_sha256", "quiet_loading"]

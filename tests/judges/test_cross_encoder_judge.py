@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
+from autojudge_helpers import autojudge_json
 from pool_helpers import write_config
 from shared_data import SAMPLE
 from tiny_models import tiny_cross_encoder
@@ -18,7 +18,6 @@ from poolkit.app.pool import PoolRequest, pool
 from poolkit.cli import main
 from poolkit.config import load_config
 from poolkit.judges.cross_encoder import MIN_PEOPLE, grade_of
-from poolkit.schemas import load_schema
 from poolkit.store.backends import open_store
 
 
@@ -37,14 +36,7 @@ def sample(tmp_path: Path, model: Path, **options) -> Path:
 
 
 def autojudge(capsys, config: Path, *args: str, code: int = 0) -> tuple[dict, str]:
-    got = main(["autojudge", str(config), "--judge", "ce", "--format", "json", *args])
-    out, err = capsys.readouterr()
-    assert got == code, err
-    if code:
-        return {}, err
-    doc = json.loads(out)
-    jsonschema.validate(doc, load_schema("autojudge"), cls=jsonschema.Draft202012Validator)
-    return doc, err
+    return autojudge_json(capsys, config, "ce", *args, code=code)
 
 
 def events(config: Path) -> list:

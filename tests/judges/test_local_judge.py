@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
+from autojudge_helpers import autojudge_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pool_helpers import write_config
@@ -21,7 +21,6 @@ from poolkit.cli import main
 from poolkit.judges import JUDGE_KINDS, JudgePair
 from poolkit.judges.local import LocalJudge, grade_distribution_of, grade_token_ids
 from poolkit.judges.prompt import BUILTIN_TEMPLATE
-from poolkit.schemas import load_schema
 from poolkit.store import QueryRecord
 
 QUERY = QueryRecord("q1", "what is the capital of france", "Cities.", None)
@@ -109,12 +108,7 @@ def sample(tmp_path: Path, model: Path, **options) -> Path:
 
 
 def autojudge(capsys, config: Path, *args: str) -> dict:
-    code = main(["autojudge", str(config), "--judge", "tiny", "--format", "json", *args])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    doc = json.loads(out)
-    jsonschema.validate(doc, load_schema("autojudge"), cls=jsonschema.Draft202012Validator)
-    return doc  # type: ignore[no-any-return]
+    return autojudge_json(capsys, config, "tiny", *args)[0]
 
 
 def test_autojudge_records_a_local_judges_grades_with_provenance(tiny_lm, tmp_path, capsys):
