@@ -22,8 +22,8 @@ from poolkit.cli.options import positive
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "autojudge", help="grade the pool with a machine judge of the config (an LLM "
-                          "endpoint, a local model, a cross-encoder)",
+        "autojudge", help="grade the pool with a machine judge (LLM endpoint, local model, "
+                          "cross-encoder)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", help="collection config (YAML) with a judges: section")
     p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
