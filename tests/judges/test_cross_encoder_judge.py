@@ -111,3 +111,14 @@ def test_thresholds_out_of_order_are_a_config_error_naming_the_line(tiny_ce, tmp
     assert len(lines) == 1 and f"{config}:{line}:" in lines[0]
     assert "judges.ce.thresholds" in lines[0] and why in lines[0]
     assert (store.read_bytes(), config.read_bytes()) == before
+
+
+def test_a_cross_encoder_has_no_prompt_variant(tiny_ce, tmp_path, capsys):
+    config = sample(tmp_path, tiny_ce, thresholds=[0.1, 0.2, 0.3])
+    store = config.parent / "judgments.sqlite"
+    before = store.read_bytes()
+    _, err = autojudge(capsys, config, "--variant", "scale_order=descending", code=2)
+    assert err.strip().splitlines() == [
+        "poolkit autojudge: error: --variant: judge 'ce' (kind cross-encoder) has no option "
+        "a variant may change"]
+    assert store.read_bytes() == before

@@ -163,3 +163,18 @@ def test_a_missing_model_is_a_config_error_naming_the_line(tiny_lm, tmp_path, ca
     assert len(lines) == 1 and f"{config}:" in lines[0]
     assert "judges.tiny.path: no such file or folder" in lines[0] and "nowhere.gguf" in lines[0]
     assert store.read_bytes() == before
+
+
+def test_a_gpu_asked_for_and_not_there_is_one_line(tiny_lm, tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    config = sample(tmp_path, tiny_lm, device="cuda")
+    store = config.parent / "judgments.sqlite"
+    before = store.read_bytes()
+    _, err = autojudge_json(capsys, config, "tiny", code=2)
+    assert err.strip().splitlines() == [
+        "poolkit autojudge: error: device: cuda, but torch sees no GPU (device: auto uses "
+        "the CPU)"]
+    assert store.read_bytes() == before
