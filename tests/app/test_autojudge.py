@@ -11,15 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
+from autojudge_helpers import autojudge_json
 from llm_faults import MODEL_ID, loopback_llm
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
 
 from poolkit.app.pool import PoolRequest, pool
 from poolkit.cli import main
-from poolkit.schemas import load_schema
 from poolkit.store import Store
 
 KEY_ENV = "POOLKIT_TEST_JUDGE_KEY"
@@ -48,14 +47,7 @@ def collection(tmp_path: Path, url: str, store: str | Path | None = None,
 
 
 def autojudge(capsys, config: Path, *args: str, code: int = 0) -> tuple[dict, str]:
-    got = main(["autojudge", str(config), "--judge", "llm", "--format", "json", *args])
-    out, err = capsys.readouterr()
-    assert got == code, err
-    if code:
-        return {}, err
-    doc = json.loads(out)
-    jsonschema.validate(doc, load_schema("autojudge"), cls=jsonschema.Draft202012Validator)
-    return doc, err
+    return autojudge_json(capsys, config, "llm", *args, code=code)
 
 
 def machine_events(config: Path, kinds=("grade",)):

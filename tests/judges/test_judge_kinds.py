@@ -44,7 +44,7 @@ def echo(monkeypatch):
 
 
 def test_the_registry_holds_the_kinds_poolkit_has():
-    assert sorted(JUDGE_KINDS) == ["openai"]
+    assert sorted(JUDGE_KINDS) == ["cross-encoder", "local", "openai"]
 
 
 def test_an_unknown_kind_is_one_line_listing_the_kinds(echo):
