@@ -9,8 +9,9 @@ parameters over the config's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from poolkit.analysis.inputs import read_runs
 from poolkit.analysis.reports import SimulateReport
@@ -18,7 +19,9 @@ from poolkit.analysis.stats import kendall_tau
 from poolkit.collection import Collection
 from poolkit.config import Config
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.qrels import Qrels
 from poolkit.io.readers import read_labels
+from poolkit.io.run import Run
 from poolkit.pool.order import ORDER_STRATEGIES, order_strategy
 from poolkit.pool.remaining import StopRule
 from poolkit.pool.simulate import (
@@ -28,6 +31,7 @@ from poolkit.pool.simulate import (
     pools_from_runs,
     simulate,
 )
+from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import require_scorable
 
 
@@ -52,6 +56,11 @@ class SimulateRequest:
     stop_recall: float | None = None
     params: Sequence[str] = ()
     plot: str | None = None
+    #: ``--find``: extra judgments beyond the pool, as (typed, fraction of each query's pool)
+    find: Sequence[tuple[str, float]] = ()
+    corpus: str | None = None    # file form with find: the corpus the classifier scans
+    queries: str | None = None   # file form with find: the queries' text (the seed example)
+    find_batch: int = 5          # passages per query per find round
 
 
 def simulate_judging(request: SimulateRequest) -> SimulateReport:
@@ -67,6 +76,14 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         raise PoolkitError(f"--level must be a positive integer, got {r.level}")
     if r.stop_recall is not None and not 0 < r.stop_recall <= 1:
         raise PoolkitError(f"--stop-recall must be in (0, 1], found {r.stop_recall}")
+    if r.find and r.find_batch < 1:
+        raise PoolkitError(f"--find-batch must be a positive integer, found {r.find_batch}")
+    if (r.corpus or r.queries) and (not r.find or r.depth is None):
+        raise PoolkitError("--corpus and --queries are for --find in the file form (the "
+                           "store form reads the config's)")
+    if r.find and r.depth is not None and r.corpus is None:
+        raise PoolkitError("--find in the file form needs --corpus (the passages the "
+                           "classifier scans)")
     if r.plot:
         from poolkit.io.atomic import check_outputs
 
@@ -80,6 +97,7 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
             raise PoolkitError("file form: give the run files to pool (see --help)")
         runs = read_runs(r.inputs)
         pools = pools_from_runs(runs, r.depth)
+        corpus_path, queries_path = r.corpus, r.queries
     else:
         if len(r.inputs) != 1:
             raise PoolkitError("give one CONFIG (store form), or run files with --depth K "
@@ -88,6 +106,7 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
             config = collection.config
             pools = collection.query_pools()
             runs = collection.runs()
+            corpus_path, queries_path = str(config.corpus), str(config.queries)
     settings = {**(config.pool.settings if config is not None else {}),
                 **strategy_params(r.params, names)}
     rule = StopRule(target=float(r.stop_recall or settings.get("stop_recall", 0.9)),
@@ -102,6 +121,8 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
     doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
                    measures=r.measures, stop_rule=rule)
     del doc["command"]
+    if r.find:
+        doc["find"] = _find(r, pools, qrels, runs, corpus_path, queries_path)
     report = SimulateReport(**doc, qrels={"name": qrels.name, "sha256": qrels.sha256})
     if r.plot:
         from dataclasses import replace
@@ -111,6 +132,20 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         plot(report.document(), r.plot)
         report = replace(report, plot=r.plot)
     return report
+
+
+def _find(r: SimulateRequest, pools: Mapping[str, QueryPool], qrels: Qrels,
+          runs: Mapping[str, Run], corpus: str | None, queries: str | None) -> dict[str, Any]:
+    """The find replay (``pool.find_replay``) over the corpus the classifier scans."""
+    from poolkit.io.corpus import read_corpus, read_queries
+    from poolkit.pool.find import CorpusFinder
+    from poolkit.pool.find_replay import replay_find
+
+    assert corpus is not None
+    texts = {q.qid: q.text for q in read_queries(queries)} if queries else {}
+    finder = CorpusFinder.of(read_corpus(corpus), texts)
+    return replay_find(finder, {q: p.docs for q, p in pools.items()}, qrels, runs, r.find,
+                       level=r.level, batch=r.find_batch)
 
 
 def strategy_params(texts: Sequence[str], names: Sequence[str]) -> dict[str, object]:

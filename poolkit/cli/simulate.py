@@ -65,6 +65,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw relevant found against judgments, one line per strategy "
                         "(needs matplotlib: pip install 'poolkit[plot]')")
+    p.add_argument("--find", metavar="B,B",
+                   help="also replay `pool --find`: judge the whole pool, then spend B x "
+                        "each query's pool more judgments on passages the text classifier "
+                        "finds beyond it, against deepening every run's pool by as many")
+    p.add_argument("--find-batch", type=int, default=5, metavar="N",
+                   help="with --find: passages per query per round (retrained after each; "
+                        "default 5)")
+    p.add_argument("--corpus", metavar="FILE",
+                   help="file form with --find: the corpus (JSONL) the classifier scans")
+    p.add_argument("--queries", metavar="FILE",
+                   help="file form with --find: the queries' text (each query's text is "
+                        "one relevant example for its classifier)")
     p.set_defaults(handler=run)
 
 
@@ -78,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         strategies=[n.strip() for n in args.strategy.split(",") if n.strip()],
         budgets=budgets, level=args.level,
         measures=[m.strip() for m in args.measures.split(",") if m.strip()],
-        stop_recall=args.stop_recall, params=args.param, plot=args.plot))
+        stop_recall=args.stop_recall, params=args.param, plot=args.plot,
+        find=parse_budgets(args.find, "--find") if args.find else (), corpus=args.corpus,
+        queries=args.queries, find_batch=args.find_batch))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -20,7 +20,7 @@ import numpy as np
 from poolkit.io.corpus import Corpus
 
 if TYPE_CHECKING:
-    from poolkit.pool.text_model import RelevanceModel
+    from poolkit.pool.text_model import RelevanceModel, SparseRows
 
 Found = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 
@@ -34,10 +34,10 @@ class CorpusFinder:
 
         self.ids = list(ids)
         self.row = {d: i for i, d in enumerate(self.ids)}
-        self.passages = passages
         self.vectorizer = TextVectorizer.fit(passages)
         self.matrix = self.vectorizer.transform(passages)
-        self.queries = dict(queries)
+        self.queries = {q: i for i, q in enumerate(queries)}
+        self.seeds = self.vectorizer.transform(list(queries.values()) + [""])
 
     @classmethod
     def of(cls, corpus: Corpus, queries: Mapping[str, str]) -> CorpusFinder:
@@ -66,15 +66,24 @@ class CorpusFinder:
         from poolkit.pool.text_model import RelevanceModel
 
         rows = [self.row[d] for d in grades if d in self.row]
-        texts = [self.passages[r] for r in rows] + [self.queries.get(qid, "")]
+        seed = self.seeds.rows([self.queries.get(qid, self.seeds.n_rows - 1)])
         labels = [int(g >= level) for d, g in grades.items() if d in self.row] + [1]
-        return RelevanceModel.fit(self.vectorizer.transform(texts), labels)
+        return RelevanceModel.fit(_stack(self.matrix.rows(rows), seed), labels)
 
     def describe(self) -> dict[str, Any]:
         """The classifier as the store records it."""
         return {"model": "tf-idf logistic regression (pool.text_model)",
                 "seed": "the query's text as a relevant example",
                 "vocabulary": len(self.vectorizer.vocabulary)}
+
+
+def _stack(top: SparseRows, bottom: SparseRows) -> SparseRows:
+    """The rows of ``top`` then those of ``bottom`` (the same columns)."""
+    from poolkit.pool.text_model import SparseRows
+
+    return SparseRows(np.concatenate([top.indptr, bottom.indptr[1:] + top.indptr[-1]]),
+                      np.concatenate([top.indices, bottom.indices]),
+                      np.concatenate([top.data, bottom.data]), top.n_columns)
 
 
 def find_beyond(corpus: Corpus, queries: Mapping[str, str],

@@ -120,3 +120,32 @@ def test_find_runs_no_system_so_system_options_are_refused(world, capsys, extra)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"does not go with {extra[0]}" in err[0]
     assert state(config, store) == before
+
+
+SIMULATE = ["simulate", SAMPLE / "seed.run", "--depth", "3", "--qrels",
+            SAMPLE / "truth.qrels", "--strategy", "priority"]
+
+
+def test_simulate_find_reports_the_classifier_beside_deepening(capsys):
+    assert call(*SIMULATE, "--find", "0.5,1", "--corpus", SAMPLE / "corpus.jsonl",
+                "--queries", SAMPLE / "queries.jsonl", "--format", "json") == 0
+    find = json.loads(capsys.readouterr().out)["find"]
+    assert find["pool"] == 12 and list(find["budgets"]) == ["0.5", "1"]
+    for b in find["budgets"].values():
+        assert b["judged"] >= b["deepen"]["judged"]
+        assert b["classifier"]["relevant_found"] <= find["outside_relevant"]
+    assert call(*SIMULATE, "--find", "0.5", "--corpus", SAMPLE / "corpus.jsonl") == 0
+    assert "beyond the pool" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--find", "0.5"], "--find in the file form needs --corpus"),
+    (["--find", "2", "--corpus", SAMPLE / "corpus.jsonl"], "--find: 2 is not a fraction"),
+    (["--find", "0.5", "--find-batch", "0", "--corpus", SAMPLE / "corpus.jsonl"],
+     "--find-batch must be a positive integer"),
+    (["--corpus", SAMPLE / "corpus.jsonl"], "--corpus and --queries are for --find"),
+])
+def test_simulate_find_bad_options_are_one_line(capsys, extra, message):
+    assert call(*SIMULATE, *extra) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
