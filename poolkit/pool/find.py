@@ -20,7 +20,7 @@ import numpy as np
 from poolkit.io.corpus import Corpus
 
 if TYPE_CHECKING:
-    from poolkit.pool.text_model import RelevanceModel, SparseRows
+    from poolkit.pool.text_model import RelevanceModel, SparseRows, TextVectorizer
 
 Found = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 
@@ -28,20 +28,29 @@ Found = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best firs
 class CorpusFinder:
     """A corpus indexed once for the classifier; ``find`` ranks beyond a pool per query."""
 
-    def __init__(self, ids: Sequence[str], passages: Sequence[str],
+    def __init__(self, ids: Sequence[str], vectorizer: TextVectorizer, matrix: SparseRows,
                  queries: Mapping[str, str]) -> None:
-        from poolkit.pool.text_model import TextVectorizer
-
+        """``matrix``: the corpus's rows (``vectorizer.transform`` of its passages, in
+        ``ids``' order); ``queries``: each query's text, its classifier's seed example."""
         self.ids = list(ids)
         self.row = {d: i for i, d in enumerate(self.ids)}
-        self.vectorizer = TextVectorizer.fit(passages)
-        self.matrix = self.vectorizer.transform(passages)
+        self.vectorizer = vectorizer
+        self.matrix = matrix
         self.queries = {q: i for i, q in enumerate(queries)}
-        self.seeds = self.vectorizer.transform(list(queries.values()) + [""])
+        self.seeds = vectorizer.transform(list(queries.values()) + [""])
+
+    @classmethod
+    def from_texts(cls, ids: Sequence[str], passages: Sequence[str],
+                   queries: Mapping[str, str]) -> CorpusFinder:
+        """Index ``passages`` (vocabulary and IDF of the whole corpus)."""
+        from poolkit.pool.text_model import TextVectorizer
+
+        vectorizer = TextVectorizer.fit(passages)
+        return cls(ids, vectorizer, vectorizer.transform(passages), queries)
 
     @classmethod
     def of(cls, corpus: Corpus, queries: Mapping[str, str]) -> CorpusFinder:
-        return cls(corpus.ids, corpus.passages(), queries)
+        return cls.from_texts(corpus.ids, corpus.passages(), queries)
 
     def find(self, grades: Mapping[str, Mapping[str, int]],
              excluded: Mapping[str, Collection[str]], n: Mapping[str, int],

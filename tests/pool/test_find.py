@@ -23,7 +23,7 @@ PASSAGES = {
 
 
 def finder() -> CorpusFinder:
-    return CorpusFinder(list(PASSAGES), list(PASSAGES.values()),
+    return CorpusFinder.from_texts(list(PASSAGES), list(PASSAGES.values()),
                         {"q": "how to control fall armyworm in maize"})
 
 
