@@ -34,6 +34,8 @@ def record_found(store: StoreBackend, found: Mapping[str, Sequence[tuple[str, fl
             title, body = docs[docid]
             members.append(NewMember(qid, docid, title, body, float(rank)))
             sources.append((qid, docid, CLASSIFIER, rank, float(score)))
+    if not members:
+        return None  # nothing beyond the pool: the store is left as it was
     # the found ranking's hash stands where a run's file hash stands (the pool report's
     # "run sha256" per version): what this round found, row by row
     text = "".join(f"{q} {d} {r} {sc!r}\n" for q, d, _, r, sc in sources)

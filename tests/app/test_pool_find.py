@@ -149,3 +149,22 @@ def test_simulate_find_bad_options_are_one_line(capsys, extra, message):
     assert call(*SIMULATE, *extra) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_find_without_a_store_is_one_line_and_makes_none(tmp_path, capsys):
+    config = sample_config(tmp_path, tmp_path / "store.sqlite")
+    assert call("pool", config, "--find", 2) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no judging store yet" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
+
+
+def test_a_find_with_nothing_left_beyond_the_pool_adds_nothing(world, capsys):
+    config, store = world
+    assert call("import", config, SAMPLE / "truth.qrels", "--as", "nist") == 0
+    assert call("pool", config, "--find", 100, "--quiet") == 0  # every passage of the corpus
+    before = state(config, store)
+    capsys.readouterr()
+    assert call("pool", config, "--find", 1) == 0
+    assert "nothing new" in capsys.readouterr().out
+    assert state(config, store) == before
