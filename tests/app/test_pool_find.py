@@ -168,3 +168,11 @@ def test_a_find_with_nothing_left_beyond_the_pool_adds_nothing(world, capsys):
     assert call("pool", config, "--find", 1) == 0
     assert "nothing new" in capsys.readouterr().out
     assert state(config, store) == before
+
+
+def test_simulate_find_in_the_store_form_reads_the_configs_corpus(world, capsys):
+    config, _ = world
+    assert call("simulate", config, "--qrels", SAMPLE / "truth.qrels", "--strategy",
+                "priority", "--find", "0.5", "--format", "json") == 0
+    find = json.loads(capsys.readouterr().out)["find"]
+    assert find["pool"] == 12 and find["budgets"]["0.5"]["judged"] == 8
