@@ -5,6 +5,12 @@ Store form: the pool (with provenance) is a config's store's latest pool version
 systems' run files, strategy parameters and the stopping rule come from its ``pool:`` section.
 File form: the pool is the union of the runs' top ``depth``. In both, ``params`` set strategy
 parameters over the config's.
+
+The guided orders read more: ``machine`` (a machine judge's labels, qrels or golden.yaml) for
+``judge`` and ``cal``, and the passages' text for ``cal`` (the config's corpus and queries
+in the store form, ``corpus`` and ``queries`` in the file form). ``judged_only`` cuts every
+run to the documents the qrels grade before pooling (trec_eval's ``-J``): every pooled
+passage then has a true grade (and, with a machine judge over the same pairs, a machine one).
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ from poolkit.pool.simulate import (
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import require_scorable
 
+#: the orders that read only the runs (the default of ``--strategy``); ``judge`` and ``cal``
+#: read a machine judge or the text, named explicitly
+RUN_ORDERS = ("shuffle", "docid", "priority", "mtf", "mm-ns")
+
 
 @dataclass(frozen=True)
 class SimulateRequest:
@@ -49,17 +59,19 @@ class SimulateRequest:
     qrels: str
     inputs: Sequence[str] = ()
     depth: int | None = None
-    strategies: Sequence[str] = tuple(ORDER_STRATEGIES)
+    strategies: Sequence[str] = RUN_ORDERS
     budgets: Sequence[tuple[str, float]] = tuple(parse_budgets(",".join(DEFAULT_BUDGETS)))
     level: int = 1
     measures: Sequence[str] = DEFAULT_MEASURES
     stop_recall: float | None = None
     params: Sequence[str] = ()
     plot: str | None = None
+    machine: str | None = None
+    corpus: str | None = None    # file form: the passages' text (cal, and --find's scan)
+    queries: str | None = None   # file form: the queries' text (cal, and --find's seed)
+    judged_only: bool = False
     #: ``--find``: extra judgments beyond the pool, as (typed, fraction of each query's pool)
     find: Sequence[tuple[str, float]] = ()
-    corpus: str | None = None    # file form with find: the corpus the classifier scans
-    queries: str | None = None   # file form with find: the queries' text (the seed example)
     find_batch: int = 5          # passages per query per find round
 
 
@@ -78,9 +90,6 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         raise PoolkitError(f"--stop-recall must be in (0, 1], found {r.stop_recall}")
     if r.find and r.find_batch < 1:
         raise PoolkitError(f"--find-batch must be a positive integer, found {r.find_batch}")
-    if (r.corpus or r.queries) and (not r.find or r.depth is None):
-        raise PoolkitError("--corpus and --queries are for --find in the file form (the "
-                           "store form reads the config's)")
     if r.find and r.depth is not None and r.corpus is None:
         raise PoolkitError("--find in the file form needs --corpus (the passages the "
                            "classifier scans)")
@@ -96,7 +105,7 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         if not r.inputs:
             raise PoolkitError("file form: give the run files to pool (see --help)")
         runs = read_runs(r.inputs)
-        pools = pools_from_runs(runs, r.depth)
+        pools = {}  # pooled once the qrels are read (``judged_only`` cuts by them)
         corpus_path, queries_path = r.corpus, r.queries
     else:
         if len(r.inputs) != 1:
@@ -106,13 +115,17 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
             config = collection.config
             pools = collection.query_pools()
             runs = collection.runs()
-            corpus_path, queries_path = str(config.corpus), str(config.queries)
+            corpus_path = r.corpus or str(config.corpus)
+            queries_path = r.queries or str(config.queries)
     settings = {**(config.pool.settings if config is not None else {}),
                 **strategy_params(r.params, names)}
     rule = StopRule(target=float(r.stop_recall or settings.get("stop_recall", 0.9)),
                     confidence=float(settings.get("stop_confidence", 0.9)))
     strategies = {n: order_strategy(n, settings) for n in names}
     qrels = read_labels(r.qrels)
+    if r.depth is not None:
+        pools = pools_from_runs(judged_only(runs, qrels) if r.judged_only else runs, r.depth)
+    pools = with_guides(pools, r, config)
     require_scorable(qrels, r.level)  # else every strategy "finds" 0 of 0 relevant
     if r.plot:
         from poolkit.analysis.simulate_render import plot_backend
@@ -168,4 +181,36 @@ def strategy_params(texts: Sequence[str], names: Sequence[str]) -> dict[str, obj
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError:
             raise PoolkitError(f"--param: {key}: {value!r} is not a value") from None
+    return out
+
+
+def judged_only(runs: Mapping[str, Run], qrels: Qrels) -> dict[str, Run]:
+    """Each run with only the documents ``qrels`` grades, ranks closed up."""
+    return {n: Run.from_mapping({q: [d for d in docs if d in qrels.grades.get(q, {})]
+                                 for q, docs in run.rankings.items()}, name=n)
+            for n, run in runs.items()}
+
+
+def with_guides(pools: dict[str, QueryPool], r: SimulateRequest,
+                config: Config | None) -> dict[str, QueryPool]:
+    """The pools with what the guided orders read: machine grades, query and passage text."""
+    from dataclasses import replace
+
+    from poolkit.io.corpus import read_corpus, read_queries
+
+    machine = read_labels(r.machine).grades if r.machine else {}
+    corpus_path = r.corpus or (config.corpus if config is not None else None)
+    queries_path = r.queries or (config.queries if config is not None else None)
+    if "cal" in r.strategies and corpus_path is None:
+        raise PoolkitError("--strategy cal reads the passages' text: give --corpus (file form)")
+    corpus = read_corpus(corpus_path) if "cal" in r.strategies and corpus_path else None
+    queries = ({q.qid: q.text for q in read_queries(queries_path)}
+               if corpus is not None and queries_path else {})
+    out = {}
+    for qid, pool in pools.items():
+        texts = ({d: corpus.passage(corpus.index[d]) for d in pool.docs if d in corpus}
+                 if corpus is not None else {})
+        graded = machine.get(qid, {})
+        out[qid] = replace(pool, query=queries.get(qid, ""), texts=texts,
+                           machine={d: float(graded[d]) for d in pool.docs if d in graded})
     return out

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from poolkit.errors import PoolkitError
@@ -87,7 +87,7 @@ def replay(strategy: OrderStrategy, pool: QueryPool, grades: Mapping[str, int]) 
     id, as ``poolkit pool`` stores it); the strategy then names each next passage."""
     keys = strategy.keys(pool)
     stored = sorted(pool.docs, key=lambda d: (keys[d], d))
-    view = QueryPool(pool.qid, tuple(stored), pool.hits)
+    view = replace(pool, docs=tuple(stored))
     judged: dict[str, int] = {}
     for _ in range(len(stored)):
         pending = [d for d in stored if d not in judged]

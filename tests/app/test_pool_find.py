@@ -143,7 +143,6 @@ def test_simulate_find_reports_the_classifier_beside_deepening(capsys):
     (["--find", "2", "--corpus", SAMPLE / "corpus.jsonl"], "--find: 2 is not a fraction"),
     (["--find", "0.5", "--find-batch", "0", "--corpus", SAMPLE / "corpus.jsonl"],
      "--find-batch must be a positive integer"),
-    (["--corpus", SAMPLE / "corpus.jsonl"], "--corpus and --queries are for --find"),
 ])
 def test_simulate_find_bad_options_are_one_line(capsys, extra, message):
     assert call(*SIMULATE, *extra) == 2
