@@ -74,6 +74,10 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
         t = contrib["total"]
         lines += [f"  new to the pool: {t['new_docs']} docs, {t['new_judged']} judged, "
                   f"{t['new_relevant']} relevant ({contrib['basis']})"]
+        for name, c in contrib.get("sources", {}).items():
+            lines.append(f"  {name} (not a run: passages found beyond the pool): "
+                         f"{c['new_docs']} new docs, {c['only_it']} only it, "
+                         f"{c['new_judged']} judged, {c['new_relevant']} relevant")
     lines += ["", "Scores before and after (rank among the runs, 1 = best)"]
     rows = []
     for r in doc["runs"]:

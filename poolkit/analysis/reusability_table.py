@@ -38,7 +38,7 @@ def _summary_rows(summary: Mapping[str, dict[str, Any]]) -> list[list[str]]:
 
 
 def render_table(doc: dict[str, Any]) -> str:
-    from poolkit.analysis.render import grid, tau_note
+    from poolkit.analysis.render import fmt, grid, signed, tau_note
 
     lab = doc["labels"]
     where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name} ({lab['policy']} "
@@ -72,6 +72,13 @@ def render_table(doc: dict[str, Any]) -> str:
                       f"turn; tau = full-pool order vs left-out order)"]
         lines += grid(summary_head, _summary_rows(part["summary"]))
         lines += tau_note((s["kendall_tau"] for s in part["summary"].values()), len(doc["full"]))
+    for name, unit in doc.get("sources", {}).items():
+        lines += ["", f"Leave {name} out (not a run: it found passages beyond the pool): "
+                      f"{unit['removed_judged']} judged docs only it brought are removed "
+                      f"({unit['removed_relevant']} relevant); every run re-scored"]
+        lines += grid(["run", "measure", "full", "left out", "change"],
+                      [[run, m, fmt(v["full"]), fmt(v["left_out"]), signed(v["change"])]
+                       for run, per in unit["runs"].items() for m, v in per.items()])
     s = doc["single_run"]
     lines += ["", f"Relevant docs found by a single run: {s['found_by_one']} of "
                   f"{s['relevant_pooled']} relevant pooled docs ({s['share']:.1%})"]
