@@ -87,12 +87,20 @@ def test_judge_status_export_and_score_on_a_sample(sampled, tmp_path, capsys) ->
     assert main(["export", str(sampled), "--format", "qrels", "--unjudged", "-1",
                  "-o", str(qrels), "--sample", str(sample)]) == 0
     grades = read_qrels(qrels).grades
-    unjudged = {(r.qid, r.docid) for r in design if not r.sampled}
-    assert unjudged and all(grades[q][d] == -1 for q, d in unjudged)
+    # A pair the design never drew is not written as if drawn and left unjudged (-1): the
+    # design file lists it, drawn 0; every drawn pair is in the queue, placed 1, 2, ...
+    undrawn = {(r.qid, r.docid) for r in design if not r.sampled}
+    assert undrawn and not any(d in grades.get(q, {}) for q, d in undrawn)
     assert all(grades[r.qid][r.docid] >= 0 for r in design if r.sampled)
     written = read_sample(sample)
     assert sum(len(s.strata) for s in written.values()) == len(design)
     assert all(written[r.qid].inclusion[r.docid] == pytest.approx(r.inclusion) for r in design)
+    assert all((written[r.qid].drawn or {})[r.docid] == 0 for r in design if not r.sampled)
+    for qid, s in written.items():
+        for stratum in set(s.strata.values()):
+            places = sorted((s.drawn or {})[d] for d, t in s.strata.items()
+                            if t == stratum and (s.drawn or {})[d])
+            assert places == list(range(1, len(places) + 1))
     capsys.readouterr()
     assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample",
                  str(sample), "-m", "xinfAP,statAP,infNDCG@10,infAP", "--format", "json"]) == 0

@@ -72,7 +72,7 @@ def test_fully_judged_labels_have_no_r_est(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("q1 a top\n", ":1: expected 4 columns"),
+    ("q1 a top\n", ":1: expected 4 or 5 columns"),
     ("q1 a top x\n", ":1: inclusion probability 'x' is not a number"),
     ("# c\nq1 a top 0\n", ":2: inclusion probability 0 is outside"),
     ("q1 a top 1\nq1 a top 1\n", ":2: pair \\(q1, a\\) is listed twice"),
