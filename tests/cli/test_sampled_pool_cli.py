@@ -146,3 +146,34 @@ def test_unjudged_needs_qrels_and_strata_are_checked(tmp_path, capsys) -> None:
     none = write_config(tmp_path, "  strategy: sample\n  depth: 10\n")
     assert main(["pool", str(none)]) == 2
     assert "needs pool.strata" in capsys.readouterr().err
+
+
+def test_pool_reports_the_design_per_stratum_and_what_each_run_returned(tmp_path,
+                                                                        capsys) -> None:
+    # Asked 12 deep; each run ranks 10 per query.
+    cfg = write_config(tmp_path, SAMPLED.replace("depth: 10", "depth: 12").replace(
+        "[3, 10, 0.3]", "[3, 12, 0.3]"))
+    assert main(["pool", str(cfg), "--format", "json"]) == 0, capsys.readouterr().err
+    doc = json.loads(capsys.readouterr().out)
+    with Store(tmp_path / "s.sqlite") as store:
+        records = store.pool_sample()
+    design = doc["design"]
+    assert [c["stratum"] for c in design["strata"]] == ["1-2", "3-12"]
+    for cell in design["strata"]:
+        mine = [r for r in records if r.stratum == cell["stratum"]]
+        assert cell["pooled"] == len(mine) and cell["drawn"] == sum(r.sampled for r in mine)
+        assert cell["rate"] == pytest.approx(cell["drawn"] / cell["pooled"])
+    assert design["pooled"] == len(records) > design["drawn"] == doc["overall"]["size"]
+    assert design["order"] == "shuffle" and design["random_order"]
+    # Each system's depth is what its run returned, not the 12 asked.
+    assert doc["added"]["asked"] == {"bm25": 12, "dense": 12}
+    assert doc["added"]["depths"] == {"bm25": 10, "dense": 10}
+    assert {n: s["depth"] for n, s in doc["systems"].items()} == doc["added"]["depths"]
+    assert main(["pool", str(cfg), "--report-only"]) == 0
+    table = capsys.readouterr().out
+    headline = table.splitlines()[0]
+    assert (f"{design['pooled']} pairs pooled, {design['drawn']} drawn to judge" in headline
+            and "pooled documents" not in headline)
+    assert "sample design: pairs pooled per stratum and those drawn to judge; judging order " \
+           "shuffle: random within each stratum" in table
+    assert "per query: drawn pairs;" in table
