@@ -18,11 +18,13 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import jsonschema
 import pytest
 from pool_helpers import write_config
 
 from poolkit.cli import main
 from poolkit.io.sample import read_sample
+from poolkit.schemas import load_schema
 
 pytestmark = [pytest.mark.shared]
 
@@ -83,4 +85,5 @@ def test_score_leaves_out_the_labels_outside_the_draw_and_says_why(exported) -> 
         "sample: in 277 of 675 query strata the judged drawn pairs are not the first of the "
         "judging queue: they were picked, not drawn at random, and the estimates may be biased"]
     doc = json.loads(out)
+    jsonschema.Draft202012Validator(load_schema("score")).validate(doc)
     assert doc["sample"]["undrawn_labels"] == 1038 and doc["sample"]["caveats"] == err.splitlines()

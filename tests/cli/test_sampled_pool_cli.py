@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from poolkit.cli import main
 from poolkit.io import read_qrels
 from poolkit.io.golden import read_golden
 from poolkit.io.sample import read_sample
+from poolkit.schemas import load_schema
 from poolkit.store import Event, Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -157,6 +159,7 @@ def test_pool_reports_the_design_per_stratum_and_what_each_run_returned(tmp_path
     doc = json.loads(capsys.readouterr().out)
     with Store(tmp_path / "s.sqlite") as store:
         records = store.pool_sample()
+    jsonschema.Draft202012Validator(load_schema("pool")).validate(doc)
     design = doc["design"]
     assert [c["stratum"] for c in design["strata"]] == ["1-2", "3-12"]
     for cell in design["strata"]:
