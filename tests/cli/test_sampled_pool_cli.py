@@ -180,3 +180,34 @@ def test_pool_reports_the_design_per_stratum_and_what_each_run_returned(tmp_path
     assert "sample design: pairs pooled per stratum and those drawn to judge; judging order " \
            "shuffle: random within each stratum" in table
     assert "per query: drawn pairs;" in table
+
+
+def test_a_label_outside_the_draw_is_left_out_of_the_estimate_and_said(sampled, tmp_path,
+                                                                         capsys) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        undrawn = next(r for r in store.pool_sample() if not r.sampled)
+        relevant = next(m for m in store.pool() if m.qid == undrawn.qid)  # query is scored
+        for m in store.pool():
+            grade = 2 if m == relevant else 0
+            store.record_event(Event(m.qid, m.docid, "alice", "grade", grade=grade))
+    qrels, sample = tmp_path / "l.qrels", tmp_path / "l.sample"
+
+    def score() -> tuple[dict, list[str]]:
+        assert main(["export", str(sampled), "--format", "qrels", "-o", str(qrels),
+                     "--sample", str(sample)]) == 0
+        capsys.readouterr()
+        assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample", str(sample),
+                     "-m", "xinfAP,infNDCG@10,statAP", "--format", "json"]) == 0
+        out, err = capsys.readouterr()
+        return json.loads(out)["runs"][0]["measures"], err.splitlines()
+
+    before, said = score()
+    assert said == []
+    extra = tmp_path / "extra.qrels"
+    extra.write_text(f"{undrawn.qid} 0 {undrawn.docid} 3\n")
+    assert main(["import", str(sampled), str(extra), "--as", "nist"]) == 0
+    after, said = score()
+    assert after == before
+    assert said == ["sample: 1 label(s) on pairs the design did not draw are left out of every "
+                    "estimate (xinfAP, infNDCG, statAP, R_est): they are not a random sample "
+                    "of the pool"]
