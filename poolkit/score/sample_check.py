@@ -10,10 +10,12 @@ estimates (stderr, and the score report's ``sample`` key):
 * a small judged share of the drawn pairs: the estimate rests on few judgments;
 * judged drawn pairs that are not the first of their stratum's judging order. The law this
   rests on: a sampled pool's drawn pairs are queued in an order that is random within each
-  stratum (the design's draw is a seeded hash order, and the judging order of a sampled pool
-  is a seeded hash too), so the first m of a stratum's queue are a simple random sample of
-  it for every m. A judged set that is not such a prefix was picked (labels imported, or
-  judged out of queue), and nothing says it is random.
+  stratum (the draw is the first n of a seeded hash order, and the default judging order,
+  ``shuffle``, is a seeded hash blind to rank), so the first m of a stratum's queue are a
+  simple random sample of it for every m. A judged set that is not such a prefix was picked
+  (labels imported, or judged out of queue), and nothing says it is random. Under a judging
+  order that is not random (``priority``, ``mtf``) a prefix is no random sample either;
+  ``poolkit pool`` says so of the design (``pool.report.sample_design``).
 """
 
 from __future__ import annotations
