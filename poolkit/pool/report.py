@@ -290,7 +290,8 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
         depths = ", ".join(f"{s}@{d}" for s, d in v["depths"].items())
         note = f"  \"{v['note']}\"" if v.get("note") else ""
         out.append(f"  v{v['version']}  {v['created_at'][:16].replace('T', ' ')}  "
-                   f"+{v['added']} docs  from {depths}  (order: {v['order_strategy']}){note}")
+                   f"+{v['added']} {'drawn' if design else 'docs'}  from {depths}  "
+                   f"(order: {v['order_strategy']}){note}")
     out.append("")
     rows = [[s, str(info["depth"]), info["about"],
              (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),

@@ -180,6 +180,7 @@ def test_pool_reports_the_design_per_stratum_and_what_each_run_returned(tmp_path
     assert "sample design: pairs pooled per stratum and those drawn to judge; judging order " \
            "shuffle: random within each stratum" in table
     assert "per query: drawn pairs;" in table
+    assert f"+{design['drawn']} drawn  from bm25@12, dense@12" in table
 
 
 def test_a_label_outside_the_draw_is_left_out_of_the_estimate_and_said(sampled, tmp_path,
