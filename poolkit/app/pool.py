@@ -59,7 +59,12 @@ def pool(request: PoolRequest, log: Callable[[str], None] = tell) -> PoolReport:
             added, warnings = _pool(collection, request, log)
         report = pool_report(collection.store,
                              request.pool_version if request.report_only else None)
-    return replace(report, config=str(config.path), added=added, warnings=warnings)
+    # What the systems returned, when this call ran them (the store records what was asked).
+    returned = added.depths if added is not None else {}
+    systems = {s: {**info, "depth": returned.get(s, info["depth"])}
+               for s, info in report.systems.items()}
+    return replace(report, config=str(config.path), added=added, warnings=warnings,
+                   systems=systems)
 
 
 def _check_find(request: PoolRequest) -> None:
@@ -246,4 +251,10 @@ def _record(store: StoreBackend, runs: Mapping[str, SystemRun], config: Config,
                      new_docs=len(members) - before, queries=len({m.qid for m in new}),
                      new_provenance=sum(len(v) for v in store.sources().values())
                      - before_sources,
-                     depths=depths, order=order.name)
+                     depths=returned_depths(runs, depths), order=order.name, asked=depths)
+
+
+def returned_depths(runs: Mapping[str, SystemRun], asked: Mapping[str, int]) -> dict[str, int]:
+    """Each system's depth as its run returned it: its longest ranking, at most ``asked``."""
+    return {n: min(asked[n], max((len(r) for r in runs[n].run.rankings.values()), default=0))
+            for n in asked}

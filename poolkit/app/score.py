@@ -41,6 +41,7 @@ from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import ScoreReport
+from poolkit.score.sample_check import check_sample
 from poolkit.score.significance import (
     ALPHA,
     DEFAULT_CORRECTION,
@@ -165,7 +166,8 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
             plot_pair(r, results, c.shown, tests)
         return ScoreReport.build(settings, qrels, results, truth=truth,
                                  conditions=[cond.text for cond in c.conditions],
-                                 failures=failures, tests=tests)
+                                 failures=failures, tests=tests,
+                                 sample=check_sample(qrels.grades, sample) if sample else None)
 
 
 def check(request: ScoreRequest) -> _Checked:
