@@ -12,7 +12,7 @@ server (issue 24).
    hold exactly one grade of the judge.
 2. When ``POOLKIT_TEST_LLM_URL`` and ``POOLKIT_TEST_LLM_MODEL`` name a running server
    (``source .ci/llama.sh && start_throwaway_llm``: llama.cpp serving SmolLM2-135M, one
-   thread, two slots), ``--real-pairs`` (16) pairs through it at concurrency 1 and 2, each
+   thread, two slots), ``--real-pairs`` (20) pairs through it at concurrency 1 and 2, each
    on a new store and cache: pairs per second.
 
 Prints the figures and their ratios; asserts nothing (timings are not tests).
@@ -95,13 +95,13 @@ def serve(latency: float) -> tuple[ThreadingHTTPServer, Served, str]:
     return server, served, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
-def collection(folder: Path, pairs: int, judge: dict[str, object]) -> Path:
+def collection(folder: Path, pairs: int, judge: dict[str, object], seed: int = 24) -> Path:
     """A new collection of ``pairs`` pooled pairs (``pairs / 10`` queries, 10 docs each,
-    passages of about 60 words), pooled; judge ``llm`` is ``judge``."""
+    passages of about 60 words drawn with ``seed``), pooled; judge ``llm`` is ``judge``."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    rng = random.Random(24)
+    rng = random.Random(seed)
     words = [f"w{i}" for i in range(5000)]
     queries = -(-pairs // DOCS_PER_QUERY)
     with open(folder / "queries.jsonl", "w", encoding="utf-8") as f:
@@ -200,17 +200,22 @@ def real(args: argparse.Namespace) -> None:
               "source .ci/llama.sh && start_throwaway_llm")
         return
     print(f"real llama.cpp server ({model}), {args.real_pairs} pairs each run, new store and "
-          f"cache:")
-    for concurrency in (1, 2):
+          f"cache, passages of its own each run (llama.cpp would reuse a repeated prompt), "
+          f"after one warm-up request:")
+    warm = json.dumps({"model": model, "max_tokens": 1,
+                       "messages": [{"role": "user", "content": "Grade: "}]}).encode()
+    sequential(url, [warm])
+    for concurrency in args.real_concurrency:
         judge = {"kind": "openai", "base_url": url, "model": model, "concurrency": concurrency,
                  "api_key_env": "POOLKIT_BENCH_NO_KEY", "timeout": 600.0}
-        config = collection(OUT / f"real-{concurrency}", args.real_pairs, judge)
+        config = collection(OUT / f"real-{concurrency}", args.real_pairs, judge,
+                            seed=100 + concurrency)
         wall, doc = autojudge(config)
         recorded = doc["pairs"]["graded"] + doc["pairs"]["failed"]
         print(f"  concurrency {concurrency}: {recorded} pairs recorded "
               f"({doc['pairs']['graded']} graded, {doc['pairs']['failed']} failed) in "
               f"{doc['seconds']:.1f} s: {recorded / doc['seconds']:.2f} pairs/s "
-              f"(process {wall:.1f} s)")
+              f"(process {wall:.1f} s; load average {os.getloadavg()[0]:.2f} after)")
 
 
 def main() -> None:
@@ -220,12 +225,16 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--sequential", type=int, default=100,
                         help="requests the sequential loop sends (its time scaled to --pairs)")
-    parser.add_argument("--real-pairs", type=int, default=16)
+    parser.add_argument("--real-pairs", type=int, default=20)
     parser.add_argument("--no-real", action="store_true")
+    parser.add_argument("--no-loopback", action="store_true")
+    parser.add_argument("--real-concurrency", type=lambda v: [int(c) for c in v.split(",")],
+                        default=[1, 2], help="the real server's runs, in this order")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (others share "
           f"this machine)")
-    loopback(args)
+    if not args.no_loopback:
+        loopback(args)
     if not args.no_real:
         real(args)
 
