@@ -66,8 +66,9 @@ class Calibration:
 class JudgeKind(ABC):
     """A kind of machine judge: its name, the config keys it takes, and how it grades.
 
-    ``version`` is recorded with every event it makes (``events.judge_version``), so labels
-    from two versions of one judge are never mistaken for one judge's.
+    ``version`` (the kind's own) goes into the judge version every event it makes records
+    (``events.judge_version``, ``version_of``), so labels from two versions of one judge are
+    never mistaken for one judge's.
     """
 
     name: ClassVar[str]
@@ -115,13 +116,15 @@ class JudgeKind(ABC):
         raise NotImplementedError(f"judge kind {self.name!r} cannot be run by autojudge")
 
     def event(self, judge: str, verdict: Verdict, pool_version: int | None = None,
-              text_hash: str | None = None) -> Event:
+              text_hash: str | None = None, *, settings: Mapping[str, Any],
+              template: str = "") -> Event:
         """The store event recording ``verdict`` by the judge named ``judge`` (its assessor
-        name): a ``grade`` of origin ``machine`` with this kind's version."""
+        name): a ``grade`` of origin ``machine`` whose judge version is ``version_of``
+        ``settings`` and ``template``, the one version ``poolkit autojudge`` records too
+        (so ``settings`` is required: a version without them would name another judge)."""
         return Event(qid=verdict.qid, docid=verdict.docid, assessor=judge, kind="grade",
                      grade=verdict.grade, text_hash=text_hash, pool_version=pool_version,
-                     origin=MACHINE,
-                     judge_version=f"{self.name}/{self.version}")
+                     origin=MACHINE, judge_version=self.version_of(settings, template))
 
 
 #: kind name -> its declaration: the one registry of machine-judge kinds

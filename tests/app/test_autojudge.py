@@ -85,6 +85,21 @@ def test_grades_every_pair_as_machine_events_with_provenance(tmp_path, llm, caps
         assert store.machine_judges() == ["llm"]
 
 
+def test_the_version_recorded_is_the_one_a_kinds_event_writes(tmp_path, llm, capsys):
+    """One judge-version function: what autojudge records is what ``JudgeKind.event``
+    writes for the judge's settings and template (a 16-hex hash)."""
+    from poolkit.config import load_config
+    from poolkit.judges import Verdict, judge_kind
+
+    config = collection(tmp_path, llm[0])
+    doc, _ = autojudge(capsys, config, "--limit", "1")
+    spec = load_config(config).judges["llm"]
+    event = judge_kind(spec.kind).event("llm", Verdict("q", "d", 1), settings=spec.settings,
+                                        template=spec.template)
+    assert event.judge_version == doc["version"] and len(doc["version"]) == 16
+    assert {e.judge_version for e in machine_events(config)} == {doc["version"]}
+
+
 def test_a_rerun_grades_nothing_and_all_appends_under_the_same_version(tmp_path, llm,
                                                                          capsys):
     url, script = llm
