@@ -37,6 +37,16 @@ def _summary_rows(summary: Mapping[str, dict[str, Any]]) -> list[list[str]]:
             for n, s in summary.items()]
 
 
+# The two rank columns and tau compare different orders, so they can disagree (a rank change
+# beside tau 1.000): say what each compares under the table.
+SUMMARY_LEGEND = [
+    "  (1) each run's left-out score ranked among the other runs' full-pool scores: how many runs",
+    "      move, and the largest move",
+    "  (2) Kendall's tau between the full-pool order and the order of all the runs' left-out",
+    "      scores (each scored as when it was left out): a run that drops below another's",
+    "      full-pool score but not below that run's left-out score counts in (1), not in (2)"]
+
+
 def render_table(doc: dict[str, Any]) -> str:
     from poolkit.analysis.render import grid, tau_note
 
@@ -54,8 +64,8 @@ def render_table(doc: dict[str, Any]) -> str:
              f"and are always kept"]
     if doc["not_pooled"]:
         lines.append(f"  not in the pool (nothing to leave out): {', '.join(doc['not_pooled'])}")
-    summary_head = ["measure", "mean |change|", "max |change|", "rank changes", "max rank move",
-                    "tau"]
+    summary_head = ["measure", "mean |change|", "max |change|", "rank changes (1)",
+                    "max rank move (1)", "tau (2)"]
     for key, label, title in (
             ("leave_one_run_out", "run", "Leave one run out: the judged docs only that run "
                                          "brought are removed; the run is re-scored"),
@@ -69,8 +79,9 @@ def render_table(doc: dict[str, Any]) -> str:
         lines += ["", title]
         lines += grid(head, rows, left=(2, 3) if label == "group" else (2,))
         lines += ["", f"  overall ({'each run' if label == 'run' else 'each group'} left out in "
-                      f"turn; tau = full-pool order vs left-out order)"]
+                      f"turn)"]
         lines += grid(summary_head, _summary_rows(part["summary"]))
+        lines += SUMMARY_LEGEND
         lines += tau_note((s["kendall_tau"] for s in part["summary"].values()), len(doc["full"]))
     s = doc["single_run"]
     lines += ["", f"Relevant docs found by a single run: {s['found_by_one']} of "

@@ -373,6 +373,25 @@ def test_agreement_defaults_to_the_only_human_assessor(collection, tmp_path, cap
                          "reference with --reference NAME to flag noisy sources." in out
 
 
+def test_reusability_overall_table_says_what_each_column_compares(collection, tmp_path,
+                                                                 capsys):
+    """'1 rank change' beside tau 1.000 is no contradiction: the rank columns put one run's
+    left-out score among the others' full-pool scores, tau compares two whole orders."""
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    code, out, _ = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), str(tmp_path / "neu.run"), "-m", "AP",
+                           "--depth", "2")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if "rank changes" in line)
+    assert all(c in lines[head] for c in ("rank changes (1)", "max rank move (1)", "tau (2)"))
+    legend = " ".join(" ".join(lines[head:]).split())
+    assert ("(1) each run's left-out score ranked among the other runs' full-pool scores"
+            in legend)
+    assert ("(2) Kendall's tau between the full-pool order and the order of all the runs' "
+            "left-out scores" in legend)
+
+
 def test_reusability_table_explains_tau_na(collection, tmp_path, capsys):
     (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
     code, out, _ = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
