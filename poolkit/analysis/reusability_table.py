@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
+
+from poolkit.io.paths import shown_path
 
 
 def _unit_rows(units: Mapping[str, dict[str, Any]], label: str) -> tuple[list[str], list]:
@@ -51,7 +52,7 @@ def render_table(doc: dict[str, Any]) -> str:
     from poolkit.analysis.render import grid, tau_note
 
     lab = doc["labels"]
-    where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name} ({lab['policy']} "
+    where = (f"pool v{lab['pool_version']} of {shown_path(lab['store'])} ({lab['policy']} "
              f"policy, {lab.get('unresolved', 0)} unresolved)"
              if lab.get("kind") == "store"
              else lab.get("path"))

@@ -27,6 +27,7 @@ from poolkit.config import Config, SystemConfig
 from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import write_text
 from poolkit.io.corpus import Corpus
+from poolkit.io.paths import shown_path
 from poolkit.io.run import Run, run_text
 from poolkit.pool.publish import PendingRuns, run_files
 from poolkit.pool.reuse import queries_sha256, stored_run
@@ -234,7 +235,7 @@ def _reused(config: Config, system: SystemConfig, stored: tuple[Run, dict[str, A
     if log:
         n = sum(len(d) for d in run.rankings.values())
         log(f"{sr.name} [{sr.kind}]: {n} results for {len(run.rankings)} queries, reused "
-            f"(system, settings, corpus and queries unchanged) <- {sr.path}")
+            f"(system, settings, corpus and queries unchanged) <- {shown_path(sr.path)}")
     return sr
 
 
@@ -283,7 +284,7 @@ def outputs_of(config: Config, names: Iterable[str] | None = None,
 
 def _describe(sr: SystemRun, results: Results, path: Path | None) -> str:
     n = sum(len(h) for h in results.values())
-    where = f" -> {path}" if path else ""
+    where = f" -> {shown_path(path)}" if path else ""
     cache = sr.settings.get("embedding_cache_hit")
     note = "" if cache is None else (" (embeddings cached)" if cache else " (encoded corpus)")
     index = sr.settings.get("index_cache_hit")
