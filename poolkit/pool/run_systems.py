@@ -229,13 +229,13 @@ def _reused(config: Config, system: SystemConfig, stored: tuple[Run, dict[str, A
     fetches from them)."""
     run, settings = stored
     retriever.seed(queries, system.depth, lambda: run_to_results(run))
-    sr = SystemRun(system.name, system.kind, run, settings, 0.0,
-                   path=config.runs_dir / f"{system.name}.run", group=system.group,
-                   reused=True)
+    path = config.runs_dir / f"{system.name}.run"
+    sr = SystemRun(system.name, system.kind, run, settings, 0.0, path=path,
+                   group=system.group, reused=True)
     if log:
         n = sum(len(d) for d in run.rankings.values())
         log(f"{sr.name} [{sr.kind}]: {n} results for {len(run.rankings)} queries, reused "
-            f"(system, settings, corpus and queries unchanged) <- {shown_path(sr.path)}")
+            f"(system, settings, corpus and queries unchanged) <- {shown_path(path)}")
     return sr
 
 
