@@ -111,7 +111,7 @@ def did_you_mean(value: str, options: Iterable[str]) -> str:
 
 
 #: How many choices an unknown-choice message lists in full; past it, the closest few.
-LISTED_CHOICES = 40  # every measure or stemmer a name could mean; not 225 query ids
+LISTED_CHOICES = 50  # every measure, stemmer or libpq keyword (45); not 225 query ids
 CLOSEST_CHOICES = 5
 
 
