@@ -5,9 +5,9 @@ Condensed-list variants are spelled with a prime (``AP'``); the per-query lists 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from poolkit.io.paths import shown_path
 from poolkit.score.mismatch import shared_phrase
 
 
@@ -22,7 +22,7 @@ def short_name(name: str) -> str:
 
 
 def _labels_line(side: str, s: dict[str, Any]) -> str:
-    where = (f"pool v{s['pool_version']} of {Path(s['store']).name} ({s['policy']} policy)"
+    where = (f"pool v{s['pool_version']} of {shown_path(s['store'])} ({s['policy']} policy)"
              if s.get("kind") == "store" else f"{s.get('path')}")
     extra = f", {s.get('unresolved', 0)} unresolved" if s.get("kind") == "store" else ""
     if s.get("machine"):

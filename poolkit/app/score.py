@@ -25,6 +25,7 @@ from typing import Any
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
+from poolkit.io.run_names import resolve_run_name
 from poolkit.io.sample import PoolSample, read_sample
 from poolkit.progress import Progress
 from poolkit.score.audit import (
@@ -413,14 +414,11 @@ def plot_pair(request: ScoreRequest, results: Sequence[RunResult], shown: Sequen
 
     assert request.plot is not None
     names = run_names(results)
-    pair = ([n.strip() for n in request.plot_pair.split(",")] if request.plot_pair
-            else names[:2])
+    pair = ([resolve_run_name(n.strip(), names, "--plot-pair")
+             for n in request.plot_pair.split(",")] if request.plot_pair else names[:2])
     if len(pair) != 2 or pair[0] == pair[1]:
         raise PoolkitError(f"--plot-pair {request.plot_pair!r}: give two different run names, "
                            f"A,B")
-    for n in pair:
-        if n not in names:
-            raise PoolkitError("--plot-pair: " + one_of(n, names, "run"))
     measure = shown[0]
     if request.plot_measure:
         measure = parse_measure(request.plot_measure)

@@ -31,9 +31,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.io.paths import shown_path
 from poolkit.reports import Report, register_report
 from poolkit.tables import table
 
@@ -111,10 +111,8 @@ class PoolReport(Report):
         return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
 
     def render_table(self) -> str:
-        """The table, file paths relative to the collection's folder (the config's
-        grandparent) when the report names its config."""
-        base = Path(self.config).parent.parent if self.config is not None else None
-        return render_table(self, base=base, added=self.added)
+        """The table, file paths as :func:`poolkit.io.paths.shown_path` shows them."""
+        return render_table(self, added=self.added)
 
 
 def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
@@ -260,32 +258,24 @@ def _cell(n: int, only: int) -> str:
     return f"{n} ({only})"
 
 
-def _short(path: str | None, base: Path | None) -> str:
-    if not path:
-        return "-"
-    if base is not None:
-        try:
-            return str(Path(path).resolve().relative_to(base))
-        except ValueError:
-            pass
-    return path
+def _short(path: str | None) -> str:
+    return shown_path(path) if path else "-"
 
 
-def render_table(report: Mapping[str, Any], base: Path | None = None,
-                 added: PoolAdded | None = None) -> str:
+def render_table(report: Mapping[str, Any], added: PoolAdded | None = None) -> str:
     """The report as aligned text for a terminal (what ``poolkit pool`` prints)."""
     out: list[str] = []
     systems = list(report["systems"])
     nver = len(report["versions"])
     if report["version"] is None:
-        return f"pool: empty (store {_short(report['store'], base)})\n"
+        return f"pool: empty (store {_short(report['store'])})\n"
     overall = report["overall"]
     design = report.get("design")
     size = (f"{design['pooled']} pairs pooled, {design['drawn']} drawn to judge"
             if design else f"{overall['size']} pooled documents")
     out.append(f"pool version {report['version']} of {nver}  |  {overall['queries']} queries, "
                f"{size}, {overall['judged']} already judged  |  "
-               f"store {_short(report['store'], base)}")
+               f"store {_short(report['store'])}")
     for v in report["versions"]:
         depths = ", ".join(f"{s}@{d}" for s, d in v["depths"].items())
         note = f"  \"{v['note']}\"" if v.get("note") else ""
@@ -295,7 +285,7 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
     out.append("")
     rows = [[s, str(info["depth"]), info["about"],
              (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),
-             _short(info["run_path"], base)] for s, info in report["systems"].items()]
+             _short(info["run_path"])] for s, info in report["systems"].items()]
     out += table(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
     for s, info in report["systems"].items():
         if len(set(info["runs"].values())) > 1:
