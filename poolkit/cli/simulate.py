@@ -29,7 +29,7 @@ examples:
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --plot found.png
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \\
       --param mm_ns_discount=1
-  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy priority \
+  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy priority \\
       --find 0.1,0.25 --corpus corpus.jsonl --queries queries.jsonl
 """
 
