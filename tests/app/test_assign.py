@@ -92,3 +92,34 @@ def test_bad_input_is_one_line_exit_2_and_the_store_unchanged(world, capsys, arg
     with open_store(store) as s:
         assert content_hash(s) == before
 
+
+
+def test_status_shows_each_assessor_against_the_assignment(world, capsys):
+    config, store = world
+    assign_json(capsys, config, "--assessors", "alice,bob,carol", "--overlap", "2",
+                "--unit", "pair")
+    with open_store(store) as s:
+        slots = s.assignment_slots()
+        shared = sorted(p for p, h in slots.items() if {"alice", "bob"} <= set(h))[:2]
+        t0 = "2026-01-01T00:00:00.000000+00:00"
+        for i, pair in enumerate(shared):
+            for who, grade in (("alice", i), ("bob", i)):
+                s.record_event(Event(*pair, who, "grade", grade=grade, shown_at=t0,
+                                     judged_at=f"2026-01-01T00:0{1 + i}:00.000000+00:00"))
+        carols = next(p for p, h in slots.items() if "carol" in h)
+        s.record_event(Event(*carols, "carol", "cant_judge", note="broken text"))
+    assert call("status", config, "--format", "json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, load_schema("status"))
+    assert doc["assignment"] == {"plan": 1, "overlap": 2, "unit": "pair",
+                                 "pairs": len(slots), "open_slots": 0}
+    alice, carol = doc["assessors"]["alice"], doc["assessors"]["carol"]
+    assert alice["assigned"] == sum("alice" in h for h in slots.values())
+    assert alice["assigned_judged"] == 2 and alice["judged"] == 2
+    assert alice["pace_median_s"] == 90.0  # 60 s and 120 s
+    assert alice["active_s"] == 180.0
+    assert alice["peers"] == {"n": 2, "kappa": 1.0}
+    assert carol["cant_judge"] == 1 and carol["judged"] == 0 and carol["assigned_judged"] == 1
+    assert call("status", config) == 0
+    out = capsys.readouterr().out
+    assert f"team: plan 1, {len(slots)} pairs, each to 2 assessors by pair:" in out
