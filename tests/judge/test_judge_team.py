@@ -5,6 +5,11 @@ end."""
 
 from __future__ import annotations
 
+from judge_helpers import sync
+from test_judge_app import SIZE, make_app, text_of
+
+from poolkit.judge.cant_judge import CantJudgeScreen
+from poolkit.judge.screens import JudgeScreen
 from poolkit.judge.session import JudgingSession
 from poolkit.pool.assignment import plan_slots
 from poolkit.store.assign_sql import AssignmentPlan
@@ -65,3 +70,40 @@ def test_judge_later_defers_to_the_end_of_the_session(tiny_store, clock):
     assert s.later() and shown(s) == ("q1", "d2")
     s.skip()  # a skip comes back before the query ends; a deferred passage only at the end
     assert walk(s) == [("q1", "d3"), ("q1", "d2"), ("q2", "d4"), ("q2", "d5"), ("q1", "d1")]
+
+
+# -- the keys, driven with Textual's Pilot -----------------------------------------------------
+
+@sync
+async def test_c_asks_why_and_records_cant_judge_not_a_grade(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c")
+        assert isinstance(app.screen, CantJudgeScreen)
+        await pilot.press("2")  # broken text
+        assert isinstance(app.screen, JudgeScreen)
+        assert app.session.current.docid == "d2"
+        assert text_of(app, "#message") == "d1: can't judge (broken text), for adjudication"
+        await pilot.press("c", "escape")  # cancelled: nothing recorded, d2 stays
+        assert app.session.current.docid == "d2"
+        await pilot.press("c", "down", "down", "down", "enter", *"smudged scan", "enter")
+        assert app.session.current.docid == "d3"
+    events = tiny_store.events()
+    assert [(e.kind, e.docid, e.note, e.grade) for e in events] == [
+        ("cant_judge", "d1", "broken text", None), ("cant_judge", "d2", "smudged scan", None)]
+    assert tiny_store.current_grades() == {}
+
+
+@sync
+async def test_d_defers_the_passage_to_the_end_of_the_session(tiny_store, clock):
+    app = make_app(tiny_store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("d")
+        assert app.session.current.docid == "d2"
+        assert text_of(app, "#message") == "d1 deferred: it comes back at the end"
+        await pilot.press("1", "1", "1", "1")  # d2, d3, then q2's d4, d5
+        assert app.session.current.pair == ("q1", "d1")
+        await pilot.press("3")
+        assert app.session.current is None
+    assert [e.docid for e in tiny_store.events()] == ["d2", "d3", "d4", "d5", "d1"]
+    assert tiny_store.events()[-1].grade == 3
