@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
 
@@ -167,7 +167,10 @@ class JudgingSession:
             self._wanted = judged_by_others(store, assessor)
         elif mode == "adjudicate":
             self.votes = disputed(store)
-            self.votes.update({p: {} for p in _cant_judge_pairs(store) if p not in self.votes})
+            for e in store.events(kinds=["cant_judge"]):  # the reason shows as a note
+                self.votes.setdefault((e.qid, e.docid), {})
+                self.notes.setdefault((e.qid, e.docid), []).append(
+                    replace(e, note=f"can't judge: {e.note}"))
             self._wanted = set(self.votes)
             self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
         elif store.assignment_plan() is not None:  # judge mode under an assignment plan
@@ -623,7 +626,3 @@ class JudgingSession:
         return next((self._index[p] for p in self.deferred
                      if p in self._index and not self.is_done(self._index[p])), None)
 
-
-def _cant_judge_pairs(store: StoreBackend) -> list[tuple[str, str]]:
-    """Pairs someone can't judge: they go to the adjudication list (never to the labels)."""
-    return list(dict.fromkeys((q, d) for *_, q, d, _ in store.live_marks(["cant_judge"])))

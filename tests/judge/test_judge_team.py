@@ -62,7 +62,8 @@ def test_cant_judge_is_its_own_event_done_for_her_and_never_a_label(tiny_store, 
     assert s.progress().done == 1
     assert shown(JudgingSession(tiny_store, "alice", clock=clock)) == ("q1", "d2")
     lead = JudgingSession(tiny_store, "lead", mode="adjudicate", clock=clock)
-    assert shown(lead) == ("q1", "d1")  # the adjudication list has it
+    assert shown(lead) == ("q1", "d1")  # the adjudication list has it, with the reason
+    assert [e.note for e in lead.notes[("q1", "d1")]] == ["can't judge: broken text"]
 
 
 def test_judge_later_defers_to_the_end_of_the_session(tiny_store, clock):
