@@ -180,8 +180,8 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
                     ("meta", LOCK_TABLE)]
     if admin_tables:
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
-    if "assignments" in tables:  # a new plan replaces the open slots of the old one
-        raw.execute(f"GRANT INSERT, DELETE ON assignments TO {ADMIN_ROLE}")
+    if "assignments" in tables:  # a new plan replaces the old one's rows
+        raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
     schema = raw.execute("SELECT current_schema()").fetchone()[0]
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
 
