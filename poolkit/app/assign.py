@@ -26,8 +26,8 @@ class AssignRequest:
     assessors: tuple[str, ...] = ()
     overlap: int | None = None
     queries: tuple[str, ...] | None = None
-    seed: int = 0
-    unit: str = "query"
+    seed: int | None = None
+    unit: str | None = None
     replace: tuple[tuple[str, str], ...] = ()
 
 
@@ -42,16 +42,20 @@ def assign(request: AssignRequest) -> AssignReport:
         store = collection.store
         current = store.assignment_plan()
         assessors, overlap = _team(request, current)
+        # unset: the current plan's (so --replace alone changes nothing else), else defaults
+        unit = request.unit or (current.unit if current else "query")
+        seed = request.seed if request.seed is not None else (current.seed if current else 0)
+        if unit not in UNITS:
+            raise PoolkitError(f"--unit {unit!r}: query or pair")
         pairs = _pairs(store, request.queries, collection.config.store_label)
         renames = dict(request.replace)
-        plan = AssignmentPlan(overlap, request.unit, request.seed, assessors)
+        plan = AssignmentPlan(overlap, unit, seed, assessors)
 
         def make(slots: Any, settled: Any) -> Any:
             keep = {p: [h if h in settled.get(p, ()) else renames.get(h, h)
                         for h in holders if h is not None]
                     for p, holders in slots.items()} if renames else None
-            return plan_slots(pairs, assessors, overlap, request.unit, request.seed,
-                              settled, keep)
+            return plan_slots(pairs, assessors, overlap, unit, seed, settled, keep)
 
         number, slots = store.replace_assignment(plan, make)
         settled = store.settled_pairs()
@@ -60,7 +64,7 @@ def assign(request: AssignRequest) -> AssignReport:
     done = Counter(h for p, holders in slots.items() for h in holders
                    if h and h in settled.get(p, ()))
     people = sorted(set(held) | set(assessors))
-    return AssignReport(plan=number, overlap=overlap, unit=request.unit, seed=request.seed,
+    return AssignReport(plan=number, overlap=overlap, unit=unit, seed=seed,
                         pairs=len(slots), store=label,
                         open_slots=sum(h is None for hs in slots.values() for h in hs),
                         assessors={a: {"assigned": held[a], "judged": done[a]}
@@ -89,8 +93,6 @@ def _team(request: AssignRequest, current: Any) -> tuple[tuple[str, ...], int]:
     if overlap < 1 or overlap > len(names):
         raise PoolkitError(f"--overlap {overlap}: each pair needs that many distinct assessors, "
                            f"and {len(names)} are named ({', '.join(names)})")
-    if request.unit not in UNITS:
-        raise PoolkitError(f"--unit {request.unit!r}: query or pair")
     return tuple(names), overlap
 
 

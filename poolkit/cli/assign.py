@@ -26,9 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--assessors", metavar="NAME,NAME", help="who judges (comma-separated)")
     p.add_argument("--overlap", type=int, metavar="N", help="assessors per pair")
     p.add_argument("--queries", metavar="QID,QID", help="only these queries' pairs")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="ties' seed (default 0)")
-    p.add_argument("--unit", choices=list(UNITS), default="query",
-                   help="assign whole queries or single pairs (default: query)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="ties' seed (default: the current plan's, else 0)")
+    p.add_argument("--unit", choices=list(UNITS), default=None,
+                   help="assign whole queries or single pairs (default: the current plan's, "
+                        "else query)")
     p.add_argument("--replace", action="append", default=[], metavar="OLD=NEW",
                    help="hand OLD's unjudged pairs to NEW (repeatable)")
     p.add_argument("--format", choices=list(AssignReport.formats), default="table",
