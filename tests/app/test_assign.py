@@ -123,3 +123,27 @@ def test_status_shows_each_assessor_against_the_assignment(world, capsys):
     assert call("status", config) == 0
     out = capsys.readouterr().out
     assert f"team: plan 1, {len(slots)} pairs, each to 2 assessors by pair:" in out
+
+
+def test_the_readme_shows_what_assign_prints_on_dl19(tmp_path, capsys):
+    """configs/dl19.yaml as the README runs it (its team section), on a store of its own."""
+    from shared_data import REPO, shared_path
+
+    base = shared_path("collections", "dl19-passage-pool")
+    text = (REPO / "configs" / "dl19.yaml").read_text()
+    text = text.replace("../../shared/collections/dl19-passage-pool", str(base))
+    text = text.replace("../dl19.sqlite", str(tmp_path / "dl19.sqlite"))
+    config = tmp_path / "dl19.yaml"
+    config.write_text(text.replace("../dl19-runs", str(tmp_path / "runs")))
+    assert call("pool", config, "--quiet") == 0
+    capsys.readouterr()
+    assert call("assign", config, "--assessors", "alice,bob,carol", "--overlap", "2",
+                "--seed", "7") == 0
+    printed = capsys.readouterr().out.replace(str(tmp_path) + "/", "")
+    assert printed in (REPO / "README.md").read_text()
+    replaced = assign_json(capsys, config, "--replace", "carol=dave")
+    assert {a: v["assigned"] for a, v in replaced["assessors"].items()} == \
+        {"alice": 790, "bob": 790, "dave": 776}
+    by_pair = assign_json(capsys, config, "--assessors", "alice,bob,carol", "--overlap", "2",
+                          "--seed", "7", "--unit", "pair")
+    assert [v["assigned"] for v in by_pair["assessors"].values()] == [785, 786, 785]
