@@ -85,10 +85,12 @@ def test_bad_input_is_one_line_exit_2_and_the_store_unchanged(world, capsys, arg
     config, store = world
     with open_store(store) as s:
         before = content_hash(s)
+    files = {p: p.read_bytes() for p in config.parent.rglob("*") if p.is_file()}
     capsys.readouterr()
     assert call("assign", config, *args) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+    assert {p: p.read_bytes() for p in config.parent.rglob("*") if p.is_file()} == files
     with open_store(store) as s:
         assert content_hash(s) == before
 
