@@ -8,8 +8,11 @@ for poolkit:
   advisory lock can be taken by any role that may connect, and so stall every writer.
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
-  Everybody reads everything; members of ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only, as a person**;
+  Everybody reads everything but others' assignment slots (``assignments``: an assessor
+  reads her own and the open ones, and may only take an open one for herself); members of
+  ``poolkit_admin`` write under any name.
+- **Assessors record ``grade``, ``undo``, ``skip``, ``note`` and ``cant_judge`` events only,
+  as a person**;
   ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
   ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
   adjudicate). The row-level policy on ``events`` enforces it.
@@ -96,10 +99,11 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
         raw.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
         for policy in (f"{table}_read", f"{table}_own_name"):  # poolkit's own, not others'
             raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
-        raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "assignments":
             _protect_assignments(raw)
-        elif table == "events":  # append only: no UPDATE or DELETE policy, nor grant
+            continue
+        raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
+        if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
             person = f" AND {_AS_PERSON}" if _has_column(raw, "events", "origin") else ""
             raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
                         f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})"
@@ -114,10 +118,8 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
 def _protect_assignments(raw: Any) -> None:
     """An assessor reads only her own slots and the open ones (no other name), and may only
     take an open slot for herself; making and moving a plan is an admin's."""
-    raw.execute("DROP POLICY IF EXISTS assignments_own_name ON assignments")
-    for policy in ("assignments_admin", "assignments_claim"):
+    for policy in ("assignments_admin", "assignments_claim"):  # (_read: dropped already)
         raw.execute(f"DROP POLICY IF EXISTS {policy} ON assignments")
-    raw.execute("DROP POLICY IF EXISTS assignments_read ON assignments")
     raw.execute(f"CREATE POLICY assignments_read ON assignments FOR SELECT USING ("
                 f"assessor = current_user OR assessor IS NULL OR {_IS_ADMIN})")
     raw.execute(f"CREATE POLICY assignments_claim ON assignments FOR UPDATE USING ("
