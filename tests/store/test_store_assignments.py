@@ -147,3 +147,18 @@ def test_every_pair_gets_exactly_overlap_people_under_concurrent_judging(
     assert {p: len(graders.get(p, ())) for p in pairs} == {p: overlap for p in pairs}
     assert all(sorted(h) == sorted(graders[p]) for p, h in store.assignment_slots().items()
                if p in graders)
+
+
+def test_a_store_with_a_plan_copies_between_backends_with_one_hash(store, tmp_path):
+    from poolkit.store.copy import copy_store
+
+    pairs = pooled(store, "q1", 4)
+    assign(store, pairs, ["alice", "bob", "carol"], 2)
+    store.record_event(Event(*pairs[0], store.assignment_slots()[pairs[0]][0], "cant_judge",
+                             note="unclear topic"))
+    with open_store(tmp_path / "copy.sqlite") as copy:
+        report = copy_store(store, copy)
+        assert content_hash(copy) == content_hash(store)
+        assert copy.assignment_slots() == store.assignment_slots()
+        assert copy.assignment_plan() == store.assignment_plan()
+    assert report is not None
