@@ -108,3 +108,14 @@ async def test_d_defers_the_passage_to_the_end_of_the_session(tiny_store, clock)
         assert app.session.current is None
     assert [e.docid for e in tiny_store.events()] == ["d2", "d3", "d4", "d5", "d1"]
     assert tiny_store.events()[-1].grade == 3
+
+
+def test_a_learning_order_picks_inside_the_assignment(tmp_path, clock):
+    from test_judge_adaptive import chooser, two_run_store
+
+    with two_run_store(tmp_path / "s.sqlite") as store:
+        slots = {("q1", d): ["alice" if d in ("a2", "b2") else "bob"]
+                 for d in ("a1", "a2", "a3", "b1", "b2")}
+        plan(store, slots)
+        s = JudgingSession(store, "alice", clock=clock, chooser=chooser(store))
+        assert sorted(walk(s)) == [("q1", "a2"), ("q1", "b2")]
