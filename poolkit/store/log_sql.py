@@ -43,10 +43,7 @@ class LogSql(SqlBase):
         has its overlap without her raises ``OverlapFull`` and records nothing."""
         row = event_row(event)
         with self.transaction() as c:
-            if event.origin == PERSON and event.kind in SETTLING_KINDS and not \
-                    self.claim_slot(event.assessor, event.qid, event.docid):
-                raise OverlapFull(f"{self.path}: query {event.qid!r} doc {event.docid!r} "
-                                  f"already has its assessors; {event.assessor} gets other work")
+            self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
 
     def record_event_once(self, event: Event) -> int:
@@ -61,7 +58,16 @@ class LogSql(SqlBase):
                                  machine=machine):
                 if e.docid == event.docid and event_row(e) == row:
                     return int(e.id)  # type: ignore[arg-type]
+            self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
+
+    def _take_slot(self, event: Event) -> None:
+        """Inside the write transaction: a person's grade or can't-judge on a planned pair
+        takes her slot of it, or raises ``OverlapFull`` (nothing recorded)."""
+        if event.origin == PERSON and event.kind in SETTLING_KINDS and not \
+                self.claim_slot(event.assessor, event.qid, event.docid):
+            raise OverlapFull(f"{self.path}: query {event.qid!r} doc {event.docid!r} "
+                              f"already has its assessors; {event.assessor} gets other work")
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""

@@ -52,6 +52,8 @@ def test_a_fourth_assessor_on_a_full_pair_is_refused_and_nothing_is_recorded(sto
     before = len(store.events())
     with pytest.raises(OverlapFull, match="gets other work"):
         store.record_event(Event(*pair, outsider, "grade", grade=1))
+    with pytest.raises(OverlapFull):  # a retried write is held to the same rule
+        store.record_event_once(Event(*pair, outsider, "cant_judge", note="x"))
     assert len(store.events()) == before
     holder = slots[pair][0]
     store.record_event(Event(*pair, holder, "grade", grade=2))  # a holder settles it
