@@ -85,6 +85,11 @@ class StoreUnavailable(StoreError):
     screen's unsaved grade) retries it instead of giving up."""
 
 
+class OverlapFull(StoreError):
+    """A pair of the assignment plan already has its ``overlap`` assessors, and the one who
+    tried to settle it is not among them: the judging screen gives her other work."""
+
+
 class NoStoreError(StoreError):
     """The config's store does not exist yet: the one message every command gives."""
 

@@ -29,6 +29,9 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("undo", "u", "undo", "undo"),
     KeyAction("skip", "s", "skip", "skip"),
     KeyAction("note", "n", "note", "note"),
+    # (not in the key bar yet: listing them re-lays the bar's snapshots; README lists them)
+    KeyAction("cant_judge", "c", "cant_judge", ""),
+    KeyAction("later", "d", "later", ""),
     KeyAction("back", "b", "back", "back"),
     KeyAction("previous", "left,h", "move(-1)", ""),  # the bar shows both as one "move"
     KeyAction("next", "right,l", "move(1)", ""),

@@ -55,9 +55,16 @@ class StatusReport(Report):
     #: each machine judge version's coverage of the pool (``machine_coverage``); a store
     #: without machine judges has none, and its report is what it was before they existed
     machines: list[dict[str, Any]] = field(default_factory=list)
+    #: the team's figures per assessor (``analysis.team``), merged into ``assessors``
+    team: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the current assignment plan (``poolkit assign``), if there is one
+    assignment: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = self.counts.to_dict()
+        out["assessors"] = _with_team(out["assessors"], self.team, out["pooled"])
+        if self.assignment is not None:
+            out["assignment"] = self.assignment
         if self.plan is not None:
             out["queries"] = {qid: {**row, **self.plan.queries.get(qid, {})}
                               for qid, row in out["queries"].items()}
@@ -71,17 +78,30 @@ class StatusReport(Report):
         return render_table(self.to_dict())
 
 
+def _with_team(counts: dict[str, Any], team: dict[str, dict[str, Any]],
+               pooled: int) -> dict[str, Any]:
+    """Each assessor's counts with her team figures; one assigned work who has judged
+    nothing yet is listed too (with nothing counted)."""
+    blank = {"judged": 0, "pooled": pooled, "grades": {str(g): 0 for g in range(4)},
+             "median_seconds": None, "fast": False, "under_min_display": 0}
+    names = sorted(set(counts) | {n for n, t in team.items() if t.get("assigned")})
+    return {n: {**counts.get(n, blank), **team.get(n, {})} for n in names}
+
+
 def status(collection: Collection, pool_version: int | None = None) -> StatusReport:
     """The report as of now on ``collection``'s store, against the pool as of
     ``pool_version`` (None: the latest, so a new version is picked up at each call)."""
     from poolkit.store.judging import status_report
 
     counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
+    from poolkit.analysis.team import team_figures
+
     machines = machine_coverage(collection.store, counts.pool_version)
+    team, assignment = team_figures(collection.store)
     if counts.pool_version is None:
-        return StatusReport(counts, machines=machines)
+        return StatusReport(counts, machines=machines, team=team, assignment=assignment)
     return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
-                        machines)
+                        machines, team, assignment)
 
 
 def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
@@ -215,7 +235,28 @@ def render_table(report: Mapping[str, Any]) -> str:
                      f"(imported) are not counted above")
     if report.get("machine_judges"):
         lines += machine_lines(report["machine_judges"])
+    if report.get("assignment") or any(c.get("cant_judge") for c in report["assessors"].values()):
+        lines += team_lines(report)
     return "\n".join(lines) + "\n"
+
+
+def team_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each assessor against the assignment: settled of assigned, can't-judge, pace, active
+    time, kappa with peers on shared pairs."""
+    plan = report.get("assignment")
+    head = ("assessor", "judged/assigned", "can't judge", "med s", "active", "peers kappa (n)")
+    rows = []
+    for name, c in report["assessors"].items():
+        assigned = "-" if c["assigned"] is None else f"{c['assigned_judged']}/{c['assigned']}"
+        kappa = c["peers"]["kappa"]
+        rows.append((name, assigned, str(c["cant_judge"]), _seconds(c["pace_median_s"]),
+                     f"{c['active_s'] / 60:.1f} min",
+                     f"{'-' if kappa is None else f'{kappa:.2f}'} ({c['peers']['n']})"))
+    title = ("team (no assignment plan):" if plan is None else
+             f"team: plan {plan['plan']}, {plan['pairs']} pairs, each to {plan['overlap']} "
+             f"assessors by {plan['unit']}" + (f", {plan['open_slots']} slots open"
+                                              if plan["open_slots"] else "") + ":")
+    return ["", title, *table(head, rows, align="lrrrrr")]
 
 
 def machine_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -44,6 +44,7 @@ SUBCOMMANDS = {
     "autojudge": "autojudge",
     "estimate": "estimate",
     "sample-queries": "sample_queries",
+    "assign": "assign",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -68,6 +69,7 @@ SUMMARIES = {
     "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
     "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
                       "recorded",
+    "assign": "assign the pool's pairs to assessors, each pair to exactly --overlap of them",
 }
 
 

@@ -30,7 +30,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from poolkit.config import JudgeConfig
-from poolkit.errors import PoolkitError, StoreError, StoreUnavailable
+from poolkit.errors import OverlapFull, PoolkitError, StoreError, StoreUnavailable
+from poolkit.judge.cant_judge import CantJudgeScreen
 from poolkit.judge.dialogs import (
     GuidelinesScreen,
     JumpScreen,
@@ -254,6 +255,13 @@ class JudgeScreen(Screen[None]):
             self.say(f"not saved yet, trying again in {delay:g} s{armed}: {exc}", "error")
             self.set_timer(delay, self._retry)
             return False
+        except OverlapFull:
+            self.unsaved, self.tries = None, 0
+            self.session.drop_full(event)
+            self.refresh_view()
+            self.say(f"{event.docid} has all its assessors already: here is other work",
+                     "warning")
+            return False
         except (PoolkitError, sqlite3.Error) as exc:
             self.unsaved, self.tries = None, 0
             self.say(f"not saved: {exc}", "error")
@@ -301,6 +309,33 @@ class JudgeScreen(Screen[None]):
             again = item is not None and self.session.current == item
             self.say("skipped: the last one left in this query ("
                      f"{key_label(self.judge.keys['next'])} moves on)" if again else "skipped")
+
+    async def action_cant_judge(self) -> None:
+        """``c``: choose why this passage can't be judged; recorded as its own event."""
+        if self.waiting():
+            return
+        item = self.session.current
+        if item is None:
+            self.say("no passage here", "warning")
+            return
+
+        async def save(reason: str | None) -> None:
+            if reason:
+                await self._commit(self.session.cant_judge_event(reason), "nothing here",
+                                   f"{item.docid}: can't judge ({reason}), for adjudication")
+
+        self.app.push_screen(CantJudgeScreen(), save)
+
+    def action_later(self) -> None:
+        """``d``: judge this passage later, at the end of the session."""
+        if self.waiting():
+            return
+        item = self.session.current
+        if self.session.later():
+            self.refresh_view()
+            self.say(f"{item.docid if item else ''} deferred: it comes back at the end")
+        else:
+            self.say("nothing to defer here", "warning")
 
     async def action_undo(self) -> None:
         if self.waiting():

@@ -26,6 +26,13 @@ Rules
 - Back re-shows the previously shown passage, back into earlier sessions; ``move`` steps
   through the judging order without grading; grading a shown passage again is a regrade.
 - A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
+- With an assignment plan (``poolkit assign``) the judge mode serves the pairs this assessor
+  holds a slot of and those with an open slot; a pair filled by others meanwhile is refused
+  by the store (``OverlapFull``) and leaves the walk: she gets other work.
+- Can't judge (``cant_judge_event``) is its own event, with its reason as the note: the pair
+  is done for this assessor, is never a label, and goes to the adjudication list.
+- Judge later (``later``) defers the passage to the end of the session: it comes back after
+  every other pending passage, skipped ones included. Nothing is recorded.
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
@@ -42,11 +49,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
 
-from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.errors import OverlapFull, PoolkitError, StoreError, one_of
 from poolkit.judge.review import MachineReview
 from poolkit.store.claims import Claim, current_claim, holds, renew
 from poolkit.store.contract import StoreBackend
@@ -108,7 +115,8 @@ class PassageChooser(Protocol):
     @property
     def adaptive(self) -> bool: ...
     def closed(self, qid: str) -> str | None: ...
-    def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str]) -> str | None: ...
+    def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
+             allowed: Set[str] | None = None) -> str | None: ...
 
 
 class TooSoon(PoolkitError):
@@ -169,10 +177,23 @@ class JudgingSession:
             self._wanted = judged_by_others(store, assessor)
         elif mode == "adjudicate":
             self.votes = disputed(store)
+            for e in store.events(kinds=["cant_judge"]):  # the reason shows as a note
+                self.votes.setdefault((e.qid, e.docid), {})
+                self.notes.setdefault((e.qid, e.docid), []).append(
+                    replace(e, note=f"can't judge: {e.note}"))
             self._wanted = set(self.votes)
             self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
         elif review is not None:
             self._wanted = {(d.qid, d.docid) for d in review.pairs}
+        elif store.assignment_plan() is not None:  # judge mode under an assignment plan
+            held = store.assignment_slots(assessor)
+            self._wanted = {p for p, h in held.items() if assessor in h} | store.open_slots()
+        #: pairs this assessor can't judge (done for her, never labels), and those she
+        #: deferred to the end of the session, in the order deferred
+        self.cant: set[tuple[str, str]] = {
+            (q, d) for *_, q, d, _ in store.live_marks(["cant_judge"], assessor=assessor)} \
+            if mode == "judge" else set()
+        self.deferred: dict[tuple[str, str], None] = {}
         # Queries found closed (budget spent, stopping rule fired) -> why, and the ones the
         # screen has not been told about yet, in the order they were found.
         self.closed: dict[str, str] = {}
@@ -210,7 +231,7 @@ class JudgingSession:
         self.done_count: dict[str, int] = {}
         self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
-        done = self.stacks.keys() | self.settled_elsewhere
+        done = self.stacks.keys() | self.settled_elsewhere | self.cant
         wanted = self._wanted
         for qid, docid, version_, text_hash in self.store.pool_rows(self.pool_version):
             position = positions[qid] = positions.get(qid, 0) + 1
@@ -248,7 +269,8 @@ class JudgingSession:
 
     # -- state ----------------------------------------------------------------------------
     def is_done(self, item: Item) -> bool:
-        return bool(self.stacks.get(item.pair)) or item.pair in self.settled_elsewhere
+        return (bool(self.stacks.get(item.pair)) or item.pair in self.settled_elsewhere
+                or item.pair in self.cant)
 
     def grade_of(self, item: Item) -> int | None:
         """This assessor's standing grade on the item (adjudicate mode: their adjudication)."""
@@ -317,6 +339,35 @@ class JudgingSession:
             return None
         return self._event("skip", self.current)
 
+    def cant_judge_event(self, reason: str) -> Event | None:
+        """This assessor can't judge the passage on screen (``reason``: not my language,
+        broken text, unclear topic...): its own event kind, never a grade."""
+        if self.current is None or not reason.strip():
+            return None
+        return self._event("cant_judge", self.current, note=reason.strip())
+
+    def later(self) -> bool:
+        """Defer the passage on screen to the end of the session (again: to the end once
+        more) and show what comes next; False when there is nothing to defer."""
+        item = self.current
+        if item is None or self.is_done(item):
+            return False
+        self.deferred.pop(item.pair, None)
+        self.deferred[item.pair] = None
+        self._show(self._next_pending(item.qid, item))
+        return True
+
+    def drop_full(self, event: Event) -> None:
+        """The store refused ``event``: its pair got its overlap from others meanwhile.
+        The pair leaves this session's walk and the next passage shows (other work)."""
+        if self._wanted is not None:
+            self._wanted.discard((event.qid, event.docid))
+        self.deferred.pop((event.qid, event.docid), None)
+        item = self._index.get((event.qid, event.docid))
+        self._load_items()
+        self._undo_log = None
+        self._show(self._next_pending(item.qid if item else None))
+
     def note_event(self, text: str) -> Event | None:
         text = text.strip()
         if self.current is None or not text:
@@ -367,6 +418,13 @@ class JudgingSession:
             self.pending_note = None
             if item is not None:
                 self._show(self.next_item(item, "regrade" if was_done else "grade"))
+        elif event.kind == "cant_judge":
+            if item is not None and not self.is_done(item):
+                self.done_count[item.qid] += 1
+            self.cant.add(pair)
+            self.deferred.pop(pair, None)
+            if item is not None:
+                self._show(self.next_item(item, "grade"))
         elif event.kind == "skip":
             self.skips[pair] = event_id
             if item is not None:
@@ -406,7 +464,11 @@ class JudgingSession:
         """Record ``event`` (durable on return) and apply it; None when there was nothing."""
         if event is None:
             return None
-        event_id = self.record(event)
+        try:
+            event_id = self.record(event)
+        except OverlapFull:
+            self.drop_full(event)
+            return None
         self.apply(event, event_id)
         return event_id
 
@@ -418,6 +480,9 @@ class JudgingSession:
 
     def note(self, text: str) -> int | None:
         return self.commit(self.note_event(text))
+
+    def cant_judge(self, reason: str) -> int | None:
+        return self.commit(self.cant_judge_event(reason))
 
     def undo(self) -> int | None:
         return self.commit(self.undo_event())
@@ -561,17 +626,21 @@ class JudgingSession:
             if self.chooser.adaptive and not skipped:
                 # (from the query's own passages: the assessor's whole history is 100,000s)
                 mine = {it.docid for it in self.items[qid] if it.pair in self.stacks}
-                mine_skipped = {it.docid for it in self.items[qid] if it.pair in self.skips}
-                doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped)
+                mine_skipped = {it.docid for it in self.items[qid]
+                                if it.pair in self.skips or it.pair in self.deferred}
+                allowed = None if self._wanted is None else \
+                    {it.docid for it in self.items[qid]}
+                doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped, allowed)
                 return self._index.get((qid, doc)) if doc is not None else None
         items = self.items[qid]
         if not skipped:
             if after is not None and after.qid == qid and after.pair in self._place:
                 cut = self._place[after.pair] - self._place[items[0].pair] + 1
                 items = items[cut:] + items[:cut]
-            return next((it for it in items
-                         if it.pair not in self.skips and not self.is_done(it)), None)
-        waiting = [it for it in items if it.pair in self.skips and not self.is_done(it)]
+            return next((it for it in items if it.pair not in self.skips
+                         and it.pair not in self.deferred and not self.is_done(it)), None)
+        waiting = [it for it in items if it.pair in self.skips and it.pair not in self.deferred
+                   and not self.is_done(it)]
         return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
 
     def take_closures(self) -> list[tuple[str, str]]:
@@ -593,4 +662,6 @@ class JudgingSession:
                      or self._pending_in(q, skipped=True))
             if found:
                 return found
-        return None
+        return next((self._index[p] for p in self.deferred
+                     if p in self._index and not self.is_done(self._index[p])), None)
+

@@ -105,10 +105,12 @@ class NextPassage:
                         f"{len(judged)}/{len(pool.docs)} judged)")
         return None
 
-    def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str]) -> str | None:
+    def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
+             allowed: Set[str] | None = None) -> str | None:
         """The passage to offer ``assessor`` next in ``qid`` (adaptive strategies), recorded as
         on their screen; None when the query is closed or nothing is left for them. One read
-        of the query's grades serves the closure check and the strategy."""
+        of the query's grades serves the closure check and the strategy. ``allowed``: the
+        docs she may be offered (her assignment), None: all."""
         pool = self.pools.get(qid)
         if pool is None:
             return None
@@ -124,7 +126,8 @@ class NextPassage:
             exclude = self.store.shown_to_others(assessor, qid, stamp(since)) | skipped
         if doc is None:
             done = {j.docid for j in judged} | exclude
-            pending = [d for d in pool.docs if d not in done]
+            pending = [d for d in pool.docs if d not in done
+                       and (allowed is None or d in allowed)]
             doc = self.strategy.next(pool, as_grades(judged), pending)
         if doc is not None:
             self.store.mark_shown(assessor, qid, doc)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from poolkit.errors import OverlapFull
 from poolkit.store.records import (
     EVENT_COLUMNS,
     GRADING_KINDS,
@@ -19,9 +20,15 @@ from poolkit.store.records import (
 )
 from poolkit.store.sql_base import SqlBase
 
+#: The event kinds that settle a pair for its assessor (what holding a slot is for).
+SETTLING_KINDS = ("grade", "cant_judge")
+
 
 class LogSql(SqlBase):
     """The append-only judgment log and what judging sessions keep beside it."""
+
+    def claim_slot(self, assessor: str, qid: str, docid: str) -> bool:
+        raise NotImplementedError  # AssignSql
 
     # -- the judgment log -----------------------------------------------------------------
     def _insert_event(self) -> str:
@@ -29,9 +36,14 @@ class LogSql(SqlBase):
                 f"VALUES ({self._marks(len(EVENT_COLUMNS))})")
 
     def record_event(self, event: Event) -> int:
-        """Append one event; durable when this returns. Returns its id."""
+        """Append one event; durable when this returns. Returns its id.
+
+        A person's grade or can't-judge on a pair of the assignment plan first takes the
+        person's slot of it in the same transaction (``AssignSql.claim_slot``): a pair that
+        has its overlap without her raises ``OverlapFull`` and records nothing."""
         row = event_row(event)
         with self.transaction() as c:
+            self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
 
     def record_event_once(self, event: Event) -> int:
@@ -46,7 +58,16 @@ class LogSql(SqlBase):
                                  machine=machine):
                 if e.docid == event.docid and event_row(e) == row:
                     return int(e.id)  # type: ignore[arg-type]
+            self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
+
+    def _take_slot(self, event: Event) -> None:
+        """Inside the write transaction: a person's grade or can't-judge on a planned pair
+        takes her slot of it, or raises ``OverlapFull`` (nothing recorded)."""
+        if event.origin == PERSON and event.kind in SETTLING_KINDS and not \
+                self.claim_slot(event.assessor, event.qid, event.docid):
+            raise OverlapFull(f"{self.path}: query {event.qid!r} doc {event.docid!r} "
+                              f"already has its assessors; {event.assessor} gets other work")
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""

@@ -8,8 +8,11 @@ for poolkit:
   advisory lock can be taken by any role that may connect, and so stall every writer.
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
-  Everybody reads everything; members of ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip`` and ``note`` events only, as a person**;
+  Everybody reads everything but others' assignment slots (``assignments``: an assessor
+  reads her own and the open ones, and may only take an open one for herself); members of
+  ``poolkit_admin`` write under any name.
+- **Assessors record ``grade``, ``undo``, ``skip``, ``note`` and ``cant_judge`` events only,
+  as a person**;
   ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
   ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
   adjudicate). The row-level policy on ``events`` enforces it.
@@ -31,12 +34,13 @@ ADMIN_ROLE = "poolkit_admin"
 ASSESSOR_ROLE = "poolkit_assessor"
 LOCK_TABLE = "write_lock"
 #: What an assessor may record under her own name; the rest is an admin's (see the docstring).
-ASSESSOR_KINDS = ("grade", "undo", "skip", "note")
+ASSESSOR_KINDS = ("grade", "undo", "skip", "note", "cant_judge")
 #: Tables an assessor writes, each under row-level security by its ``assessor`` column, with
 #: what she may do there (the session tables only where the schema has them).
 ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
                    "session_claims": "INSERT, UPDATE, DELETE",
-                   "assessor_terms": "INSERT, UPDATE, DELETE"}
+                   "assessor_terms": "INSERT, UPDATE, DELETE",
+                   "assignments": "UPDATE"}
 #: Columns nobody but the owner writes: the server assigns them.
 SERVER_COLUMNS = ("id", "rowid")
 
@@ -95,6 +99,9 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
         raw.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
         for policy in (f"{table}_read", f"{table}_own_name"):  # poolkit's own, not others'
             raw.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
+        if table == "assignments":
+            _protect_assignments(raw)
+            continue
         raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
             person = f" AND {_AS_PERSON}" if _has_column(raw, "events", "origin") else ""
@@ -106,6 +113,19 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
                         f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")
     if LOCK_TABLE in tables or lock_exists(raw):
         raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def _protect_assignments(raw: Any) -> None:
+    """An assessor reads only her own slots and the open ones (no other name), and may only
+    take an open slot for herself; making and moving a plan is an admin's."""
+    for policy in ("assignments_admin", "assignments_claim"):  # (_read: dropped already)
+        raw.execute(f"DROP POLICY IF EXISTS {policy} ON assignments")
+    raw.execute(f"CREATE POLICY assignments_read ON assignments FOR SELECT USING ("
+                f"assessor = current_user OR assessor IS NULL OR {_IS_ADMIN})")
+    raw.execute(f"CREATE POLICY assignments_claim ON assignments FOR UPDATE USING ("
+                f"assessor IS NULL OR {_IS_ADMIN}) WITH CHECK ({_OWN_NAME})")
+    raw.execute(f"CREATE POLICY assignments_admin ON assignments FOR ALL USING ({_IS_ADMIN}) "
+                f"WITH CHECK ({_IS_ADMIN})")
 
 
 def _has_column(raw: Any, table: str, column: str) -> bool:
@@ -162,6 +182,8 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
                     ("meta", LOCK_TABLE)]
     if admin_tables:
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
+    if "assignments" in tables:  # a new plan replaces the old one's rows
+        raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
     schema = raw.execute("SELECT current_schema()").fetchone()[0]
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
 

@@ -396,9 +396,10 @@ def grant_roles(store: PgStore) -> list[str]:
         tables = store.tables()
         pg_access.protect_tables(raw, tables)
         pg_access.apply_grants(raw, tables, {t: store.columns(t) for t in tables})
-    done.append(f"granted {ASSESSOR_ROLE}: read all, append grades, undos, skips and notes "
-                f"under its own name; {ADMIN_ROLE}: also write pools, imports and "
-                f"adjudications under any name")
+    done.append(f"granted {ASSESSOR_ROLE}: read all but others' assignments, append grades, "
+                f"undos, skips, notes and can't-judges under its own name, take an open "
+                f"assignment slot; {ADMIN_ROLE}: also write pools, imports, adjudications and "
+                f"assignments under any name")
     return done
 
 

@@ -15,12 +15,13 @@ never mix into people's labels, agreement or status (see ``records.Event.origin`
 
 from __future__ import annotations
 
+from poolkit.store.assign_sql import AssignSql
 from poolkit.store.draw_sql import DrawSql
 from poolkit.store.log_sql import LogSql
 from poolkit.store.pool_sql import PoolSql
 
 
-class StoreQueries(PoolSql, LogSql, DrawSql):
+class StoreQueries(PoolSql, AssignSql, LogSql, DrawSql):
     """The shared half of a store backend: every contract method that is plain SQL
-    (``pool_sql.PoolSql``, ``log_sql.LogSql``, ``draw_sql.DrawSql``, on
+    (``pool_sql.PoolSql``, ``log_sql.LogSql``, ``draw_sql.DrawSql``, ``assign_sql.AssignSql``, on
     ``sql_base.SqlBase``)."""

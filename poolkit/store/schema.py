@@ -268,6 +268,89 @@ MIGRATIONS: list[Dialects] = [
     );
     """,
         postgresql=pg.QUERY_SAMPLE),
+
+    # ---- 8 -> 9 (branch s34-team, issue 28): assignments with controlled overlap, and the
+    # ``cant_judge`` event. One migration, kept apart so that it can be renumbered.
+    #
+    # ``assignments`` has one row per (pair, slot): a pair of the plan has exactly ``overlap``
+    # slots, each empty (``assessor`` NULL: open work) or held by one assessor, and no
+    # assessor holds two slots of a pair (UNIQUE). So the schema itself caps a pair at its
+    # overlap: a claim is an UPDATE of an open slot, and two claims of the last slot cannot
+    # both succeed, whichever backend or client writes. ``assignment_plans`` keeps every
+    # ``poolkit assign`` (overlap, unit, seed, assessors as JSON); the newest is the current.
+    # ``assigned_pairs`` names the current plan's pairs without saying who holds them: under
+    # PostgreSQL's row-level security an assessor reads only her own slots and open ones, yet
+    # must know that a pair she cannot see a slot of is full, not unplanned.
+    #
+    # ``cant_judge`` (a person cannot grade a passage: its reason in ``note``) joins the
+    # event kinds. SQLite cannot change a CHECK in place: ``events`` is rebuilt with the same
+    # columns, rows and ids; its self-reference is written to the new table's name, which the
+    # rename turns into ``events`` (so no row of the old table is ever a child of the new).
+    Dialects(
+        sqlite=f"""
+    CREATE TABLE events_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        assessor TEXT NOT NULL,
+        kind TEXT NOT NULL
+            CHECK (kind IN ('grade', 'undo', 'skip', 'note', 'adjudicate', 'import',
+                            'cant_judge')),
+        grade INTEGER,
+        shown_at TEXT,
+        judged_at TEXT NOT NULL,
+        text_hash TEXT,
+        pool_version INTEGER,
+        position INTEGER,
+        note TEXT,
+        ref INTEGER REFERENCES events_new(id),
+        source TEXT,
+        origin TEXT NOT NULL DEFAULT 'person' CHECK (origin IN ('person', 'machine')),
+        judge_version TEXT CHECK (judge_version IS NULL OR origin = 'machine')
+    );
+    INSERT INTO events_new SELECT * FROM events;
+    DROP TABLE events;
+    ALTER TABLE events_new RENAME TO events;
+    CREATE INDEX events_pair ON events (qid, docid);
+    CREATE INDEX events_assessor ON events (assessor, qid);
+
+    CREATE TRIGGER events_grade_on_scale BEFORE INSERT ON events
+    WHEN NOT ({_grade_rule('NEW.')})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+
+    CREATE TRIGGER events_grade_on_scale_update
+        BEFORE UPDATE OF kind, grade ON events
+    WHEN NOT ({_grade_rule('NEW.')})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+
+    CREATE TABLE assignment_plans (
+        plan INTEGER PRIMARY KEY,
+        made_at TEXT NOT NULL,
+        overlap INTEGER NOT NULL CHECK (overlap > 0),
+        unit TEXT NOT NULL CHECK (unit IN ('query', 'pair')),
+        seed INTEGER NOT NULL,
+        assessors TEXT NOT NULL
+    );
+
+    CREATE TABLE assignments (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        slot INTEGER NOT NULL CHECK (slot >= 0),
+        assessor TEXT,
+        plan INTEGER NOT NULL REFERENCES assignment_plans(plan),
+        PRIMARY KEY (qid, docid, slot),
+        UNIQUE (qid, docid, assessor)
+    );
+    CREATE INDEX assignments_assessor ON assignments (assessor, qid);
+
+    CREATE TABLE assigned_pairs (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        plan INTEGER NOT NULL REFERENCES assignment_plans(plan),
+        PRIMARY KEY (qid, docid)
+    );
+    """,
+        postgresql=pg.ASSIGNMENTS),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

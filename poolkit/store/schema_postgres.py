@@ -205,3 +205,43 @@ CREATE TABLE query_sample (
     rowid BIGSERIAL
 );
 """
+
+#: 8 -> 9: assignments with controlled overlap and the ``cant_judge`` event (see
+#: ``store.schema``). PostgreSQL changes a CHECK in place (the column's default name).
+ASSIGNMENTS = """
+ALTER TABLE events DROP CONSTRAINT IF EXISTS events_kind_check;
+
+ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind IN ('grade', 'undo', 'skip',
+    'note', 'adjudicate', 'import', 'cant_judge')) NOT VALID;
+
+CREATE TABLE assignment_plans (
+    plan BIGINT PRIMARY KEY,
+    made_at TEXT COLLATE "C" NOT NULL,
+    overlap BIGINT NOT NULL CHECK (overlap > 0),
+    unit TEXT COLLATE "C" NOT NULL CHECK (unit IN ('query', 'pair')),
+    seed BIGINT NOT NULL,
+    assessors TEXT COLLATE "C" NOT NULL,
+    rowid BIGSERIAL
+);
+
+CREATE TABLE assignments (
+    qid TEXT COLLATE "C" NOT NULL,
+    docid TEXT COLLATE "C" NOT NULL,
+    slot BIGINT NOT NULL CHECK (slot >= 0),
+    assessor TEXT COLLATE "C",
+    plan BIGINT NOT NULL REFERENCES assignment_plans(plan),
+    PRIMARY KEY (qid, docid, slot),
+    UNIQUE (qid, docid, assessor),
+    rowid BIGSERIAL
+);
+
+CREATE INDEX assignments_assessor ON assignments (assessor, qid);
+
+CREATE TABLE assigned_pairs (
+    qid TEXT COLLATE "C" NOT NULL,
+    docid TEXT COLLATE "C" NOT NULL,
+    plan BIGINT NOT NULL REFERENCES assignment_plans(plan),
+    PRIMARY KEY (qid, docid),
+    rowid BIGSERIAL
+);
+"""
