@@ -169,18 +169,27 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _scale_of(report: Mapping[str, Any]) -> list[str]:
+    """The histogram's columns: the grades every assessor's histogram has (the store's
+    scale, 0-3 when no one has judged yet)."""
+    cells = list(report["assessors"].values())
+    return list(cells[0]["grades"]) if cells else [str(g) for g in range(4)]
+
+
 def render_table(report: Mapping[str, Any]) -> str:
     """The report (as its JSON document) as aligned text for a terminal."""
     from poolkit.store.judging import FAST_MEDIAN
 
-    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
-            "judged/budget", "rel", "left est (95%)")
+    grades = _scale_of(report)
+    blank = ("",) * len(grades)
+    head = ("query", "assessor", "judged/pooled", *(f"g{g}" for g in grades), "med s",
+            "double", "judged/budget", "rel", "left est (95%)")
     rows: list[tuple[str, ...]] = []
 
     def cells(qid: str, name: str, cell: dict[str, Any], double: str = "") -> tuple[str, ...]:
         g = cell["grades"]
-        return (qid, name, f"{cell['judged']}/{cell['pooled']}", g["0"], g["1"], g["2"],
-                g["3"], _seconds(cell["median_seconds"]), double, "", "", "")
+        return (qid, name, f"{cell['judged']}/{cell['pooled']}", *(g.get(k, 0) for k in grades),
+                _seconds(cell["median_seconds"]), double, "", "", "")
 
     def progress(q: dict[str, Any]) -> tuple[str, str, str]:
         if "remaining_estimate" not in q:
@@ -192,10 +201,10 @@ def render_table(report: Mapping[str, Any]) -> str:
                 str(q["relevant_found"]), left)
 
     for qid, q in report["queries"].items():
-        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", "", "", "", "", "",
+        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", *blank, "",
                      str(q["doubly_judged"]), *progress(q)))
         rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
-    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
+    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", *blank, "",
                  str(report["doubly_judged"]), "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
     lines = [f"store {report['store']} · pool version {report['pool_version']}",
