@@ -83,9 +83,17 @@ class AutojudgeReport(Report):
         return (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
                 f"{self.store}: {p['total']} pairs, {p['graded']} graded, {p['already']} "
                 f"already graded, {p['failed']} failed\n"
-                f"  grades: 0: {g['0']}  1: {g['1']}  2: {g['2']}  3: {g['3']}\n"
+                f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 f"  tokens: {self.tokens['prompt']:,} prompt, {self.tokens['completion']:,} "
                 f"completion in {self.seconds:.1f} s\n")
+
+
+def _template(spec: JudgeSpec, scale: Any) -> str:
+    """The judge's template on the collection's scale: a config's own as written (its
+    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
+    from poolkit.judges.prompt import builtin_template
+
+    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
 
 
 def judge_spec(config: Any, name: str) -> JudgeSpec:
@@ -114,7 +122,9 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     config = collection.config
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
-    version = kind.version_of(spec.settings, spec.template)
+    scale = config.grades
+    template = _template(spec, scale)
+    version = kind.version_of(spec.settings, template, scale)
     model = str(spec.settings.get("model") or spec.kind)
     with collection:
         store = collection.store
@@ -128,18 +138,18 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                                               if (p.query.qid, p.docid) not in done]
         if request.limit is not None:
             todo = todo[:request.limit]
-        judge = ChatJudge(spec.settings, spec.template, config.cache_dir,
-                          read_cache=not request.regrade)
+        judge = ChatJudge(spec.settings, template, config.cache_dir,
+                          read_cache=not request.regrade, scale=scale)
         base = dict(command="autojudge", judge=spec.name, version=version,
                     store=config.store_label)
         if request.dry_run:
             return AutojudgeReport(
                 **base, model=model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
-                grades={str(g): 0 for g in range(4)}, tokens={"prompt": 0, "completion": 0},
+                grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judge, todo, spec.settings))
-        run = _Run(store, spec, version, kind.name, judge, request.regrade)
+        run = _Run(store, spec, version, kind.name, judge, request.regrade, scale.top)
         run.grade(todo)
     return AutojudgeReport(
         **base, model=run.model or model,  # type: ignore[arg-type]
@@ -208,14 +218,14 @@ class _Run:
     """One autojudge run: asks on ``concurrency`` threads, records on this one."""
 
     def __init__(self, store: StoreBackend, spec: JudgeSpec, version: str, kind: str,
-                 judge: Any, regrade: bool) -> None:
+                 judge: Any, regrade: bool, top: int = 3) -> None:
         from poolkit.judges.prompt import sha256
 
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
         self.judge, self.regrade = judge, regrade
-        self.template_sha256 = sha256(spec.template)
+        self.template_sha256 = sha256(judge.template)
         self.graded = self.already = self.failed = 0
-        self.grades = {g: 0 for g in range(4)}
+        self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
 

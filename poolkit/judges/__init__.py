@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.params import Param
 from poolkit.store.records import MACHINE, Event, QueryRecord
 
@@ -72,14 +73,20 @@ class JudgeKind(ABC):
         """The config keys this kind takes beyond the common ones."""
         return tuple(p.key for p in self.options)
 
-    def version_of(self, settings: Mapping[str, Any], template: str = "") -> str:
-        """The judge version of a judge of this kind with ``settings`` and ``template``:
-        16 hex digits of a hash, so a change of model, prompt or parameter is a new one."""
+    def version_of(self, settings: Mapping[str, Any], template: str = "",
+                   scale: GradeScale = DEFAULT_SCALE) -> str:
+        """The judge version of a judge of this kind with ``settings`` and ``template`` on
+        the collection's grade ``scale``: 16 hex digits of a hash, so a change of model,
+        prompt, parameter or scale is a new one (the 0-3 scale adds nothing to the hash, so
+        versions made before scales stand)."""
         import hashlib
         import json
 
-        doc = {"kind": self.name, "kind_version": self.version, "template": template,
-               "settings": {k: settings.get(k) for k in self.versioned}}
+        doc: dict[str, Any] = {"kind": self.name, "kind_version": self.version,
+                               "template": template,
+                               "settings": {k: settings.get(k) for k in self.versioned}}
+        if scale != DEFAULT_SCALE:
+            doc["grades"] = list(scale.labels)
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from poolkit.errors import PoolkitError
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
@@ -133,9 +134,11 @@ class ChatJudge:
 
     def __init__(self, settings: Mapping[str, Any], template: str,
                  cache_dir: Path | None = None, *, read_cache: bool = True,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 scale: GradeScale = DEFAULT_SCALE) -> None:
         self.settings = dict(settings)
         self.template = template
+        self.scale = scale  # the collection's: the rubric's grades and those read back
         self.cache_dir = cache_dir / "judges" if cache_dir is not None else None
         self.read_cache = read_cache
         self.sleep = sleep
@@ -150,7 +153,7 @@ class ChatJudge:
     # -- prompts and the cache -----------------------------------------------------------
     def prompt(self, pair: JudgePair) -> str:
         return render(self.template, pair.query, pair.title, pair.body,
-                      str(self.settings.get("scale_order") or "ascending"))
+                      str(self.settings.get("scale_order") or "ascending"), self.scale)
 
     def parameters(self) -> dict[str, Any]:
         return {k: self.settings.get(k) for k in OpenAIKind.versioned}
@@ -198,8 +201,8 @@ class ChatJudge:
             raw, model, distribution, usage = self._read(doc)
             tokens[0] += usage[0]
             tokens[1] += usage[1]
-            answer = Answer(parse_grade(raw), raw, model, distribution, tokens[0], tokens[1],
-                            round(spent, 6), attempt)
+            answer = Answer(parse_grade(raw, self.scale.top), raw, model, distribution,
+                            tokens[0], tokens[1], round(spent, 6), attempt)
             if answer.grade is not None:
                 self._store(key, answer)
                 return answer
@@ -221,9 +224,9 @@ class ChatJudge:
             if isinstance(choice.get("logprobs"), dict) else []
         for token in content:
             if isinstance(token, dict) and str(token.get("token", "")).strip().strip(
-                    "*\"'`") in ("0", "1", "2", "3"):
+                    "*\"'`") in [str(g) for g in self.scale.grades]:
                 alternatives = list(token.get("top_logprobs") or []) or [token]
-                distribution = grade_distribution(alternatives)
+                distribution = grade_distribution(alternatives, self.scale.top)
                 break
         usage = doc.get("usage") or {}
         counts = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
