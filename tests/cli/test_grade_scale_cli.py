@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 
 import pytest
 
@@ -135,3 +136,17 @@ def test_a_store_of_0_to_3_grades_refuses_a_binary_config(tmp_path, capsys):
 def test_a_config_whose_grades_are_not_a_scale_is_one_line(tmp_path, capsys, grades, message):
     config = collection(tmp_path, grades)
     refused(["status", str(config)], capsys, tmp_path / "j.sqlite", message)
+
+
+def test_score_reads_a_grade_beyond_any_scale_as_its_gain(tmp_path, capsys):
+    """score reads qrels without a config: grades are gains, as in trec_eval (a 7 is worth
+    7, or 2^7-1 under --gain exp), whatever scale the labels were made on."""
+    (tmp_path / "g.qrels").write_text("q1 0 m1 7\nq1 0 m2 1\n")
+    (tmp_path / "r.run").write_text("q1 Q0 m2 1 2.0 r\nq1 Q0 m1 2 1.0 r\n")
+    assert main(["score", str(tmp_path / "g.qrels"), str(tmp_path / "r.run"), "--format",
+                 "json", "-m", "nDCG@10", "-m", "nDCG(gain=exp)@10"]) == 0
+    measures = json.loads(capsys.readouterr().out)["runs"][0]["measures"]
+    linear = (1 + 7 / math.log2(3)) / (7 + 1 / math.log2(3))
+    exp = (1 + 127 / math.log2(3)) / (127 + 1 / math.log2(3))
+    assert measures["nDCG@10"]["mean"] == pytest.approx(linear)
+    assert measures["nDCG(gain=exp)@10"]["mean"] == pytest.approx(exp)
