@@ -55,6 +55,9 @@ class StatusReport(Report):
     #: each machine judge version's coverage of the pool (``machine_coverage``); a store
     #: without machine judges has none, and its report is what it was before they existed
     machines: list[dict[str, Any]] = field(default_factory=list)
+    #: the store's top grade: the table's histogram columns before anyone judged (the JSON
+    #: has each assessor's histogram, over the same grades)
+    top: int = 3
 
     def to_dict(self) -> dict[str, Any]:
         out = self.counts.to_dict()
@@ -68,7 +71,7 @@ class StatusReport(Report):
         return out
 
     def render_table(self) -> str:
-        return render_table(self.to_dict())
+        return render_table(self.to_dict(), self.top)
 
 
 def status(collection: Collection, pool_version: int | None = None) -> StatusReport:
@@ -78,10 +81,11 @@ def status(collection: Collection, pool_version: int | None = None) -> StatusRep
 
     counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
     machines = machine_coverage(collection.store, counts.pool_version)
+    top = collection.store.grade_scale.top
     if counts.pool_version is None:
-        return StatusReport(counts, machines=machines)
+        return StatusReport(counts, machines=machines, top=top)
     return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
-                        machines)
+                        machines, top)
 
 
 def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
@@ -169,18 +173,18 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _scale_of(report: Mapping[str, Any]) -> list[str]:
+def _scale_of(report: Mapping[str, Any], top: int) -> list[str]:
     """The histogram's columns: the grades every assessor's histogram has (the store's
-    scale, 0-3 when no one has judged yet)."""
+    scale 0..``top``, and any grade above it an older store holds)."""
     cells = list(report["assessors"].values())
-    return list(cells[0]["grades"]) if cells else [str(g) for g in range(4)]
+    return list(cells[0]["grades"]) if cells else [str(g) for g in range(top + 1)]
 
 
-def render_table(report: Mapping[str, Any]) -> str:
+def render_table(report: Mapping[str, Any], top: int = 3) -> str:
     """The report (as its JSON document) as aligned text for a terminal."""
     from poolkit.store.judging import FAST_MEDIAN
 
-    grades = _scale_of(report)
+    grades = _scale_of(report, top)
     blank = ("",) * len(grades)
     head = ("query", "assessor", "judged/pooled", *(f"g{g}" for g in grades), "med s",
             "double", "judged/budget", "rel", "left est (95%)")

@@ -24,7 +24,8 @@ def collection(tmp_path, grades: str, name: str = "c.yaml"):
     (tmp_path / "corpus.jsonl").write_text(SAMPLE_CORPUS)
     (tmp_path / "queries.jsonl").write_text('{"id": "q1", "text": "x"}\n'
                                             '{"id": "q2", "text": "y"}\n')
-    (tmp_path / "sys.run").write_text("q1 Q0 d1 1 1.0 sys\n")
+    (tmp_path / "sys.run").write_text("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 2.0 sys\n"
+                                      "q2 Q0 d3 1 1.0 sys\n")
     config = tmp_path / name
     config.write_text("name: c\n" + grades + "corpus: corpus.jsonl\nqueries: queries.jsonl\n"
                       "store: j.sqlite\nsystems:\n  sys: {kind: run, path: sys.run}\n")
@@ -46,6 +47,7 @@ def refused(argv, capsys, store, message: str) -> None:
 
 def test_a_0_to_4_collection_imports_reports_and_exports_grade_4(tmp_path, capsys):
     config = collection(tmp_path, FIVE)
+    assert main(["pool", str(config), "--quiet"]) == 0
     (tmp_path / "a.qrels").write_text("q1 0 d1 4\nq1 0 d2 0\nq2 0 d3 2\n")
     (tmp_path / "b.qrels").write_text("q1 0 d1 3\nq1 0 d2 0\nq2 0 d3 2\n")
     assert main(["import", str(config), str(tmp_path / "a.qrels"), "--as", "nist"]) == 0
@@ -58,7 +60,10 @@ def test_a_0_to_4_collection_imports_reports_and_exports_grade_4(tmp_path, capsy
     assert capsys.readouterr().out == "q1 0 d1 4\nq1 0 d2 0\nq2 0 d3 2\n"
     assert main(["status", str(config), "--format", "json"]) == 0
     status = json.loads(capsys.readouterr().out)
-    assert status["unpooled_labels"] == 6
+    assert status["assessors"]["nist"]["grades"] == {"0": 1, "1": 0, "2": 1, "3": 0, "4": 1}
+    assert main(["status", str(config)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "g0  g1  g2  g3  g4  med s" in table[1]
     assert main(["agreement", str(config), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["scale"] == [0, 1, 2, 3, 4]
