@@ -9,10 +9,12 @@ import hashlib
 import json
 import math
 
+import jsonschema
 import pytest
 
 from poolkit.cli import main
 from poolkit.io.scale import GradeScale
+from poolkit.schemas import load_schema
 from poolkit.store.backends import open_store
 
 SAMPLE_CORPUS = '{"id": "d1", "text": "a"}\n{"id": "d2", "text": "b"}\n{"id": "d3", "text": "c"}\n'
@@ -30,6 +32,12 @@ def collection(tmp_path, grades: str, name: str = "c.yaml"):
     config.write_text("name: c\n" + grades + "corpus: corpus.jsonl\nqueries: queries.jsonl\n"
                       "store: j.sqlite\nsystems:\n  sys: {kind: run, path: sys.run}\n")
     return config
+
+
+def valid(doc: dict, kind: str) -> dict:
+    """``doc``, checked against the report's shipped JSON Schema."""
+    jsonschema.validate(doc, load_schema(kind), cls=jsonschema.Draft202012Validator)
+    return doc
 
 
 def digest(path) -> str:
@@ -59,13 +67,13 @@ def test_a_0_to_4_collection_imports_reports_and_exports_grade_4(tmp_path, capsy
     assert main(["export", str(config), "--format", "qrels", "--policy", "max"]) == 0
     assert capsys.readouterr().out == "q1 0 d1 4\nq1 0 d2 0\nq2 0 d3 2\n"
     assert main(["status", str(config), "--format", "json"]) == 0
-    status = json.loads(capsys.readouterr().out)
+    status = valid(json.loads(capsys.readouterr().out), "status")
     assert status["assessors"]["nist"]["grades"] == {"0": 1, "1": 0, "2": 1, "3": 0, "4": 1}
     assert main(["status", str(config)]) == 0
     table = capsys.readouterr().out.splitlines()
     assert "g0  g1  g2  g3  g4  med s" in table[1]
     assert main(["agreement", str(config), "--format", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = valid(json.loads(capsys.readouterr().out), "agreement")
     assert report["scale"] == [0, 1, 2, 3, 4]
     (pair,) = report["pairs"]
     assert pair["confusion"]["labels"] == [0, 1, 2, 3, 4]
