@@ -42,8 +42,8 @@ class JudgePair:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A machine judge's grade of one pair (``grade`` on ``io.validate.GRADE_SCALE``), with
-    what it said for it when the kind keeps that."""
+    """A machine judge's grade of one pair (``grade`` on the collection's scale,
+    ``io.scale``), with what it said for it when the kind keeps that."""
 
     qid: str
     docid: str

@@ -31,7 +31,7 @@ class Dialects:
 
 #: The kinds whose events carry a grade (``store.records.GRADING_KINDS`` is the same tuple).
 _GRADING = "('grade', 'adjudicate', 'import')"
-_LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]
+_LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]  # the 0-3 rule of schemas 6 to 8
 
 
 def _grade_rule(row: str = "", high: int = _HIGH) -> str:
