@@ -79,9 +79,10 @@ def status(collection: Collection, pool_version: int | None = None) -> StatusRep
     ``pool_version`` (None: the latest, so a new version is picked up at each call)."""
     from poolkit.store.judging import status_report
 
-    counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
+    top = collection.config.grades.top  # the store's, once a grade was given (Collection)
+    counts = status_report(collection.store, pool_version, collection.config.judge.min_display,
+                           top)
     machines = machine_coverage(collection.store, counts.pool_version)
-    top = collection.store.grade_scale.top
     if counts.pool_version is None:
         return StatusReport(counts, machines=machines, top=top)
     return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
