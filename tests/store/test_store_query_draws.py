@@ -56,7 +56,7 @@ def test_a_schema_7_store_gains_the_draw_tables_and_keeps_its_hash(tmp_path, mon
                              "VALUES ('q1', 'd1', 'alice', 'grade', 2, 't')")
             before = content_hash(old)
     with open_store(path) as new:
-        assert new.schema_version == SCHEMA_VERSION == 8
+        assert new.schema_version == SCHEMA_VERSION >= 8
         assert {"query_draws", "query_sample"} <= set(new.tables())
         assert content_hash(new) == before
         new.record_query_draw(draw(("q1", "all", 0.5), ("q2", "all", 0.5)))
