@@ -114,7 +114,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     import time
 
     from poolkit.collection import Collection
-    from poolkit.judges import judge_kind
+    from poolkit.judges import judge_kind, on_scale
     from poolkit.judges.openai import ChatJudge
 
     started = time.monotonic()
@@ -123,8 +123,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
     scale = config.grades
-    template = _template(spec, scale)
-    version = kind.version_of(spec.settings, template, scale)
+    settings, template = on_scale(spec.settings, scale), _template(spec, scale)
+    version = kind.version_of(settings, template)
     model = str(spec.settings.get("model") or spec.kind)
     with collection:
         store = collection.store
@@ -138,8 +138,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                                               if (p.query.qid, p.docid) not in done]
         if request.limit is not None:
             todo = todo[:request.limit]
-        judge = ChatJudge(spec.settings, template, config.cache_dir,
-                          read_cache=not request.regrade, scale=scale)
+        judge = ChatJudge(settings, template, config.cache_dir, read_cache=not request.regrade)
         base = dict(command="autojudge", judge=spec.name, version=version,
                     store=config.store_label)
         if request.dry_run:

@@ -73,20 +73,20 @@ class JudgeKind(ABC):
         """The config keys this kind takes beyond the common ones."""
         return tuple(p.key for p in self.options)
 
-    def version_of(self, settings: Mapping[str, Any], template: str = "",
-                   scale: GradeScale = DEFAULT_SCALE) -> str:
-        """The judge version of a judge of this kind with ``settings`` and ``template`` on
-        the collection's grade ``scale``: 16 hex digits of a hash, so a change of model,
-        prompt, parameter or scale is a new one (the 0-3 scale adds nothing to the hash, so
-        versions made before scales stand)."""
+    def version_of(self, settings: Mapping[str, Any], template: str = "") -> str:
+        """The judge version of a judge of this kind with ``settings`` and ``template``:
+        16 hex digits of a hash, so a change of model, prompt or parameter is a new one.
+        ``settings["grades"]``, the labels of a collection's scale other than 0-3
+        (:func:`on_scale`), is hashed too; on 0-3 there is none, and a version is what it
+        was before scales."""
         import hashlib
         import json
 
         doc: dict[str, Any] = {"kind": self.name, "kind_version": self.version,
                                "template": template,
                                "settings": {k: settings.get(k) for k in self.versioned}}
-        if scale != DEFAULT_SCALE:
-            doc["grades"] = list(scale.labels)
+        if settings.get("grades"):
+            doc["grades"] = list(settings["grades"])
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -103,6 +103,21 @@ class JudgeKind(ABC):
                      grade=verdict.grade, text_hash=text_hash, pool_version=pool_version,
                      origin=MACHINE,
                      judge_version=f"{self.name}/{self.version}")
+
+
+def on_scale(settings: Mapping[str, Any], scale: GradeScale) -> dict[str, Any]:
+    """A judge's settings on the collection's grade ``scale``: as given on 0-3, else with
+    ``grades`` (the scale's labels), which the judge's rubric and parser follow and its
+    version hashes."""
+    if scale == DEFAULT_SCALE:
+        return dict(settings)
+    return {**settings, "grades": list(scale.labels)}
+
+
+def scale_of(settings: Mapping[str, Any]) -> GradeScale:
+    """The scale a judge built from ``settings`` (:func:`on_scale`) grades on."""
+    grades = settings.get("grades")
+    return GradeScale(tuple(grades)) if grades else DEFAULT_SCALE
 
 
 #: kind name -> its declaration: the one registry of machine-judge kinds

@@ -33,8 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from poolkit.errors import PoolkitError
-from poolkit.io.scale import DEFAULT_SCALE, GradeScale
-from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind
+from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind, scale_of
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
     grade_distribution,
@@ -134,11 +133,11 @@ class ChatJudge:
 
     def __init__(self, settings: Mapping[str, Any], template: str,
                  cache_dir: Path | None = None, *, read_cache: bool = True,
-                 sleep: Callable[[float], None] = time.sleep,
-                 scale: GradeScale = DEFAULT_SCALE) -> None:
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = dict(settings)
         self.template = template
-        self.scale = scale  # the collection's: the rubric's grades and those read back
+        #: the collection's scale (``judges.on_scale``): the rubric's grades, those read back
+        self.scale = scale_of(settings)
         self.cache_dir = cache_dir / "judges" if cache_dir is not None else None
         self.read_cache = read_cache
         self.sleep = sleep

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale
-from poolkit.judges import JUDGE_KINDS
+from poolkit.judges import JUDGE_KINDS, on_scale, scale_of
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
     builtin_template,
@@ -58,6 +58,8 @@ def test_the_judge_version_names_the_scale_but_0_to_3_adds_nothing():
     kind = JUDGE_KINDS["openai"]
     settings = {"model": "m"}
     plain = kind.version_of(settings, BUILTIN_TEMPLATE)
-    assert kind.version_of(settings, BUILTIN_TEMPLATE, DEFAULT_SCALE) == plain
-    versions = {kind.version_of(settings, BUILTIN_TEMPLATE, s) for s in (BINARY, FIVE)}
+    assert on_scale(settings, DEFAULT_SCALE) == settings
+    assert kind.version_of(on_scale(settings, DEFAULT_SCALE), BUILTIN_TEMPLATE) == plain
+    versions = {kind.version_of(on_scale(settings, s), BUILTIN_TEMPLATE) for s in (BINARY, FIVE)}
     assert len(versions) == 2 and plain not in versions
+    assert scale_of(on_scale(settings, FIVE)) == FIVE and scale_of(settings) == DEFAULT_SCALE
