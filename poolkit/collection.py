@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from poolkit.config import Config, load_config
 from poolkit.errors import PoolkitError
+from poolkit.io.paths import shown_path
 from poolkit.io.provenance import PooledBy, PoolProvenance
 from poolkit.store.backends import open_store
 from poolkit.store.contract import StoreBackend
@@ -290,7 +291,8 @@ class Collection:
             run.name = name
             runs[name] = run
         if missing:
-            raise PoolkitError(f"{config.path}: no run file for system(s) {', '.join(missing)} "
-                               f"in {config.runs_dir} (run `poolkit pool {config.path.name}` "
+            where = shown_path(config.path)
+            raise PoolkitError(f"{where}: no run file for system(s) {', '.join(missing)} in "
+                               f"{shown_path(config.runs_dir)} (run `poolkit pool {where}` "
                                f"first, or name the run files on the command line)")
         return runs

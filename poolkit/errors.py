@@ -110,12 +110,31 @@ def did_you_mean(value: str, options: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+#: How many choices an unknown-choice message lists in full; past it, the closest few.
+LISTED_CHOICES = 50  # every measure, stemmer or libpq keyword (45); not 225 query ids
+CLOSEST_CHOICES = 5
+
+
+def closest(value: str, options: Iterable[str], n: int = CLOSEST_CHOICES) -> list[str]:
+    """The ``n`` options nearest ``value``: by number when all are integers (query 9999 of
+    1..225 is nearest 225), else by how alike the texts are (difflib's ratio)."""
+    opts = list(options)
+    if all(re.fullmatch(r"-?[0-9]+", o) for o in [value, *opts]):
+        return sorted(opts, key=lambda o: (abs(int(o) - int(value)), int(o)))[:n]
+    ratio = {o: difflib.SequenceMatcher(None, value, o).ratio() for o in opts}
+    return sorted(opts, key=lambda o: (-ratio[o], o))[:n]
+
+
 def one_of(value: str, options: Iterable[str], what: str) -> str:
     """'unknown X 'v'; valid: a, b, c (did you mean b?)' — the standard unknown-choice message
-    (with no option at all, it says so rather than end on an empty list)."""
+    (with no option at all, it says so rather than end on an empty list; with more than
+    ``LISTED_CHOICES``, it names how many and the closest few, not a list of hundreds)."""
     opts = sorted(options)
     if not opts:
         return f"unknown {what} {value!r}; there is no {what} to choose from"
+    if len(opts) > LISTED_CHOICES:
+        return (f"unknown {what} {value!r}; {len(opts)} are valid, the closest: "
+                f"{', '.join(closest(value, opts))}{did_you_mean(value, opts)}")
     return f"unknown {what} {value!r}; valid: {', '.join(opts)}{did_you_mean(value, opts)}"
 
 

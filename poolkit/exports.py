@@ -88,15 +88,26 @@ def notes_by_pair(store: StoreBackend, assessors: Sequence[str] | None,
 
 
 def design_rows(store: StoreBackend,
-                max_version: int | None) -> list[tuple[str, str, str, float]]:
-    """(qid, docid, stratum, inclusion probability) of every pooled pair: a sampled pool's
-    recorded design, and any pair pooled outside it (depth-k) as stratum 'depth', judged
-    with probability 1 (what ``--sample`` writes and ``--unjudged -1`` reads)."""
+                max_version: int | None) -> list[tuple[str, str, str, float, int]]:
+    """(qid, docid, stratum, inclusion probability, drawn) of every pooled pair: a sampled
+    pool's recorded design, and any pair pooled outside it (depth-k) as stratum 'depth',
+    judged with probability 1 (what ``--sample`` writes and ``--unjudged -1`` reads).
+
+    ``drawn`` is 0 for a pair the design did not draw (it is not in the judging queue), else
+    the pair's place in its stratum's part of the judging queue (1 first): the order in which
+    the queue offers them, so a reader can tell a judged prefix from a pick."""
+    pooled = store.pool_rows(max_version)
     rows = [(r.qid, r.docid, r.stratum, r.inclusion) for r in store.pool_sample(max_version)]
-    recorded = {(q, d) for q, d, _, _ in rows}
-    rows += [(q, d, "depth", 1.0) for q, d, _, _ in store.pool_rows(max_version)
-             if (q, d) not in recorded]
-    return sorted(rows)
+    stratum_of = {(q, d): s for q, d, s, _ in rows}
+    queued: dict[tuple[str, str], int] = {}
+    placed: dict[tuple[str, str], int] = {}
+    for q, d, _, _ in pooled:
+        key = (q, stratum_of.get((q, d), "depth"))
+        placed[key] = queued[(q, d)] = placed.get(key, 0) + 1
+    out = [(q, d, s, p, queued.get((q, d), 0)) for q, d, s, p in rows]
+    out += [(q, d, "depth", 1.0, queued[(q, d)]) for q, d, _, _ in pooled
+            if (q, d) not in stratum_of]
+    return sorted(out)
 
 
 def unresolved_json(labels: Labels, policy: str) -> str:

@@ -423,10 +423,10 @@ def machine_names(values: Iterable[str] | None) -> list[str]:
 
 
 def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str,
-                    ) -> list[MachineVersion]:
+                    flag: str = "--with-machine") -> list[MachineVersion]:
     """The machine judge versions ``names`` ask for (``NAME`` its latest, ``NAME@VERSION``
     that one), each checked against the store: an unknown judge or version is a StoreError
-    (``where: --with-machine: unknown machine judge 'x'; valid: ...``)."""
+    (``where: FLAG: unknown machine judge 'x'; valid: ...``)."""
     wanted = machine_names(names)
     if not wanted:
         return []
@@ -435,17 +435,17 @@ def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str
     for spec in wanted:
         judge, _, version = spec.partition("@")
         if judge not in known:
-            raise StoreError(f"{where}: --with-machine: " + one_of(judge, known, "machine judge"))
+            raise StoreError(f"{where}: {flag}: " + one_of(judge, known, "machine judge"))
         versions = machine_versions(store, judge)
         if not versions:
-            raise StoreError(f"{where}: --with-machine: machine judge {judge!r} has no standing "
+            raise StoreError(f"{where}: {flag}: machine judge {judge!r} has no standing "
                              f"grade")
         if not version:
             out.append(versions[-1])
             continue
         match = [m for m in versions if m.version == version]
         if not match:
-            raise StoreError(f"{where}: --with-machine: " + one_of(
+            raise StoreError(f"{where}: {flag}: " + one_of(
                 version, [m.version for m in versions], f"version of machine judge {judge!r}"))
         out.append(match[0])
     return out

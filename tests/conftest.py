@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import store_backends
-from llm_server import llm_server  # noqa: F401  (the fixture, for tests in any folder)
+from llm_server import llm_gguf, llm_server  # noqa: F401  (the fixtures, for tests in any folder)
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
 if TYPE_CHECKING:

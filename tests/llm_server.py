@@ -8,12 +8,14 @@ fails instead, so a broken server start can never pass as skipped tests.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 URL_VARIABLE = "POOLKIT_TEST_LLM_URL"
 MODEL_VARIABLE = "POOLKIT_TEST_LLM_MODEL"
+GGUF_VARIABLE = "POOLKIT_TEST_LLM_GGUF"
 
 
 class LlmServer(NamedTuple):
@@ -40,3 +42,18 @@ def llm_server_from_environment() -> LlmServer:
 def llm_server() -> LlmServer:
     """(base_url, model) of the real llama.cpp server serving SmolLM2-135M-Instruct."""
     return llm_server_from_environment()
+
+
+@pytest.fixture(scope="session")
+def llm_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file the server serves (.ci/llama.sh exports its path;
+    ``bash -c 'source .ci/llama.sh; ensure_llm_gguf'`` prints it); skips without it, unless
+    in CI."""
+    path = os.environ.get(GGUF_VARIABLE, "")
+    if not path or not Path(path).is_file():
+        message = (f"{GGUF_VARIABLE} does not name a file (start the server with: source "
+                   f".ci/llama.sh && start_throwaway_llm, or export it from ensure_llm_gguf)")
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI must run the local judge on the real model")
+        pytest.skip(message)
+    return Path(path)

@@ -102,6 +102,9 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
                                 "--budgets", "0.25,0.5,1", "--format", "json"))
     out["simulate"].append(call("simulate", str(data / "seed.run"), "--depth", "5", "--qrels",
                                 str(data / "golden.yaml"), "--format", "json"))
+    out["simulate"].append(call("simulate", str(data / "seed.run"), "--depth", "3", "--qrels",
+                                str(data / "golden.yaml"), "--find", "0.5,1", "--corpus",
+                                str(data / "corpus.jsonl"), "--format", "json"))
     from poolkit.store import Event
     from poolkit.store.backends import open_store
 

@@ -27,7 +27,9 @@ JSON shape (``poolkit compare --format json``; keys may be added, none removed):
      "before" / "after": {"name", "kind": "store"|"file", "pool_version"?, "store"?,
                           "policy"?, "path"?, "sha256", "judged", "relevant", "unresolved",
                           "pooled"?, "scored", "excluded"},
-     "contribution": {"basis", "total": {"new_docs", "new_judged", "new_relevant"}} | null,
+     "contribution": {"basis", "total": {"new_docs", "new_judged", "new_relevant"},
+                      "sources": {name: {"new_docs", "only_it", "new_judged",
+                                         "new_relevant"}}} | null,  # sources not runs
      "runs": [{"name", "path", "sha256",
                "pooled": {"before": bool|null, "after": bool|null},
                "contribution": {"new_docs", "only_it", "new_judged", "new_relevant"} | null,
@@ -267,7 +269,9 @@ def compare(before: Labels, after: Labels, runs: Mapping[str, Run],
         after={**after.summary(level), "scored": len(first_a.scored),
                "excluded": len(first_a.excluded)},
         contribution=None if not contributions else {
-            "basis": contrib["basis"], "total": contrib["total"]},
+            "basis": contrib["basis"], "total": contrib["total"],
+            # what a source that is not a run brought (``pool --find``'s classifier)
+            "sources": {s: c for s, c in systems.items() if s not in runs}},
         runs=rows,
         ranking=ranking,
         **paired,

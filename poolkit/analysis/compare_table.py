@@ -5,9 +5,9 @@ Condensed-list variants are spelled with a prime (``AP'``); the per-query lists 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from poolkit.io.paths import shown_path
 from poolkit.score.mismatch import shared_phrase
 
 
@@ -22,7 +22,7 @@ def short_name(name: str) -> str:
 
 
 def _labels_line(side: str, s: dict[str, Any]) -> str:
-    where = (f"pool v{s['pool_version']} of {Path(s['store']).name} ({s['policy']} policy)"
+    where = (f"pool v{s['pool_version']} of {shown_path(s['store'])} ({s['policy']} policy)"
              if s.get("kind") == "store" else f"{s.get('path')}")
     extra = f", {s.get('unresolved', 0)} unresolved" if s.get("kind") == "store" else ""
     if s.get("machine"):
@@ -74,6 +74,10 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
         t = contrib["total"]
         lines += [f"  new to the pool: {t['new_docs']} docs, {t['new_judged']} judged, "
                   f"{t['new_relevant']} relevant ({contrib['basis']})"]
+        for name, c in contrib.get("sources", {}).items():
+            lines.append(f"  {name} (not a run: passages found beyond the pool): "
+                         f"{c['new_docs']} new docs, {c['only_it']} only it, "
+                         f"{c['new_judged']} judged, {c['new_relevant']} relevant")
     lines += ["", "Scores before and after (rank among the runs, 1 = best)"]
     rows = []
     for r in doc["runs"]:

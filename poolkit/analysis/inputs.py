@@ -12,11 +12,9 @@ from pathlib import Path
 from poolkit.config import Config
 from poolkit.errors import PoolkitError
 from poolkit.io import Run, read_any_run
+from poolkit.io.run_names import resolve_run_name, run_name
 
-
-def run_name(path: str | Path) -> str:
-    """A run's display name: its file name without extension (``runs/bm25.run`` -> bm25)."""
-    return Path(path).stem
+__all__ = ["groups_of", "named_paths", "read_runs", "resolve_run_name", "run_name"]
 
 
 def read_runs(paths: Sequence[str | Path], order: str = "score",
@@ -70,11 +68,8 @@ def groups_of(config: Config | None, specs: Sequence[str], runs: Iterable[str]) 
                                f"--group {group}={merged}")
         given[group] = spec
         listed: set[str] = set()
-        for member in members.split(","):
-            if member not in names:
-                from poolkit.errors import one_of
-
-                raise PoolkitError(f"--group {spec!r}: " + one_of(member, names, "run"))
+        for given_name in members.split(","):
+            member = resolve_run_name(given_name, sorted(names), f"--group {spec!r}")
             if member in listed:
                 raise PoolkitError(f"--group {spec!r}: run {member!r} is listed twice")
             if member in placed:

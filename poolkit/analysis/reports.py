@@ -98,6 +98,8 @@ class ReusabilityReport(AnalysisReport):
     warnings: list[str]
     leave_one_group_out: dict[str, Any] | None
     single_group: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: pooled sources that are not runs (``pool --find``'s classifier), each left out in turn
+    sources: dict[str, Any] = field(default_factory=dict)
 
     def render_table(self) -> str:
         from poolkit.analysis.reusability_table import render_table
@@ -150,6 +152,8 @@ class SimulateReport(Report):
     strategies: dict[str, Any]
     qrels: dict[str, Any]
     plot: str | None = field(default=None, metadata={"omit_none": True})
+    #: ``--find``: beyond the pool against deepening (``pool.find_replay``)
+    find: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def document(self) -> dict[str, Any]:
         return {"command": self.kind, **self.to_dict()}

@@ -20,6 +20,7 @@ JSON shape (``poolkit reusability --format json``; keys may be added, none remov
      "full": {run: {measure: mean}}, "not_pooled": [runs],
      "leave_one_run_out": {"runs": {run: UNIT}, "summary": {measure: SUMMARY}},
      "leave_one_group_out": {"groups": {group: UNIT}, "summary": {...}} | null,
+     "sources": {name: UNIT},  # pooled sources that are not runs (pool --find's classifier)
      "single_run": {"relevant_pooled", "found_by_one", "share", "by_run": {run: n}},
      "single_group"?: {... "by_group" ...}, "warnings": [text]}
     UNIT = {"members", "only_pooled", "removed_judged", "removed_relevant",
@@ -47,14 +48,17 @@ from poolkit.score.measures import Measure
 
 def _unit_report(unit: str, members: Sequence[str], labels: Labels, runs: Mapping[str, Run],
                  sources: Mapping[Pair, set[str]], full: Mapping[str, Evaluation],
-                 measures: Sequence[Measure], level: int) -> dict[str, Any]:
+                 measures: Sequence[Measure], level: int,
+                 scored: Sequence[str] | None = None) -> dict[str, Any]:
+    """Leave ``members`` out: the judged pairs only they pooled are removed and the runs
+    re-scored (``scored``, default: the members that are runs)."""
     member_set = set(members)
     only = [p for p, s in sources.items() if s <= member_set]
     grades = labels.qrels.grades
     judged = [p for p in only if grades.get(p[0], {}).get(p[1], -1) >= 0]
     relevant = [p for p in judged if grades[p[0]][p[1]] >= level]
     reduced = labels.qrels.without(judged, f"{labels.name} without {unit}")
-    scored = [m for m in members if m in runs]
+    scored = [m for m in members if m in runs] if scored is None else list(scored)
     out: dict[str, Any] = {"members": list(members), "only_pooled": len(only),
                            "removed_judged": len(judged), "removed_relevant": len(relevant),
                            "runs": {}}
@@ -151,6 +155,11 @@ def reusability(labels: Labels, runs: Mapping[str, Run], pool: PoolProvenance,
     by_run = {n: _unit_report(n, [n], labels, runs, sources, full, measures, level)
               for n in runs}
     doc["leave_one_run_out"] = {"runs": by_run, "summary": _summary(by_run, full, measures)}
+    # A pooled source that is not a run (``pool --find``'s classifier) is left out in turn
+    # too, every run re-scored: how much the scores lean on what it found.
+    doc["sources"] = {s: _unit_report(s, [s], labels, runs, sources, full, measures, level,
+                                      scored=list(runs))
+                      for s in sorted(pooled_systems - set(runs))}
     doc["single_run"] = single_source_share(labels, sources, level)
     doc["warnings"] = []
     share = doc["single_run"]["share"]

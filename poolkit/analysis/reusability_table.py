@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
+
+from poolkit.io.paths import shown_path
 
 
 def _unit_rows(units: Mapping[str, dict[str, Any]], label: str) -> tuple[list[str], list]:
@@ -37,11 +38,21 @@ def _summary_rows(summary: Mapping[str, dict[str, Any]]) -> list[list[str]]:
             for n, s in summary.items()]
 
 
+# The two rank columns and tau compare different orders, so they can disagree (a rank change
+# beside tau 1.000): say what each compares under the table.
+SUMMARY_LEGEND = [
+    "  (1) each run's left-out score ranked among the other runs' full-pool scores: how many runs",
+    "      move, and the largest move",
+    "  (2) Kendall's tau between the full-pool order and the order of all the runs' left-out",
+    "      scores (each scored as when it was left out): a run that drops below another's",
+    "      full-pool score but not below that run's left-out score counts in (1), not in (2)"]
+
+
 def render_table(doc: dict[str, Any]) -> str:
-    from poolkit.analysis.render import grid, tau_note
+    from poolkit.analysis.render import fmt, grid, signed, tau_note
 
     lab = doc["labels"]
-    where = (f"pool v{lab['pool_version']} of {Path(lab['store']).name} ({lab['policy']} "
+    where = (f"pool v{lab['pool_version']} of {shown_path(lab['store'])} ({lab['policy']} "
              f"policy, {lab.get('unresolved', 0)} unresolved)"
              if lab.get("kind") == "store"
              else lab.get("path"))
@@ -54,8 +65,8 @@ def render_table(doc: dict[str, Any]) -> str:
              f"and are always kept"]
     if doc["not_pooled"]:
         lines.append(f"  not in the pool (nothing to leave out): {', '.join(doc['not_pooled'])}")
-    summary_head = ["measure", "mean |change|", "max |change|", "rank changes", "max rank move",
-                    "tau"]
+    summary_head = ["measure", "mean |change|", "max |change|", "rank changes (1)",
+                    "max rank move (1)", "tau (2)"]
     for key, label, title in (
             ("leave_one_run_out", "run", "Leave one run out: the judged docs only that run "
                                          "brought are removed; the run is re-scored"),
@@ -69,9 +80,17 @@ def render_table(doc: dict[str, Any]) -> str:
         lines += ["", title]
         lines += grid(head, rows, left=(2, 3) if label == "group" else (2,))
         lines += ["", f"  overall ({'each run' if label == 'run' else 'each group'} left out in "
-                      f"turn; tau = full-pool order vs left-out order)"]
+                      f"turn)"]
         lines += grid(summary_head, _summary_rows(part["summary"]))
+        lines += SUMMARY_LEGEND
         lines += tau_note((s["kendall_tau"] for s in part["summary"].values()), len(doc["full"]))
+    for name, unit in doc.get("sources", {}).items():
+        lines += ["", f"Leave {name} out (not a run: it found passages beyond the pool): "
+                      f"{unit['removed_judged']} judged docs only it brought are removed "
+                      f"({unit['removed_relevant']} relevant); every run re-scored"]
+        lines += grid(["run", "measure", "full", "left out", "change"],
+                      [[run, m, fmt(v["full"]), fmt(v["left_out"]), signed(v["change"])]
+                       for run, per in unit["runs"].items() for m, v in per.items()])
     s = doc["single_run"]
     lines += ["", f"Relevant docs found by a single run: {s['found_by_one']} of "
                   f"{s['relevant_pooled']} relevant pooled docs ({s['share']:.1%})"]

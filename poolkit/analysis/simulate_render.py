@@ -43,7 +43,26 @@ def render_table(doc: dict[str, Any]) -> str:
     lines += grid(["strategy", *(f"R={t}" for t in targets)], [
         [n, *(str(v) for v in s["judgments_to_recall"].values())]
         for n, s in strategies.items()])
+    if doc.get("find"):
+        lines += ["", *_find_lines(doc["find"], doc["level"])]
     return "\n".join(lines) + "\n"
+
+
+def _find_lines(find: dict[str, Any], level: int) -> list[str]:
+    """``--find``: relevant passages found beyond the pool by the classifier, against
+    deepening every run's pool by the same judgments."""
+    lines = [f"  beyond the pool (all {find['pool']} pooled passages judged first): relevant "
+             f"found with extra judgments, of {find['outside_relevant']} relevant (grade >= "
+             f"{level}) outside the pool; classifier in rounds of {find['batch']} per query"]
+    rows = []
+    for key, b in find["budgets"].items():
+        c, d = b["classifier"], b["deepen"]
+        rows.append([key, str(b["judged"]),
+                     f"{c['relevant_found']} ({fmt(c['per_judgment'], 3)})",
+                     f"{d['relevant_found']} ({fmt(d['per_judgment'], 3)})",
+                     str(d["depth"])])
+    return lines + grid(["extra", "judged", "classifier (per judgment)",
+                         "deepening (per judgment)", "deepest rank"], rows)
 
 
 def plot_backend() -> Any:

@@ -33,7 +33,7 @@ from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
-    from poolkit.judges import JudgePair
+    from poolkit.judges import Calibration, JudgePair
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
     from poolkit.store.contract import StoreBackend
@@ -50,6 +50,9 @@ class AutojudgeRequest:
     limit: int | None = None                # at most this many pairs
     regrade: bool = False                   # --all: ask again for pairs already graded
     dry_run: bool = False                   # count and estimate only
+    #: --variant KEY=VALUE: grade the pairs (the first --limit) also with one option changed,
+    #: a separate judge version, and report how the two versions agree
+    variant: str | None = None
 
 
 @register_report
@@ -71,6 +74,8 @@ class AutojudgeReport(Report):
     #: --dry-run: {"pairs", "prompt_tokens", "cost"} (cost None without prices)
     estimate: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     store: str = ""
+    #: --variant: the variant against the judge as configured (``variants.variant_report``)
+    variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         if self.dry_run and self.estimate is not None:
@@ -80,12 +85,17 @@ class AutojudgeReport(Report):
                     f"{est['pairs']} pairs to grade ({self.pairs['already']} already graded), "
                     f"about {est['prompt_tokens']:,} prompt tokens{cost}; nothing asked\n")
         p, g = self.pairs, self.grades
-        return (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
+        text = (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
                 f"{self.store}: {p['total']} pairs, {p['graded']} graded, {p['already']} "
                 f"already graded, {p['failed']} failed\n"
                 f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 f"  tokens: {self.tokens['prompt']:,} prompt, {self.tokens['completion']:,} "
                 f"completion in {self.seconds:.1f} s\n")
+        if self.variant is not None:
+            from poolkit.app.variants import variant_table
+
+            text += variant_table(self.variant)
+        return text
 
 
 def _template(spec: JudgeSpec, scale: Any) -> str:
@@ -113,51 +123,68 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
     import time
 
+    from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
     from poolkit.judges import judge_kind, on_scale
-    from poolkit.judges.openai import ChatJudge
 
     started = time.monotonic()
     collection = Collection.open(request.config, write=not request.dry_run)
     config = collection.config
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
+    variant = parse_variant(spec, kind, request.variant) if request.variant else None
     scale = config.grades
-    settings, template = on_scale(spec.settings, scale), _template(spec, scale)
-    version = kind.version_of(settings, template)
-    model = str(spec.settings.get("model") or spec.kind)
     with collection:
         store = collection.store
         if not request.dry_run:
             collection.assessor(spec.name, "grade", "--judge")
         pairs = _pairs(store, request.queries)
+        judge = kind.build(on_scale(spec.settings, scale), _template(spec, scale),
+                           cache_dir=config.cache_dir,
+                           read_cache=not request.regrade,
+                           calibration=_calibration(store, pairs))
+        if variant is not None:
+            base, judge = judge, with_variant(judge, variant)
+            pairs = pairs[:request.limit] if request.limit is not None else pairs
+        version = kind.version_of(judge.settings, judge.template)
         done = _graded(store, spec.name, version)
-        model = _reported_model(store, spec.name, version) or model
+        model = _reported_model(store, spec.name, version) or str(
+            getattr(judge, "model_id", None) or spec.settings.get("model") or spec.kind)
         already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
         todo = pairs if request.regrade else [p for p in pairs
                                               if (p.query.qid, p.docid) not in done]
         if request.limit is not None:
             todo = todo[:request.limit]
-        judge = ChatJudge(settings, template, config.cache_dir, read_cache=not request.regrade)
-        base = dict(command="autojudge", judge=spec.name, version=version,
-                    store=config.store_label)
+        common = dict(command="autojudge", judge=spec.name, version=version,
+                      store=config.store_label)
         if request.dry_run:
             return AutojudgeReport(
-                **base, model=model,  # type: ignore[arg-type]
+                **common, model=model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judge, todo, spec.settings))
+        report = None
+        if variant is not None:
+            from poolkit.app.variants import variant_report
+
+            base_version = kind.version_of(base.settings, base.template)
+            base_run = _Run(store, spec, base_version, kind.name, base, False, scale.top)
+            done_base = _graded(store, spec.name, base_version)
+            base_run.grade([p for p in pairs if (p.query.qid, p.docid) not in done_base])
         run = _Run(store, spec, version, kind.name, judge, request.regrade, scale.top)
         run.grade(todo)
+        if variant is not None:
+            report = variant_report(store, spec.name, variant, base_version, version, pairs,
+                                    base_run.graded, base_run.failed)
     return AutojudgeReport(
-        **base, model=run.model or model,  # type: ignore[arg-type]
+        **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
                "already": already + run.already if not request.regrade else run.already,
                "failed": run.failed},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
-        seconds=round(time.monotonic() - started, 3))
+        seconds=round(time.monotonic() - started, 3), variant=report)
 
 
 def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
@@ -200,10 +227,28 @@ def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None
     return events[-1].source if events else None
 
 
+def _calibration(store: StoreBackend, pairs: Sequence[JudgePair]) -> Calibration:
+    """People's resolved grades of the pooled pairs (read only if a kind asks), and the
+    threshold fit a kind scoring pairs may use (the cross-encoder's)."""
+    from poolkit.analysis.thresholds import fit_thresholds
+    from poolkit.judges import Calibration
+    from poolkit.policies import Labels
+
+    def people() -> list[tuple[JudgePair, int]]:
+        grades = Labels.from_store(store).grades
+        return [(p, grades[p.query.qid][p.docid]) for p in pairs
+                if p.docid in grades.get(p.query.qid, {})]
+
+    return Calibration(people, fit_thresholds)
+
+
 def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
               ) -> dict[str, Any]:
-    chars = sum(len(judge.prompt(p)) for p in todo)
-    tokens = -(-chars // CHARS_PER_TOKEN)
+    count = getattr(judge, "count_tokens", None)
+    if count is not None:  # the judge's own tokenizer
+        tokens = sum(count(judge.prompt(p)) for p in todo)
+    else:
+        tokens = -(-sum(len(judge.prompt(p)) for p in todo) // CHARS_PER_TOKEN)
     prices = settings.get("prices")
     cost = None
     if prices:
@@ -235,6 +280,9 @@ class _Run:
         from poolkit.judges.openai import JudgeUnavailable
         from poolkit.progress import Progress
 
+        if hasattr(self.judge, "ask_batch"):
+            self._grade_batches(todo)
+            return
         stop = threading.Event()
 
         def ask(pair: JudgePair) -> tuple[JudgePair, str, Answer | None]:
@@ -276,6 +324,19 @@ class _Run:
                 f"{recorded} of {len(todo)} pairs recorded ({self.graded} graded, kept in "
                 f"{self.store.path}); run it again to resume")
 
+    def _grade_batches(self, todo: Sequence[JudgePair]) -> None:
+        """An in-process judge: ``batch_size`` pairs at a time on this thread."""
+        from poolkit.progress import Progress
+
+        size = int(self.judge.batch_size)
+        with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar:
+            for start in range(0, len(todo), size):
+                chunk = todo[start:start + size]
+                for pair, (prompt, answer) in zip(chunk, self.judge.ask_batch(chunk),
+                                                  strict=True):
+                    self._record(pair, prompt, answer)
+                    bar.update()
+
     def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
         from poolkit.judges.prompt import sha256
         from poolkit.store.records import MACHINE, Event
@@ -290,7 +351,7 @@ class _Run:
             "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
             "latency": answer.latency,
             "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
-            "attempts": answer.attempts, "cached": answer.cached}
+            "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {})}
         if answer.grade is None:
             doc["failed"] = f"no grade in {answer.attempts} answer(s)"
         event = Event(qid=qid, docid=docid, assessor=self.spec.name,

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poolkit.analysis.compare import compare, label_contributions, store_contributions
-from poolkit.analysis.inputs import read_runs
+from poolkit.analysis.inputs import read_runs, resolve_run_name
 from poolkit.analysis.reports import DEFAULT_MEASURES, CompareReport
 from poolkit.app.inputs import config_and_runs
-from poolkit.errors import PoolkitError, one_of
+from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
 from poolkit.policies import DEFAULT_POLICY, Labels, chosen_machines
 from poolkit.score.evaluate import require_scorable
@@ -115,7 +115,4 @@ def _pooled(names: Sequence[str] | None, runs: dict[str, Run]) -> set[str] | Non
     """The runs a label set was pooled from, each one of ``runs`` (None: unknown)."""
     if names is None:
         return None
-    for n in set(names):
-        if n not in runs:
-            raise PoolkitError("--pooled-before/--pooled-after: " + one_of(n, runs, "run"))
-    return set(names)
+    return {resolve_run_name(n, runs, "--pooled-before/--pooled-after") for n in names}

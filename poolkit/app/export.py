@@ -82,7 +82,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         design = (design_rows(store, request.pool_version)
                   if request.sample or request.unjudged else [])
         if request.unjudged:
-            grades = with_unjudged(grades, ((q, d) for q, d, _, _ in design))
+            grades = with_unjudged(grades, ((q, d) for q, d, _, _, n in design if n))
         notes = notes_by_pair(store, assessors) if request.format == "golden" else {}
         text = export_text(request.format, ExportInput(
             labels, grades, store, request.policy, request.pool_version,
@@ -103,7 +103,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
 
 
 def _write(request: ExportRequest, exported: Exported,
-           design: list[tuple[str, str, str, float]]) -> None:
+           design: list[tuple[str, str, str, float, int]]) -> None:
     """Every file the request names, or none replaced."""
     from poolkit.exports import unresolved_json
     from poolkit.io.sample import sample_lines

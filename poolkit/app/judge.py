@@ -24,6 +24,8 @@ NOTHING = {
     "judge": "nothing to judge: the pool is empty",
     "adjudicate": "nothing to adjudicate: no two assessors disagree on a pair",
     "agreement": "nothing to double-judge: no one but {name} has judged a passage",
+    "review": "nothing to review: {name} and machine judge {judge} agree on every pair both "
+              "graded",
 }
 
 
@@ -31,32 +33,41 @@ NOTHING = {
 class JudgeRequest:
     config: str | Path
     assessor: str | None = None     # None: the database role (a SQLite store needs one)
-    mode: str = "judge"             # "judge", "agreement" or "adjudicate"
+    mode: str = "judge"             # "judge", "agreement", "adjudicate" or "review"
     query: str | None = None        # start at this query
     pool_version: int | None = None  # None: the latest, followed while judging
     double: bool = False            # under a learning order: also others' passages
     show_names: bool = False        # adjudicate: show who gave which grade
     sample: bool = False            # only the queries of the latest sample-queries draw
+    review_machine: str | None = None  # review: the machine judge, NAME or NAME@VERSION
 
     def __post_init__(self) -> None:
         if self.show_names and self.mode != "adjudicate":
             raise PoolkitError("--show-names only applies with --adjudicate")
+        if (self.mode == "review") != (self.review_machine is not None):
+            raise PoolkitError("the review mode needs --review-machine JUDGE, and only it")
 
 
 def open_session(collection: Collection, request: JudgeRequest) -> JudgingSession:
     """The session ``request`` asks for on ``collection`` (opened for writing)."""
     from poolkit.judge.session import JudgingSession
 
-    kind = "adjudicate" if request.mode == "adjudicate" else "grade"
+    kind = "adjudicate" if request.mode in ("adjudicate", "review") else "grade"
     assessor = collection.assessor(request.assessor, kind, "--assessor")
     version = collection.version(request.pool_version)
     chooser = collection.next_passage(version, request.double)
     only = sampled_queries(collection) if request.sample else None
+    review = None
+    if request.review_machine is not None:  # (the machine's grades are read here only)
+        from poolkit.judge.review import machine_review
+
+        review = machine_review(collection.store, assessor, request.review_machine,
+                                collection.config.store_label)
     # No pool version asked: the session follows the latest (a new one shows at the next query)
     return JudgingSession(collection.store, assessor, mode=request.mode,
                           start_qid=request.query, pool_version=request.pool_version,
                           chooser=chooser, min_display=collection.config.judge.min_display,
-                          only=only)
+                          only=only, review=review)
 
 
 def sampled_queries(collection: Collection) -> list[str]:
@@ -72,7 +83,8 @@ def nothing_to_show(session: JudgingSession) -> str | None:
     """Why the session has nothing to show (judge mode always has the pool), or None."""
     if session.query_ids:
         return None
-    return NOTHING[session.mode].format(name=session.assessor)
+    judge = session.review.label if session.review is not None else ""
+    return NOTHING[session.mode].format(name=session.assessor, judge=judge)
 
 
 def session_summary(session: JudgingSession, store_label: str) -> list[str]:

@@ -33,6 +33,7 @@ class PoolRequest:
     note: str | None = None               # stored with the new pool version
     report_only: bool = False             # run nothing: report the store's pool
     pool_version: int | None = None       # with report_only: the pool as of this version
+    find: int | None = None               # add the classifier's top N per query beyond the pool
 
 
 def pool(request: PoolRequest, log: Callable[[str], None] = tell) -> PoolReport:
@@ -44,16 +45,78 @@ def pool(request: PoolRequest, log: Callable[[str], None] = tell) -> PoolReport:
                            "(pooling always adds to the latest)")
     if request.note is not None and not request.note.isprintable():  # printed in reports
         raise PoolkitError(f"--note {request.note!r} contains a control character")
+    if request.find is not None:
+        _check_find(request)
     config = _configured(Collection.open(request.config).config, request)
     added: PoolAdded | None = None
     warnings: list[str] | None = None
     with Collection.open(request.config, config=config, write=not request.report_only,
-                         create=not request.report_only) as collection:
-        if not request.report_only:
+                         create=not request.report_only and request.find is None,
+                         ) as collection:
+        if request.find is not None:
+            added, warnings = _find(collection, request.find, request.note, log), []
+        elif not request.report_only:
             added, warnings = _pool(collection, request, log)
         report = pool_report(collection.store,
                              request.pool_version if request.report_only else None)
-    return replace(report, config=str(config.path), added=added, warnings=warnings)
+    # What the systems returned, when this call ran them (the store records what was asked).
+    returned = added.depths if added is not None else {}
+    systems = {s: {**info, "depth": returned.get(s, info["depth"])}
+               for s, info in report.systems.items()}
+    return replace(report, config=str(config.path), added=added, warnings=warnings,
+                   systems=systems)
+
+
+def _check_find(request: PoolRequest) -> None:
+    """``--find`` adds to the pool the runs made; it runs no system, so the options that
+    choose systems, depths or an order for them do not go with it."""
+    if request.find is not None and request.find < 1:
+        raise PoolkitError(f"--find must be a positive integer, found {request.find}")
+    given = [flag for flag, value in (("--report-only", request.report_only),
+                                      ("--depth", request.depth is not None),
+                                      ("--system", bool(request.systems)),
+                                      ("--order", request.order is not None)) if value]
+    if given:
+        raise PoolkitError(f"--find runs no system: it does not go with {given[0]} (the "
+                           f"classifier's passages are judged best first)")
+
+
+def _find(collection: Collection, n: int, note: str | None,
+          log: Callable[[str], None]) -> PoolAdded:
+    """The classifier's top ``n`` passages outside the pool per judged query, as a new pool
+    version (``pool.find``); refused before anything is read when nothing is graded yet."""
+    from poolkit.io.corpus import read_queries
+    from poolkit.io.corpus_snapshot import load_corpus
+    from poolkit.io.provenance import CLASSIFIER
+    from poolkit.pool.find import find_beyond
+    from poolkit.pool.find_record import FIND_ORDER, record_found
+
+    if not collection.has_store():
+        raise PoolkitError(f"{collection.config.store_label}: no judging store yet; "
+                           f"--find adds to a pool: run `poolkit pool` and judge first")
+    store = collection.store
+    store.check_writable()
+    provenance = collection.provenance()
+    grades = {q: g for q, docs in collection.labels().qrels.grades.items()
+              if (g := {d: x for d, x in docs.items() if x >= 0})}
+    if not grades:
+        raise PoolkitError(f"{collection.config.store_label}: no grades yet; --find trains "
+                           f"the classifier on the grades so far: judge some of the pool "
+                           f"first (`poolkit judge`)")
+    corpus, keep_snapshot = load_corpus(collection.config.corpus, collection.config.cache_dir)
+    texts = {q.qid: q.text for q in read_queries(collection.config.queries)}
+    level = collection.config.judge.relevance_level
+    found, settings = find_beyond(corpus, texts, grades, provenance.docs, n, level)
+    settings["round"] = len({f.version for f in provenance.found().values()}) + 1
+    before = store.latest_pool_version()
+    version = record_found(store, found, corpus.docs(), n, settings, note)
+    keep_snapshot()
+    new = sum(len(h) for h in found.values()) if version is not None else 0
+    log(f"{FIND_ORDER}: round {settings['round']}, trained on {settings['trained_on']} "
+        f"grades, {new} passages found beyond the pool")
+    return PoolAdded(version=version, latest=store.latest_pool_version() or before,
+                     new_docs=new, queries=sum(1 for h in found.values() if h) if new else 0,
+                     new_provenance=new, depths={CLASSIFIER: n}, order=FIND_ORDER)
 
 
 def _configured(config: Config, request: PoolRequest) -> Config:
@@ -188,4 +251,10 @@ def _record(store: StoreBackend, runs: Mapping[str, SystemRun], config: Config,
                      new_docs=len(members) - before, queries=len({m.qid for m in new}),
                      new_provenance=sum(len(v) for v in store.sources().values())
                      - before_sources,
-                     depths=depths, order=order.name)
+                     depths=returned_depths(runs, depths), order=order.name, asked=depths)
+
+
+def returned_depths(runs: Mapping[str, SystemRun], asked: Mapping[str, int]) -> dict[str, int]:
+    """Each system's depth as its run returned it: its longest ranking, at most ``asked``."""
+    return {n: min(asked[n], max((len(r) for r in runs[n].run.rankings.values()), default=0))
+            for n in asked}

@@ -25,6 +25,7 @@ from typing import Any
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io import RUN_ORDERS, Qrels, Run, read_any_run, read_labels
+from poolkit.io.run_names import resolve_run_name
 from poolkit.io.sample import PoolSample, read_sample
 from poolkit.progress import Progress
 from poolkit.score.audit import (
@@ -41,6 +42,7 @@ from poolkit.score.evaluate import evaluate, require_scorable
 from poolkit.score.intervals import intervals
 from poolkit.score.measures import GAINS, MEASURES, Measure, parse_measure, split_measures
 from poolkit.score.report import ScoreReport
+from poolkit.score.sample_check import check_sample
 from poolkit.score.significance import (
     ALPHA,
     DEFAULT_CORRECTION,
@@ -165,7 +167,8 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
             plot_pair(r, results, c.shown, tests)
         return ScoreReport.build(settings, qrels, results, truth=truth,
                                  conditions=[cond.text for cond in c.conditions],
-                                 failures=failures, tests=tests)
+                                 failures=failures, tests=tests,
+                                 sample=check_sample(qrels.grades, sample) if sample else None)
 
 
 def check(request: ScoreRequest) -> _Checked:
@@ -411,14 +414,11 @@ def plot_pair(request: ScoreRequest, results: Sequence[RunResult], shown: Sequen
 
     assert request.plot is not None
     names = run_names(results)
-    pair = ([n.strip() for n in request.plot_pair.split(",")] if request.plot_pair
-            else names[:2])
+    pair = ([resolve_run_name(n.strip(), names, "--plot-pair")
+             for n in request.plot_pair.split(",")] if request.plot_pair else names[:2])
     if len(pair) != 2 or pair[0] == pair[1]:
         raise PoolkitError(f"--plot-pair {request.plot_pair!r}: give two different run names, "
                            f"A,B")
-    for n in pair:
-        if n not in names:
-            raise PoolkitError("--plot-pair: " + one_of(n, names, "run"))
     measure = shown[0]
     if request.plot_measure:
         measure = parse_measure(request.plot_measure)

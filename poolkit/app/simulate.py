@@ -5,12 +5,19 @@ Store form: the pool (with provenance) is a config's store's latest pool version
 systems' run files, strategy parameters and the stopping rule come from its ``pool:`` section.
 File form: the pool is the union of the runs' top ``depth``. In both, ``params`` set strategy
 parameters over the config's.
+
+The guided orders read more: ``machine`` (a machine judge's labels, qrels or golden.yaml) for
+``judge`` and ``cal``, and the passages' text for ``cal`` (the config's corpus and queries
+in the store form, ``corpus`` and ``queries`` in the file form). ``judged_only`` cuts every
+run to the documents the qrels grade before pooling (trec_eval's ``-J``): every pooled
+passage then has a true grade (and, with a machine judge over the same pairs, a machine one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from poolkit.analysis.inputs import read_runs
 from poolkit.analysis.reports import SimulateReport
@@ -18,7 +25,9 @@ from poolkit.analysis.stats import kendall_tau
 from poolkit.collection import Collection
 from poolkit.config import Config
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.qrels import Qrels
 from poolkit.io.readers import read_labels
+from poolkit.io.run import Run
 from poolkit.pool.order import ORDER_STRATEGIES, order_strategy
 from poolkit.pool.remaining import StopRule
 from poolkit.pool.simulate import (
@@ -28,7 +37,12 @@ from poolkit.pool.simulate import (
     pools_from_runs,
     simulate,
 )
+from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import require_scorable
+
+#: the orders that read only the runs (the default of ``--strategy``); ``judge`` and ``cal``
+#: read a machine judge or the text, named explicitly
+RUN_ORDERS = ("shuffle", "docid", "priority", "mtf", "mm-ns")
 
 
 @dataclass(frozen=True)
@@ -45,13 +59,20 @@ class SimulateRequest:
     qrels: str
     inputs: Sequence[str] = ()
     depth: int | None = None
-    strategies: Sequence[str] = tuple(ORDER_STRATEGIES)
+    strategies: Sequence[str] = RUN_ORDERS
     budgets: Sequence[tuple[str, float]] = tuple(parse_budgets(",".join(DEFAULT_BUDGETS)))
     level: int = 1
     measures: Sequence[str] = DEFAULT_MEASURES
     stop_recall: float | None = None
     params: Sequence[str] = ()
     plot: str | None = None
+    machine: str | None = None
+    corpus: str | None = None    # file form: the passages' text (cal, and --find's scan)
+    queries: str | None = None   # file form: the queries' text (cal, and --find's seed)
+    judged_only: bool = False
+    #: ``--find``: extra judgments beyond the pool, as (typed, fraction of each query's pool)
+    find: Sequence[tuple[str, float]] = ()
+    find_batch: int = 5          # passages per query per find round
 
 
 def simulate_judging(request: SimulateRequest) -> SimulateReport:
@@ -67,6 +88,11 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         raise PoolkitError(f"--level must be a positive integer, got {r.level}")
     if r.stop_recall is not None and not 0 < r.stop_recall <= 1:
         raise PoolkitError(f"--stop-recall must be in (0, 1], found {r.stop_recall}")
+    if r.find and r.find_batch < 1:
+        raise PoolkitError(f"--find-batch must be a positive integer, found {r.find_batch}")
+    if r.find and r.depth is not None and r.corpus is None:
+        raise PoolkitError("--find in the file form needs --corpus (the passages the "
+                           "classifier scans)")
     if r.plot:
         from poolkit.io.atomic import check_outputs
 
@@ -79,7 +105,8 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         if not r.inputs:
             raise PoolkitError("file form: give the run files to pool (see --help)")
         runs = read_runs(r.inputs)
-        pools = pools_from_runs(runs, r.depth)
+        pools = {}  # pooled once the qrels are read (``judged_only`` cuts by them)
+        corpus_path, queries_path = r.corpus, r.queries
     else:
         if len(r.inputs) != 1:
             raise PoolkitError("give one CONFIG (store form), or run files with --depth K "
@@ -88,12 +115,17 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
             config = collection.config
             pools = collection.query_pools()
             runs = collection.runs()
+            corpus_path = r.corpus or str(config.corpus)
+            queries_path = r.queries or str(config.queries)
     settings = {**(config.pool.settings if config is not None else {}),
                 **strategy_params(r.params, names)}
     rule = StopRule(target=float(r.stop_recall or settings.get("stop_recall", 0.9)),
                     confidence=float(settings.get("stop_confidence", 0.9)))
     strategies = {n: order_strategy(n, settings) for n in names}
     qrels = read_labels(r.qrels)
+    if r.depth is not None:
+        pools = pools_from_runs(judged_only(runs, qrels) if r.judged_only else runs, r.depth)
+    pools = with_guides(pools, r, config)
     require_scorable(qrels, r.level)  # else every strategy "finds" 0 of 0 relevant
     if r.plot:
         from poolkit.analysis.simulate_render import plot_backend
@@ -102,6 +134,8 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
     doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
                    measures=r.measures, stop_rule=rule)
     del doc["command"]
+    if r.find:
+        doc["find"] = _find(r, pools, qrels, runs, corpus_path, queries_path)
     report = SimulateReport(**doc, qrels={"name": qrels.name, "sha256": qrels.sha256})
     if r.plot:
         from dataclasses import replace
@@ -111,6 +145,20 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         plot(report.document(), r.plot)
         report = replace(report, plot=r.plot)
     return report
+
+
+def _find(r: SimulateRequest, pools: Mapping[str, QueryPool], qrels: Qrels,
+          runs: Mapping[str, Run], corpus: str | None, queries: str | None) -> dict[str, Any]:
+    """The find replay (``pool.find_replay``) over the corpus the classifier scans."""
+    from poolkit.io.corpus import read_corpus, read_queries
+    from poolkit.pool.find import CorpusFinder
+    from poolkit.pool.find_replay import replay_find
+
+    assert corpus is not None
+    texts = {q.qid: q.text for q in read_queries(queries)} if queries else {}
+    finder = CorpusFinder.of(read_corpus(corpus), texts)
+    return replay_find(finder, {q: p.docs for q, p in pools.items()}, qrels, runs, r.find,
+                       level=r.level, batch=r.find_batch)
 
 
 def strategy_params(texts: Sequence[str], names: Sequence[str]) -> dict[str, object]:
@@ -133,4 +181,36 @@ def strategy_params(texts: Sequence[str], names: Sequence[str]) -> dict[str, obj
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError:
             raise PoolkitError(f"--param: {key}: {value!r} is not a value") from None
+    return out
+
+
+def judged_only(runs: Mapping[str, Run], qrels: Qrels) -> dict[str, Run]:
+    """Each run with only the documents ``qrels`` grades, ranks closed up."""
+    return {n: Run.from_mapping({q: [d for d in docs if d in qrels.grades.get(q, {})]
+                                 for q, docs in run.rankings.items()}, name=n)
+            for n, run in runs.items()}
+
+
+def with_guides(pools: dict[str, QueryPool], r: SimulateRequest,
+                config: Config | None) -> dict[str, QueryPool]:
+    """The pools with what the guided orders read: machine grades, query and passage text."""
+    from dataclasses import replace
+
+    from poolkit.io.corpus import read_corpus, read_queries
+
+    machine = read_labels(r.machine).grades if r.machine else {}
+    corpus_path = r.corpus or (config.corpus if config is not None else None)
+    queries_path = r.queries or (config.queries if config is not None else None)
+    if "cal" in r.strategies and corpus_path is None:
+        raise PoolkitError("--strategy cal reads the passages' text: give --corpus (file form)")
+    corpus = read_corpus(corpus_path) if "cal" in r.strategies and corpus_path else None
+    queries = ({q.qid: q.text for q in read_queries(queries_path)}
+               if corpus is not None and queries_path else {})
+    out = {}
+    for qid, pool in pools.items():
+        texts = ({d: corpus.passage(corpus.index[d]) for d in pool.docs if d in corpus}
+                 if corpus is not None else {})
+        graded = machine.get(qid, {})
+        out[qid] = replace(pool, query=queries.get(qid, ""), texts=texts,
+                           machine={d: float(graded[d]) for d in pool.docs if d in graded})
     return out

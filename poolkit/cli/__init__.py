@@ -64,7 +64,7 @@ SUMMARIES = {
     "store": "set up a judging store (PostgreSQL roles and grants) or copy one between backends",
     "schema": "print the JSON Schema of a --format json report",
     "simulate": "replay judging with full qrels: strategies, budgets, stopping",
-    "autojudge": "grade the pool with a machine judge of the config (an LLM endpoint)",
+    "autojudge": "grade the pool with a machine judge (LLM endpoint, local model, cross-encoder)",
     "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
     "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
                       "recorded",

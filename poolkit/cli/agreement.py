@@ -28,7 +28,7 @@ shows as +)."""
 
 EPILOG = """\
 forms:
-  poolkit agreement CONFIG [--qrels [NAME=]FILE ...]   store assessors (+ label files)
+  poolkit agreement CONFIG [--qrels [NAME=]FILE ...]      store assessors (+ label files)
   poolkit agreement --qrels [NAME=]FILE [NAME=]FILE ...   label files only
 
 examples:

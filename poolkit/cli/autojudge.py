@@ -6,7 +6,9 @@ raw answer, grade distribution, latency, tokens). Run again, it grades only what
 ``--all`` asks again for every pair (new events, nothing overwritten). An unreadable answer
 is retried, then counted as failed; a server that stays down stops it with one line, every
 grade kept. ``--dry-run`` counts the pairs and estimates prompt tokens (characters/4) and,
-with ``prices:`` in the judge's config, the cost.
+with ``prices:`` in the judge's config, the cost. ``--variant scale_order=descending``
+grades the pairs (the first --limit) also with the rubric listed 3 to 0, a separate judge
+version, and reports how the two versions agree (kappa, exact agreement, confusion).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from poolkit.cli.options import positive
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "autojudge", help="grade the pool with a machine judge of the config (an LLM endpoint)",
+        "autojudge", help="grade the pool with a machine judge (LLM endpoint, local model, "
+                          "cross-encoder)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", help="collection config (YAML) with a judges: section")
     p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
@@ -29,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive, metavar="N", help="grade at most N pairs")
     p.add_argument("--all", dest="regrade", action="store_true",
                    help="ask again for pairs this judge version has graded (appends)")
+    p.add_argument("--variant", metavar="KEY=VALUE",
+                   help="also grade the pairs (the first --limit) with one prompt option "
+                        "changed, e.g. scale_order=descending (a separate judge version), "
+                        "and report how the two versions agree")
     p.add_argument("--dry-run", action="store_true",
                    help="count the pairs and estimate tokens and cost; ask nothing")
     p.add_argument("--format", choices=AutojudgeReport.formats,
@@ -43,6 +50,6 @@ def run(args: argparse.Namespace) -> int:
         if args.queries else None
     report = autojudge(AutojudgeRequest(args.config, args.judge, queries=queries,
                                         limit=args.limit, regrade=args.regrade,
-                                        dry_run=args.dry_run))
+                                        dry_run=args.dry_run, variant=args.variant))
     sys.stdout.write(report.render(args.format))
     return 0

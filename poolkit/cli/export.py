@@ -40,13 +40,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--unresolved", metavar="FILE.json",
                    help="also write the unresolved pairs as JSON here")
     p.add_argument("--unjudged", type=int, choices=[-1], metavar="-1",
-                   help="also write every pooled pair without a label (a sampled pool's "
-                        "undrawn pairs, drawn ones not judged yet, unresolved ones) as grade "
-                        "-1, trec_eval's 'pooled, not judged' that infAP reads (qrels only)")
+                   help="also write every queued pair without a label (drawn ones not judged "
+                        "yet, unresolved ones) as grade -1, trec_eval's 'pooled, not judged' "
+                        "that infAP reads (qrels only); a pair a sampled pool never drew is "
+                        "not written (--sample lists it, drawn 0)")
     p.add_argument("--sample", metavar="FILE",
                    help="also write the pool's sample design here: qid docid stratum "
-                        "inclusion_probability for every pooled pair (what poolkit score "
-                        "--sample reads; a depth-k pool is one stratum judged in full)")
+                        "inclusion_probability drawn for every pooled pair, drawn 0 for a pair "
+                        "never drawn, else its place in its stratum's judging queue (what "
+                        "poolkit score --sample reads; a depth-k pool is one stratum judged "
+                        "in full)")
     p.set_defaults(handler=run)
 
 

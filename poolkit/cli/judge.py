@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--adjudicate", action="store_true",
                       help="walk the pairs where assessors disagree, showing their grades, "
                            "and record NAME's adjudicated grade as its own event")
+    mode.add_argument("--review-machine", metavar="JUDGE[@VERSION]",
+                      help="walk the pairs where machine judge JUDGE (its latest version, or "
+                           "@VERSION) and NAME disagree most, showing the judge's grade after "
+                           "NAME's, and record NAME's answer as an adjudication (a person's "
+                           "grade: it decides the pair in people's labels)")
     p.add_argument("--show-names", action="store_true",
                    help="with --adjudicate: show which assessor gave which grade")
     p.add_argument("--pool-version", type=int, metavar="V",
@@ -57,6 +62,12 @@ def _require_terminal() -> None:
                                f"(run poolkit judge in a terminal, without pipes or redirects)")
 
 
+def _mode(args: argparse.Namespace) -> str:
+    if args.review_machine is not None:
+        return "review"
+    return "adjudicate" if args.adjudicate else "agreement" if args.agreement else "judge"
+
+
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.judge import (
         JudgeRequest,
@@ -68,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.collection import Collection
     from poolkit.errors import tell
 
-    request = JudgeRequest(args.config, args.assessor, "adjudicate" if args.adjudicate
-                           else "agreement" if args.agreement else "judge", args.query,
-                           args.pool_version, args.double, args.show_names, args.sample)
+    request = JudgeRequest(args.config, args.assessor, _mode(args), args.query,
+                           args.pool_version, args.double, args.show_names, args.sample,
+                           args.review_machine)
     with Collection.open(args.config, write=True) as collection:
         session = open_session(collection, request)
         nothing = nothing_to_show(session)

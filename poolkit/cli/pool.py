@@ -2,7 +2,8 @@
 
 Re-running is safe: a deeper ``--depth`` or an added system makes a new pool version with
 only the documents not pooled yet; nothing judged is touched; an unchanged re-run adds
-nothing and says so.
+nothing and says so. ``--find N`` looks beyond the runs: the passages a text classifier,
+trained on the grades so far, ranks highest outside the pool (refused before any grade).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judging-order", "--order", dest="order", metavar="STRATEGY",
                    help="judging order for new documents, one of "
                         f"{', '.join(ORDER_STRATEGIES)} (overrides pool.order)")
+    p.add_argument("--find", type=_positive, metavar="N",
+                   help="run no system: a text classifier trained on the grades so far "
+                        "ranks the corpus passages outside the pool, and each judged query's "
+                        "top N join as a new pool version found by @classifier (round, score)")
     p.add_argument("--note", help="a note stored with the new pool version")
     p.add_argument("--report-only", action="store_true",
                    help="do not run or pool anything; report the store's pool")
@@ -49,6 +54,6 @@ def run(args: argparse.Namespace) -> int:
     set_quiet(args.quiet)
     report = pool(PoolRequest(args.config, depth=args.depth, systems=args.systems,
                               order=args.order, note=args.note, report_only=args.report_only,
-                              pool_version=args.pool_version))
+                              pool_version=args.pool_version, find=args.find))
     sys.stdout.write(report.render(args.format))
     return 0

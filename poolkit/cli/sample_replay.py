@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Replay stratified sampled pools (and depth-k pooling at the same number of "
                     "judgments) on a collection whose qrels are complete: per run the bias of "
                     "estimated MAP (xinfAP, statAP) and nDCG@10 (infNDCG@10), the coverage of "
-                    "their 95%% bootstrap intervals over seeds, and Kendall's tau of the system "
+                    "their 95% bootstrap intervals over seeds, and Kendall's tau of the system "
                     "ordering. Prints Markdown tables.")
     p.add_argument("collection", metavar="FOLDER",
                    help="folder with qrels.full.txt (or qrels.txt) and runs/*.run")

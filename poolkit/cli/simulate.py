@@ -27,12 +27,15 @@ examples:
   poolkit simulate configs/sample.yaml --qrels full.qrels --budgets 0.25,0.5
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --format json
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --plot found.png
-  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \
+  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \\
       --param mm_ns_discount=1
+  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy priority \\
+      --find 0.1,0.25 --corpus corpus.jsonl --queries queries.jsonl
 """
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.reports import SimulateReport
+    from poolkit.app.simulate import RUN_ORDERS
     from poolkit.pool.order import ORDER_STRATEGIES
     from poolkit.pool.simulate import DEFAULT_BUDGETS, DEFAULT_MEASURES
 
@@ -46,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the complete labels that play the assessor (qrels or golden.yaml)")
     p.add_argument("--depth", type=int, metavar="K",
                    help="file form: pool the runs' top K")
-    p.add_argument("--strategy", default=",".join(ORDER_STRATEGIES), metavar="NAMES",
-                   help=f"comma-separated strategies (default: {','.join(ORDER_STRATEGIES)})")
+    p.add_argument("--strategy", default=",".join(RUN_ORDERS), metavar="NAMES",
+                   help=f"comma-separated strategies of {','.join(ORDER_STRATEGIES)} "
+                        f"(default: {','.join(RUN_ORDERS)})")
     p.add_argument("--budgets", default=",".join(DEFAULT_BUDGETS), metavar="B,B",
                    help="comma-separated fractions of each query's pool "
                         f"(default {','.join(DEFAULT_BUDGETS)})")
@@ -61,10 +65,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a strategy parameter, as a pool: key of the config (e.g. "
                         "mm_ns_discount=0.5, mtf_step=2); repeatable; over the config's")
+    p.add_argument("--machine", metavar="LABELS",
+                   help="a machine judge's labels (qrels or golden.yaml): order judge sorts "
+                        "by them, cal reads them as a feature")
+    p.add_argument("--corpus", metavar="FILE.jsonl",
+                   help="file form: the passages' text, for --strategy cal and the corpus "
+                        "--find scans")
+    p.add_argument("--queries", metavar="FILE",
+                   help="file form: the queries' text, for cal and --find (each query's text "
+                        "is one relevant example for its classifier)")
+    p.add_argument("--judged-only", action="store_true",
+                   help="file form: cut every run to the documents FULL_QRELS grades first")
     p.add_argument("--format", choices=SimulateReport.formats, default=SimulateReport.formats[0])
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw relevant found against judgments, one line per strategy "
                         "(needs matplotlib: pip install 'poolkit[plot]')")
+    p.add_argument("--find", metavar="B,B",
+                   help="also replay `pool --find`: judge the whole pool, then spend B x "
+                        "each query's pool more judgments on passages the text classifier "
+                        "finds beyond it, against deepening every run's pool by as many")
+    p.add_argument("--find-batch", type=int, default=5, metavar="N",
+                   help="with --find: passages per query per round (retrained after each; "
+                        "default 5)")
     p.set_defaults(handler=run)
 
 
@@ -78,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         strategies=[n.strip() for n in args.strategy.split(",") if n.strip()],
         budgets=budgets, level=args.level,
         measures=[m.strip() for m in args.measures.split(",") if m.strip()],
-        stop_recall=args.stop_recall, params=args.param, plot=args.plot))
+        stop_recall=args.stop_recall, params=args.param, plot=args.plot, machine=args.machine,
+        corpus=args.corpus, queries=args.queries, judged_only=args.judged_only,
+        find=parse_budgets(args.find, "--find") if args.find else (),
+        find_batch=args.find_batch))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(a role that may create roles): it creates the groups poolkit_admin and "
                     "poolkit_assessor, protects the judgment log with row-level security and "
                     "prints the statements that add one login role per assessor.")
-    init.add_argument("target", metavar="CONFIG|STORE")
+    init.add_argument("target", metavar="CONFIG|STORE",
+                      help="a config naming the store, or the store itself (a path or URL)")
     init.set_defaults(handler=run_init)
     copy = actions.add_parser(
         "copy", help="copy a store to another backend (SQLite <-> PostgreSQL)",

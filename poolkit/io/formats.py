@@ -60,12 +60,14 @@ def _int(s: str) -> bool:
 
 _JSON_NESTED = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{')
 _JSON_LIST_VALUE = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\[')
-_GOLDEN_JSON = re.compile(r'\s*(\[\s*\{|\{\s*"(?:queries|provenance|query)"\s*:)')
+# JSON, or YAML's flow style that looks like it: keys quoted either way or not at all
+_GOLDEN_JSON = re.compile(r'\s*(\[\s*\{|\{\s*(["\']?)(?:queries|provenance|query)\2\s*:)')
 # a list of mappings (golden.yaml's entries: ``- query: q1``, ``- grades: {...}`` when the keys
-# come in another order), golden.yaml's mapping form, or one query's entry on its own
+# come in another order, ``- {query: q1, grades: {d1: 2}}`` in flow style; a TREC line never
+# starts with "- {"), golden.yaml's mapping form, or one query's entry on its own
 # (``query: q1`` naming an id, not a ranked list of a query called "query")
-_YAML_GOLDEN = re.compile(r"(-\s+[^\s:#\[{]+\s*:(\s|$)|-\s*$|queries\s*:|provenance\s*:"
-                          r"|query\s*:\s+[^\s\[{#-])")
+_YAML_GOLDEN = re.compile(r"(-\s+[^\s:#\[{]+\s*:(\s|$)|-\s*$|-\s*\{|queries\s*:"
+                          r"|provenance\s*:|query\s*:\s+[^\s\[{#-])")
 _YAML_KEY = re.compile(r"[^\s\-#\[{][^:]*:(\s|$)")
 
 

@@ -24,6 +24,11 @@ from poolkit.io.run import Run
 
 Pair = tuple[str, str]  # (qid, docid)
 
+#: The source of the passages ``poolkit pool --find`` adds: the text classifier, not a run.
+#: A system name starts with a letter or digit, so no run can be called this; ``compare``,
+#: ``reusability`` and the pool report show it as a source of its own.
+CLASSIFIER = "@classifier"
+
 
 @dataclass(frozen=True)
 class PooledBy:
@@ -34,6 +39,17 @@ class PooledBy:
     rank: int
     score: float | None = None
     version: int = 1
+
+
+@dataclass(frozen=True)
+class Found:
+    """Why ``pool --find`` pooled a passage: the classifier ranked it ``rank`` among the
+    passages outside the pool with ``score``, in its ``round``-th find (pool ``version``)."""
+
+    round: int
+    rank: int
+    score: float | None
+    version: int
 
 
 class PoolRows(Protocol):
@@ -154,6 +170,13 @@ class PoolProvenance:
             for h in hs:
                 out.setdefault(h.system, set()).add(p)
         return out
+
+    def found(self) -> dict[Pair, Found]:
+        """The pairs the classifier found beyond the runs (``pool --find``), with the round:
+        its finds numbered in version order."""
+        rows = {p: h for p, hs in self.hits.items() for h in hs if h.system == CLASSIFIER}
+        rounds = {v: i for i, v in enumerate(sorted({h.version for h in rows.values()}), 1)}
+        return {p: Found(rounds[h.version], h.rank, h.score, h.version) for p, h in rows.items()}
 
     def query(self, qid: str) -> dict[str, tuple[PooledBy, ...]]:
         """One query's pooled documents (pool order) -> the runs that brought each in."""

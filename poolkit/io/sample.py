@@ -8,11 +8,15 @@ strategy's ``Candidate`` carries one, the store keeps them (``StoreBackend.pool_
 the estimators read one query's as a :class:`PoolSample` (doc id -> stratum, doc id ->
 inclusion).
 
-The file: ``qid docid stratum inclusion_probability`` (whitespace separated; ``#`` lines are
-comments), as ``poolkit export --sample`` writes it. Every pooled pair is listed, judged or
-not: the estimators need the pool's size per stratum, not only the judged pairs. A
-probability is in (0, 1]; a pair listed twice is an error. The file does not say which pairs
-were drawn (the qrels do: a drawn pair is judged, or will be).
+The file: ``qid docid stratum inclusion_probability drawn`` (whitespace separated; ``#``
+lines are comments), as ``poolkit export --sample`` writes it. Every pooled pair is listed,
+judged or not: the estimators need the pool's size per stratum, not only the judged pairs. A
+probability is in (0, 1]; a pair listed twice is an error. ``drawn`` is 0 for a pair the
+design did not draw, else its place (1, 2, ...) in its stratum's judging order: a label on an
+undrawn pair is no part of the sample, and the judged drawn pairs of a stratum are a random
+subsample only when they are the first of that order (a sampled pool's judging order is
+random within each stratum, so any prefix of it is). A four-column file (written before the
+column existed) does not say what was drawn: every label is then read as drawn.
 """
 
 from __future__ import annotations
@@ -47,19 +51,32 @@ class PoolSample:
 
     strata: Mapping[str, str]
     inclusion: Mapping[str, float]
+    #: doc id -> 0 (not drawn) or its place in its stratum's judging order; None when the
+    #: file does not say (every label is then read as drawn)
+    drawn: Mapping[str, int] | None = None
 
     @classmethod
     def of(cls, pairs: Iterable[SampledPair]) -> PoolSample:
-        """One query's records as its design (doc ids in the order given)."""
+        """One query's records as its design (doc ids in the order given); the drawn pairs
+        are placed in that order within their stratum."""
         strata: dict[str, str] = {}
         inclusion: dict[str, float] = {}
+        drawn: dict[str, int] = {}
+        placed: dict[str, int] = {}
         for p in pairs:
             strata[p.docid] = p.stratum
             inclusion[p.docid] = p.inclusion
-        return cls(strata, inclusion)
+            if p.sampled:
+                placed[p.stratum] = placed.get(p.stratum, 0) + 1
+            drawn[p.docid] = placed[p.stratum] if p.sampled else 0
+        return cls(strata, inclusion, drawn)
+
+    def was_drawn(self, docid: str) -> bool:
+        """True for a pair the design drew (every pair when the file does not say)."""
+        return self.drawn is None or self.drawn.get(docid, 0) > 0
 
 
-HEADER = "# qid docid stratum inclusion_probability"
+HEADER = "# qid docid stratum inclusion_probability drawn"
 
 
 def read_sample(path: str | Path) -> dict[str, PoolSample]:
@@ -67,15 +84,21 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
     text = decode(path, read_bytes(path))
     strata: dict[str, dict[str, str]] = {}
     inclusion: dict[str, dict[str, float]] = {}
+    drawn: dict[str, dict[str, int]] = {}
+    columns = 0
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
         parts = stripped.split()
-        if len(parts) != 4:
-            raise InputError(path, lineno, f"expected 4 columns (qid docid stratum "
-                                           f"inclusion_probability), got {len(parts)}")
-        qid, docid, stratum, prob_s = parts
+        if len(parts) not in (4, 5) or columns not in (0, len(parts)):
+            raise InputError(path, lineno, f"expected {columns or '4 or 5'} columns (qid docid "
+                                           f"stratum inclusion_probability [drawn]), got "
+                                           f"{len(parts)}")
+        columns = len(parts)
+        qid, docid, stratum, prob_s = parts[:4]
+        if columns == 5:
+            drawn.setdefault(qid, {})[docid] = _place(path, lineno, parts[4])
         prob = number_of(prob_s)
         if prob is None:
             raise InputError(path, lineno, f"inclusion probability {prob_s!r} is not a "
@@ -88,12 +111,20 @@ def read_sample(path: str | Path) -> dict[str, PoolSample]:
         inclusion.setdefault(qid, {})[docid] = prob
     if not strata:
         raise InputError(path, None, "no sample lines found (only comments or blank lines)")
-    return {q: PoolSample(strata[q], inclusion[q]) for q in strata}
+    return {q: PoolSample(strata[q], inclusion[q], drawn.get(q) if columns == 5 else None)
+            for q in strata}
 
 
-def sample_lines(rows: Iterable[tuple[str, str, str, float]]) -> list[str]:
-    """The file's lines (header first) for (qid, docid, stratum, inclusion) rows."""
-    return [HEADER] + [f"{q} {d} {s} {p:.10g}" for q, d, s, p in rows]
+def _place(path: str | Path, lineno: int, text: str) -> int:
+    if not text.isdigit():
+        raise InputError(path, lineno, f"drawn {text!r} is not 0 (not drawn) or a place "
+                                       f"1, 2, ... in the stratum's judging order")
+    return int(text)
+
+
+def sample_lines(rows: Iterable[tuple[str, str, str, float, int]]) -> list[str]:
+    """The file's lines (header first) for (qid, docid, stratum, inclusion, drawn) rows."""
+    return [HEADER] + [f"{q} {d} {s} {p:.10g} {n}" for q, d, s, p, n in rows]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from poolkit.judge.texts import (
     disagreement_text,
     key_label,
     passage_head,
+    review_text,
     title_text,
 )
 from poolkit.judge.widgets import (
@@ -109,7 +110,7 @@ class JudgeScreen(Screen[None]):
         return self.passage_view.unreadable
 
     def on_mount(self) -> None:
-        self.query_one("#dispute").display = self.session.mode == "adjudicate"
+        self.query_one("#dispute").display = self.session.mode in ("adjudicate", "review")
         self.query_one("#closure").display = False
         self.refresh_view()
         self.passage_view.focus()
@@ -150,8 +151,11 @@ class JudgeScreen(Screen[None]):
         self.query_one("#head", Line).text = passage_head(s, item, grades, sources)
         self.query_one("#note", Line).text = self._note(item)
         self.passage_view.passage = self._passage(item)
-        if s.mode == "adjudicate":  # (the line is there in this mode only)
+        if s.mode == "adjudicate":  # (the line is there in these modes only)
             self.query_one("#dispute", Line).text = self._dispute(item)
+        elif s.review is not None:
+            self.query_one("#dispute", Line).text = (review_text(s.review, item.pair)
+                                                     if item else Text())
         self.query_one(GradeBar).current = s.grade_of(item) if item else None
         status = self.query_one(StatusRow)
         status.progress = s.progress()

@@ -11,11 +11,12 @@ Rules
   version are shown; a session opened without a version takes in a newer one at the next
   change of query.
 - Pending = this assessor holds no standing grade on the pair (``adjudicate`` mode: nobody
-  holds a standing adjudication). What comes after a grade, a regrade or a skip is decided
-  in one place, ``next_item``: after a first grade or a skip, the next pending passage of
-  the same query, then that query's skipped passages (earliest skip first), then the
-  following queries; after a regrade, the passage that follows in judging order. Reopening
-  the app starts at the first pending passage, so a session resumes where it left.
+  holds a standing adjudication; ``review`` mode: this assessor holds none). What comes
+  after a grade, a regrade or a skip is decided in one place, ``next_item``: after a first
+  grade or a skip, the next pending passage of the same query, then that query's skipped
+  passages (earliest skip first), then the following queries; after a regrade, the passage
+  that follows in judging order. Reopening the app starts at the first pending passage, so
+  a session resumes where it left.
 - A grade key within ``min_display`` seconds of a passage appearing is refused (TooSoon):
   a double tap must not grade a passage nobody read.
 - ``position`` on every event is the passage's 1-based place in its query's judging order
@@ -28,9 +29,13 @@ Rules
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
-  assessor's grades (``poolkit.pool.next_passage``). A query found closed is remembered with
-  the reason (``closed``), once, and handed to the screen (``take_closures``) so it can say
-  why the walk moved on.
+  assessor's grades (``poolkit.pool.next_passage``). A query found closed is remembered
+  with the reason (``closed``), once, and handed to the screen (``take_closures``) so it can
+  say why the walk moved on.
+- ``review`` mode (``judge.review``) walks the pairs where a machine judge version and this
+  assessor disagree, in the review's order across queries (largest difference first), not
+  the pool's; its grades are ``adjudicate`` events naming the earlier grade (``ref``) and
+  the judge version (``note``). No other mode reads a machine's grade.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
 
 from poolkit.errors import PoolkitError, StoreError, one_of
+from poolkit.judge.review import MachineReview
 from poolkit.store.claims import Claim, current_claim, holds, renew
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import (
@@ -57,7 +63,7 @@ from poolkit.store.judging import (
 from poolkit.store.records import Event, QueryRecord, Source, stamp
 from poolkit.store.terms import added_terms, toggle_term
 
-MODES = ("judge", "agreement", "adjudicate")
+MODES = ("judge", "agreement", "adjudicate", "review")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
 PACE_MIN = 5      # judgments before a time left is estimated at all
 
@@ -119,9 +125,12 @@ class JudgingSession:
     def __init__(self, store: StoreBackend, assessor: str, mode: str = "judge",
                  start_qid: str | None = None, pool_version: int | None = None,
                  clock: Clock | None = None, chooser: PassageChooser | None = None,
-                 min_display: float = 0.0, only: Iterable[str] | None = None) -> None:
+                 min_display: float = 0.0, only: Iterable[str] | None = None,
+                 review: MachineReview | None = None) -> None:
         if mode not in MODES:
             raise PoolkitError(one_of(mode, MODES, "judging mode"))
+        if (mode == "review") != (review is not None):
+            raise PoolkitError("a machine review is the review mode's, and only its")
         from poolkit.io.validate import check_assessor  # the one rule and message of names
 
         self.store, self.assessor, self.mode = store, check_assessor(assessor), mode
@@ -130,7 +139,8 @@ class JudgingSession:
             else None
         self.clock: Clock = clock or utc_now
         self.min_display = min_display
-        self.kind = "adjudicate" if mode == "adjudicate" else "grade"
+        self.review = review
+        self.kind = "adjudicate" if mode in ("adjudicate", "review") else "grade"
         # Without an explicit version the session follows the latest one: a pool expanded
         # by another process shows up at the next change of query.
         self.follows_latest = pool_version is None
@@ -139,7 +149,7 @@ class JudgingSession:
         self._texts: dict[str, tuple[str, str]] = {}
         self._sources: dict[tuple[str, str], list[Source]] | None = None
 
-        kinds = ("adjudicate",) if mode == "adjudicate" else VOTE_KINDS
+        kinds = ("adjudicate",) if self.kind == "adjudicate" else VOTE_KINDS
         self.stacks: dict[tuple[str, str], list[Mark]] = assessor_stacks(store, assessor, kinds)
         self.skips: dict[tuple[str, str], int] = skips(store, assessor)
         self.notes: dict[tuple[str, str], list[Event]] = {}
@@ -161,6 +171,8 @@ class JudgingSession:
             self.votes = disputed(store)
             self._wanted = set(self.votes)
             self.settled_elsewhere = judged_by_others(store, assessor, ("adjudicate",))
+        elif review is not None:
+            self._wanted = {(d.qid, d.docid) for d in review.pairs}
         # Queries found closed (budget spent, stopping rule fired) -> why, and the ones the
         # screen has not been told about yet, in the order they were found.
         self.closed: dict[str, str] = {}
@@ -214,6 +226,9 @@ class JudgingSession:
         self.pooled_queries = list(positions)
         self.query_ids = list(self.items)
         self._walk = [item for items in self.items.values() for item in items]
+        if self.review is not None:  # the review's order, across queries
+            rank = {(d.qid, d.docid): i for i, d in enumerate(self.review.pairs)}
+            self._walk.sort(key=lambda item: rank[item.pair])
         self._place = {item.pair: i for i, item in enumerate(self._walk)}
 
     def refresh_pool(self) -> bool:
@@ -290,6 +305,11 @@ class JudgingSession:
             on_screen = (now - self._shown_moment).total_seconds()
             if on_screen < self.min_display:
                 raise TooSoon(on_screen, self.min_display)
+        if self.review is not None:
+            earlier = self.review.of(self.current.pair)
+            return self._event(self.kind, self.current, now, grade=grade,
+                               note=self.review.note(self.current.pair, self.pending_note),
+                               ref=earlier.mine_event if earlier else None)
         return self._event(self.kind, self.current, now, grade=grade, note=self.pending_note)
 
     def skip_event(self) -> Event | None:
@@ -449,6 +469,8 @@ class JudgingSession:
         return nxt
 
     def _decide(self, after: Item, how: str) -> Item | None:
+        if self.review is not None:
+            return self._next_in_walk(after, how)
         if how == "regrade":
             place = self._place.get(after.pair)
             if place is not None and place + 1 < len(self._walk):
@@ -456,6 +478,21 @@ class JudgingSession:
                 if following.qid == after.qid:
                     return following
         return self._next_pending(after.qid, after)
+
+    def _next_in_walk(self, after: Item | None, how: str = "grade") -> Item | None:
+        """Review mode's next passage: after a regrade the one following in the walk;
+        otherwise the first pending unskipped one after ``after`` (wrapping), then the
+        earliest skipped one."""
+        start = self._place[after.pair] + 1 if after is not None else 0
+        if how == "regrade" and start < len(self._walk):
+            return self._walk[start]
+        ahead = self._walk[start:] + self._walk[:start]
+        found = next((it for it in ahead if it.pair not in self.skips and not self.is_done(it)),
+                     None)
+        if found is not None:
+            return found
+        waiting = [it for it in ahead if it.pair in self.skips and not self.is_done(it)]
+        return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
 
     def back(self) -> bool:
         """Show the passage shown before the current one; False when there is none. Each
@@ -548,6 +585,8 @@ class JudgingSession:
         then its skipped ones, so a skip comes back before the next query starts."""
         if not self.query_ids:
             return None
+        if self.review is not None:
+            return self._next_in_walk(after)
         start = self.query_ids.index(qid) if qid in self.items else 0
         for q in self.query_ids[start:] + self.query_ids[:start]:
             found = (self._pending_in(q, skipped=False, after=after)

@@ -2,7 +2,8 @@
 
 The widgets only place these; keeping the wording here makes it testable without a terminal
 and keeps blindness in one place: nothing here renders a system name, rank or score unless
-the caller passes sources explicitly (``judge.blind: false``).
+the caller passes sources explicitly (``judge.blind: false``), nor a machine judge's grade
+but in the review walk (``review_text``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 
 from poolkit.judge.highlight import query_terms, term_pattern
+from poolkit.judge.review import MachineReview
 from poolkit.judge.session import Item, JudgingProgress, JudgingSession
 from poolkit.keymap import KEY_ACTIONS, grade_actions, key_names
 from poolkit.store.records import QueryRecord, Source
@@ -33,7 +35,9 @@ def key_label(keys: str) -> str:
 
 def title_text(session: JudgingSession) -> Text:
     mode = {"judge": "judge", "agreement": "judge · agreement sample",
-            "adjudicate": "adjudicate"}[session.mode]
+            "adjudicate": "adjudicate",
+            "review": f"review machine {session.review.label if session.review else ''}",
+            }[session.mode]
     out = Text.assemble(("poolkit ", "bold"), (mode, "bold"), f" · {session.assessor}")
     item = session.current
     if item is not None:
@@ -74,7 +78,7 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
                         f" · doc {item.docid}")
     grade = session.grade_of(item)
-    label = "adjudicated" if session.mode == "adjudicate" else "your grade"
+    label = "adjudicated" if session.kind == "adjudicate" else "your grade"
     if grade is not None:
         out.append(f" · {label}: {grade} ({grades.get(grade, '?')})", style="bold green")
     elif session.is_skipped(item):
@@ -271,4 +275,20 @@ def disagreement_text(votes: Mapping[str, int], grades: Mapping[int, str], show_
             who = f"{name} (no grade here)" if show_names else "someone without a grade here"
         out.append(f"note by {who}: ", style="italic")
         out.append(note)
+    return out
+
+
+def review_text(review: MachineReview, pair: tuple[str, str]) -> Text:
+    """What the review screen says of a pair: ``judge llm said 3, you said 0``, with the
+    judge version and its confidence where a distribution was recorded. Only the review
+    walk shows a machine's grade, after the assessor's own (``judge.review``)."""
+    d = review.of(pair)
+    if d is None:
+        return Text()
+    out = Text(f"judge {review.judge} said {d.machine}, you said {d.mine}", style="bold")
+    out.append(f" · version {review.version}")
+    if d.confidence is not None:
+        out.append(f" · its confidence {d.confidence:.2f}")
+    out.append(" · your grade now records an adjudication; nothing is overwritten",
+               style="dim")
     return out

@@ -9,15 +9,18 @@ judge by name (``machine=NAME``), so a machine's grades cannot pass for a person
 ``JUDGE_KINDS`` is the one registry, as ``retrieve.kinds.SYSTEM_KINDS`` is for retrievers:
 config validation, building a judge and describing it read it, nothing else lists kinds or
 options. Adding a kind is one ``JudgeKind`` subclass and ``register_judge_kind``; the kinds
-poolkit has (``openai``) are imported at the end of this module.
+poolkit has (``openai``, ``local``, ``cross-encoder``) are imported at the end of this module.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale
@@ -51,11 +54,22 @@ class Verdict:
     rationale: str | None = None
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """People's grades a kind may fit itself to (the cross-encoder's thresholds): ``pairs()``
+    reads the pooled pairs people graded, each with its resolved grade, only when asked;
+    ``fit(scores, grades)`` -> (ascending thresholds, their quadratic-weighted kappa)."""
+
+    pairs: Callable[[], list[tuple[JudgePair, int]]]
+    fit: Callable[[Sequence[float], Sequence[int]], tuple[list[float], float]]
+
+
 class JudgeKind(ABC):
     """A kind of machine judge: its name, the config keys it takes, and how it grades.
 
-    ``version`` is recorded with every event it makes (``events.judge_version``), so labels
-    from two versions of one judge are never mistaken for one judge's.
+    ``version`` (the kind's own) goes into the judge version every event it makes records
+    (``events.judge_version``, ``version_of``), so labels from two versions of one judge are
+    never mistaken for one judge's.
     """
 
     name: ClassVar[str]
@@ -67,6 +81,9 @@ class JudgeKind(ABC):
     #: the option keys that change a grade: with the kind, its version and the prompt
     #: template they make the judge version (``version_of``)
     versioned: ClassVar[tuple[str, ...]] = ()
+    #: the options ``autojudge --variant KEY=VALUE`` may change on a built judge (read from
+    #: ``judge.settings`` when it asks)
+    variants: ClassVar[tuple[str, ...]] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -95,14 +112,26 @@ class JudgeKind(ABC):
               ) -> list[Verdict]:
         """One verdict per pair it could grade, in the order given."""
 
+    def build(self, settings: Mapping[str, Any], template: str, *,
+              cache_dir: Path | None = None, read_cache: bool = True,
+              calibration: Calibration | None = None) -> Any:
+        """The judge ``poolkit autojudge`` asks: it has ``settings`` (those given, plus what
+        the judge found out: a model's hash, fitted thresholds; its version is
+        ``version_of(judge.settings, judge.template)``), ``template``, ``prompt(pair)``, and
+        either ``ask(prompt)`` (safe on ``concurrency`` threads) or ``batch_size`` and
+        ``ask_batch(pairs)`` -> ``[(prompt, Answer)]``."""
+        raise NotImplementedError(f"judge kind {self.name!r} cannot be run by autojudge")
+
     def event(self, judge: str, verdict: Verdict, pool_version: int | None = None,
-              text_hash: str | None = None) -> Event:
+              text_hash: str | None = None, *, settings: Mapping[str, Any],
+              template: str = "") -> Event:
         """The store event recording ``verdict`` by the judge named ``judge`` (its assessor
-        name): a ``grade`` of origin ``machine`` with this kind's version."""
+        name): a ``grade`` of origin ``machine`` whose judge version is ``version_of``
+        ``settings`` and ``template``, the one version ``poolkit autojudge`` records too
+        (so ``settings`` is required: a version without them would name another judge)."""
         return Event(qid=verdict.qid, docid=verdict.docid, assessor=judge, kind="grade",
                      grade=verdict.grade, text_hash=text_hash, pool_version=pool_version,
-                     origin=MACHINE,
-                     judge_version=f"{self.name}/{self.version}")
+                     origin=MACHINE, judge_version=self.version_of(settings, template))
 
 
 def on_scale(settings: Mapping[str, Any], scale: GradeScale) -> dict[str, Any]:
@@ -142,7 +171,9 @@ def judge_kind(name: str) -> JudgeKind:
     return kind
 
 
+from poolkit.judges import cross_encoder as _cross_encoder  # noqa: E402, F401
+from poolkit.judges import local as _local  # noqa: E402, F401  (the local kind)
 from poolkit.judges import openai as _openai  # noqa: E402, F401  (registers the openai kind)
 
-__all__ = ["JUDGE_KINDS", "JudgeKind", "JudgePair", "UnknownJudgeKind", "Verdict",
+__all__ = ["JUDGE_KINDS", "Calibration", "JudgeKind", "JudgePair", "UnknownJudgeKind", "Verdict",
            "judge_kind", "register_judge_kind"]

@@ -97,6 +97,9 @@ def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -
                 raise ConfigError(path, line_of(value_node), str(exc)) from None
         else:
             settings[param.key] = param.default
+    if settings.get("path"):  # a model file or folder (local, cross-encoder)
+        settings["path"] = _model_path(path, base, where, str(settings["path"]),
+                                       line_of(items["path"][1]))
     template, source = BUILTIN_TEMPLATE, "built-in"
     if settings.get("prompt"):
         template, source = _prompt_file(path, base, where, str(settings["prompt"]),
@@ -105,15 +108,28 @@ def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -
                      template_source=source, line=line_of(key))
 
 
+def _model_path(path: Path, base: Path, where: str, value: str, line: int) -> str:
+    """``path:`` made absolute from the config's folder; it must exist."""
+    model = (base / value).resolve()
+    if not model.exists():
+        raise ConfigError(path, line, f"{where}.path: no such file or folder {model}"
+                                      f"{_near(model)}")
+    return str(model)
+
+
+def _near(file: Path) -> str:
+    """A did-you-mean among the names beside a missing ``file``."""
+    if not file.parent.is_dir():
+        return ""
+    return did_you_mean(file.name, [p.name for p in file.parent.iterdir()])
+
+
 def _prompt_file(path: Path, base: Path, where: str, value: str,
                  line: int) -> tuple[str, str]:
     """The template text of ``prompt: FILE``, its placeholders checked."""
     file = (base / value).resolve()
     if not file.is_file():
-        near = ""
-        if file.parent.is_dir():
-            near = did_you_mean(file.name, [p.name for p in file.parent.iterdir()])
-        raise ConfigError(path, line, f"{where}.prompt: no such file {file}{near}")
+        raise ConfigError(path, line, f"{where}.prompt: no such file {file}{_near(file)}")
     text = decode(file, read_bytes(file))
     try:
         check_template(text)

@@ -80,6 +80,9 @@ class Answer:
     latency: float             # seconds, over every try
     attempts: int
     cached: bool = False
+    #: what else the kind records in the event's note (a cross-encoder's score and
+    #: thresholds, a local model's probability mass on the grade tokens)
+    extra: dict[str, Any] | None = None
 
 
 @register_judge_kind
@@ -115,6 +118,12 @@ class OpenAIKind(JudgeKind):
     #: the settings that change an answer: with the kind, its version and the template, the
     #: judge version (a new version of any of them is a new judge version)
     versioned = ("model", "temperature", "max_tokens", "logprobs", "scale_order")
+    variants = ("scale_order",)
+
+    def build(self, settings: Mapping[str, Any], template: str, *,
+              cache_dir: Path | None = None, read_cache: bool = True,
+              calibration: Any = None) -> ChatJudge:
+        return ChatJudge(settings, template, cache_dir, read_cache=read_cache)
 
     def grade(self, pairs: Sequence[JudgePair], settings: Mapping[str, Any],
               ) -> list[Verdict]:

@@ -23,6 +23,8 @@ document at which rank). Two hooks:
   judges the likeliest-relevant first (not blind: order leaks system agreement).
 - ``mtf``: Move-to-Front (``pool/mtf.py``), adaptive.
 - ``mm-ns``: multi-armed-bandit pooling, MM-NS (``pool/mm_ns.py``), adaptive.
+- ``judge``: a machine judge's grade first, ties by RRF (``pool/guided.py``).
+- ``cal``: continuous active learning over the passages' text (``pool/guided.py``), adaptive.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Any, ClassVar
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import DEFAULT_SEED, Param, ParamError, build_kwargs
+from poolkit.pool.guided import ContinuousActiveLearning, JudgeGradeOrder
 from poolkit.pool.learners import RRF_K, rrf_keys
 from poolkit.pool.mm_ns import MaxMeanNonStationary
 from poolkit.pool.mtf import MoveToFront
@@ -41,7 +44,8 @@ from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 
 __all__ = ["ORDER_STRATEGIES", "OrderStrategy", "ByDocId", "Priority", "Shuffle",
-           "MoveToFront", "MaxMeanNonStationary", "order_strategy"]
+           "MoveToFront", "MaxMeanNonStationary", "JudgeGradeOrder", "ContinuousActiveLearning",
+           "order_strategy"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,8 @@ class Priority(OrderStrategy):
 
 #: name -> strategy class: the one registry of judging orders
 ORDER_STRATEGIES: dict[str, type[OrderStrategy]] = {
-    cls.name: cls for cls in (Shuffle, ByDocId, Priority, MoveToFront, MaxMeanNonStationary)}
+    cls.name: cls for cls in (Shuffle, ByDocId, Priority, MoveToFront, MaxMeanNonStationary,
+                              JudgeGradeOrder, ContinuousActiveLearning)}
 
 
 def order_strategy(name: str, settings: Mapping[str, Any] | None = None,

@@ -103,14 +103,17 @@ class RelevanceModel:
 
     @classmethod
     def fit(cls, pool: QueryPool, judged: Sequence[Judged], level: int = 1) -> RelevanceModel:
+        # Rows in docid order, not the pool's listed order: the draws pair random numbers
+        # with the unjudged rows, so a store's pool (judging order) and the same pool rebuilt
+        # from run files (docid order) would otherwise stop at different points.
         feats = features(pool)
         done = {j.docid for j in judged}
-        graded = [j for j in judged if j.docid in feats]
+        graded = sorted((j for j in judged if j.docid in feats), key=lambda j: j.docid)
         width = 2 + len(pool.systems())
         x = np.array([feats[j.docid] for j in graded]).reshape(len(graded), width)
         y = np.array([1.0 if is_relevant(j.grade, level) else 0.0 for j in graded])
         beta, cov = _fit(x, y)
-        left = np.array([feats[d] for d in pool.docs if d not in done]).reshape(-1, width)
+        left = np.array([feats[d] for d in sorted(pool.docs) if d not in done]).reshape(-1, width)
         return cls(pool.qid, len(graded), beta, cov, left)
 
     def expected(self) -> float:

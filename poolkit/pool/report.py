@@ -18,6 +18,10 @@
   the run it was built from), ``runs``: run sha256 per version that pooled ``s``.
 - ``judged``: pooled documents that already carry a standing grade from anyone (imported
   labels included); ``judged_by[assessor]`` breaks it down.
+- ``design`` (a sampled pool only): per stratum the pairs ``pooled``, those ``drawn`` to
+  judge and the ``rate`` drawn / pooled, their totals, and the judging ``order`` (``random``
+  when it is a seeded shuffle: random within each stratum, so any judged prefix of the queue
+  is a random subsample). A sampled pool's ``size`` counts are drawn pairs, not pooled ones.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.io.paths import shown_path
 from poolkit.reports import Report, register_report
 from poolkit.tables import table
 
@@ -52,8 +56,12 @@ class PoolAdded:
     new_docs: int
     queries: int
     new_provenance: int
+    #: each system's pool depth as its run returned it (its longest ranking, at most what was
+    #: asked: a run of 20 per query pooled "at 50" pooled 20)
     depths: dict[str, int]
     order: str
+    #: the depth the config asked of each system
+    asked: dict[str, int] = field(default_factory=dict)
 
     def sentence(self) -> str:
         """One sentence on what this run of ``poolkit pool`` changed."""
@@ -89,6 +97,7 @@ class PoolReport(Report):
     queries: dict[str, dict[str, Any]]
     overall: dict[str, Any]
     config: str | None = field(default=None, metadata=_OMIT)
+    design: dict[str, Any] | None = field(default=None, metadata=_OMIT)
     added: PoolAdded | None = field(default=None, metadata=_OMIT)
     warnings: list[str] | None = field(default=None, metadata=_OMIT)
 
@@ -102,10 +111,8 @@ class PoolReport(Report):
         return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
 
     def render_table(self) -> str:
-        """The table, file paths relative to the collection's folder (the config's
-        grandparent) when the report names its config."""
-        base = Path(self.config).parent.parent if self.config is not None else None
-        return render_table(self, base=base, added=self.added)
+        """The table, file paths as :func:`poolkit.io.paths.shown_path` shows them."""
+        return render_table(self, added=self.added)
 
 
 def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
@@ -187,7 +194,36 @@ def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
                  for s in systems},
         queries=queries,
         overall=overall,
+        design=sample_design(store, version, versions[-1]["order_strategy"] if versions
+                             else None),
     )
+
+
+#: judging orders that queue pairs in a seeded random order (any prefix a random subsample)
+RANDOM_ORDERS = ("shuffle",)
+
+
+def sample_design(store: StoreBackend, version: int | None,
+                  order: str | None) -> dict[str, Any] | None:
+    """A sampled pool's design as of ``version``: per stratum pooled, drawn and rate (None
+    for a pool with no design records, as depth-k pools have)."""
+    records = store.pool_sample(version) if version is not None else []
+    if not records:
+        return None
+    cells: dict[str, list[int]] = {}
+    for r in records:
+        cell = cells.setdefault(r.stratum, [0, 0])
+        cell[0] += 1
+        cell[1] += r.sampled
+    strata = [{"stratum": k, "pooled": n, "drawn": d, "rate": d / n}
+              for k, (n, d) in sorted(cells.items(), key=lambda kv: _stratum_key(kv[0]))]
+    return {"strata": strata, "pooled": len(records), "drawn": sum(r.sampled for r in records),
+            "order": order, "random_order": order in RANDOM_ORDERS}
+
+
+def _stratum_key(label: str) -> tuple[int, str]:
+    first = label.split("-", 1)[0]
+    return (int(first), label) if first.isdigit() else (10**9, label)
 
 
 def _system(name: str, depth: int, first_version: int,
@@ -222,38 +258,34 @@ def _cell(n: int, only: int) -> str:
     return f"{n} ({only})"
 
 
-def _short(path: str | None, base: Path | None) -> str:
-    if not path:
-        return "-"
-    if base is not None:
-        try:
-            return str(Path(path).resolve().relative_to(base))
-        except ValueError:
-            pass
-    return path
+def _short(path: str | None) -> str:
+    return shown_path(path) if path else "-"
 
 
-def render_table(report: Mapping[str, Any], base: Path | None = None,
-                 added: PoolAdded | None = None) -> str:
+def render_table(report: Mapping[str, Any], added: PoolAdded | None = None) -> str:
     """The report as aligned text for a terminal (what ``poolkit pool`` prints)."""
     out: list[str] = []
     systems = list(report["systems"])
     nver = len(report["versions"])
     if report["version"] is None:
-        return f"pool: empty (store {_short(report['store'], base)})\n"
+        return f"pool: empty (store {_short(report['store'])})\n"
     overall = report["overall"]
+    design = report.get("design")
+    size = (f"{design['pooled']} pairs pooled, {design['drawn']} drawn to judge"
+            if design else f"{overall['size']} pooled documents")
     out.append(f"pool version {report['version']} of {nver}  |  {overall['queries']} queries, "
-               f"{overall['size']} pooled documents, {overall['judged']} already judged  |  "
-               f"store {_short(report['store'], base)}")
+               f"{size}, {overall['judged']} already judged  |  "
+               f"store {_short(report['store'])}")
     for v in report["versions"]:
         depths = ", ".join(f"{s}@{d}" for s, d in v["depths"].items())
         note = f"  \"{v['note']}\"" if v.get("note") else ""
         out.append(f"  v{v['version']}  {v['created_at'][:16].replace('T', ' ')}  "
-                   f"+{v['added']} docs  from {depths}  (order: {v['order_strategy']}){note}")
+                   f"+{v['added']} {'drawn' if design else 'docs'}  from {depths}  "
+                   f"(order: {v['order_strategy']}){note}")
     out.append("")
     rows = [[s, str(info["depth"]), info["about"],
              (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),
-             _short(info["run_path"], base)] for s, info in report["systems"].items()]
+             _short(info["run_path"])] for s, info in report["systems"].items()]
     out += table(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
     for s, info in report["systems"].items():
         if len(set(info["runs"].values())) > 1:
@@ -262,8 +294,12 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
     if any(info["backfilled"] for info in report["systems"].values()):
         out.append("* recorded when a schema-1 store was migrated: its latest registration, "
                    "not necessarily the run this version used")
+    if design:
+        out += [""] + _design_lines(design)
     out.append("")
-    out.append("per query: pooled docs; docs each system brought in (only it found)")
+    out.append("per query: drawn pairs; drawn pairs each system brought in (only it found)"
+               if design else "per query: pooled docs; docs each system brought in (only it "
+               "found)")
     header = ["query", "size", "new", "judged", *systems]
     rows = []
     for qid, q in report["queries"].items():
@@ -283,6 +319,22 @@ def render_table(report: Mapping[str, Any], base: Path | None = None,
         out.append("")
         out.append(added.sentence())
     return "\n".join(out) + "\n"
+
+
+def _design_lines(design: Mapping[str, Any]) -> list[str]:
+    """The sampled pool's design: per stratum of best rank, pooled, drawn, rate."""
+    order = design["order"]
+    said = (f"judging order {order}: random within each stratum, so any judged prefix of the "
+            f"queue is a random subsample" if design["random_order"] else
+            f"judging order {order}: not random, so only a design judged in full is a random "
+            f"sample")
+    rows = [[c["stratum"], str(c["pooled"]), str(c["drawn"]), f"{c['rate']:.1%}"]
+            for c in design["strata"]]
+    rows.append(["all", str(design["pooled"]), str(design["drawn"]),
+                 f"{design['drawn'] / design['pooled']:.1%}"])
+    grid = table(["stratum (best rank)", "pooled", "drawn", "rate"], rows, align="lr")
+    return ["sample design: pairs pooled per stratum and those drawn to judge; " + said,
+            *grid[:-1], "-" * len(grid[0]), grid[-1]]
 
 
 MAX_PAIR_COLUMNS = 6  # up to four systems: every pair gets a column, one row per query

@@ -27,6 +27,7 @@ from poolkit.config import Config, SystemConfig
 from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import write_text
 from poolkit.io.corpus import Corpus
+from poolkit.io.paths import shown_path
 from poolkit.io.run import Run, run_text
 from poolkit.pool.publish import PendingRuns, run_files
 from poolkit.pool.reuse import queries_sha256, stored_run
@@ -228,13 +229,13 @@ def _reused(config: Config, system: SystemConfig, stored: tuple[Run, dict[str, A
     fetches from them)."""
     run, settings = stored
     retriever.seed(queries, system.depth, lambda: run_to_results(run))
-    sr = SystemRun(system.name, system.kind, run, settings, 0.0,
-                   path=config.runs_dir / f"{system.name}.run", group=system.group,
-                   reused=True)
+    path = config.runs_dir / f"{system.name}.run"
+    sr = SystemRun(system.name, system.kind, run, settings, 0.0, path=path,
+                   group=system.group, reused=True)
     if log:
         n = sum(len(d) for d in run.rankings.values())
         log(f"{sr.name} [{sr.kind}]: {n} results for {len(run.rankings)} queries, reused "
-            f"(system, settings, corpus and queries unchanged) <- {sr.path}")
+            f"(system, settings, corpus and queries unchanged) <- {shown_path(path)}")
     return sr
 
 
@@ -283,7 +284,7 @@ def outputs_of(config: Config, names: Iterable[str] | None = None,
 
 def _describe(sr: SystemRun, results: Results, path: Path | None) -> str:
     n = sum(len(h) for h in results.values())
-    where = f" -> {path}" if path else ""
+    where = f" -> {shown_path(path)}" if path else ""
     cache = sr.settings.get("embedding_cache_hit")
     note = "" if cache is None else (" (embeddings cached)" if cache else " (encoded corpus)")
     index = sr.settings.get("index_cache_hit")

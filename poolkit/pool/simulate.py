@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from poolkit.errors import PoolkitError
@@ -57,19 +57,20 @@ RECALL_TARGETS = (0.5, 0.8, 0.9, 0.95, 1.0)
 CURVE_STEPS = 50
 
 
-def parse_budgets(text: str) -> list[tuple[str, float]]:
-    """``0.1,0.25`` -> [("0.1", 0.1), ("0.25", 0.25)]: each a fraction in (0, 1], as typed."""
+def parse_budgets(text: str, flag: str = "--budgets") -> list[tuple[str, float]]:
+    """``0.1,0.25`` -> [("0.1", 0.1), ("0.25", 0.25)]: each a fraction in (0, 1], as typed
+    (``flag`` names the option in errors)."""
     out: list[tuple[str, float]] = []
     for item in (t.strip() for t in text.split(",")):
         try:
             value = float(item)
         except ValueError:
-            raise PoolkitError(f"--budgets: {item!r} is not a number (expected fractions of "
+            raise PoolkitError(f"{flag}: {item!r} is not a number (expected fractions of "
                                f"each query's pool in (0, 1], e.g. 0.1,0.25,0.5)") from None
         if not 0 < value <= 1 or math.isnan(value):
-            raise PoolkitError(f"--budgets: {item} is not a fraction in (0, 1]")
+            raise PoolkitError(f"{flag}: {item} is not a fraction in (0, 1]")
         if item in dict(out):
-            raise PoolkitError(f"--budgets: {item} is given twice")
+            raise PoolkitError(f"{flag}: {item} is given twice")
         out.append((item, value))
     return out
 
@@ -86,7 +87,7 @@ def replay(strategy: OrderStrategy, pool: QueryPool, grades: Mapping[str, int]) 
     id, as ``poolkit pool`` stores it); the strategy then names each next passage."""
     keys = strategy.keys(pool)
     stored = sorted(pool.docs, key=lambda d: (keys[d], d))
-    view = QueryPool(pool.qid, tuple(stored), pool.hits)
+    view = replace(pool, docs=tuple(stored))
     judged: dict[str, int] = {}
     for _ in range(len(stored)):
         pending = [d for d in stored if d not in judged]

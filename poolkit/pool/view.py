@@ -57,11 +57,19 @@ class Candidate:
 
 @dataclass(frozen=True)
 class QueryPool:
-    """One query's pool: documents in stored judging order and the hits behind each."""
+    """One query's pool: documents in stored judging order and the hits behind each.
+
+    What the guided orders read besides the runs, empty unless the caller has it: ``query``
+    (the query's text), ``texts`` (each pooled passage's text; ``cal``) and ``machine`` (a
+    machine judge's grade per passage, its expected grade when it gave a distribution;
+    ``judge`` and ``cal``). A strategy never shows them on the screen."""
 
     qid: str
     docs: tuple[str, ...]
     hits: Mapping[str, tuple[Hit, ...]] = field(default_factory=dict)
+    query: str = ""
+    texts: Mapping[str, str] = field(default_factory=dict)
+    machine: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, qid: str, candidates: Sequence[Candidate]) -> QueryPool:

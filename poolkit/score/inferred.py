@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 from poolkit.io.sample import PoolSample
 
-__all__ = ["PoolSample", "RelEstimate", "estimate_relevant", "inferred_ap", "inferred_ndcg",
-           "rbp", "stat_ap"]
+__all__ = ["PoolSample", "RelEstimate", "drawn_labels", "estimate_relevant", "inferred_ap",
+           "inferred_ndcg", "rbp", "stat_ap"]
 
 #: Smoothing of the precision ratio above a rank when no id above it was judged (the papers'
 #: epsilon: an unjudged-only prefix contributes precision ~1/2, not 0/0).
@@ -39,6 +39,20 @@ EPSILON = 1e-5
 OUTSIDE = "~outside"
 UNIFORM = "pool"
 Z95 = 1.959963984540054
+
+
+def drawn_labels(grades: Mapping[str, int], sample: PoolSample | None) -> Mapping[str, int]:
+    """The labels an estimate may read: those on pairs the design drew.
+
+    A label on a pair the design did not draw (an import, a judgment outside the sample) was
+    not chosen at random, so counting it as one more judged pair of its stratum would bias
+    every estimate toward whatever made someone label it; it is left out (the score report
+    says how many). Without a design, or one that does not say what it drew, every label.
+    """
+    if sample is None or sample.drawn is None:
+        return grades
+    drawn = sample.drawn
+    return {d: g for d, g in grades.items() if drawn.get(d, 0) > 0}
 
 
 class Design:
@@ -126,6 +140,7 @@ def estimate_relevant(grades: Mapping[str, int], sample: PoolSample | None = Non
     all its pooled ids to the upper end. The interval is clipped to what is certain: at least
     the judged relevant ids, at most those plus every unjudged pooled id.
     """
+    grades = drawn_labels(grades, sample)
     design = Design(grades, sample)
     rel = design.relevant_by_stratum(grades, level)
     value = var = 0.0
@@ -159,6 +174,7 @@ def inferred_ap(ranking: Sequence[str], grades: Mapping[str, int], level: int = 
     its stratum) and the sum divided by R_est. With one stratum this is infAP: the mean
     expected precision over the judged relevant ids.
     """
+    grades = drawn_labels(grades, sample)
     design = Design(grades, sample)
     stratum = design.stratum
     pooled_above: dict[str, int] = {}
@@ -197,6 +213,7 @@ def stat_ap(ranking: Sequence[str], grades: Mapping[str, int], level: int = 1,
     rank k is (1 + sum of 1/pi over the judged relevant ids above it) / k (the id itself is
     known to be sampled); statAP = sum of precision/pi over those ids, / R_hat.
     """
+    grades = drawn_labels(grades, sample)
     design = Design(grades, sample)
     r_hat = sum(1.0 / design.prob(d) for d, g in grades.items() if g >= level and g >= 0)
     if not r_hat:
@@ -222,6 +239,7 @@ def inferred_ndcg(ranking: Sequence[str], grades: Mapping[str, int], k: int | No
     strata of N_s * (judged ids of that grade in s) / n_s, rounded to the nearest integer.
     Gain = grade unless ``gain`` maps grades to gains; negative grades gain 0.
     """
+    grades = drawn_labels(grades, sample)
     design = Design(grades, sample)
     stratum = design.stratum
 

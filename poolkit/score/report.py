@@ -28,6 +28,7 @@ from poolkit.score.document import (
 )
 
 if TYPE_CHECKING:
+    from poolkit.score.sample_check import SampleCheck
     from poolkit.score.significance import PairedTests
 
 
@@ -49,6 +50,8 @@ class ScoreReport(Report):
     runs: list[RunDocument]
     fail_on: dict[str, Any]
     tests: dict[str, Any]
+    #: what the sample design says of the labels (``--sample``; :mod:`poolkit.score.sample_check`)
+    sample: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: one line per run whose queries hardly match the labels' (:mod:`poolkit.score.mismatch`)
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
@@ -56,7 +59,8 @@ class ScoreReport(Report):
     def build(cls, settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
               truth: Qrels | None = None, conditions: Sequence[str] = (),
               failures: Sequence[Failure] = (),
-              tests: PairedTests | None = None) -> ScoreReport:
+              tests: PairedTests | None = None,
+              sample: SampleCheck | None = None) -> ScoreReport:
         """The report of ``results``; ``tests`` are the paired tests (two runs or more)."""
         return cls(
             poolkit_version=__version__,
@@ -68,8 +72,10 @@ class ScoreReport(Report):
             fail_on={"conditions": list(conditions),
                      "failed": [f.to_dict() for f in failures]},
             tests=tests.to_dict() if tests else {},
-            warnings=tuple(r.run.mismatch.warning for r in results
-                           if r.run.mismatch is not None and r.run.mismatch.warning),
+            sample=sample.to_dict() if sample else None,
+            warnings=(*(sample.lines() if sample else ()),
+                      *(r.run.mismatch.warning for r in results
+                        if r.run.mismatch is not None and r.run.mismatch.warning)),
         )
 
     @staticmethod

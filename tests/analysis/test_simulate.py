@@ -137,9 +137,13 @@ def test_config_form_reads_the_pool_and_runs_from_the_store(tmp_path, capsys):
     assert doc["queries"] == 2 and doc["pool"] == 8 and doc["relevant"] == 3
     assert doc["stop_rule"]["target"] == 0.8
     assert doc["strategies"]["mm-ns"]["params"]["mm_ns_discount"] == 1.0
-    files = simulated(qrels, runs / "good.run", runs / "poor.run", depth=3, budgets="0.5")
+    files = simulated(qrels, runs / "good.run", runs / "poor.run", depth=3, budgets="0.5",
+                      stop_recall=0.8)
     for name in ("shuffle", "docid", "priority", "mtf"):
         assert (doc["strategies"][name]["budgets"] == files["strategies"][name]["budgets"])
+        # the store lists the pool in judging order, the file form in docid order: the
+        # stopping rule must not see the difference (tests/pool/test_remaining.py)
+        assert doc["strategies"][name]["stop"] == files["strategies"][name]["stop"]
 
 
 def test_table_and_plot(files, capsys, tmp_path):

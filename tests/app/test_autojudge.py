@@ -11,15 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
 import pytest
+from autojudge_helpers import autojudge_json
 from llm_faults import MODEL_ID, loopback_llm
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
 
 from poolkit.app.pool import PoolRequest, pool
 from poolkit.cli import main
-from poolkit.schemas import load_schema
 from poolkit.store import Store
 
 KEY_ENV = "POOLKIT_TEST_JUDGE_KEY"
@@ -48,14 +47,7 @@ def collection(tmp_path: Path, url: str, store: str | Path | None = None,
 
 
 def autojudge(capsys, config: Path, *args: str, code: int = 0) -> tuple[dict, str]:
-    got = main(["autojudge", str(config), "--judge", "llm", "--format", "json", *args])
-    out, err = capsys.readouterr()
-    assert got == code, err
-    if code:
-        return {}, err
-    doc = json.loads(out)
-    jsonschema.validate(doc, load_schema("autojudge"), cls=jsonschema.Draft202012Validator)
-    return doc, err
+    return autojudge_json(capsys, config, "llm", *args, code=code)
 
 
 def machine_events(config: Path, kinds=("grade",)):
@@ -91,6 +83,21 @@ def test_grades_every_pair_as_machine_events_with_provenance(tmp_path, llm, caps
     with Store(config.parent / "judgments.sqlite") as store:
         assert store.current_grades() == {} and store.assessors() == []
         assert store.machine_judges() == ["llm"]
+
+
+def test_the_version_recorded_is_the_one_a_kinds_event_writes(tmp_path, llm, capsys):
+    """One judge-version function: what autojudge records is what ``JudgeKind.event``
+    writes for the judge's settings and template (a 16-hex hash)."""
+    from poolkit.config import load_config
+    from poolkit.judges import Verdict, judge_kind
+
+    config = collection(tmp_path, llm[0])
+    doc, _ = autojudge(capsys, config, "--limit", "1")
+    spec = load_config(config).judges["llm"]
+    event = judge_kind(spec.kind).event("llm", Verdict("q", "d", 1), settings=spec.settings,
+                                        template=spec.template)
+    assert event.judge_version == doc["version"] and len(doc["version"]) == 16
+    assert {e.judge_version for e in machine_events(config)} == {doc["version"]}
 
 
 def test_a_rerun_grades_nothing_and_all_appends_under_the_same_version(tmp_path, llm,

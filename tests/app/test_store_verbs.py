@@ -46,7 +46,8 @@ def test_pool_report_holds_what_a_run_added_as_a_typed_record():
     doc = json.loads(report.render("json"))
     assert list(doc)[-3:] == ["config", "added", "warnings"]
     assert doc["added"] == {"version": 2, "latest": 2, "new_docs": 3, "queries": 1,
-                            "new_provenance": 4, "depths": {"bm25": 10}, "order": "shuffle"}
+                            "new_provenance": 4, "depths": {"bm25": 10}, "order": "shuffle",
+                            "asked": {}}
     assert "config" not in PoolReport("s", None, [], {}, {}, {}).to_dict()
     assert added.sentence() == ("added pool version 2: 3 new documents across 1 query; "
                                 "nothing judged was touched")

@@ -1059,7 +1059,7 @@ COMMAND_CASES = [
     Case("score-sample-missing", _cli("score {qrels} {run} --sample {root}/nope.txt"),
          r"nope.txt: no such file"),
     Case("score-sample-three-columns", _cli("score {qrels} {run} --sample {root}/s.txt", {
-        "s.txt": "q1 d1 x\n"}), r"s.txt:1: expected 4 columns"),
+        "s.txt": "q1 d1 x\n"}), r"s.txt:1: expected 4 or 5 columns"),
     Case("score-sample-probability-two", _cli("score {qrels} {run} -m infAP "
                                               "--sample {root}/s.txt", {"s.txt": "q1 d1 s 2.0\n"}),
          r"s.txt:1: inclusion probability 2.0 is outside \(0, 1\]"),

@@ -226,6 +226,23 @@ def test_compare_errors(collection, capsys, argv, message):
     assert code != 0 and message in err and err.startswith("poolkit compare: error:")
 
 
+def test_run_names_mean_the_same_with_or_without_their_extension(collection, tmp_path):
+    """compare names its runs lex, neu; `lex.run` (the file's name) names the same run, as
+    `--plot-pair a,b` names score's a.run, b.run."""
+    (tmp_path / "old.qrels").write_text("q1 0 a 2\nq1 0 b 0\n")
+    (tmp_path / "new.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 d 3\nq2 0 g 2\n")
+    docs = [compared(tmp_path / "lex.run", tmp_path / "neu.run",
+                     before_qrels=str(tmp_path / "old.qrels"),
+                     after_qrels=str(tmp_path / "new.qrels"), depth=2, pooled_before=[name],
+                     measures="P@2") for name in ("lex", "lex.run")]
+    assert docs[0] == docs[1]
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    grouped = [reusable(tmp_path / "lex.run", tmp_path / "neu.run",
+                        qrels=str(tmp_path / "q.qrels"), depth=2, groups=[spec])
+               for spec in ("all=lex,neu", "all=lex.run,neu.run")]
+    assert grouped[0] == grouped[1]
+
+
 def test_compare_file_form_unknown_pooled_run(collection, tmp_path, capsys):
     (tmp_path / "q.qrels").write_text("q1 0 a 2\n")
     code, _, err = run_cli(capsys, "compare", "--before-qrels", str(tmp_path / "q.qrels"),
@@ -354,6 +371,25 @@ def test_agreement_defaults_to_the_only_human_assessor(collection, tmp_path, cap
     code, out, _ = run_cli(capsys, "agreement", str(collection))
     assert code == 0 and "No --reference given, 2 human assessors (alice, bob): name the " \
                          "reference with --reference NAME to flag noisy sources." in out
+
+
+def test_reusability_overall_table_says_what_each_column_compares(collection, tmp_path,
+                                                                 capsys):
+    """'1 rank change' beside tau 1.000 is no contradiction: the rank columns put one run's
+    left-out score among the others' full-pool scores, tau compares two whole orders."""
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in GRADES.items()))
+    code, out, _ = run_cli(capsys, "reusability", "--qrels", str(tmp_path / "q.qrels"),
+                           str(tmp_path / "lex.run"), str(tmp_path / "neu.run"), "-m", "AP",
+                           "--depth", "2")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if "rank changes" in line)
+    assert all(c in lines[head] for c in ("rank changes (1)", "max rank move (1)", "tau (2)"))
+    legend = " ".join(" ".join(lines[head:]).split())
+    assert ("(1) each run's left-out score ranked among the other runs' full-pool scores"
+            in legend)
+    assert ("(2) Kendall's tau between the full-pool order and the order of all the runs' "
+            "left-out scores" in legend)
 
 
 def test_reusability_table_explains_tau_na(collection, tmp_path, capsys):

@@ -57,6 +57,24 @@ def test_unknown_query_is_refused_before_the_ui_opens(config, capsys):
     assert "unknown query 'q3'; valid: q1, q2" in capsys.readouterr().err
 
 
+def test_an_unknown_query_among_hundreds_names_the_closest_few(tmp_path, capsys):
+    """Cranfield's 225 queries: `--query 9999` names the nearest ids, not all 225."""
+    from poolkit.store import QueryRecord
+
+    ids = [str(i) for i in range(1, 226)]
+    queries = [QueryRecord(q, f"query {q}") for q in ids]
+    store_path = tmp_path / "many.sqlite"
+    with build_store(store_path, queries, {"d1": ("t", "x")}, {q: ["d1"] for q in ids}):
+        pass
+    config = write_config(tmp_path / "cfg", store_path)
+    assert main(["judge", str(config), "--assessor", "carol", "--query", "9999"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("poolkit judge: error: unknown query '9999'; 225 are valid, the closest: "
+                   "225, 224, 223, 222, 221 (did you mean '99'?)\n")
+    assert main(["judge", str(config), "--assessor", "carol", "--query", "q17"]) == 2
+    assert "225 are valid, the closest: 17, 1" in capsys.readouterr().err
+
+
 def test_judge_without_a_store_says_what_to_run(tmp_path, capsys):
     bare = write_config(tmp_path / "bare", tmp_path / "missing.sqlite")
     assert main(["judge", str(bare), "--assessor", "a"]) == 2

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from poolkit.cli import main
 from poolkit.io import read_qrels
 from poolkit.io.golden import read_golden
 from poolkit.io.sample import read_sample
+from poolkit.schemas import load_schema
 from poolkit.store import Event, Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,12 +89,20 @@ def test_judge_status_export_and_score_on_a_sample(sampled, tmp_path, capsys) ->
     assert main(["export", str(sampled), "--format", "qrels", "--unjudged", "-1",
                  "-o", str(qrels), "--sample", str(sample)]) == 0
     grades = read_qrels(qrels).grades
-    unjudged = {(r.qid, r.docid) for r in design if not r.sampled}
-    assert unjudged and all(grades[q][d] == -1 for q, d in unjudged)
+    # A pair the design never drew is not written as if drawn and left unjudged (-1): the
+    # design file lists it, drawn 0; every drawn pair is in the queue, placed 1, 2, ...
+    undrawn = {(r.qid, r.docid) for r in design if not r.sampled}
+    assert undrawn and not any(d in grades.get(q, {}) for q, d in undrawn)
     assert all(grades[r.qid][r.docid] >= 0 for r in design if r.sampled)
     written = read_sample(sample)
     assert sum(len(s.strata) for s in written.values()) == len(design)
     assert all(written[r.qid].inclusion[r.docid] == pytest.approx(r.inclusion) for r in design)
+    assert all((written[r.qid].drawn or {})[r.docid] == 0 for r in design if not r.sampled)
+    for qid, s in written.items():
+        for stratum in set(s.strata.values()):
+            places = sorted((s.drawn or {})[d] for d, t in s.strata.items()
+                            if t == stratum and (s.drawn or {})[d])
+            assert places == list(range(1, len(places) + 1))
     capsys.readouterr()
     assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample",
                  str(sample), "-m", "xinfAP,statAP,infNDCG@10,infAP", "--format", "json"]) == 0
@@ -138,3 +148,67 @@ def test_unjudged_needs_qrels_and_strata_are_checked(tmp_path, capsys) -> None:
     none = write_config(tmp_path, "  strategy: sample\n  depth: 10\n")
     assert main(["pool", str(none)]) == 2
     assert "needs pool.strata" in capsys.readouterr().err
+
+
+def test_pool_reports_the_design_per_stratum_and_what_each_run_returned(tmp_path,
+                                                                        capsys) -> None:
+    # Asked 12 deep; each run ranks 10 per query.
+    cfg = write_config(tmp_path, SAMPLED.replace("depth: 10", "depth: 12").replace(
+        "[3, 10, 0.3]", "[3, 12, 0.3]"))
+    assert main(["pool", str(cfg), "--format", "json"]) == 0, capsys.readouterr().err
+    doc = json.loads(capsys.readouterr().out)
+    with Store(tmp_path / "s.sqlite") as store:
+        records = store.pool_sample()
+    jsonschema.Draft202012Validator(load_schema("pool")).validate(doc)
+    design = doc["design"]
+    assert [c["stratum"] for c in design["strata"]] == ["1-2", "3-12"]
+    for cell in design["strata"]:
+        mine = [r for r in records if r.stratum == cell["stratum"]]
+        assert cell["pooled"] == len(mine) and cell["drawn"] == sum(r.sampled for r in mine)
+        assert cell["rate"] == pytest.approx(cell["drawn"] / cell["pooled"])
+    assert design["pooled"] == len(records) > design["drawn"] == doc["overall"]["size"]
+    assert design["order"] == "shuffle" and design["random_order"]
+    # Each system's depth is what its run returned, not the 12 asked.
+    assert doc["added"]["asked"] == {"bm25": 12, "dense": 12}
+    assert doc["added"]["depths"] == {"bm25": 10, "dense": 10}
+    assert {n: s["depth"] for n, s in doc["systems"].items()} == doc["added"]["depths"]
+    assert main(["pool", str(cfg), "--report-only"]) == 0
+    table = capsys.readouterr().out
+    headline = table.splitlines()[0]
+    assert (f"{design['pooled']} pairs pooled, {design['drawn']} drawn to judge" in headline
+            and "pooled documents" not in headline)
+    assert "sample design: pairs pooled per stratum and those drawn to judge; judging order " \
+           "shuffle: random within each stratum" in table
+    assert "per query: drawn pairs;" in table
+    assert f"+{design['drawn']} drawn  from bm25@12, dense@12" in table
+
+
+def test_a_label_outside_the_draw_is_left_out_of_the_estimate_and_said(sampled, tmp_path,
+                                                                         capsys) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        undrawn = next(r for r in store.pool_sample() if not r.sampled)
+        relevant = next(m for m in store.pool() if m.qid == undrawn.qid)  # query is scored
+        for m in store.pool():
+            grade = 2 if m == relevant else 0
+            store.record_event(Event(m.qid, m.docid, "alice", "grade", grade=grade))
+    qrels, sample = tmp_path / "l.qrels", tmp_path / "l.sample"
+
+    def score() -> tuple[dict, list[str]]:
+        assert main(["export", str(sampled), "--format", "qrels", "-o", str(qrels),
+                     "--sample", str(sample)]) == 0
+        capsys.readouterr()
+        assert main(["score", str(qrels), str(tmp_path / "bm25.run"), "--sample", str(sample),
+                     "-m", "xinfAP,infNDCG@10,statAP", "--format", "json"]) == 0
+        out, err = capsys.readouterr()
+        return json.loads(out)["runs"][0]["measures"], err.splitlines()
+
+    before, said = score()
+    assert said == []
+    extra = tmp_path / "extra.qrels"
+    extra.write_text(f"{undrawn.qid} 0 {undrawn.docid} 3\n")
+    assert main(["import", str(sampled), str(extra), "--as", "nist"]) == 0
+    after, said = score()
+    assert after == before
+    assert said == ["sample: 1 label(s) on pairs the design did not draw are left out of every "
+                    "estimate (xinfAP, infNDCG, statAP, R_est): they are not a random sample "
+                    "of the pool"]

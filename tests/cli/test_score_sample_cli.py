@@ -72,11 +72,13 @@ def test_fully_judged_labels_have_no_r_est(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("q1 a top\n", ":1: expected 4 columns"),
+    ("q1 a top\n", ":1: expected 4 or 5 columns"),
     ("q1 a top x\n", ":1: inclusion probability 'x' is not a number"),
     ("# c\nq1 a top 0\n", ":2: inclusion probability 0 is outside"),
     ("q1 a top 1\nq1 a top 1\n", ":2: pair \\(q1, a\\) is listed twice"),
     ("# only a comment\n", "no sample lines"),
+    ("q1 a top 1 1\nq1 b top 1\n", ":2: expected 5 columns"),
+    ("q1 a top 1 first\n", ":1: drawn 'first' is not 0 \\(not drawn\\) or a place"),
 ])
 def test_bad_sample_file_is_one_line_naming_file_and_line(files, tmp_path: Path, capsys,
                                                           text: str, message: str) -> None:
@@ -85,7 +87,9 @@ def test_bad_sample_file_is_one_line_naming_file_and_line(files, tmp_path: Path,
     bad.write_text(text)
     with pytest.raises(InputError, match=message):
         read_sample(bad)
+    before = {p: Path(p).read_bytes() for p in (qrels, run, bad)}
     assert main(["score", qrels, run, "--sample", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.sample" in err[0]
+    assert {p: Path(p).read_bytes() for p in before} == before
 

@@ -152,6 +152,29 @@ def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_pair_takes_run_names_with_or_without_extension(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--plot-pair a,b` names the runs a.run and b.run, as compare and reusability read run
+    names; a name two runs could answer to is refused, not guessed."""
+    pytest.importorskip("matplotlib")
+    qrels, a, b = files(tmp_path)
+    drawn = []
+    for i, pair in enumerate(["b,a", "b.run,a", "b,a.run"]):
+        out = tmp_path / f"diff{i}.png"
+        code, _, err = run(capsys, qrels, a, b, "-m", "P@1", "--plot", str(out),
+                           "--plot-pair", pair)
+        assert code == 0, err
+        drawn.append(out.read_bytes()[:8])
+    assert drawn == [b"\x89PNG\r\n\x1a\n"] * 3
+    twin = tmp_path / "a.trec"
+    twin.write_text(Path(b).read_text())
+    code, out, err = run(capsys, qrels, a, str(twin), "-m", "P@1", "--plot",
+                         str(tmp_path / "x.png"), "--plot-pair", "a,b")
+    assert (code, out) == (2, "")
+    assert err == ("poolkit score: error: --plot-pair: run 'a' could be any of a.run, a.trec; "
+                   "give its whole name\n")
+
+
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:

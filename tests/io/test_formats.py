@@ -270,3 +270,35 @@ def test_a_single_golden_entry_is_golden_not_a_ranked_list(tmp_path: Path, text:
     else:
         assert detect(path, "qrels") == fmt
         assert read_labels_as(path).grades == {"q_faw": {"m1": 3}}
+
+
+@pytest.mark.parametrize("text", [
+    "- {query: '1', grades: {'102': 2}}\n",  # one entry in flow style: six "columns"
+    "- {query: '1', grades: {'102': 2}}\n- {query: '2', grades: {'7': 0}}\n",
+    "- {grades: {'102': 2}, query: '1'}\n",  # the keys in the other order
+    "-   {query: 1, grades: {102: 2}}\n",  # unquoted ids, more spaces
+    "{query: '1', grades: {'102': 2}}\n",  # one entry, a flow mapping on its own
+    "[{query: '1', grades: {'102': 2}}]\n",  # a flow list of entries
+    "- query: '1'\n  grades: {'102': 2}\n",  # block style, for contrast
+])
+def test_flow_style_golden_is_golden_not_a_trec_run(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "golden.yaml"
+    path.write_text(text)
+    assert detect(path, "qrels") == "golden"
+    assert read_labels_as(path).grades["1"] == {"102": 2}
+    with pytest.raises(InputError, match="looks like golden.yaml"):
+        detect(path, "run")
+
+
+@pytest.mark.parametrize("text, kind, fmt", [
+    ("1 Q0 102 1 2.5 bm25\n", "run", "trec"),  # a run line still reads as a run
+    ("- Q0 102 1 2.5 bm25\n", "run", "trec"),  # even with "-" for a query id
+    ("1 0 102 2\n", "qrels", "trec"),
+    ('{"1": {"102": 2}}\n', "qrels", "json"),  # a JSON dictionary is not an entry
+    ("'1': ['102', '7']\n", "run", "ranked"),  # a ranked list in YAML, quoted ids
+])
+def test_shapes_beside_flow_golden_keep_their_format(tmp_path: Path, text: str, kind: str,
+                                                     fmt: str) -> None:
+    path = tmp_path / "labels"
+    path.write_text(text)
+    assert detect(path, kind) == fmt

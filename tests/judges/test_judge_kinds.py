@@ -44,7 +44,7 @@ def echo(monkeypatch):
 
 
 def test_the_registry_holds_the_kinds_poolkit_has():
-    assert sorted(JUDGE_KINDS) == ["openai"]
+    assert sorted(JUDGE_KINDS) == ["cross-encoder", "local", "openai"]
 
 
 def test_an_unknown_kind_is_one_line_listing_the_kinds(echo):
@@ -63,8 +63,28 @@ def test_a_kinds_verdicts_are_machine_events_no_human_reader_sees(echo, tmp_path
     query = QueryRecord("q1", "what", None, None)
     verdicts = echo.grade([JudgePair(query, "d1", "", "a passage of some length")], {})
     with Store(tmp_path / "s.sqlite") as store:
-        store.record_event(echo.event("echo-judge", verdicts[0]))
+        store.record_event(echo.event("echo-judge", verdicts[0], settings={"cap": 3}))
         assert store.current_grades() == {} and store.assessors() == []
         grades = store.current_grades(machine="echo-judge")
         event = grades[("q1", "d1")]["echo-judge"]
-        assert (event.grade, event.origin, event.judge_version) == (2, "machine", "echo/0.1")
+        assert (event.grade, event.origin) == (2, "machine")
+        assert event.judge_version == echo.version_of({"cap": 3})
+
+
+def test_a_kinds_event_carries_the_version_autojudge_records():
+    """One version function: ``JudgeKind.event`` writes the 16-hex hash of kind, model,
+    prompt template and parameters that ``poolkit autojudge`` reports and records."""
+    from poolkit.judges.prompt import BUILTIN_TEMPLATE
+
+    kind = judge_kind("openai")
+    settings = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "temperature": 0.0}
+    verdict = Verdict("q1", "d1", 2)
+    version = kind.event("llm", verdict, settings=settings,
+                         template=BUILTIN_TEMPLATE).judge_version
+    assert version == kind.version_of(settings, BUILTIN_TEMPLATE)
+    assert version is not None and len(version) == 16 and int(version, 16) >= 0
+    assert kind.event("llm", verdict, settings={**settings, "model": "n"},
+                      template=BUILTIN_TEMPLATE).judge_version != version
+    assert kind.event("llm", verdict, settings=settings).judge_version != version  # template
+    with pytest.raises(TypeError):
+        kind.event("llm", verdict)  # type: ignore[call-arg]  # no version without settings

@@ -68,9 +68,11 @@ def test_a_bad_key_is_a_config_error_naming_file_and_line(tmp_path, extra, messa
 
 
 def test_a_missing_kind_or_required_key_or_unknown_kind(tmp_path):
-    for judge, message in [("{model: m}", "judges.llm needs 'kind:' (one of openai)"),
+    for judge, message in [("{model: m}", "judges.llm needs 'kind:' (one of cross-encoder, "
+                                          "local, openai)"),
                            ("{kind: openai, model: m}", "judges.llm needs 'base_url:'"),
-                           ("{kind: opnai}", "unknown judge kind 'opnai'; valid: openai "
+                           ("{kind: opnai}", "unknown judge kind 'opnai'; valid: "
+                                             "cross-encoder, local, openai "
                                              "(did you mean 'openai'?)")]:
         with pytest.raises(ConfigError, match=re.escape(message)):
             load_config(config_with(tmp_path, judge))

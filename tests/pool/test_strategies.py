@@ -30,14 +30,16 @@ B = Run({"q": ["d", "a", "e"]}, name="B", scores={"q": [9.0, 8.0, 7.0]})
 
 
 def test_the_registry_is_the_only_constructor():
-    assert set(ORDER_STRATEGIES) == {"shuffle", "docid", "priority", "mtf", "mm-ns"}
+    assert set(ORDER_STRATEGIES) == {"shuffle", "docid", "priority", "mtf", "mm-ns", "judge",
+                                     "cal"}
     assert order_strategy("shuffle") == Shuffle(13)
     assert order_strategy("shuffle", {"seed": 5, "rrf_k": 9}) == Shuffle(5)
     assert order_strategy("priority", {"rrf_k": 10}) == Priority(10)
     assert order_strategy("docid", {"seed": 1}) == ByDocId()
     assert order_strategy("priority", {"rrf_k": 7}) == Priority(7)
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
-                                           "docid, mm-ns, mtf, priority, shuffle"):
+                                           "cal, docid, judge, mm-ns, mtf, priority, "
+                                           "shuffle"):
         order_strategy("rrf")
     with pytest.raises(PoolkitError, match="pool.rrf_k must be at least 1, found 0"):
         order_strategy("priority", {"rrf_k": 0})
@@ -45,7 +47,7 @@ def test_the_registry_is_the_only_constructor():
         order_strategy("shuffle", {"seed": True})
     assert [c.name for c in ORDER_STRATEGIES.values()] == list(ORDER_STRATEGIES)
     assert not Priority.blind and Shuffle.blind
-    assert [n for n, c in ORDER_STRATEGIES.items() if c.adaptive] == ["mtf", "mm-ns"]
+    assert [n for n, c in ORDER_STRATEGIES.items() if c.adaptive] == ["mtf", "mm-ns", "cal"]
 
 
 def test_depth_pooling_is_the_union_of_top_n_with_every_hit():

@@ -1,0 +1,25 @@
+"""How a path is shown to a user, in a report or an error: one rule for every command.
+
+A path is shown relative to the current directory, or absolute: as the user typed it when
+they typed it relative (it is relative to where they are), an absolute one (poolkit resolves
+every path a config names) relative to the current directory when it lies under it, else
+whole. A reader can then paste any path poolkit prints into their next command from where
+they ran this one; relative to a config's folder, or a bare file name, it would mean nothing
+from a shell in another directory. A URL (``postgresql://...``) is shown as given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` as the module docstring says: relative to the current directory, or
+    absolute."""
+    text = str(path)
+    if "://" in text or not Path(text).is_absolute():
+        return text
+    try:
+        return str(Path(text).relative_to(Path.cwd()))
+    except (ValueError, OSError):  # outside the current directory, or it was removed
+        return text
