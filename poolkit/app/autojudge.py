@@ -125,6 +125,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
 
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
+    from poolkit.io.scale import DEFAULT_SCALE
     from poolkit.judges import judge_kind, on_scale
 
     started = time.monotonic()
@@ -134,6 +135,10 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     kind = judge_kind(spec.kind)
     variant = parse_variant(spec, kind, request.variant) if request.variant else None
     scale = config.grades
+    if scale != DEFAULT_SCALE and not kind.any_scale:
+        raise PoolkitError(f"{config.path}: judge {spec.name!r} (kind {kind.name}) grades on "
+                           f"the 0-3 scale only, and the collection's grades: are "
+                           f"{scale.span}; use a kind that follows the scale (openai)")
     with collection:
         store = collection.store
         if not request.dry_run:

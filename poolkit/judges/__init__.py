@@ -76,6 +76,9 @@ class JudgeKind(ABC):
     summary: ClassVar[str]
     options: ClassVar[tuple[Param, ...]] = ()
     version: ClassVar[str] = "1"
+    #: whether it grades on any collection scale (``settings["grades"]``, :func:`on_scale`);
+    #: a kind that does not grades 0-3 only, and autojudge refuses it on another scale
+    any_scale: ClassVar[bool] = False
     #: the option keys a config must give
     required: ClassVar[tuple[str, ...]] = ()
     #: the option keys that change a grade: with the kind, its version and the prompt

@@ -90,6 +90,7 @@ class OpenAIKind(JudgeKind):
     name = "openai"
     summary = "an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, hosted)"
     version = "1"
+    any_scale = True  # the rubric and the parser follow settings["grades"]
     required = ("base_url", "model")
     options = (
         Param("base_url", (str,), None, "the endpoint's base URL, ending in /v1",

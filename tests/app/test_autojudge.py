@@ -281,3 +281,17 @@ def test_on_a_binary_collection_the_judge_is_asked_for_0_or_1_and_nothing_else_c
     other = collection(tmp_path / "plain", url, max_attempts=1)
     plain, _ = autojudge(capsys, other, "--dry-run")
     assert plain["version"] != binary_version
+
+
+def test_a_kind_that_grades_0_to_3_only_is_refused_on_another_scale(tmp_path, llm, capsys,
+                                                                    monkeypatch):
+    from poolkit.judges.openai import OpenAIKind
+
+    url, script = llm
+    config = collection(tmp_path, url)
+    config.write_text("grades: {0: none, 1: weak, 2: fair, 3: good, 4: perfect}\n"
+                      + config.read_text())
+    monkeypatch.setattr(OpenAIKind, "any_scale", False)
+    _, err = autojudge(capsys, config, code=2)
+    assert err.count("\n") == 1 and "grades on the 0-3 scale only" in err and "0-4" in err
+    assert script.requests == [] and machine_events(config) == []
