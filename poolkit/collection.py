@@ -87,11 +87,36 @@ class Collection:
     @property
     def store(self) -> StoreBackend:
         if self._store is None:
-            self._store = open_store(
+            store = open_store(
                 self.config.store, create=self.create, read_only=not self.write,
                 missing_hint=f"run `poolkit pool {self.config_arg}` (or `poolkit import`) "
                              f"first")
+            try:
+                self._check_scale(store)
+            except PoolkitError:
+                store.close()
+                raise
+            self._store = store
         return self._store
+
+    def _check_scale(self, store: StoreBackend) -> None:
+        """The config's grade scale against the store's (``meta.grades``; none recorded: 0-3).
+        Another top grade is refused once any grade was given on the store's scale (a 2 of
+        0-3 is not a 2 of 0-4), naming the config's ``grades:`` line; on a store without
+        grades a writer records the config's scale (new labels of the same scale too)."""
+        scale, held = self.config.grades, store.grade_scale
+        if scale.top != held.top:
+            given = store.top_grade_given()
+            if given is not None:
+                line = self.config.lines.get("grades")
+                where = (f"{self.config.path}:{line}: config.grades is" if line
+                         else f"{self.config.path}: the config (no grades:) is on")
+                raise PoolkitError(
+                    f"{where} the scale {scale.span}, but the store {self.config.store_label} "
+                    f"holds grades given on the scale {held.span} (up to {given}); give "
+                    f"grades: the store's scale, or use a new store")
+        if self.write and scale != held:
+            store.record_scale(scale)
 
     def inputs(self) -> dict[str, Path | None]:
         """The files this collection is made of (what -> path), which no output of a command

@@ -2,6 +2,7 @@
 
 ::
 
+    grades: {0: not relevant, 1: related, 2: highly relevant, 3: perfectly relevant}
     corpus: ../sample_corpus/corpus.jsonl     # JSONL: id, title, text
     queries: ../sample_corpus/queries.jsonl   # JSONL (id, text, description?, narrative?) or TSV
     # or, instead of corpus and queries: collection: beir:PATH[#SPLIT] | irds:DATASET_ID
@@ -17,13 +18,15 @@
       budget: 0.5        # judgments per query: a number, or a fraction of the query's pool
       stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
     judge:
-      grades: {0: not relevant, 1: related, 2: highly relevant, 3: perfectly relevant}
       keys: {undo: u}    # remap any action's key
       guidelines: guidelines.md
 
 Loaded with ``yaml.safe_load`` semantics, then checked strictly: an unknown key, a missing
 file, a wrong type or a system that names an unknown system is a ConfigError naming the file,
 the line and the key, with a suggestion. Paths are relative to the config file.
+
+``grades:`` (default the 0-3 scale above) is the collection's grade scale, any 0..G
+(``io.scale``); ``judge.grades`` may still reword some of its labels for the judging screen.
 """
 
 from __future__ import annotations
@@ -37,18 +40,19 @@ import yaml
 
 from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of, shown
 from poolkit.io.common import decode, read_bytes
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale, scale_problem
 from poolkit.io.validate import check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
-from poolkit.keymap import DEFAULT_KEYS, key_names, same_key
+from poolkit.keymap import DEFAULT_KEYS, default_keys, key_names, same_key
 from poolkit.params import ParamError
 from poolkit.retrieve.kinds import SYSTEM_KINDS
 
 COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
 # Each kind's own keys, types, defaults and bounds: retrieve/kinds.SYSTEM_KINDS.
 
-DEFAULT_GRADES = {0: "not relevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
-TOP_KEYS = ("collection", "corpus", "queries", "store", "systems", "pool", "judge", "runs_dir",
-            "cache_dir", "name", "judges")
+DEFAULT_GRADES = DEFAULT_SCALE.label_map()
+TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "pool", "judge",
+            "runs_dir", "cache_dir", "name", "judges")
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
@@ -108,6 +112,8 @@ class Config:
     judges: dict[str, Any] = field(default_factory=dict)  # judges.config.JudgeSpec by name
     #: top-level key -> its line in the config file, for errors found after loading
     lines: dict[str, int] = field(default_factory=dict, compare=False)
+    #: the collection's grade scale (top-level ``grades:``)
+    grades: GradeScale = DEFAULT_SCALE
 
     @property
     def store_name(self) -> str:
@@ -228,8 +234,9 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(path, root.line(), "config needs 'systems:' (at least one system)")
     systems = _systems(path, base, root)
     pool = _pool(path, root)
-    judge = _judge(path, base, root)
-    return Config(path=path.resolve(), corpus=corpus, queries=queries, store=store,
+    scale = _scale(path, root)
+    judge = _judge(path, base, root, scale)
+    return Config(grades=scale, path=path.resolve(), corpus=corpus, queries=queries, store=store,
                   runs_dir=runs_dir, cache_dir=cache_dir, systems=systems, pool=pool,
                   judge=judge, name=root.value("name", str, path.stem),
                   judges=_judges(path, base, root),
@@ -378,24 +385,38 @@ def _pool(path: Path, root: _Section) -> PoolConfig:
                       settings=settings, lines=lines)
 
 
-def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
+def _scale(path: Path, root: _Section) -> GradeScale:
+    """The top-level ``grades:``: the collection's scale 0..G with a label per grade."""
+    if not root.has("grades"):
+        return DEFAULT_SCALE
+    labels = root.value("grades", dict)
+    problem = scale_problem(labels)
+    if problem is not None:
+        raise ConfigError(path, root.line("grades"), f"config.grades: {problem}")
+    return GradeScale(tuple(str(labels[g]).strip() for g in sorted(labels)))
+
+
+def _judge(path: Path, base: Path, root: _Section,
+           scale: GradeScale = DEFAULT_SCALE) -> JudgeConfig:
     if not root.has("judge"):
-        return JudgeConfig()
+        return JudgeConfig(grades=scale.label_map(), keys=default_keys(scale.top))
     sec = _Section(path, root.node_of("judge"), "judge", JUDGE_KEYS)
-    grades = dict(DEFAULT_GRADES)
+    grades = scale.label_map()
+    span = ", ".join(map(str, scale.grades))
     for g, meaning in (sec.value("grades", dict, {}) or {}).items():
-        if not isinstance(g, int) or g not in DEFAULT_GRADES:
+        if not isinstance(g, int) or g not in grades:
             raise ConfigError(path, sec.line("grades"),
-                              f"judge.grades: grade {shown(g)} must be one of 0, 1, 2, 3")
+                              f"judge.grades: grade {shown(g)} must be one of {span} (the "
+                              f"scale {scale.span})")
         if not isinstance(meaning, str) or not meaning.strip():
             raise ConfigError(path, sec.line("grades"), f"judge.grades: the label of grade {g} "
                                                         f"must be text, found {shown(meaning)}")
         grades[g] = meaning
-    keys = dict(DEFAULT_KEYS)
+    keys = default_keys(scale.top)
     for action, key in (sec.value("keys", dict, {}) or {}).items():
-        if action not in DEFAULT_KEYS:
+        if action not in keys:
             raise ConfigError(path, sec.line("keys"),
-                              "judge.keys: " + one_of(str(action), DEFAULT_KEYS, "action"))
+                              "judge.keys: " + one_of(str(action), keys, "action"))
         keys[action] = str(key)
     taken: dict[str, str] = {}
     for action, value in keys.items():
@@ -421,9 +442,11 @@ def _judge(path: Path, base: Path, root: _Section) -> JudgeConfig:
                               f"{candidate}{_neighbour(candidate)} (or write the guidelines "
                               f"themselves here)")
     level = sec.value("relevance_level", int, 1)
-    if level not in DEFAULT_GRADES or level < 1:
+    if level not in grades or level < 1:
+        few = ", ".join(map(str, scale.grades[1:-1]))
+        choices = f"{few} or {scale.top}" if few else str(scale.top)
         raise ConfigError(path, sec.line("relevance_level"), f"judge.relevance_level must be "
-                          f"1, 2 or 3 (a grade of the 0-3 scale), found {level}")
+                          f"{choices} (a grade of the {scale.span} scale), found {level}")
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,

@@ -13,6 +13,7 @@ Pure data (no Textual import), below config in the layers: ``poolkit.config`` va
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -24,8 +25,11 @@ class KeyAction:
     label: str
 
 
+#: One grade action per digit: a collection's scale (``io.scale``) uses those of 0..G.
+GRADE_ACTIONS = tuple(KeyAction(f"grade_{g}", str(g), f"grade({g})", "") for g in range(10))
+
 KEY_ACTIONS: tuple[KeyAction, ...] = (
-    *(KeyAction(f"grade_{g}", str(g), f"grade({g})", "") for g in range(4)),
+    *GRADE_ACTIONS,
     KeyAction("undo", "u", "undo", "undo"),
     KeyAction("skip", "s", "skip", "skip"),
     KeyAction("note", "n", "note", "note"),
@@ -45,7 +49,21 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("quit", "q", "quit", "quit"),
 )
 
-DEFAULT_KEYS: dict[str, str] = {a.name: a.key for a in KEY_ACTIONS}
+
+
+def default_keys(top: int = 3) -> dict[str, str]:
+    """Every action's default key for a scale 0..``top``: its grades' and the rest."""
+    return {a.name: a.key for a in KEY_ACTIONS
+            if not a.name.startswith("grade_") or int(a.name[6:]) <= top}
+
+
+#: the default keys of the default 0-3 scale
+DEFAULT_KEYS: dict[str, str] = default_keys()
+
+
+def grade_actions(keys: Iterable[str]) -> list[int]:
+    """The grades a key table binds (its ``grade_N`` entries), in order."""
+    return sorted(int(name[6:]) for name in keys if name.startswith("grade_"))
 
 
 def key_names(keys: str) -> list[str]:

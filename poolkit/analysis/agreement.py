@@ -75,7 +75,8 @@ Pair = tuple[str, str]
 
 @dataclass
 class LabelSource:  # (was ``Source``, the store's word for pool provenance)
-    """One label source: its grades on the 0-3 scale (negative grades set aside)."""
+    """One label source: its grades on the collection's scale (``SCALE``, 0-3, unless given;
+    negative grades set aside)."""
 
     name: str
     grades: dict[Pair, int]
@@ -89,16 +90,18 @@ class LabelSource:  # (was ``Source``, the store's word for pool provenance)
 
     @classmethod
     def from_grades(cls, name: str, grades: Mapping[Pair, int], kind: str = "assessor",
-                    origin: Mapping[str, Any] | None = None) -> LabelSource:
+                    origin: Mapping[str, Any] | None = None,
+                    scale: Sequence[int] = SCALE) -> LabelSource:
         kept: dict[Pair, int] = {}
         unjudged = 0
         for pair, g in grades.items():
             if g < 0:
                 unjudged += 1
                 continue
-            if g not in SCALE:
+            if g not in scale:
                 raise PoolkitError(f"source {name!r}: query {pair[0]!r} doc {pair[1]!r} has "
-                                   f"grade {g}; agreement uses the 0-3 scale")
+                                   f"grade {g}; agreement uses the {scale[0]}-{scale[-1]} "
+                                   f"scale")
             kept[pair] = g
         return cls(name, kept, kind, dict(origin or {}), unjudged)
 
@@ -131,15 +134,12 @@ class _Judged:
         return common, self.grades[i][at_i], self.grades[j][at_j]
 
 
-_K = len(SCALE)
-
-
 def _binary_confusions(counts: np.ndarray, level: int) -> np.ndarray:
-    """(r, 4, 4) counts on the 0-3 scale -> (r, 2, 2) counts of grade >= level."""
-    # each 0-3 cell (row * 4 + column) -> its binary cell
-    cells = np.array([(SCALE[c // _K] >= level) * 2 + (SCALE[c % _K] >= level)
-                      for c in range(_K * _K)])
-    flat = counts.reshape(len(counts), _K * _K)
+    """(r, K, K) counts on the scale 0..K-1 -> (r, 2, 2) counts of grade >= level."""
+    k = counts.shape[-1]
+    # each cell (row * K + column) -> its binary cell
+    cells = np.array([(c // k >= level) * 2 + (c % k >= level) for c in range(k * k)])
+    flat = counts.reshape(len(counts), k * k)
     out = np.zeros((len(counts), 4), np.int64)
     for cell in range(4):
         out[:, cell] = flat[:, cells == cell].sum(axis=1)
@@ -147,15 +147,17 @@ def _binary_confusions(counts: np.ndarray, level: int) -> np.ndarray:
 
 
 def _pair_report(a: LabelSource, b: LabelSource, queries: int, ga: np.ndarray,
-                 gb: np.ndarray, level: int, resampled: np.ndarray) -> dict[str, Any]:
+                 gb: np.ndarray, level: int, resampled: np.ndarray,
+                 scale: Sequence[int] = SCALE) -> dict[str, Any]:
     """One pair's entry: ``ga``/``gb`` the grades on the shared pairs in sorted order,
-    ``resampled`` their bootstrap confusion matrices (:func:`bootstrap_confusions`)."""
-    n = len(ga)
-    conf = np.bincount(ga * _K + gb, minlength=_K * _K).reshape(_K, _K)
+    ``resampled`` their bootstrap confusion matrices (:func:`bootstrap_confusions`); the
+    kappas' linear and quadratic weights are distances on ``scale``."""
+    n, k = len(ga), len(scale)
+    conf = np.bincount(ga * k + gb, minlength=k * k).reshape(k, k)
     bin_conf = _binary_confusions(conf[None], level)[0]
     values = {w: kappa_from_confusion(conf, w) for w in ("unweighted", "linear", "quadratic")}
     values["binary"] = kappa_from_confusion(bin_conf)
-    cis = {w: kappa_interval(bootstrap_kappas(resampled, weights_matrix(_K, w)))
+    cis = {w: kappa_interval(bootstrap_kappas(resampled, weights_matrix(k, w)))
            for w in ("unweighted", "linear", "quadratic")}
     cis["binary"] = kappa_interval(bootstrap_kappas(_binary_confusions(resampled, level),
                                                     weights_matrix(2, "unweighted")))
@@ -171,14 +173,14 @@ def _pair_report(a: LabelSource, b: LabelSource, queries: int, ga: np.ndarray,
         "kappa": values,
         "kappa_ci": {w: (None if ci is None else {"low": ci[0], "high": ci[1]})
                      for w, ci in cis.items()},
-        "confusion": {"rows": a.name, "columns": b.name, "labels": list(SCALE),
+        "confusion": {"rows": a.name, "columns": b.name, "labels": list(scale),
                       "counts": conf.tolist()},
         "notes": notes,
     }
 
 
 def _all_pairs(sources: Sequence[LabelSource], judged: _Judged, level: int, resamples: int,
-               seed: int) -> list[dict[str, Any]]:
+               seed: int, scale: Sequence[int] = SCALE) -> list[dict[str, Any]]:
     """Every pair of sources sharing judged pairs, in ``combinations`` order; the bootstrap
     of all of them at once (pairs sharing as many items share the draws), with a progress
     bar on a terminal."""
@@ -191,9 +193,10 @@ def _all_pairs(sources: Sequence[LabelSource], judged: _Judged, level: int, resa
             queries = len(np.unique(judged.query[common]))
             shared.append((a, b, queries, ga, gb))
     with Progress(resamples * len(shared), "agreement", "resamples") as bar:
-        resampled = bootstrap_confusions([ga * _K + gb for _a, _b, _q, ga, gb in shared], _K,
+        k = len(scale)
+        resampled = bootstrap_confusions([ga * k + gb for _a, _b, _q, ga, gb in shared], k,
                                          resamples, seed, bar.update)
-    return [_pair_report(a, b, q, ga, gb, level, r)
+    return [_pair_report(a, b, q, ga, gb, level, r, scale)
             for (a, b, q, ga, gb), r in zip(shared, resampled)]
 
 
@@ -205,7 +208,8 @@ def pair_agreement(a: LabelSource, b: LabelSource, level: int = 1, resamples: in
 
 
 def alpha_across(sources: Sequence[LabelSource], level_of_measurement: str = "ordinal",
-                 judged: _Judged | None = None) -> dict[str, Any]:
+                 judged: _Judged | None = None, scale: Sequence[int] = SCALE,
+                 ) -> dict[str, Any]:
     """Krippendorff's alpha over every pair judged by at least two sources."""
     judged = judged or _Judged(sources)
     times = np.bincount(np.concatenate([np.zeros(0, np.int64), *judged.ids]),
@@ -221,7 +225,7 @@ def alpha_across(sources: Sequence[LabelSource], level_of_measurement: str = "or
             j = column[ids]
             kept = j >= 0
             matrix[i, j[kept]] = grades[kept]
-        out["value"] = krippendorff_alpha(matrix, level_of_measurement, domain=SCALE)
+        out["value"] = krippendorff_alpha(matrix, level_of_measurement, domain=scale)
     return out
 
 
@@ -235,8 +239,9 @@ def default_reference(sources: Sequence[LabelSource]) -> str | None:
 def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str | None = None,
               reference_default: bool = False, threshold: float = THRESHOLD,
               flag_on: str = "unweighted", resamples: int = RESAMPLES, seed: int = SEED,
-              ) -> AgreementReport:
-    """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags.
+              scale: Sequence[int] = SCALE) -> AgreementReport:
+    """The agreement report (JSON-ready): sources, overlapping pairs, alpha, noisy flags;
+    weighted kappas and alpha on ``scale`` (the collection's grades: 0-3 by default).
 
     ``reference_default``: the reference was chosen by :func:`default_reference`, not named.
     """
@@ -250,7 +255,7 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
     if flag_on not in KAPPAS:
         raise PoolkitError(one_of(flag_on, KAPPAS, "kappa"))
     judged = _Judged(sources)
-    pairs = _all_pairs(sources, judged, level, resamples, seed)
+    pairs = _all_pairs(sources, judged, level, resamples, seed, scale)
     noisy: list[str] = []
     undecided: list[str] = []
     against: dict[str, float] = {}
@@ -266,13 +271,13 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
                 elif verdicts[other] == "undecided":
                     undecided.append(other)
     return AgreementReport(
-        machines=machine_agreement(sources, pairs, threshold),
-        scale=list(SCALE), level=level,
+        machines=machine_agreement(sources, pairs, threshold, scale),
+        scale=list(scale), level=level,
         sources=[{"name": s.name, "kind": s.kind, "judged": len(s.grades),
                   "queries": len(np.unique(judged.query[ids])), "unjudged": s.unjudged,
                   **s.origin} for s, ids in zip(sources, judged.ids)],
         pairs=pairs,
-        alpha=alpha_across(sources, judged=judged),
+        alpha=alpha_across(sources, judged=judged, scale=scale),
         reference=reference,
         reference_default=reference is not None and reference_default,
         flag={"kappa": flag_on, "threshold": threshold, "against_reference": against,
@@ -282,7 +287,8 @@ def agreement(sources: Sequence[LabelSource], *, level: int = 1, reference: str 
 
 
 def machine_agreement(sources: Sequence[LabelSource], pairs: Sequence[Mapping[str, Any]],
-                      threshold: float) -> list[dict[str, Any]] | None:
+                      threshold: float, scale: Sequence[int] = SCALE,
+                      ) -> list[dict[str, Any]] | None:
     """Each machine judge version against each other source it shares pairs with (see the
     module docstring); None when no source is a machine's."""
     machines = [s for s in sources if s.kind == "machine"]
@@ -304,20 +310,21 @@ def machine_agreement(sources: Sequence[LabelSource], pairs: Sequence[Mapping[st
                 "shared": r["shared"], "raw_agreement": r["raw_agreement"],
                 "kappa": r["kappa"], "kappa_ci": r["kappa_ci"],
                 "verdict": {w: verdict(ci, threshold) for w, ci in r["kappa_ci"].items()},
-                "confusion": {"rows": h.name, "columns": m.name, "labels": list(SCALE),
+                "confusion": {"rows": h.name, "columns": m.name, "labels": list(scale),
                               "counts": counts.tolist()},
-                "mean_difference": mean_difference(counts)})
+                "mean_difference": mean_difference(counts, scale)})
     return out
 
 
-def mean_difference(counts: np.ndarray) -> dict[str, float | None]:
+def mean_difference(counts: np.ndarray, scale: Sequence[int] = SCALE,
+                    ) -> dict[str, float | None]:
     """Per human grade g (the rows of ``counts``): the mean of (machine grade - g) over the
     pairs the human graded g; None where the human never gave g."""
-    scale = np.array(SCALE)
+    grades = np.array(scale)
     out: dict[str, float | None] = {}
-    for g, row in zip(SCALE, counts):
+    for g, row in zip(scale, counts):
         n = int(row.sum())
-        out[str(g)] = None if not n else float((row * (scale - g)).sum() / n)
+        out[str(g)] = None if not n else float((row * (grades - g)).sum() / n)
     return out
 
 
@@ -339,18 +346,19 @@ def verdict(interval: Mapping[str, float] | None, threshold: float) -> str:
 
 
 def machine_sources(store: Any, versions: Sequence[Any], taken: Collection[str] = (),
-                    ) -> list[LabelSource]:
+                    scale: Sequence[int] = SCALE) -> list[LabelSource]:
     """Machine judge versions (``policies.MachineVersion``) as sources of kind ``machine``,
     each named by its judge when the judge has one version here (and no other source has
     that name), else ``JUDGE@VERSION``."""
     per_judge = Counter(v.judge for v in versions)
     return [LabelSource.from_grades(
         v.judge if per_judge[v.judge] == 1 and v.judge not in taken else v.label, v.grades,
-        "machine", {"store": str(store.path), "judge": v.judge, "version": v.version})
+        "machine", {"store": str(store.path), "judge": v.judge, "version": v.version}, scale)
         for v in versions]
 
 
-def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[LabelSource]:
+def store_sources(store: Any, assessors: Sequence[str] | None = None,
+                  scale: Sequence[int] = SCALE) -> list[LabelSource]:
     """Each assessor's standing grades in a judging store (every pool version) as a source.
 
     Adjudications are left out: an adjudicator resolving disagreements is not an
@@ -371,16 +379,18 @@ def store_sources(store: Any, assessors: Sequence[str] | None = None) -> list[La
     if assessors is not None:
         names = check_assessors(assessors, names, f"{store.path}", PoolkitError)
     return [LabelSource.from_grades(n, by[n], "assessor" if n in graded else "import",
-                               {"store": str(store.path)}) for n in names]
+                                    {"store": str(store.path)}, scale) for n in names]
 
 
-def file_source(name: str, qrels: Any) -> LabelSource:
-    """A label file (``Qrels``) as a source; a grade above the scale names its file and line."""
+def file_source(name: str, qrels: Any, scale: Sequence[int] = SCALE) -> LabelSource:
+    """A label file (``Qrels``) as a source; a grade above the scale (the collection's, 0-3
+    without a config) names its file and line."""
     grades = {(q, d): g for q, docs in qrels.grades.items() for d, g in docs.items()}
+    fixed = "fixed " if scale == SCALE else ""
     for (q, d), g in grades.items():
-        if g > SCALE[-1]:
+        if g > scale[-1]:
             raise InputError(qrels.path, qrels.source_lines.get((q, d)),
-                             f"grade {g} for query {q!r} doc {d!r}: agreement uses the fixed "
-                             f"{SCALE[0]}-{SCALE[-1]} scale (negative grades count as unjudged)")
+                             f"grade {g} for query {q!r} doc {d!r}: agreement uses the {fixed}"
+                             f"{scale[0]}-{scale[-1]} scale (negative grades count as unjudged)")
     return LabelSource.from_grades(name, grades, "file",
-                                   {"path": qrels.path, "sha256": qrels.sha256})
+                                   {"path": qrels.path, "sha256": qrels.sha256}, scale)

@@ -100,7 +100,9 @@ def machine_lines(rows: list[dict[str, Any]], level: int, threshold: float) -> l
         return "-" if value is None else f"{value:+.2f}"
 
     said = {"ok": "ok", "too noisy": "TOO NOISY", "undecided": "undecided"}
-    lines = ["", f"Machine judges against each person or reference (kappa on the 4 grades, and "
+    grades = list(rows[0]["mean_difference"]) if rows else ["0", "1", "2", "3"]
+    lines = ["", f"Machine judges against each person or reference (kappa on the "
+                 f"{len(grades)} grades, and "
                  f"binary at grade >= {level}; verdict against {threshold}; mean difference "
                  f"= machine minus human grade, per human grade: + is lenient)"]
     lines += grid(["judge", "against", "shared", "kappa", "interval", "verdict", "binary",
@@ -110,8 +112,8 @@ def machine_lines(rows: list[dict[str, Any]], level: int, threshold: float) -> l
                     fmt(r["kappa"]["binary"], 3), band(r, "binary"),
                     said[r["verdict"]["binary"]]] for r in rows], left=(1,))
     lines += ["", "  mean grade difference (machine minus human) by the human's grade"]
-    lines += grid(["judge", "against", "human 0", "human 1", "human 2", "human 3"],
+    lines += grid(["judge", "against", *(f"human {g}" for g in grades)],
                   [[r["source"], r["against"],
-                    *(diff(r["mean_difference"][str(g)]) for g in range(4))] for r in rows],
+                    *(diff(r["mean_difference"][g]) for g in grades)] for r in rows],
                   left=(1,))
     return lines

@@ -22,6 +22,7 @@ from poolkit.analysis.agreement import (
 )
 from poolkit.analysis.inputs import named_paths
 from poolkit.analysis.reports import THRESHOLD, AgreementReport
+from poolkit.analysis.stats import SCALE
 from poolkit.collection import Collection
 from poolkit.errors import PoolkitError
 from poolkit.io import read_labels
@@ -61,26 +62,29 @@ def label_agreement(request: AgreementRequest) -> AgreementReport:
                            "two label files with --qrels")
     level = r.level
     sources: list[LabelSource] = []
+    scale: Sequence[int] = SCALE  # a config's own scale, else 0-3
     if r.config is not None:
         with Collection.open(r.config) as collection:
             if level is None:
                 level = collection.config.judge.relevance_level
+            scale = list(collection.config.grades.grades)
             store = collection.store
-            sources += store_sources(store, None if r.assessors is None else list(r.assessors))
+            sources += store_sources(store, None if r.assessors is None else list(r.assessors),
+                                     scale)
             sources += machine_sources(store, _versions(store, r.machines,
                                                         collection.config.store_label),
-                                       {s.name for s in sources})
+                                       {s.name for s in sources}, scale)
     elif r.assessors:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
     elif r.machines:
         raise PoolkitError("--with-machine needs a CONFIG (machine judges live in its judging "
                            "store)")
     for name, path in named_paths(r.qrels):
-        sources.append(file_source(name, read_labels(path, r.qrels_format)))
+        sources.append(file_source(name, read_labels(path, r.qrels_format), scale))
     reference = r.reference if r.reference is not None else default_reference(sources)
     return agreement(sources, level=level if level is not None else 1, reference=reference,
                      reference_default=r.reference is None, threshold=r.threshold,
-                     flag_on=r.kappa)
+                     flag_on=r.kappa, scale=scale)
 
 
 def _versions(store: StoreBackend, names: Sequence[str] | None, where: str,

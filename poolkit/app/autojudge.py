@@ -88,7 +88,7 @@ class AutojudgeReport(Report):
         text = (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
                 f"{self.store}: {p['total']} pairs, {p['graded']} graded, {p['already']} "
                 f"already graded, {p['failed']} failed\n"
-                f"  grades: 0: {g['0']}  1: {g['1']}  2: {g['2']}  3: {g['3']}\n"
+                f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 f"  tokens: {self.tokens['prompt']:,} prompt, {self.tokens['completion']:,} "
                 f"completion in {self.seconds:.1f} s\n")
         if self.variant is not None:
@@ -96,6 +96,14 @@ class AutojudgeReport(Report):
 
             text += variant_table(self.variant)
         return text
+
+
+def _template(spec: JudgeSpec, scale: Any) -> str:
+    """The judge's template on the collection's scale: a config's own as written (its
+    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
+    from poolkit.judges.prompt import builtin_template
+
+    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
 
 
 def judge_spec(config: Any, name: str) -> JudgeSpec:
@@ -117,7 +125,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
 
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
-    from poolkit.judges import judge_kind
+    from poolkit.io.scale import DEFAULT_SCALE
+    from poolkit.judges import judge_kind, on_scale
 
     started = time.monotonic()
     collection = Collection.open(request.config, write=not request.dry_run)
@@ -125,12 +134,18 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
     variant = parse_variant(spec, kind, request.variant) if request.variant else None
+    scale = config.grades
+    if scale != DEFAULT_SCALE and not kind.any_scale:
+        raise PoolkitError(f"{config.path}: judge {spec.name!r} (kind {kind.name}) grades on "
+                           f"the 0-3 scale only, and the collection's grades: are "
+                           f"{scale.span}; use a kind that follows the scale (openai)")
     with collection:
         store = collection.store
         if not request.dry_run:
             collection.assessor(spec.name, "grade", "--judge")
         pairs = _pairs(store, request.queries)
-        judge = kind.build(spec.settings, spec.template, cache_dir=config.cache_dir,
+        judge = kind.build(on_scale(spec.settings, scale), _template(spec, scale),
+                           cache_dir=config.cache_dir,
                            read_cache=not request.regrade,
                            calibration=_calibration(store, pairs))
         if variant is not None:
@@ -151,7 +166,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
-                grades={str(g): 0 for g in range(4)}, tokens={"prompt": 0, "completion": 0},
+                grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judge, todo, spec.settings))
         report = None
@@ -159,10 +174,10 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             from poolkit.app.variants import variant_report
 
             base_version = kind.version_of(base.settings, base.template)
-            base_run = _Run(store, spec, base_version, kind.name, base, False)
+            base_run = _Run(store, spec, base_version, kind.name, base, False, scale.top)
             done_base = _graded(store, spec.name, base_version)
             base_run.grade([p for p in pairs if (p.query.qid, p.docid) not in done_base])
-        run = _Run(store, spec, version, kind.name, judge, request.regrade)
+        run = _Run(store, spec, version, kind.name, judge, request.regrade, scale.top)
         run.grade(todo)
         if variant is not None:
             report = variant_report(store, spec.name, variant, base_version, version, pairs,
@@ -252,14 +267,14 @@ class _Run:
     """One autojudge run: asks on ``concurrency`` threads, records on this one."""
 
     def __init__(self, store: StoreBackend, spec: JudgeSpec, version: str, kind: str,
-                 judge: Any, regrade: bool) -> None:
+                 judge: Any, regrade: bool, top: int = 3) -> None:
         from poolkit.judges.prompt import sha256
 
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
         self.judge, self.regrade = judge, regrade
-        self.template_sha256 = sha256(spec.template)
+        self.template_sha256 = sha256(judge.template)
         self.graded = self.already = self.failed = 0
-        self.grades = {g: 0 for g in range(4)}
+        self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
 

@@ -107,10 +107,11 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
     texts: dict[str, str] = {}
     fmt = request.qrels_format or detect(path, "qrels")
     if fmt == "golden":
-        labels, texts, _provenance = read_golden_full(path)
+        labels, texts, _provenance = read_golden_full(path, config.grades)
     else:
         labels = read_labels(path, fmt)
-    graded, unjudged = split_unjudged(labels)  # off-scale grades: an error naming the line
+    # a grade off the config's scale: an error naming the line
+    graded, unjudged = split_unjudged(labels, config.grades)
     queries = read_queries(config.queries)
     for line in text_contradictions(path, texts, {q.qid: q.text for q in queries},
                                     config.queries.name):

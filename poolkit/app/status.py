@@ -59,10 +59,13 @@ class StatusReport(Report):
     team: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the current assignment plan (``poolkit assign``), if there is one
     assignment: dict[str, Any] | None = None
+    #: the store's top grade: the table's histogram columns before anyone judged (the JSON
+    #: has each assessor's histogram, over the same grades)
+    top: int = 3
 
     def to_dict(self) -> dict[str, Any]:
         out = self.counts.to_dict()
-        out["assessors"] = _with_team(out["assessors"], self.team, out["pooled"])
+        out["assessors"] = _with_team(out["assessors"], self.team, out["pooled"], self.top)
         if self.assignment is not None:
             out["assignment"] = self.assignment
         if self.plan is not None:
@@ -75,14 +78,14 @@ class StatusReport(Report):
         return out
 
     def render_table(self) -> str:
-        return render_table(self.to_dict())
+        return render_table(self.to_dict(), self.top)
 
 
 def _with_team(counts: dict[str, Any], team: dict[str, dict[str, Any]],
-               pooled: int) -> dict[str, Any]:
+               pooled: int, top: int) -> dict[str, Any]:
     """Each assessor's counts with her team figures; one assigned work who has judged
     nothing yet is listed too (with nothing counted)."""
-    blank = {"judged": 0, "pooled": pooled, "grades": {str(g): 0 for g in range(4)},
+    blank = {"judged": 0, "pooled": pooled, "grades": {str(g): 0 for g in range(top + 1)},
              "median_seconds": None, "fast": False, "under_min_display": 0}
     names = sorted(set(counts) | {n for n, t in team.items() if t.get("assigned")})
     return {n: {**counts.get(n, blank), **team.get(n, {})} for n in names}
@@ -93,15 +96,18 @@ def status(collection: Collection, pool_version: int | None = None) -> StatusRep
     ``pool_version`` (None: the latest, so a new version is picked up at each call)."""
     from poolkit.store.judging import status_report
 
-    counts = status_report(collection.store, pool_version, collection.config.judge.min_display)
+    top = collection.config.grades.top  # the store's, once a grade was given (Collection)
+    counts = status_report(collection.store, pool_version, collection.config.judge.min_display,
+                           top)
     from poolkit.analysis.team import team_figures
 
     machines = machine_coverage(collection.store, counts.pool_version)
     team, assignment = team_figures(collection.store)
     if counts.pool_version is None:
-        return StatusReport(counts, machines=machines, team=team, assignment=assignment)
+        return StatusReport(counts, machines=machines, team=team, assignment=assignment,
+                            top=top)
     return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
-                        machines, team, assignment)
+                        machines, team, assignment, top)
 
 
 def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
@@ -189,18 +195,27 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def render_table(report: Mapping[str, Any]) -> str:
+def _scale_of(report: Mapping[str, Any], top: int) -> list[str]:
+    """The histogram's columns: the grades every assessor's histogram has (the store's
+    scale 0..``top``, and any grade above it an older store holds)."""
+    cells = list(report["assessors"].values())
+    return list(cells[0]["grades"]) if cells else [str(g) for g in range(top + 1)]
+
+
+def render_table(report: Mapping[str, Any], top: int = 3) -> str:
     """The report (as its JSON document) as aligned text for a terminal."""
     from poolkit.store.judging import FAST_MEDIAN
 
-    head = ("query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med s", "double",
-            "judged/budget", "rel", "left est (95%)")
+    grades = _scale_of(report, top)
+    blank = ("",) * len(grades)
+    head = ("query", "assessor", "judged/pooled", *(f"g{g}" for g in grades), "med s",
+            "double", "judged/budget", "rel", "left est (95%)")
     rows: list[tuple[str, ...]] = []
 
     def cells(qid: str, name: str, cell: dict[str, Any], double: str = "") -> tuple[str, ...]:
         g = cell["grades"]
-        return (qid, name, f"{cell['judged']}/{cell['pooled']}", g["0"], g["1"], g["2"],
-                g["3"], _seconds(cell["median_seconds"]), double, "", "", "")
+        return (qid, name, f"{cell['judged']}/{cell['pooled']}", *(g.get(k, 0) for k in grades),
+                _seconds(cell["median_seconds"]), double, "", "", "")
 
     def progress(q: dict[str, Any]) -> tuple[str, str, str]:
         if "remaining_estimate" not in q:
@@ -212,10 +227,10 @@ def render_table(report: Mapping[str, Any]) -> str:
                 str(q["relevant_found"]), left)
 
     for qid, q in report["queries"].items():
-        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", "", "", "", "", "",
+        rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", *blank, "",
                      str(q["doubly_judged"]), *progress(q)))
         rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
-    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", "", "", "", "", "",
+    rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", *blank, "",
                  str(report["doubly_judged"]), "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
     lines = [f"store {report['store']} · pool version {report['pool_version']}",

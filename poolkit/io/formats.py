@@ -226,7 +226,11 @@ def detect(path: str | Path, kind: str) -> str:
     head = head_of(path)
     if not head.lines:
         raise InputError(path, None, "file is empty")
-    found = {k: [n for n, f in formats.items() if f.sniff(head)] for k, formats in _KINDS.items()}
+    # A SQLite file (a judging store given by mistake) is no text format, however its header
+    # bytes happen to split into columns (its page count can make 4 of them: "TREC qrels").
+    binary = head.first.startswith("SQLite format 3\x00")
+    found = {k: [n for n, f in formats.items() if not binary and f.sniff(head)]
+             for k, formats in _KINDS.items()}
     flag = f"--{kind}-format"
     other = "run" if kind == "qrels" else "qrels"
     mine = found[kind]

@@ -25,6 +25,7 @@ import yaml
 from poolkit.errors import InputError, one_of, printable
 from poolkit.io.common import decode, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.io.validate import check_id, grade_problem
 from poolkit.io.yamlnodes import (
     compose,
@@ -45,8 +46,10 @@ def read_golden(path: str | Path) -> Qrels:
     return qrels
 
 
-def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str, Any]]:
-    """Grades, query texts and provenance (per query id) from a golden.yaml."""
+def read_golden_full(path: str | Path, scale: GradeScale = DEFAULT_SCALE,
+                     ) -> tuple[Qrels, dict[str, str], dict[str, Any]]:
+    """Grades, query texts and provenance (per query id) from a golden.yaml; a grade off
+    ``scale`` (the collection's, when a config is read with it) names its line."""
     data = read_bytes(path)
     root = compose(path, decode(path, data))
     entries: list[yaml.Node] | None = None
@@ -89,10 +92,10 @@ def read_golden_full(path: str | Path) -> tuple[Qrels, dict[str, str], dict[str,
                 grade = int(raw)
             except ValueError:
                 grade = None
-            if grade is None or grade_problem(grade) or raw.strip() != str(grade):
+            if grade is None or grade_problem(grade, scale=scale) or raw.strip() != str(grade):
                 raise InputError(path, line_of(dv),
                                  f"grade {raw!r} for query {qid!r} doc {docid!r} must be an "
-                                 f"integer 0-3")
+                                 f"integer {scale.span}")
             if docid in docs:
                 raise InputError(path, line_of(dk), f"doc {docid!r} graded twice for {qid!r}")
             docs[docid] = grade

@@ -6,7 +6,8 @@ where they read a value, so a bad value is refused with the file and line it cam
 - **Ids** (query and doc ids) are non-empty and contain no whitespace and no control
   character: TREC's whitespace-separated formats cannot carry them, so such an id would be
   written as a malformed line (``q_faw Q0 z 1 4 0.29 bm25``) by every writer downstream.
-- **Grades** have one scale: :data:`GRADE_SCALE` (0 not relevant ... 3 perfectly relevant).
+- **Grades** are on the collection's scale (``io.scale``; by default :data:`GRADE_SCALE`,
+  0 not relevant ... 3 perfectly relevant).
   :data:`UNJUDGED` (-1) is TREC's "pooled, not judged": accepted where qrels are read for
   scoring (trec_eval's infAP needs it) and kept as such on import, never as a grade.
 - **Names** (systems, assessors) are what poolkit prints in tables and uses in file names:
@@ -19,6 +20,7 @@ import re
 from pathlib import Path
 
 from poolkit.errors import InputError, PoolkitError
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 
 GRADE_SCALE = range(0, 4)
 UNJUDGED = -1
@@ -104,12 +106,14 @@ def has_control_chars(text: str) -> bool:
     return _BAD_ID_STR.search(text) is not None
 
 
-def grade_problem(grade: int, allow_unjudged: bool = False) -> str | None:
-    """Why ``grade`` is off poolkit's scale, or None (``allow_unjudged`` admits -1)."""
-    if grade in GRADE_SCALE or (allow_unjudged and grade == UNJUDGED):
+def grade_problem(grade: int, allow_unjudged: bool = False,
+                  scale: GradeScale = DEFAULT_SCALE) -> str | None:
+    """Why ``grade`` is off ``scale`` (the collection's), or None (``allow_unjudged`` admits
+    -1)."""
+    if grade in scale.grades or (allow_unjudged and grade == UNJUDGED):
         return None
     extra = f", or {UNJUDGED} for 'pooled, not judged'" if allow_unjudged else ""
-    return f"grade {grade} is off the scale {GRADE_SCALE[0]}-{GRADE_SCALE[-1]}{extra}"
+    return f"grade {grade} is off the scale {scale.span}{extra}"
 
 
 def check_system_name(name: str, where: str = "system name") -> str:

@@ -55,8 +55,10 @@ class TopicScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-REVIEW_FILTERS = {"a": None, "0": 0, "1": 1, "2": 2, "3": 3, "minus": -1}
-"""Review-list keys: ``a`` all, a grade only that grade, ``-`` passages without a grade."""
+REVIEW_FILTERS: dict[str, int | None] = {"a": None, **{str(g): g for g in range(10)},
+                                         "minus": -1}
+"""Review-list keys: ``a`` all, a grade only that grade (those of the scale: the others do
+nothing), ``-`` passages without a grade."""
 
 
 def review_rows(session: JudgingSession, qid: str, grades: Mapping[int, str],
@@ -118,12 +120,17 @@ class ReviewScreen(ModalScreen[Item | None]):
         total = len(self.session.items[self.qid])
         self.query_one("#review-title", Static).update(
             f"Query {self.qid}: {len(rows)} of {total} passages ({shown}) · Enter opens · "
-            "0-3 a - filter · Escape closes")
+            f"0-{max(self.grades)} a - filter · Escape closes")
         current = self.session.current
         if current in self._items:
             options.highlighted = self._items.index(current)
         elif rows:
             options.highlighted = 0
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A grade key filters only by a grade of the scale."""
+        return not (action == "only" and parameters and isinstance(parameters[0], int)
+                    and parameters[0] not in self.grades and parameters[0] != -1)
 
     def action_only(self, grade: int | None) -> None:
         self.only = grade

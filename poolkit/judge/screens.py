@@ -283,6 +283,11 @@ class JudgeScreen(Screen[None]):
             event, done = self.unsaved
             await self._save(event, done, retry=True)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the scale's grade keys grade (every digit is bound; a key off the scale is
+        left to any other binding of it, or does nothing)."""
+        return not (action == "grade" and parameters and parameters[0] not in self.judge.grades)
+
     async def action_grade(self, grade: int) -> None:
         if self.waiting():
             return

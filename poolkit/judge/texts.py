@@ -15,7 +15,7 @@ from rich.text import Text
 from poolkit.judge.highlight import query_terms, term_pattern
 from poolkit.judge.review import MachineReview
 from poolkit.judge.session import Item, JudgingProgress, JudgingSession
-from poolkit.keymap import KEY_ACTIONS, key_names
+from poolkit.keymap import KEY_ACTIONS, grade_actions, key_names
 from poolkit.store.records import QueryRecord, Source
 
 HIGHLIGHT = "bold black on yellow"           # the query's words
@@ -237,9 +237,12 @@ def duration(seconds: float) -> str:
 def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:
     """Every action, grades first, each by its first key (the help screen lists them all);
     on a narrow terminal it wraps between actions rather than hiding any. The default grade
-    keys read as one range (``0-3``) and previous/next as one ``move``."""
-    labels = [key_label(keys[f"grade_{g}"]) for g in range(4)]
-    grade_keys = "0-3" if labels == ["0", "1", "2", "3"] else " ".join(labels)
+    keys read as one range (``0-3``, ``0-1``: the scale's) and previous/next as one
+    ``move``."""
+    grades = grade_actions(keys)
+    labels = [key_label(keys[f"grade_{g}"]) for g in grades]
+    plain = labels == [str(g) for g in grades]
+    grade_keys = f"0-{grades[-1]}" if plain else " ".join(labels)
     move = f"{first_key(keys['previous'])} {first_key(keys['next'])}"
     parts = [(grade_keys, "grade"), (move, "move")] + [(first_key(keys[a.name]), a.label)
                                                        for a in KEY_ACTIONS if a.label]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.params import Param
 from poolkit.store.records import MACHINE, Event, QueryRecord
 
@@ -44,8 +45,8 @@ class JudgePair:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A machine judge's grade of one pair (``grade`` on ``io.validate.GRADE_SCALE``), with
-    what it said for it when the kind keeps that."""
+    """A machine judge's grade of one pair (``grade`` on the collection's scale,
+    ``io.scale``), with what it said for it when the kind keeps that."""
 
     qid: str
     docid: str
@@ -75,6 +76,9 @@ class JudgeKind(ABC):
     summary: ClassVar[str]
     options: ClassVar[tuple[Param, ...]] = ()
     version: ClassVar[str] = "1"
+    #: whether it grades on any collection scale (``settings["grades"]``, :func:`on_scale`);
+    #: a kind that does not grades 0-3 only, and autojudge refuses it on another scale
+    any_scale: ClassVar[bool] = False
     #: the option keys a config must give
     required: ClassVar[tuple[str, ...]] = ()
     #: the option keys that change a grade: with the kind, its version and the prompt
@@ -91,12 +95,18 @@ class JudgeKind(ABC):
 
     def version_of(self, settings: Mapping[str, Any], template: str = "") -> str:
         """The judge version of a judge of this kind with ``settings`` and ``template``:
-        16 hex digits of a hash, so a change of model, prompt or parameter is a new one."""
+        16 hex digits of a hash, so a change of model, prompt or parameter is a new one.
+        ``settings["grades"]``, the labels of a collection's scale other than 0-3
+        (:func:`on_scale`), is hashed too; on 0-3 there is none, and a version is what it
+        was before scales."""
         import hashlib
         import json
 
-        doc = {"kind": self.name, "kind_version": self.version, "template": template,
-               "settings": {k: settings.get(k) for k in self.versioned}}
+        doc: dict[str, Any] = {"kind": self.name, "kind_version": self.version,
+                               "template": template,
+                               "settings": {k: settings.get(k) for k in self.versioned}}
+        if settings.get("grades"):
+            doc["grades"] = list(settings["grades"])
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -125,6 +135,21 @@ class JudgeKind(ABC):
         return Event(qid=verdict.qid, docid=verdict.docid, assessor=judge, kind="grade",
                      grade=verdict.grade, text_hash=text_hash, pool_version=pool_version,
                      origin=MACHINE, judge_version=self.version_of(settings, template))
+
+
+def on_scale(settings: Mapping[str, Any], scale: GradeScale) -> dict[str, Any]:
+    """A judge's settings on the collection's grade ``scale``: as given on 0-3, else with
+    ``grades`` (the scale's labels), which the judge's rubric and parser follow and its
+    version hashes."""
+    if scale == DEFAULT_SCALE:
+        return dict(settings)
+    return {**settings, "grades": list(scale.labels)}
+
+
+def scale_of(settings: Mapping[str, Any]) -> GradeScale:
+    """The scale a judge built from ``settings`` (:func:`on_scale`) grades on."""
+    grades = settings.get("grades")
+    return GradeScale(tuple(grades)) if grades else DEFAULT_SCALE
 
 
 #: kind name -> its declaration: the one registry of machine-judge kinds

@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from poolkit.errors import PoolkitError
-from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind
+from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind, scale_of
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
     grade_distribution,
@@ -90,6 +90,7 @@ class OpenAIKind(JudgeKind):
     name = "openai"
     summary = "an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, hosted)"
     version = "1"
+    any_scale = True  # the rubric and the parser follow settings["grades"]
     required = ("base_url", "model")
     options = (
         Param("base_url", (str,), None, "the endpoint's base URL, ending in /v1",
@@ -145,6 +146,8 @@ class ChatJudge:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = dict(settings)
         self.template = template
+        #: the collection's scale (``judges.on_scale``): the rubric's grades, those read back
+        self.scale = scale_of(settings)
         self.cache_dir = cache_dir / "judges" if cache_dir is not None else None
         self.read_cache = read_cache
         self.sleep = sleep
@@ -159,7 +162,7 @@ class ChatJudge:
     # -- prompts and the cache -----------------------------------------------------------
     def prompt(self, pair: JudgePair) -> str:
         return render(self.template, pair.query, pair.title, pair.body,
-                      str(self.settings.get("scale_order") or "ascending"))
+                      str(self.settings.get("scale_order") or "ascending"), self.scale)
 
     def parameters(self) -> dict[str, Any]:
         return {k: self.settings.get(k) for k in OpenAIKind.versioned}
@@ -207,8 +210,8 @@ class ChatJudge:
             raw, model, distribution, usage = self._read(doc)
             tokens[0] += usage[0]
             tokens[1] += usage[1]
-            answer = Answer(parse_grade(raw), raw, model, distribution, tokens[0], tokens[1],
-                            round(spent, 6), attempt)
+            answer = Answer(parse_grade(raw, self.scale.top), raw, model, distribution,
+                            tokens[0], tokens[1], round(spent, 6), attempt)
             if answer.grade is not None:
                 self._store(key, answer)
                 return answer
@@ -230,9 +233,9 @@ class ChatJudge:
             if isinstance(choice.get("logprobs"), dict) else []
         for token in content:
             if isinstance(token, dict) and str(token.get("token", "")).strip().strip(
-                    "*\"'`") in ("0", "1", "2", "3"):
+                    "*\"'`") in [str(g) for g in self.scale.grades]:
                 alternatives = list(token.get("top_logprobs") or []) or [token]
-                distribution = grade_distribution(alternatives)
+                distribution = grade_distribution(alternatives, self.scale.top)
                 break
         usage = doc.get("usage") or {}
         counts = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))

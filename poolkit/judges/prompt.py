@@ -18,6 +18,14 @@ the whole answer, stripped, is one short line (at most ``MAX_ANSWER`` characters
 optionally in ``*``/quotes). Anything longer — an explanation, the passage echoed back with
 "answer 3" inside it — is not a grade: an instruction planted in a passage cannot become a
 grade by being repeated.
+
+Another grade scale. The rubric and the parser follow the collection's scale (the config's
+``grades:``, ``io.scale``): on a scale other than the default 0-3 the rubric is that scale's
+labels (``g = label``, one a line), the built-in template asks for a digit from 0 to G
+(:func:`builtin_template`), and only the digits 0..G read as grades (an answer of 3 on a
+binary scale is unreadable, as any other non-grade, and is asked again). The judge version
+then differs from the 0-3 one (``JudgeKind.version_of`` hashes the scale), so grades made
+on one scale are never mistaken for grades on another.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import re
 import string
 from collections.abc import Mapping
 
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.store.records import QueryRecord
 
 #: grade -> its meaning, the usual 0-3 relevance rubric
@@ -63,7 +72,22 @@ Grade:"""
 
 #: The longest answer read as a grade ("Relevance: 3." is 14 characters).
 MAX_ANSWER = 20
-_GRADE = re.compile(r"(?:(?:grade|relevance|score)\s*[:=]?\s*)?([0-3])\.?", re.IGNORECASE)
+_GRADE = r"(?:(?:grade|relevance|score)\s*[:=]?\s*)?([0-{top}])\.?"
+_ASKS = "a single digit from 0 to 3."
+
+
+def builtin_template(scale: GradeScale = DEFAULT_SCALE) -> str:
+    """The built-in template for ``scale``: the 0-3 one word for word, else asking for a
+    digit of 0..G (``0 or 1`` on a binary scale)."""
+    if scale.top == DEFAULT_SCALE.top:
+        return BUILTIN_TEMPLATE
+    digits = "0 or 1" if scale.top == 1 else f"from 0 to {scale.top}"
+    return BUILTIN_TEMPLATE.replace(_ASKS, f"a single digit {digits}.")
+
+
+def rubric(scale: GradeScale = DEFAULT_SCALE) -> dict[int, str]:
+    """Grade -> its meaning in the prompt: the built-in 0-3 rubric, or ``scale``'s labels."""
+    return dict(RUBRIC) if scale == DEFAULT_SCALE else scale.label_map()
 
 
 class TemplateProblem(ValueError):
@@ -96,9 +120,10 @@ def check_template(template: str) -> None:
                                   f"passage to grade goes)")
 
 
-def scale_text(order: str = "ascending") -> str:
-    grades = sorted(RUBRIC, reverse=(order == "descending"))
-    return "\n".join(f"{g} = {RUBRIC[g]}" for g in grades)
+def scale_text(order: str = "ascending", scale: GradeScale = DEFAULT_SCALE) -> str:
+    meanings = rubric(scale)
+    grades = sorted(meanings, reverse=(order == "descending"))
+    return "\n".join(f"{g} = {meanings[g]}" for g in grades)
 
 
 def topic_text(query: QueryRecord) -> str:
@@ -111,21 +136,22 @@ def topic_text(query: QueryRecord) -> str:
 
 
 def render(template: str, query: QueryRecord, title: str, body: str,
-           scale_order: str = "ascending") -> str:
+           scale_order: str = "ascending", scale: GradeScale = DEFAULT_SCALE) -> str:
     """The prompt for one pair."""
     passage = f"{title}\n\n{body}" if title else body
     return template.format(passage=passage, query=query.text,
                            description=query.description or "",
                            narrative=query.narrative or "", topic=topic_text(query),
-                           scale=scale_text(scale_order))
+                           scale=scale_text(scale_order, scale))
 
 
-def parse_grade(answer: str) -> int | None:
-    """The grade the answer states, or None when it is anything but a bare grade."""
+def parse_grade(answer: str, top: int = 3) -> int | None:
+    """The grade of 0..``top`` the answer states, or None when it is anything but a bare
+    grade of the scale."""
     text = answer.strip().strip("*\"'`").strip()
     if not text or len(text) > MAX_ANSWER or "\n" in text:
         return None
-    match = _GRADE.fullmatch(text)
+    match = re.fullmatch(_GRADE.format(top=top), text, re.IGNORECASE)
     return int(match.group(1)) if match else None
 
 
@@ -133,12 +159,13 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def grade_distribution(top_logprobs: list[Mapping[str, object]]) -> dict[str, float] | None:
-    """The probabilities of grades 0-3 among a token's top alternatives (each
+def grade_distribution(top_logprobs: list[Mapping[str, object]], top: int = 3,
+                       ) -> dict[str, float] | None:
+    """The probabilities of grades 0..``top`` among a token's top alternatives (each
     ``{"token", "logprob"}``), normalised over the grades found; None when none is a grade."""
     import math
 
-    mass = {str(g): 0.0 for g in range(4)}
+    mass = {str(g): 0.0 for g in range(top + 1)}
     for alt in top_logprobs:
         token = str(alt.get("token", "")).strip().strip("*\"'`")
         logprob = alt.get("logprob")

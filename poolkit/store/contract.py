@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from poolkit.io.sample import QueryDraw, SampledPair
+from poolkit.io.scale import GradeScale
 from poolkit.store.assign_sql import AssignmentPlan, Slots
 from poolkit.store.records import (
     GRADING_KINDS,
@@ -52,6 +53,13 @@ class StoreBackend(Protocol):
 
     @property
     def schema_version(self) -> int: ...
+
+    # the grade scale (meta.grades; none recorded: the default 0-3)
+    @property
+    def grade_scale(self) -> GradeScale: ...
+    def recorded_scale(self) -> GradeScale | None: ...
+    def record_scale(self, scale: GradeScale) -> None: ...
+    def top_grade_given(self) -> int | None: ...
 
     # queries and texts
     def upsert_queries(self, queries: Iterable[QueryRecord]) -> None: ...

@@ -4,7 +4,8 @@ Every data table is copied row for row in insertion order (so queries keep their
 events their ids), into a destination that holds no data yet. Both stores are then read back
 into a content hash — per table, its rows in a canonical order, values as JSON (floats in their
 shortest round-trip form) — and the copy stands only if the hashes agree. ``meta`` (schema
-version, creation time, backend) describes a store, not its data, and is not copied.
+version, creation time, backend) describes a store, not its data, and is not copied, but for
+the grade scale the store recorded (``meta.grades``), which its grades are on.
 
 A copy into a new SQLite file is built in a locked temporary file beside it
 (``.NAME.XXXXXXXX.tmp``) and linked into place only once verified, so a copy that fails or is
@@ -97,6 +98,9 @@ def copy_store(source: StoreBackend, destination: StoreBackend) -> CopyReport:
         for table in data_tables(source):
             columns = source.columns(table)
             destination.insert_rows(table, columns, source.table_rows(table, columns))
+        scale = source.recorded_scale()
+        if scale is not None:
+            destination.record_scale(scale)
     destination.after_copy()
     report = CopyReport()
     report.source_hash, report.counts = content_hash(source)

@@ -13,16 +13,17 @@ from pathlib import Path
 
 from poolkit.errors import InputError
 from poolkit.io.qrels import Qrels
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.io.validate import UNJUDGED, grade_problem
 from poolkit.store.contract import StoreBackend
 from poolkit.store.records import MACHINE, PERSON, Event, now
 
 
-def split_unjudged(qrels: Qrels) -> tuple[Qrels, int]:
+def split_unjudged(qrels: Qrels, scale: GradeScale = DEFAULT_SCALE) -> tuple[Qrels, int]:
     """The grades to import and how many pairs were marked -1 ("pooled, not judged").
 
-    A grade off poolkit's scale (``poolkit.io.validate``) is an InputError naming its file
-    and line: an import must not record what ``export`` would then write and ``score``
+    A grade off the collection's ``scale`` (``poolkit.io.validate``) is an InputError naming
+    its file and line: an import must not record what ``export`` would then write and ``score``
     refuse. -1 is TREC's mark for a pooled pair nobody judged: it is not a grade, so it is
     counted and left out, never recorded as one.
     """
@@ -33,7 +34,7 @@ def split_unjudged(qrels: Qrels) -> tuple[Qrels, int]:
             if grade == UNJUDGED:
                 unjudged += 1
                 continue
-            problem = grade_problem(grade, allow_unjudged=True)
+            problem = grade_problem(grade, allow_unjudged=True, scale=scale)
             if problem is not None:
                 raise InputError(qrels.path or qrels.name, qrels.source_lines.get((qid, docid)),
                                  f"query {qid!r} doc {docid!r}: {problem}")

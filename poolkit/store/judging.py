@@ -135,8 +135,9 @@ class StatusCounts(Report):
 
 
 def status_report(store: StoreBackend, pool_version: int | None = None,
-                  min_display: float = 0.0) -> StatusCounts:
-    """Per query and per assessor: judged / pooled, grade histogram, median seconds, doubles.
+                  min_display: float = 0.0, top: int | None = None) -> StatusCounts:
+    """Per query and per assessor: judged / pooled, grade histogram (over 0..``top``, the
+    collection's scale; None: the store's), median seconds, doubles.
 
     ``judged`` counts pooled pairs holding a standing grade (grade or import events, after
     undo); labels for pairs outside the pool are counted apart as ``unpooled_labels``.
@@ -193,7 +194,7 @@ def status_report(store: StoreBackend, pool_version: int | None = None,
         cell["under_min_display"] = sum(1 for x in taken if x < min_display)
     for cell in [*overall.values(), *(c for r in queries.values()
                                      for c in r["assessors"].values())]:
-        cell["grades"] = _histogram(cell["grades"])
+        cell["grades"] = _histogram(cell["grades"], store.grade_scale.top if top is None else top)
     return StatusCounts(
         store=str(store.path),
         pool_version=version,
@@ -208,9 +209,10 @@ def status_report(store: StoreBackend, pool_version: int | None = None,
     )
 
 
-def _histogram(counts: Mapping[int | None, int]) -> dict[str, int]:
-    """Grade histogram with 0-3 always present (string keys: JSON-ready), others appended."""
-    out = {str(g): int(counts.get(g, 0)) for g in range(4)}
-    for g in sorted(k for k in counts if k is not None and k not in range(4)):
+def _histogram(counts: Mapping[int | None, int], top: int = 3) -> dict[str, int]:
+    """Grade histogram with the store's scale 0..``top`` always present (string keys:
+    JSON-ready), others appended."""
+    out = {str(g): int(counts.get(g, 0)) for g in range(top + 1)}
+    for g in sorted(k for k in counts if k is not None and k > top):
         out[str(g)] = int(counts[g])
     return out

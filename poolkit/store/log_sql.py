@@ -41,7 +41,7 @@ class LogSql(SqlBase):
         A person's grade or can't-judge on a pair of the assignment plan first takes the
         person's slot of it in the same transaction (``AssignSql.claim_slot``): a pair that
         has its overlap without her raises ``OverlapFull`` and records nothing."""
-        row = event_row(event)
+        row = event_row(event, self.grade_scale)
         with self.transaction() as c:
             self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
@@ -51,12 +51,12 @@ class LogSql(SqlBase):
         already logged (the earlier attempt committed but its answer was lost with the
         connection), its id is returned and nothing is added. So a write retried after a
         failure it cannot see the outcome of is in the log exactly once."""
-        row = event_row(event)
+        row = event_row(event, self.grade_scale)
         machine = event.assessor if event.origin == MACHINE else None
         with self.transaction() as c:
             for e in self.events(qid=event.qid, assessor=event.assessor, kinds=[event.kind],
                                  machine=machine):
-                if e.docid == event.docid and event_row(e) == row:
+                if e.docid == event.docid and event_row(e, self.grade_scale) == row:
                     return int(e.id)  # type: ignore[arg-type]
             self._take_slot(event)
             return int(c.execute(self._insert_event() + " RETURNING id", row).fetchone()[0])
@@ -71,7 +71,7 @@ class LogSql(SqlBase):
 
     def record_events(self, events: Iterable[Event]) -> int:
         """Append many events in one transaction (imports); returns how many."""
-        rows = [event_row(e) for e in events]
+        rows = [event_row(e, self.grade_scale) for e in events]
         with self.transaction() as c:
             c.executemany(self._insert_event(), rows)
         return len(rows)

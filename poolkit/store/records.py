@@ -14,7 +14,7 @@ from typing import Any
 
 from poolkit.errors import StoreError
 from poolkit.io.corpus import QueryRecord
-from poolkit.io.validate import GRADE_SCALE
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 
 #: Kinds of event that carry a grade (``store.schema`` states the same rule in the schema).
 GRADING_KINDS = ("grade", "adjudicate", "import")
@@ -111,16 +111,15 @@ EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judge
                  "judge_version")
 
 
-def event_row(event: Event) -> tuple[Any, ...]:
+def event_row(event: Event, scale: GradeScale = DEFAULT_SCALE) -> tuple[Any, ...]:
     """``event``'s values in ``EVENT_COLUMNS`` order, checked: a grading event's grade is on
-    the scale, a person's event names no judge version."""
+    the store's ``scale``, a person's event names no judge version."""
     if event.kind in GRADING_KINDS and event.grade is None:
         raise StoreError(f"a {event.kind!r} event needs a grade")
-    if event.kind in GRADING_KINDS and event.grade not in GRADE_SCALE:
-        # The one scale (poolkit.io.validate): what export writes, score and import read back.
+    if event.kind in GRADING_KINDS and event.grade not in scale.grades:
+        # The store's scale (io.scale): what export writes, import and status read back.
         raise StoreError(f"a {event.kind!r} event's grade {event.grade!r} is off the scale "
-                         f"{GRADE_SCALE[0]}-{GRADE_SCALE[-1]} (query {event.qid!r} doc "
-                         f"{event.docid!r})")
+                         f"{scale.span} (query {event.qid!r} doc {event.docid!r})")
     if event.origin not in ORIGINS:
         raise StoreError(f"an event's origin is {' or '.join(ORIGINS)}, not {event.origin!r}")
     if event.origin == PERSON and event.judge_version is not None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import poolkit.store.schema_postgres as pg
+from poolkit.io.scale import TOP_LIMIT
 from poolkit.io.validate import GRADE_SCALE
 
 
@@ -30,14 +31,28 @@ class Dialects:
 
 #: The kinds whose events carry a grade (``store.records.GRADING_KINDS`` is the same tuple).
 _GRADING = "('grade', 'adjudicate', 'import')"
-_LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]
+_LOW, _HIGH = GRADE_SCALE[0], GRADE_SCALE[-1]  # the 0-3 rule of schemas 6 to 8
 
 
-def _grade_rule(row: str = "") -> str:
-    """A grading event's grade is on the scale; any other kind's grade, if any, too
-    (``row``: ``NEW.`` in a trigger)."""
-    return (f"({row}grade IS NULL OR {row}grade BETWEEN {_LOW} AND {_HIGH}) AND "
+def _grade_rule(row: str = "", high: int = _HIGH) -> str:
+    """A grading event's grade is on the scale (0..``high``); any other kind's grade, if
+    any, too (``row``: ``NEW.`` in a trigger)."""
+    return (f"({row}grade IS NULL OR {row}grade BETWEEN {_LOW} AND {high}) AND "
             f"({row}kind NOT IN {_GRADING} OR {row}grade IS NOT NULL)")
+
+
+def _grade_triggers(high: int) -> str:
+    """SQLite's two triggers holding every new or changed event to ``_grade_rule``."""
+    return f"""
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale BEFORE INSERT ON events
+    WHEN NOT ({_grade_rule('NEW.', high)})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+
+    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale_update
+        BEFORE UPDATE OF kind, grade ON events
+    WHEN NOT ({_grade_rule('NEW.', high)})
+    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
+    """
 
 
 MIGRATIONS: list[Dialects] = [
@@ -211,16 +226,7 @@ MIGRATIONS: list[Dialects] = [
     # id column), its sequence moved past every id already there so no insert collides.
     # Rows already in a store are not re-checked (NOT VALID; SQLite triggers see new rows).
     Dialects(
-        sqlite=f"""
-    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale BEFORE INSERT ON events
-    WHEN NOT ({_grade_rule('NEW.')})
-    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
-
-    CREATE TRIGGER IF NOT EXISTS events_grade_on_scale_update
-        BEFORE UPDATE OF kind, grade ON events
-    WHEN NOT ({_grade_rule('NEW.')})
-    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
-    """,
+        sqlite=_grade_triggers(_HIGH),
         postgresql=f"""
     ALTER TABLE events ADD CONSTRAINT events_grade_on_scale CHECK ({_grade_rule()}) NOT VALID;
     ALTER TABLE events ALTER COLUMN id SET GENERATED ALWAYS;
@@ -351,6 +357,20 @@ MIGRATIONS: list[Dialects] = [
     );
     """,
         postgresql=pg.ASSIGNMENTS),
+    # 9 -> 10: a collection's grade scale is any 0..G (``io.scale``, G at most 9), recorded in
+    # ``meta.grades`` (none: the 0-3 scale of every store before). The schema's rule on an
+    # event's grade widens from 0-3 to the widest scale, 0-9; that a grade is on the store's
+    # own scale is checked where events are written (``store.records.event_row``).
+    Dialects(
+        sqlite="""
+    DROP TRIGGER IF EXISTS events_grade_on_scale;
+    DROP TRIGGER IF EXISTS events_grade_on_scale_update;
+    """ + _grade_triggers(TOP_LIMIT),
+        postgresql=f"""
+    ALTER TABLE events DROP CONSTRAINT events_grade_on_scale;
+    ALTER TABLE events ADD CONSTRAINT events_grade_on_scale
+        CHECK ({_grade_rule(high=TOP_LIMIT)}) NOT VALID
+    """),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any
 
+from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.store.handle import Handle, identifier
-from poolkit.store.records import MACHINE, PERSON
+from poolkit.store.records import GRADING_KINDS, MACHINE, PERSON
 
 
 class SqlBase(Handle):
@@ -50,6 +51,34 @@ class SqlBase(Handle):
     def schema_version(self) -> int:
         return int(self.conn.execute(
             "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+
+    # -- the grade scale: ``meta.grades`` (io.scale); none recorded is the 0-3 scale ------
+    def recorded_scale(self) -> GradeScale | None:
+        """The scale the store recorded, or None (a store that never had another than the
+        default 0-3, which every store before scales had)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='grades'").fetchone()
+        return GradeScale.from_json(row[0]) if row else None
+
+    @property
+    def grade_scale(self) -> GradeScale:
+        """The scale grades written to this store must be on (read once per handle)."""
+        if getattr(self, "_scale", None) is None:
+            self._scale = self.recorded_scale() or DEFAULT_SCALE
+        return self._scale
+
+    def record_scale(self, scale: GradeScale) -> None:
+        """Record ``scale`` as the store's (``poolkit.collection`` first checks that no
+        grade already given contradicts it)."""
+        with self.transaction():
+            self._upsert_meta("grades", scale.to_json())
+        self._scale = scale
+
+    def top_grade_given(self) -> int | None:
+        """The highest grade of any grading event, a person's or a machine's (None: none)."""
+        kinds = ", ".join(f"'{k}'" for k in GRADING_KINDS)
+        row = self.conn.execute(f"SELECT MAX(grade) FROM events WHERE kind IN ({kinds})"
+                                ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def _upsert_meta(self, key: str, value: str) -> None:
         p = self.mark

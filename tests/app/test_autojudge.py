@@ -258,3 +258,40 @@ def test_import_as_machine_is_a_judges_events(tmp_path, capsys):
         assert {(e.origin, e.kind, json.loads(e.note)["model"]) for e in events} == {
             ("machine", "import", "llama-3.3-70b")}
         assert len({e.judge_version for e in events}) == 1
+
+
+def test_on_a_binary_collection_the_judge_is_asked_for_0_or_1_and_nothing_else_counts(
+        tmp_path, llm, capsys):
+    """The config's grades: the rubric is the scale's labels, the prompt asks for 0 or 1, and
+    an answer of 2 or 3 (the loopback grades 0-3) is not a grade: a failure (asked again up
+    to max_attempts), never clipped. The judge version differs from the 0-3 one."""
+    url, script = llm
+    config = collection(tmp_path, url, max_attempts=1)
+    config.write_text("grades: {0: not relevant, 1: relevant}\n" + config.read_text())
+    doc, _ = autojudge(capsys, config)
+    prompt = script.requests[0]["messages"][-1]["content"]
+    assert "0 = not relevant\n1 = relevant\n" in prompt and "a single digit 0 or 1." in prompt
+    assert "perfectly relevant" not in prompt
+    events = machine_events(config)
+    assert events and {e.grade for e in events} <= {0, 1}
+    assert set(doc["grades"]) == {"0", "1"} and sum(doc["grades"].values()) == len(events)
+    assert doc["pairs"]["failed"] == PAIRS - len(events) > 0
+    binary_version = doc["version"]
+    (tmp_path / "plain").mkdir()
+    other = collection(tmp_path / "plain", url, max_attempts=1)
+    plain, _ = autojudge(capsys, other, "--dry-run")
+    assert plain["version"] != binary_version
+
+
+def test_a_kind_that_grades_0_to_3_only_is_refused_on_another_scale(tmp_path, llm, capsys,
+                                                                    monkeypatch):
+    from poolkit.judges.openai import OpenAIKind
+
+    url, script = llm
+    config = collection(tmp_path, url)
+    config.write_text("grades: {0: none, 1: weak, 2: fair, 3: good, 4: perfect}\n"
+                      + config.read_text())
+    monkeypatch.setattr(OpenAIKind, "any_scale", False)
+    _, err = autojudge(capsys, config, code=2)
+    assert err.count("\n") == 1 and "grades on the 0-3 scale only" in err and "0-4" in err
+    assert script.requests == [] and machine_events(config) == []

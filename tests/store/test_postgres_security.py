@@ -143,14 +143,14 @@ def test_an_upgraded_store_s_ids_continue_past_every_id_already_there(monkeypatc
         assert generated == "ALWAYS"
 
 
-# -- 8: the grade scale and the kinds, in the schema -----------------------------------------
+# -- 8: the grade scale (0-9 since schema 9: the widest) and the kinds, in the schema ---------
 @pytest.mark.parametrize("values", [
     "('q1', 'd4', '{me}', 'grade', 99, 't')",
     "('q1', 'd4', '{me}', 'grade', -1, 't')",
     "('q1', 'd4', '{me}', 'grade', NULL, 't')",
-    "('q1', 'd4', '{me}', 'skip', 4, 't')",
+    "('q1', 'd4', '{me}', 'skip', 10, 't')",
     "('q1', 'd4', '{me}', 'vote', 1, 't')",
-], ids=["99", "-1", "no-grade", "skip-with-4", "unknown-kind"])
+], ids=["99", "-1", "no-grade", "skip-with-10", "unknown-kind"])
 @pytest.mark.parametrize("who", ["alice", "lead"])
 def test_no_role_s_own_sql_writes_a_grade_off_the_scale_or_an_unknown_kind(team, who, values):
     # (alice's unknown kind may meet row-level security first: she records 4 kinds only)

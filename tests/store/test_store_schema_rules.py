@@ -15,8 +15,10 @@ INSERT = ("INSERT INTO events (qid, docid, assessor, kind, grade, judged_at) "
           "VALUES ('q0', 'd4', 'alice', ?, ?, 't')")
 
 
+# The schema holds grades to the widest scale, 0-9 (schema 9); a store's own scale is held where
+# events are written (tests/store/test_store_scale.py).
 @pytest.mark.parametrize("kind, grade", [("grade", 99), ("grade", -1), ("grade", None),
-                                         ("import", 4), ("adjudicate", None), ("skip", 7),
+                                         ("import", 10), ("adjudicate", None), ("skip", 17),
                                          ("vote", 1)])
 def test_a_file_refuses_an_event_off_the_scale_or_of_an_unknown_kind(tmp_path, kind, grade):
     path = tmp_path / "s.sqlite"
