@@ -202,6 +202,7 @@ def test_postgresql_a_cut_connection_is_opened_again_on_its_next_use():
         store = pooled_store(url, queries=1, docs=3)
         assert drop_connections(url) == 1
         assert store.latest_pool_version() == 1  # a read is simply run again
+        assert store.grade_scale.top == 3  # read once per handle (else the write reads first)
         drop_connections(url)
         event = Event("q0", "d000", "alice", "grade", grade=2)
         with pytest.raises(StoreUnavailable) as cut:  # a write says so, once...
