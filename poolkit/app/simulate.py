@@ -36,6 +36,7 @@ from poolkit.pool.simulate import (
     pools_from_runs,
     simulate,
 )
+from poolkit.pool.stopping import stopping_rule
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import require_scorable
 
@@ -69,6 +70,7 @@ class SimulateRequest:
     corpus: str | None = None
     queries: str | None = None
     judged_only: bool = False
+    stops: Sequence[str] = ()
 
 
 def simulate_judging(request: SimulateRequest) -> SimulateReport:
@@ -120,7 +122,8 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
 
         plot_backend()  # fail before the replay, not after it, when matplotlib is missing
     doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
-                   measures=r.measures, stop_rule=rule)
+                   measures=r.measures, stop_rule=rule,
+                   stops=[stopping_rule(n, rule.target, rule.confidence) for n in r.stops])
     del doc["command"]
     report = SimulateReport(**doc, qrels={"name": qrels.name, "sha256": qrels.sha256})
     if r.plot:

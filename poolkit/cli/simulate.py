@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.simulate import RUN_ORDERS
     from poolkit.pool.order import ORDER_STRATEGIES
     from poolkit.pool.simulate import DEFAULT_BUDGETS, DEFAULT_MEASURES
+    from poolkit.pool.stopping import STOP_RULES
 
     p = subparsers.add_parser(
         "simulate", help="replay judging with full qrels: strategies, budgets, stopping",
@@ -69,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus", metavar="FILE.jsonl",
                    help="file form: the passages' text, for --strategy cal")
     p.add_argument("--queries", metavar="FILE", help="file form: the queries' text, for cal")
+    p.add_argument("--stop", default="", metavar="RULES",
+                   help="stopping rules to replay under every order, of "
+                        f"{','.join(STOP_RULES)}, each beside its promise")
     p.add_argument("--judged-only", action="store_true",
                    help="file form: cut every run to the documents FULL_QRELS grades first")
     p.add_argument("--format", choices=SimulateReport.formats, default=SimulateReport.formats[0])
@@ -81,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.simulate import SimulateRequest, simulate_judging
     from poolkit.pool.simulate import parse_budgets
+    from poolkit.pool.stopping import parse_stops
 
     budgets = parse_budgets(args.budgets)
     report = simulate_judging(SimulateRequest(
@@ -89,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         budgets=budgets, level=args.level,
         measures=[m.strip() for m in args.measures.split(",") if m.strip()],
         stop_recall=args.stop_recall, params=args.param, plot=args.plot, machine=args.machine,
-        corpus=args.corpus, queries=args.queries, judged_only=args.judged_only))
+        corpus=args.corpus, queries=args.queries, judged_only=args.judged_only,
+        stops=parse_stops(args.stop) if args.stop else ()))
     sys.stdout.write(report.render(args.format))
     return 0
