@@ -102,6 +102,11 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
                                 "--budgets", "0.25,0.5,1", "--format", "json"))
     out["simulate"].append(call("simulate", str(data / "seed.run"), "--depth", "5", "--qrels",
                                 str(data / "golden.yaml"), "--format", "json"))
+    guided = call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"), "--strategy",
+                  "mm-ns,judge,cal", "--machine", str(data / "golden.yaml"), "--stop",
+                  "model,knee,target,quant", "--budgets", "0.5", "--format", "json")
+    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant"}
+    out["simulate"].append(guided)
     from poolkit.store import Event
     from poolkit.store.backends import open_store
 
