@@ -188,7 +188,8 @@ BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/querie
     ("systems:\n  b: {kind: bm25}\n  r: {kind: rerank, over: b, fetch: 10, depth: 20}\n", [],
      r"sample.yaml:6: systems.r.depth \(20\) is deeper than what it re-scores \(fetch: 10\)"),
     ("systems: {b: {kind: bm25}}\n", ["--order", "rrf"],
-     r"error: --order: unknown judging order 'rrf'; valid: docid, mm-ns, mtf, priority, shuffle"),
+     r"error: --order: unknown judging order 'rrf'; valid: cal, docid, judge, mm-ns, mtf, "
+     r"priority, shuffle"),
     ("systems: {b: {kind: bm25}}\n", ["--system", "bm52"],
      r"error: --system: unknown system 'bm52'; valid: b"),
 ])

@@ -49,8 +49,8 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     ("systems: {b: {kind: bm26}}\n", "unknown system kind 'bm26'.*did you mean 'bm25'"),
     ("systems: {v: {kind: run, path: nope.run}}\n", "systems.v.path: no such file"),
     ("systems: {b: {kind: bm25}}\npool: {order: shufle}\n",
-     "c.yaml:5: pool.order: unknown judging order 'shufle'; valid: docid, mm-ns, mtf, priority, "
-     "shuffle"),
+     "c.yaml:5: pool.order: unknown judging order 'shufle'; valid: cal, docid, judge, mm-ns, "
+     "mtf, priority, shuffle"),
     ("systems: {b: {kind: bm25}}\npool: {strategy: sampel}\n",
      "c.yaml:5: pool.strategy: unknown pooling strategy 'sampel'; valid: depth"),
     ("systems: {b: {kind: bm25}}\npool: {sede: 3}\n",
