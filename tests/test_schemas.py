@@ -105,6 +105,11 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
     out["simulate"].append(call("simulate", str(data / "seed.run"), "--depth", "3", "--qrels",
                                 str(data / "golden.yaml"), "--find", "0.5,1", "--corpus",
                                 str(data / "corpus.jsonl"), "--format", "json"))
+    guided = call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"), "--strategy",
+                  "mm-ns,judge,cal", "--machine", str(data / "golden.yaml"), "--stop",
+                  "model,knee,target,quant", "--budgets", "0.5", "--format", "json")
+    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant"}
+    out["simulate"].append(guided)
     from poolkit.store import Event
     from poolkit.store.backends import open_store
 

@@ -37,6 +37,13 @@ def render_table(doc: dict[str, Any]) -> str:
          fmt(s["stop"]["recall"], 3),
          f"{s['stop']['queries_reaching_target']}/{doc['queries']}"]
         for n, s in strategies.items()])
+    rules = next(iter(strategies.values())).get("stops", {}) if strategies else {}
+    for rule, first in rules.items():
+        lines += ["", f"  stop: {rule} — promise: {first['promise']}"]
+        lines += grid(["strategy", "judged", "found", "recall", "share at target"], [
+            [n, str(s["stops"][rule]["judged"]), str(s["stops"][rule]["relevant_found"]),
+             fmt(s["stops"][rule]["recall"], 3), fmt(s["stops"][rule]["share_reaching_target"], 3)]
+            for n, s in strategies.items()])
     targets = list(next(iter(strategies.values()))["judgments_to_recall"]) if strategies else []
     lines += ["", f"  judgments until every query has found a share R of its relevant "
                   f"pooled documents (pool: {doc['pool']})"]

@@ -37,6 +37,7 @@ from poolkit.pool.simulate import (
     pools_from_runs,
     simulate,
 )
+from poolkit.pool.stopping import stopping_rule
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import require_scorable
 
@@ -73,6 +74,7 @@ class SimulateRequest:
     #: ``--find``: extra judgments beyond the pool, as (typed, fraction of each query's pool)
     find: Sequence[tuple[str, float]] = ()
     find_batch: int = 5          # passages per query per find round
+    stops: Sequence[str] = ()
 
 
 def simulate_judging(request: SimulateRequest) -> SimulateReport:
@@ -132,7 +134,8 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
 
         plot_backend()  # fail before the replay, not after it, when matplotlib is missing
     doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
-                   measures=r.measures, stop_rule=rule)
+                   measures=r.measures, stop_rule=rule,
+                   stops=[stopping_rule(n, rule.target, rule.confidence) for n in r.stops])
     del doc["command"]
     if r.find:
         doc["find"] = _find(r, pools, qrels, runs, corpus_path, queries_path)

@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.simulate import RUN_ORDERS
     from poolkit.pool.order import ORDER_STRATEGIES
     from poolkit.pool.simulate import DEFAULT_BUDGETS, DEFAULT_MEASURES
+    from poolkit.pool.stopping import STOP_RULES
 
     p = subparsers.add_parser(
         "simulate", help="replay judging with full qrels: strategies, budgets, stopping",
@@ -74,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", metavar="FILE",
                    help="file form: the queries' text, for cal and --find (each query's text "
                         "is one relevant example for its classifier)")
+    p.add_argument("--stop", default="", metavar="RULES",
+                   help="stopping rules to replay under every order, of "
+                        f"{','.join(STOP_RULES)}, each beside its promise")
     p.add_argument("--judged-only", action="store_true",
                    help="file form: cut every run to the documents FULL_QRELS grades first")
     p.add_argument("--format", choices=SimulateReport.formats, default=SimulateReport.formats[0])
@@ -93,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.simulate import SimulateRequest, simulate_judging
     from poolkit.pool.simulate import parse_budgets
+    from poolkit.pool.stopping import parse_stops
 
     budgets = parse_budgets(args.budgets)
     report = simulate_judging(SimulateRequest(
@@ -103,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         stop_recall=args.stop_recall, params=args.param, plot=args.plot, machine=args.machine,
         corpus=args.corpus, queries=args.queries, judged_only=args.judged_only,
         find=parse_budgets(args.find, "--find") if args.find else (),
-        find_batch=args.find_batch))
+        find_batch=args.find_batch,
+        stops=parse_stops(args.stop) if args.stop else ()))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -17,6 +17,8 @@ JSON shape (``poolkit simulate --format json``; keys may be added, none removed)
         "stop": {"judged", "relevant_found", "recall", "queries_reaching_target",
                  "share_reaching_target"},
         "judgments_to_recall": {"0.5": n, ...},
+        "stops": {rule: {"judged", "relevant_found", "recall", "share_reaching_target",
+                         "promise"}},   (with --stop)
         "curve": {"judged": [...], "relevant_found": [...]},
         "per_query": {qid: {"pool", "relevant", "stop": {"judged", "relevant_found"},
             "budgets": {"b": {"judged", "relevant_found",
@@ -45,6 +47,7 @@ from poolkit.pool.learners import Judged, grades_in, is_relevant
 from poolkit.pool.order import OrderStrategy
 from poolkit.pool.provenance import pools_from_runs
 from poolkit.pool.remaining import StopRule, estimate_remaining
+from poolkit.pool.stopping import StoppingRule
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measure
@@ -135,7 +138,8 @@ Tau = Callable[[Sequence[float], Sequence[float]], float]
 def simulate(pools: Mapping[str, QueryPool], qrels: Qrels, strategies: Mapping[str, OrderStrategy],
              budgets: Sequence[tuple[str, float]], runs: Mapping[str, Run], *, tau: Tau,
              level: int = 1, measures: Sequence[str] = DEFAULT_MEASURES,
-             stop_rule: StopRule | None = None) -> dict[str, Any]:
+             stop_rule: StopRule | None = None,
+             stops: Sequence[StoppingRule] = ()) -> dict[str, Any]:
     """The replay report (see the module docstring for its shape). ``tau`` is Kendall's tau
     (``analysis.stats.kendall_tau``, passed in: analysis is a stage beside pool)."""
     if not pools:
@@ -159,6 +163,9 @@ def simulate(pools: Mapping[str, QueryPool], qrels: Qrels, strategies: Mapping[s
         doc["strategies"][name] = _strategy_report(
             strategy, replays, budgets, runs, parsed, level, full_means, total_relevant, rule,
             tau)
+        if stops:
+            doc["strategies"][name]["stops"] = {
+                s.name: _stops_report(s, replays, level, total_relevant) for s in stops}
     return doc
 
 
@@ -223,6 +230,20 @@ def _strategy_report(strategy: OrderStrategy, replays: Mapping[str, QueryReplay]
     out["curve"] = _curve(replays, level)
     out["per_query"] = per_query
     return out
+
+
+def _stops_report(rule: StoppingRule, replays: Mapping[str, QueryReplay], level: int,
+                  total_relevant: int) -> dict[str, Any]:
+    """``stops.RULE``: what ``rule`` judges and finds on every query, beside its promise."""
+    judged = found = reaching = 0
+    for r in replays.values():
+        stop = rule.stop(r.pool, r.sequence, level)
+        judged += stop.judged
+        found += stop.relevant_found
+        reaching += r.relevant == 0 or stop.relevant_found >= rule.target * r.relevant
+    return {"judged": judged, "relevant_found": found,
+            "recall": found / total_relevant if total_relevant else math.nan,
+            "share_reaching_target": reaching / len(replays), "promise": rule.promise()}
 
 
 def _judgments_to_recall(replays: Mapping[str, QueryReplay], target: float, level: int) -> int:

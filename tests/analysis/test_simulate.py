@@ -184,6 +184,10 @@ def test_param_sets_a_strategy_parameter_in_the_file_form(files):
     (["--depth", "3", "--budgets", "2"], "--budgets: 2 is not a fraction"),
     (["--depth", "0"], "--depth must be a positive integer"),
     ([], "expected a config|give one CONFIG"),
+    (["--depth", "3", "--stop", "model,elbow"], "--stop: unknown stopping rule 'elbow'"),
+    (["--depth", "3", "--strategy", "cal"], "--strategy cal reads the passages' text: give "
+                                            "--corpus"),
+    (["--depth", "3", "--strategy", "judge", "--machine", "absent.qrels"], "absent.qrels"),
 ])
 def test_bad_input_is_one_line_and_exit_2(files, capsys, argv, message):
     qrels, runs = files

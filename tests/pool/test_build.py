@@ -119,7 +119,8 @@ def test_judging_order_strategies(store):
     keys = {m.docid: m.order_key for m in one.members}
     assert all(keys[m.docid] == m.order_key for m in two.members)  # stable as the pool grows
     with pytest.raises(PoolkitError, match="unknown judging order strategy 'rrf'; valid: "
-                                           "docid, mm-ns, mtf, priority, shuffle"):
+                                           "cal, docid, judge, mm-ns, mtf, priority, "
+                                           "shuffle"):
         order_strategy("rrf")
 
 

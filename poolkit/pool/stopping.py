@@ -1,0 +1,218 @@
+"""Stopping rules: when a query's judging may stop, each with the promise it makes.
+
+``STOP_RULES`` is the registry (name -> class); ``poolkit simulate --stop model,knee,target,
+quant`` replays every rule under every order. A rule reads a query's judging sequence so far
+(``Judged`` in the order given) and says where it stops (``stop``: judgments spent and
+relevant passages found; the target rule also spends its random sample).
+
+- ``model`` (today's rule, ``remaining.StopRule``): stop once the rank-based relevance model
+  gives probability ``stop_confidence`` that the pool recall is at least ``stop_recall``.
+  Promise: none beyond the model's; it is a model-based estimate, not a guarantee.
+- ``knee``: Cormack and Grossman's knee method ("Engineering quality and reliability in
+  technology-assisted review", SIGIR 2016). The knee of the gain curve (relevant found
+  against judged) is the point farthest above the straight line from the origin to the
+  current point; stop once the slope before the knee over the slope after it (after: +1
+  relevant, their smoothing) is at least ``knee_ratio``. Adapted for pools of tens of
+  passages: the paper's threshold 156 - min(relevant, 150) and its 150-document floor are
+  made for collections of thousands; here the threshold is ``knee_ratio`` (default 6, the
+  paper's value past 150 relevant) from ``min_judged`` judgments on. Promise: none,
+  heuristic.
+- ``target``: the target method with QBCB's bound (Cormack and Grossman 2016; Lewis, Yang
+  and Frieder, "Certifying one-phase technology-assisted reviews", CIKM 2021). A uniform
+  random sample of the pool is judged first, passage by passage (seeded per query), until
+  it holds r relevant passages, r the fewest for which a stopping count exists; then the
+  order is followed until j of those r have been met again, j the smallest count with
+  P(Binomial(r, stop_recall) >= j) <= 1 - target_confidence. Each sampled relevant passage is
+  a uniform draw from the relevant ones, so if the recall were below ``stop_recall`` the
+  order would have met j of them with probability at most 1 - confidence. Promise: pool
+  recall at least ``stop_recall`` with probability ``target_confidence`` (over the sample's
+  draw). A pool with fewer relevant passages than r is judged whole (recall 1).
+- ``quant``: the quant rule (Yang, Lewis and Frieder, "Heuristic stopping rules for
+  technology-assisted review", DocEng 2021): estimated recall = found / (found + the sum of
+  the classifier's probabilities over the unjudged passages); stop once it reaches
+  ``stop_recall``. The classifier is ``cal``'s (text, fused rank, machine grade) trained on
+  every grade so far, or the rank model of ``remaining`` when there is no text. Promise:
+  none, heuristic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+from poolkit.errors import PoolkitError, one_of
+from poolkit.pool.guided import ContinuousActiveLearning
+from poolkit.pool.learners import Judged, is_relevant
+from poolkit.pool.remaining import RelevanceModel, StopRule
+from poolkit.pool.text_model import RelevanceModel as TextModel
+from poolkit.pool.view import QueryPool
+
+MIN_JUDGED = 5
+
+
+class Stop(NamedTuple):
+    judged: int
+    relevant_found: int
+
+
+def _found(seq: Sequence[Judged], level: int) -> int:
+    return sum(1 for j in seq if is_relevant(j.grade, level))
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    target: float = 0.9
+    name: ClassVar[str]
+
+    def promise(self) -> str:
+        return "no guarantee, heuristic"
+
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        raise NotImplementedError
+
+    def stop(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> Stop:
+        """Where the rule stops on the whole judging sequence ``seq`` (all of it if never)."""
+        for k in range(MIN_JUDGED, len(seq)):
+            if self.fires(pool, seq[:k], level):
+                return Stop(k, _found(seq[:k], level))
+        return Stop(len(seq), _found(seq, level))
+
+
+@dataclass(frozen=True)
+class ModelRule(StoppingRule):
+    confidence: float = 0.9
+    name: ClassVar[str] = "model"
+
+    def promise(self) -> str:
+        return (f"estimated pool recall >= {self.target:g} with model probability >= "
+                f"{self.confidence:g} (the rank model's estimate, not a guarantee)")
+
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        return StopRule(self.target, self.confidence, MIN_JUDGED).fires(pool, judged, level)
+
+
+@dataclass(frozen=True)
+class KneeRule(StoppingRule):
+    ratio: float = 6.0
+    name: ClassVar[str] = "knee"
+
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        gains = np.cumsum([is_relevant(j.grade, level) for j in judged])
+        s, total = len(gains), int(gains[-1]) if len(gains) else 0
+        if s < 2 or total == 0:
+            return False
+        i = np.arange(1, s)
+        knee = int(i[np.argmax(gains[:-1] * s - i * total)])
+        before = gains[knee - 1] / knee
+        after = (total - gains[knee - 1] + 1) / (s - knee)
+        return bool(before / after >= self.ratio)
+
+
+def _binomial_tail(r: int, p: float, j: int) -> float:
+    """P(Binomial(r, p) >= j)."""
+    return sum(math.comb(r, i) * p ** i * (1 - p) ** (r - i) for i in range(j, r + 1))
+
+
+def qbcb(target: float, confidence: float, r: int) -> int | None:
+    """The fewest sampled relevant passages j the order must meet again, of ``r``, for
+    recall >= ``target`` with probability ``confidence``; None if no j <= r suffices."""
+    return next((j for j in range(r + 1)
+                 if _binomial_tail(r, target, j) <= 1 - confidence), None)
+
+
+@dataclass(frozen=True)
+class TargetRule(StoppingRule):
+    confidence: float = 0.95
+    name: ClassVar[str] = "target"
+
+    def promise(self) -> str:
+        return (f"pool recall >= {self.target:g} with probability >= {self.confidence:g} "
+                f"(QBCB over a random target sample)")
+
+    def sample_size(self) -> int:
+        """r: the fewest sampled relevant passages for which QBCB has a stopping count."""
+        return next(r for r in range(1, 10_000) if qbcb(self.target, self.confidence, r))
+
+    def sample(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> list[Judged]:
+        """The target sample: the pool in a seeded random order, up to its r-th relevant."""
+        grade = {j.docid: j.grade for j in seq}
+
+        def key(d: str) -> bytes:
+            return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
+
+        out, found, r = [], 0, self.sample_size()
+        for d in sorted(pool.docs, key=key):
+            out.append(Judged(d, grade.get(d, 0)))
+            found += is_relevant(grade.get(d, 0), level)
+            if found == r:
+                break
+        return out
+
+    def stop(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> Stop:
+        sample = self.sample(pool, seq, level)
+        positives = {j.docid for j in sample if is_relevant(j.grade, level)}
+        r = self.sample_size()
+        if len(positives) < r:  # the pool holds fewer relevant passages: all judged
+            return Stop(len(seq), _found(seq, level))
+        need = qbcb(self.target, self.confidence, r) or r
+        met = 0
+        sampled = {j.docid for j in sample}
+        for k, j in enumerate(seq, 1):
+            met += j.docid in positives
+            if met >= need:
+                judged = sampled | {x.docid for x in seq[:k]}
+                return Stop(len(judged), _found([x for x in seq if x.docid in judged], level))
+        return Stop(len(seq), _found(seq, level))
+
+
+@dataclass(frozen=True)
+class QuantRule(StoppingRule):
+    name: ClassVar[str] = "quant"
+    #: holds the TF-IDF features per query across calls (``cal``'s cache)
+    cal: ContinuousActiveLearning = field(default_factory=ContinuousActiveLearning,
+                                          compare=False, repr=False)
+
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        found = _found(judged, level)
+        if found == 0:
+            return False
+        return found >= self.target * (found + self.expected_left(pool, judged, level))
+
+    def expected_left(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> float:
+        done = {j.docid for j in judged}
+        if not pool.texts:
+            return RelevanceModel.fit(pool, judged, level).expected()
+        row, X, extra = self.cal.features(pool)
+        idx = [row[j.docid] for j in judged if j.docid in row]
+        y = [int(is_relevant(j.grade, level)) for j in judged if j.docid in row]
+        probs = TextModel.fit(X.rows(idx), y, extra[idx]).probability(X, extra)
+        return float(sum(probs[row[d]] for d in pool.docs if d not in done))
+
+
+#: name -> rule class: the one registry of stopping rules
+STOP_RULES: dict[str, type[StoppingRule]] = {
+    cls.name: cls for cls in (ModelRule, KneeRule, TargetRule, QuantRule)}
+
+
+def parse_stops(text: str) -> list[str]:
+    """``model,knee`` -> ["model", "knee"], each a registered rule."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for n in names:
+        if n not in STOP_RULES:
+            raise PoolkitError("--stop: " + one_of(n, STOP_RULES, "stopping rule"))
+    if not names:
+        raise PoolkitError("--stop: name at least one stopping rule")
+    return names
+
+
+def stopping_rule(name: str, target: float, confidence: float) -> StoppingRule:
+    """The rule ``name`` at ``target`` recall (``confidence``: the model rule's; the target
+    rule keeps its 0.95)."""
+    if name == "model":
+        return ModelRule(target, confidence)
+    return STOP_RULES[name](target)
