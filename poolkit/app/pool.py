@@ -48,6 +48,10 @@ def pool(request: PoolRequest, log: Callable[[str], None] = tell) -> PoolReport:
     if request.find is not None:
         _check_find(request)
     config = _configured(Collection.open(request.config).config, request)
+    if not request.report_only and request.find is None:
+        from poolkit.pool.section import order_of
+
+        order_of(config)  # an order the store's pool cannot run is refused before any work
     added: PoolAdded | None = None
     warnings: list[str] | None = None
     with Collection.open(request.config, config=config, write=not request.report_only,

@@ -60,6 +60,7 @@ class JudgeGradeOrder(OrderStrategy):
     name: ClassVar[str] = "judge"
     summary: ClassVar[str] = ("a machine judge's grade first, ties by the runs' fused order "
                               "(blind: nothing shown)")
+    replay_only: ClassVar[str] = "the machine judge's grades (simulate --machine FILE)"
     params: ClassVar[tuple[Param, ...]] = (
         Param(JUDGE_ORDER.key, JUDGE_ORDER.types, "", JUDGE_ORDER.help, attr="judge"), RRF_K)
 
@@ -90,6 +91,7 @@ class ContinuousActiveLearning(OrderStrategy):
         Param("cal_l2", (float,), 0.01, "the classifier's L2 penalty", minimum=1e-9,
               attr="l2"))
     adaptive: ClassVar[bool] = True
+    replay_only: ClassVar[str] = "the passages' text (simulate --corpus FILE --queries FILE)"
     #: (qid, grades up to the batch boundary) -> scores; features per qid
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -86,8 +86,20 @@ def stop_rule_of(config: Config, target: float | None = None) -> StopRule | None
 
 
 def order_of(config: Config, name: str | None = None) -> OrderStrategy:
-    """The judging-order strategy the config names (or ``name``), built from ``pool:``."""
-    return order_strategy(name or config.pool.order, config.pool.settings)
+    """The judging-order strategy the config names (or ``name``), built from ``pool:``, for
+    the store's pool and judging screen.
+
+    The guided orders (``judge``, ``cal``) read what the store-backed pool does not pass them
+    yet (a machine judge's grades, the passages' text): there they would fall back to the
+    runs' fused order without a word, so they are refused, and ``simulate`` replays them."""
+    strategy = order_strategy(name or config.pool.order, config.pool.settings)
+    needs = getattr(strategy, "replay_only", None)
+    if needs:
+        raise ConfigError(config.path, config.pool.lines.get("order") if not name else None,
+                          f"pool.order: {strategy.name!r} reads {needs}, which the pool and "
+                          f"the judging screen do not give it yet; replay it with poolkit "
+                          f"simulate, and judge with priority, mtf or mm-ns")
+    return strategy
 
 
 def pooling_of(config: Config) -> PoolingStrategy:

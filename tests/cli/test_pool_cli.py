@@ -192,6 +192,13 @@ BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/querie
      r"priority, shuffle"),
     ("systems: {b: {kind: bm25}}\n", ["--system", "bm52"],
      r"error: --system: unknown system 'bm52'; valid: b"),
+    # the guided orders read what the store-backed pool does not give them yet: said, not
+    # quietly replaced by the fused order
+    ("systems: {b: {kind: bm25}}\npool: {order: judge, judge_order: llm}\n", [],
+     r"sample.yaml:5: pool.order: 'judge' reads the machine judge's grades \(simulate "
+     r"--machine FILE\), which the pool and the judging screen do not give it yet"),
+    ("systems: {b: {kind: bm25}}\n", ["--order", "cal"],
+     r"error: .*pool.order: 'cal' reads the passages' text"),
 ])
 def test_config_errors_are_one_line_with_exit_2(sample, capsys, body, args, message):
     import re
@@ -202,6 +209,7 @@ def test_config_errors_are_one_line_with_exit_2(sample, capsys, body, args, mess
     assert code == 2 and out == ""
     assert err.startswith("poolkit pool: error: ") and err.count("\n") == 1
     assert re.search(message, err), err
+    assert not list(sample.glob("sample_corpus/*.sqlite*"))  # no store made
 
 
 def test_pool_version_is_for_reports_only(sample, capsys):
