@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from pool_helpers import two_run_config
 from shared_data import SAMPLE
 from store_backends import BACKENDS, store_location
 
@@ -19,21 +20,8 @@ from poolkit.schemas import load_schema
 
 
 def sample_config(tmp_path: Path, store: str | Path) -> Path:
-    """The sample with two run systems (the seed run and its reverse), pooled to depth 5."""
-    by_query: dict[str, list[str]] = {}
-    for line in (SAMPLE / "seed.run").read_text().splitlines():
-        by_query.setdefault(line.split()[0], []).append(line.split()[2])
-    (tmp_path / "rev.run").write_text("".join(
-        f"{q} Q0 {d} {i} {100 - i} rev\n"
-        for q, docs in by_query.items() for i, d in enumerate(reversed(docs), 1)))
-    config = tmp_path / "c.yaml"
-    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
-                      f"store: {store}\nruns_dir: {tmp_path / 'pooled'}\n"
-                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
-                      f"  rev: {{kind: run, path: {tmp_path / 'rev.run'}}}\n"
-                      f"pool: {{depth: 5, order: docid}}\n"
-                      f"judge: {{min_display: 0, topic_card: false}}\n")
-    return config
+    """The sample's two-run config, judged with no minimum display time and no topic card."""
+    return two_run_config(tmp_path, store, judge="{min_display: 0, topic_card: false}")
 
 
 def call(*args: object) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from pool_helpers import two_run_config
 from shared_data import SAMPLE
 from store_backends import fresh_database
 
@@ -31,28 +32,8 @@ SCRIPT = [
 ]
 
 
-def _config(tmp_path, store: str) -> str:
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    lines = (SAMPLE / "seed.run").read_text().splitlines()
-    # a second system: the seed run's rankings reversed
-    by_query: dict[str, list[str]] = {}
-    for line in lines:
-        by_query.setdefault(line.split()[0], []).append(line.split()[2])
-    (runs / "rev.run").write_text("".join(
-        f"{q} Q0 {d} {i} {100 - i} rev\n"
-        for q, docs in by_query.items() for i, d in enumerate(reversed(docs), 1)))
-    config = tmp_path / "c.yaml"
-    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
-                      f"store: {store}\nruns_dir: {tmp_path / 'pooled'}\n"
-                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
-                      f"  rev: {{kind: run, path: {runs / 'rev.run'}}}\n"
-                      f"pool: {{depth: 5, order: docid}}\n")
-    return str(config)
-
-
 def _play(tmp_path, store: str, capsys) -> list[str]:
-    config = _config(tmp_path, store)
+    config = str(two_run_config(tmp_path, store))
     outputs = []
     for step in SCRIPT:
         argv = [a.format(config=config, out=tmp_path) for a in step]
