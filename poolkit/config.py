@@ -124,10 +124,13 @@ class Config:
 
     @property
     def store_label(self) -> str:
-        """The store as messages name it: its file's path, or its URL without secrets."""
+        """The store as messages name it: its file's path as ``io.paths.shown_path`` gives
+        every path (relative to the current directory when under it), or its URL without
+        secrets."""
+        from poolkit.io.paths import shown_path
         from poolkit.store.locations import redact
 
-        return redact(self.store)
+        return shown_path(self.store) if isinstance(self.store, Path) else redact(self.store)
 
     @property
     def store_dir(self) -> Path:

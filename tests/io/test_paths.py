@@ -47,3 +47,22 @@ def test_the_pool_table_shows_paths_a_shell_here_can_use(
     monkeypatch.chdir(collection)
     table = report.render_table()
     assert "store judgments.sqlite" in table and str(Path("runs") / "A.run") in table
+
+
+def test_store_messages_name_the_store_as_every_other_path_is_shown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages about the store named it by its absolute path even when it sat under the
+    current directory; they follow ``shown_path`` like every other path now."""
+    from pool_helpers import two_run_config
+
+    from poolkit.config import load_config
+
+    config = load_config(two_run_config(tmp_path, tmp_path / "judgments.sqlite"))
+    monkeypatch.chdir(tmp_path)
+    assert config.store_label == "judgments.sqlite"
+    monkeypatch.chdir(tmp_path.parent)
+    assert config.store_label == str(Path(tmp_path.name) / "judgments.sqlite")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert config.store_label == str(tmp_path / "judgments.sqlite")
