@@ -30,35 +30,13 @@ def queries() -> dict[str, dict[str, dict[str, Any]]]:
     return {judge: _replay(judge, "queries", 50) for judge in JUDGES}
 
 
-@pytest.mark.parametrize("judge", JUDGES)
-@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
-def test_query_design_meets_the_acceptance_at_n_10(queries: Any, judge: str,
-                                                   measure: str) -> None:
-    r = queries[judge][measure]
-    s, p = r["summary"], r["pairs"]
-    assert s["max_abs_bias"] < 0.02 and s["coverage"] >= 0.90
-    assert s["max_width_ratio"] <= 1.0
-    assert p["coverage"] >= 0.90
-    if judge == "llama-3.3-70b":
-        assert s["width_ratio"] < 0.85 and p["width_ratio"] < 0.8
-    elif measure == "nDCG@10":
-        assert p["width_ratio"] < 0.85
-    else:  # FLAN-T5's AP differences: 0.89x, short of the issue's 0.85x (README)
-        assert p["width_ratio"] < 0.95
-
-
 @pytest.fixture(scope="module")
 def calibrated() -> dict[str, dict[str, dict[str, Any]]]:
     return {judge: _replay(judge, "queries", 50, calibrate=True) for judge in JUDGES}
 
 
-@pytest.mark.parametrize("judge", JUDGES)
-@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
-def test_calibrate_meets_every_target_at_n_10(calibrated: Any, judge: str,
-                                              measure: str) -> None:
-    """--calibrate: FLAN-T5's AP differences under 0.85x (0.84x; 0.89x raw), every other
-    target kept with both judges (the 70B judge's AP width 0.849x: at the edge, README)."""
-    r = calibrated[judge][measure]
+def _meets(r: dict[str, Any], judge: str, flan_ap_pairs: float) -> None:
+    """The issue's n = 10 targets; FLAN-T5's AP differences against ``flan_ap_pairs``."""
     s, p = r["summary"], r["pairs"]
     assert s["max_abs_bias"] < 0.02 and s["coverage"] >= 0.90
     assert s["max_width_ratio"] <= 1.0
@@ -66,7 +44,18 @@ def test_calibrate_meets_every_target_at_n_10(calibrated: Any, judge: str,
     if judge == "llama-3.3-70b":
         assert s["width_ratio"] < 0.85 and p["width_ratio"] < 0.8
     else:
-        assert p["width_ratio"] < 0.85
+        assert p["width_ratio"] < (0.85 if r["measure"] == "nDCG@10" else flan_ap_pairs)
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
+def test_query_design_meets_the_acceptance_at_n_10(queries: Any, calibrated: Any, judge: str,
+                                                   measure: str) -> None:
+    """Raw grades: every target but FLAN-T5's AP differences (0.89x, short of 0.85x).
+    --calibrate: those at 0.84x and every other target kept with both judges (the 70B
+    judge's AP width 0.849x, at the edge; README)."""
+    _meets(queries[judge][measure], judge, 0.95)
+    _meets(calibrated[judge][measure], judge, 0.85)
 
 
 def test_the_70b_judge_alone_is_far_off(queries: Any) -> None:
