@@ -282,6 +282,10 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
         lines.append(f"the machine's grades are recalibrated to the people's, cross-fitted "
                      f"on the {len(used)} human queries: the estimate uses them, the machine "
                      f"column is the raw grades' mean")
+        if weights is not None and max(weights) > min(weights):
+            lines.append("the recalibration's cross-fitting is unbiased for a uniform draw; "
+                         "this draw's inclusion probabilities differ, so the estimate may "
+                         "carry a small bias")
     for n in names:
         runs_doc[n] = {"measures": {m.name: {**_entry(ppi_mean(
             all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights)),

@@ -244,6 +244,20 @@ def test_calibrate_with_a_machine_equal_to_the_humans_gives_the_human_mean(files
         assert e["estimate"] == pytest.approx(e["human"], abs=1e-12)
 
 
+def test_calibrate_says_a_draw_with_unequal_inclusion_may_bias_it(files):
+    from poolkit.app.estimate import Design, estimate_labels
+    from poolkit.io import read_any_run, read_labels
+    from poolkit.score.measures import parse_measure
+
+    runs = [read_any_run(files["a"]), read_any_run(files["b"])]
+    labels = read_labels(files["machine"]), read_labels(files["human"])
+    for inclusion, said in (({"q1": 0.5, "q2": 0.5, "q3": 0.5}, False),
+                            ({"q1": 0.5, "q2": 0.25, "q3": 0.5}, True)):
+        report = estimate_labels(*labels, runs, [parse_measure("AP")], calibrate=True,
+                                 design=Design(inclusion, "drawn"))
+        assert any("may carry a small bias" in n for n in report.notes) is said
+
+
 def test_calibrate_refuses_a_measure_without_a_soft_form(files, capsys):
     before = digest(list(files.values()))
     code = main(["estimate", "--machine", str(files["machine"]), "--human",
