@@ -1,0 +1,124 @@
+"""The lead's dashboard's figures in ``status --format json`` (both backends, an injected
+clock) and the board that draws them to fit a terminal, on a terminal or piped."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta, timezone
+
+import jsonschema
+import pytest
+from dashboard_helpers import DAY2, NOW, grade, judge_team, team_config
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from store_backends import BACKENDS, store_location
+
+from poolkit.app.status import status
+from poolkit.app.status_board import board_lines, live
+from poolkit.collection import Collection
+from poolkit.schemas import load_schema
+from poolkit.store.backends import open_store
+
+
+@pytest.fixture(params=BACKENDS)
+def team(request, tmp_path):
+    with store_location(request.param, tmp_path) as store:
+        config = team_config(tmp_path, store)
+        judge_team(store)
+        yield config, store
+
+
+def doc_of(config, now=NOW):
+    with Collection.open(config) as collection:
+        return status(collection, now=now).to_dict()
+
+
+def test_each_assessor_has_the_dashboards_figures(team):
+    doc = doc_of(team[0])
+    jsonschema.validate(doc, load_schema("status"))
+    alice, bob, carol = (doc["assessors"][n] for n in ("alice", "bob", "carol"))
+    assert (alice["judged"], alice["judged_today"], bob["judged_today"]) == (24, 12, 12)
+    assert carol["judged_today"] == 0
+    assert alice["pace_trend"] == {"last_s": 27.5, "previous_s": 15.5, "window": 12,
+                                   "direction": "slower"}
+    assert bob["pace_trend"]["direction"] == "steady" and carol["pace_trend"] is None
+    assert (bob["active_s"], bob["away_s"]) == (760.0, 100.0)  # 23 x 20 s + 300; 400 - 300
+    assert (alice["active_s"], alice["away_s"]) == (516.0, 0.0)
+    assert alice["since_last_s"] == 9387.0  # 09:23:33 to noon
+    assert bob["since_last_s"] == 9020.0  # 09:29:40 to noon
+    assert alice["grade_share"] == {"0": 0.0, "1": 0.0, "2": 0.25, "3": 0.75}
+    assert (alice["flags"], bob["flags"], carol["flags"]) == (["lenient"], ["harsh"], [])
+    # the keys the dashboard came with stay
+    assert {"assigned", "judged", "cant_judge", "pace_median_s", "active_s", "peers"} <= set(bob)
+
+
+def test_today_is_the_clocks_day_in_the_clocks_time_zone(team):
+    east = NOW.astimezone(timezone(timedelta(hours=14)))
+    # 02:00 on 3 March there: day 2's grades (09:xx UTC = 23:xx on 2 March) are yesterday's
+    assert doc_of(team[0], east)["assessors"]["alice"]["judged_today"] == 0
+
+
+def test_the_next_grade_is_counted_at_the_next_read(team):
+    config, store = team
+    with open_store(store) as other:  # another assessor's process
+        pair = sorted((m.qid, m.docid) for m in other.pool())[30]
+        grade(other, pair, "carol", 3, DAY2 + timedelta(hours=2), 12)
+    carol = doc_of(config)["assessors"]["carol"]
+    assert (carol["judged"], carol["judged_today"], carol["since_last_s"]) == (4, 1, 3588.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(width=st.integers(40, 220), height=st.integers(6, 60), gold=st.booleans())
+def test_the_board_fits_any_terminal(board_doc, width, height, gold):
+    doc = {**board_doc, "assessors": {n: ({**c, "gold": {"n": 30, "exact": 0.8, "kappa": 0.71,
+                                                          "low": 0.6, "high": 0.8}}
+                                          if gold else c)
+                                      for n, c in board_doc["assessors"].items()}}
+    lines = board_lines(doc, width, height)
+    assert len(lines) <= height and all(len(line) <= width for line in lines)
+
+
+def test_gold_is_a_dash_until_the_report_has_it(board_doc):
+    text = "\n".join(board_lines(board_doc, 200))
+    alice = next(line for line in text.splitlines() if line.startswith("alice"))
+    assert "gold κ" in text and "0.75" not in alice.split()[9]
+    with_gold = {**board_doc, "assessors": {**board_doc["assessors"], "alice": {
+        **board_doc["assessors"]["alice"], "gold": {"n": 30, "exact": 0.8, "kappa": 0.71,
+                                                    "low": 0.6, "high": 0.8}}}}
+    alice = next(line for line in board_lines(with_gold, 200) if line.startswith("alice"))
+    assert "0.71 (30)" in alice
+
+
+@pytest.fixture(scope="module")
+def board_doc(tmp_path_factory):
+    """The judged team's report (SQLite; the figures are the same on both backends)."""
+    tmp = tmp_path_factory.mktemp("board")
+    config = team_config(tmp, tmp / "s.sqlite")
+    judge_team(tmp / "s.sqlite")
+    return doc_of(config)
+
+
+def test_piped_watch_redraws_a_board_that_fits(team):
+    config, store = team
+    other = open_store(store)
+    pairs = sorted((m.qid, m.docid) for m in other.pool())
+
+    def judge_meanwhile(seconds: float) -> None:  # another assessor, between two frames
+        assert seconds == 2.0
+        grade(other, pairs[35], "dave", 2, DAY2, 15)
+
+    out = io.StringIO()
+    with Collection.open(config) as collection:
+        live(collection, None, 2.0, "table", clock=lambda: NOW, terminal=False,
+             size=lambda: (80, 24), refreshes=2, sleep=judge_meanwhile, out=out)
+    other.close()
+    frames = [f for f in out.getvalue().split(" Ctrl-C to stop\n") if f]
+    assert len(frames) == 2
+    for frame in frames:
+        lines = frame.splitlines()
+        assert len(lines) <= 24 and max(map(len, lines)) <= 80
+        assert not any(line.startswith("q_") for line in lines)  # no per-query rows
+        assert lines[-1] == "-- 12:00:00, every 2s;"  # the injected clock's time
+    assert "judged 24/40" in frames[0] and "judged 25/40" in frames[1]
+    assert not any(line.startswith("dave") for line in frames[0].splitlines())
+    assert any(line.startswith("dave") for line in frames[1].splitlines())
