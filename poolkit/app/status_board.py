@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from poolkit.errors import StoreUnavailable
+from poolkit.io.paths import shown_path
 from poolkit.tables import table
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def title(doc: Mapping[str, Any]) -> str:
     return (f"judged {doc['judged']}/{doc['pooled']} · pool v{doc['pool_version']} · "
             f"{len(doc['queries'])} queries"
             + (f" · plan {plan['plan']}: overlap {plan['overlap']} by {plan['unit']}"
-               if plan else "") + f" · store {doc['store']}")
+               if plan else "") + f" · store {shown_path(doc['store'])}")
 
 
 def board_lines(doc: Mapping[str, Any], width: int, height: int | None = None) -> list[str]:
@@ -125,7 +126,7 @@ def board_lines(doc: Mapping[str, Any], width: int, height: int | None = None) -
     return lines
 
 
-def _board_draw(collection: Collection, pool_version: int | None,
+def board_draw(collection: Collection, pool_version: int | None,
                 clock: Callable[[], datetime]) -> Callable[[int], tuple[str, str]]:
     """What the Textual dashboard calls on each tick: (the team block, the per-query table),
     as of ``clock()``."""
@@ -139,7 +140,8 @@ def _board_draw(collection: Collection, pool_version: int | None,
             return f"store unreachable: {exc} (trying again)", ""
         doc = report.to_dict()
         stamp = f"as of {now.strftime('%H:%M:%S')}"
-        return "\n".join([stamp, *board_lines(doc, width)]), render_table(doc, report.top)
+        per_query = render_table(doc, report.top).split("\n", 1)[1]  # the title says the store
+        return "\n".join([stamp, *board_lines(doc, width)]), per_query
 
     return draw
 
@@ -163,7 +165,7 @@ def live(collection: Collection, pool_version: int | None, seconds: float, fmt: 
         except ImportError:  # no Textual: the text frames below
             pass
         else:
-            DashboardApp(_board_draw(collection, pool_version, clock), seconds).run()
+            DashboardApp(board_draw(collection, pool_version, clock), seconds).run()
             return
     def measure() -> tuple[int, int]:
         if size is not None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
@@ -29,6 +29,7 @@ class DashboardApp(App[None]):
     #queries { height: 1fr; display: none; border-top: solid $accent; padding: 0 1; }
     #queries.shown { display: block; }
     #team.half { max-height: 50%; }
+    #query-rows { width: auto; }
     """
     BINDINGS = [Binding("p", "toggle_queries", "per-query rows"),
                 Binding("r", "refresh_now", "refresh now"),
@@ -40,10 +41,11 @@ class DashboardApp(App[None]):
         self.seconds = seconds
         self.timer: Timer | None = None
         self.ticks = 0
+        self.drawn_width = 0
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(Static(id="team-text"), id="team")
-        yield VerticalScroll(Static(id="query-rows"), id="queries")
+        yield ScrollableContainer(Static(id="query-rows"), id="queries")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -53,13 +55,15 @@ class DashboardApp(App[None]):
 
     def tick(self) -> None:
         """Read the report again and redraw (the timer's callback, and ``r``)."""
+        self.drawn_width = self.size.width
         team, queries = self.draw(max(self.size.width - 2, 40))
         self.query_one("#team-text", Static).update(Text(team, no_wrap=True))
         self.query_one("#query-rows", Static).update(Text(queries, no_wrap=True))
         self.ticks += 1
 
     def on_resize(self) -> None:
-        if self.ticks:
+        """A new width lays the table out again (a new height needs nothing: it scrolls)."""
+        if self.ticks and self.size.width != self.drawn_width:
             self.tick()
 
     def action_toggle_queries(self) -> None:
