@@ -122,3 +122,17 @@ def test_piped_watch_redraws_a_board_that_fits(team):
     assert "judged 24/40" in frames[0] and "judged 25/40" in frames[1]
     assert not any(line.startswith("dave") for line in frames[0].splitlines())
     assert any(line.startswith("dave") for line in frames[1].splitlines())
+
+
+def test_the_readme_shows_the_board(tmp_path, monkeypatch):
+    from shared_data import REPO
+
+    monkeypatch.chdir(tmp_path)  # the store is shown as the lead would type it: s.sqlite
+    config = team_config(tmp_path, tmp_path / "s.sqlite")
+    judge_team(tmp_path / "s.sqlite")
+    lines = board_lines(doc_of(config), 80)
+    rules = len(lines) - lines[::-1].index("")  # the rules, after the table's last blank
+    board = "\n".join(lines[:rules - 1])
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("#### The lead's dashboard"):]
+    assert f"```\n{board}\n```" in section[:section.index("\n(")]
