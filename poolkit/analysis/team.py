@@ -44,7 +44,7 @@ AWAY_S = 300.0
 TREND_N, TREND_MIN, STEADY = 20, 5, 0.2
 #: the grade-share flags: each side needs this many grades, and a share this many times the
 #: others' (or under its inverse) is flagged
-FLAG_MIN, FLAG_RATIO = 20, 2.0
+FLAG_MIN, FLAG_RATIO = 20, 2
 
 
 def team_figures(store: StoreBackend, now: datetime | None = None,
@@ -141,10 +141,9 @@ def with_flags(team: Mapping[str, dict[str, Any]], counts: Mapping[str, Mapping[
         o_total = sum(t for n, (_, t) in high.items() if n != name)
         flags = []
         if total >= FLAG_MIN and o_total >= FLAG_MIN:
-            ratio = ((mine / total) / (o_high / o_total) if o_high else
-                     math.inf if mine else 1.0)
-            flags += (["lenient"] if ratio > FLAG_RATIO else
-                      ["harsh"] if ratio < 1 / FLAG_RATIO else [])
+            # mine/total against o_high/o_total, cross-multiplied: exact on counts
+            flags += (["lenient"] if mine * o_total > FLAG_RATIO * o_high * total else
+                      ["harsh"] if FLAG_RATIO * mine * o_total < o_high * total else [])
         if counts.get(name, {}).get("fast"):
             flags.append("fast")
         out[name] = {**figures, "grade_share": share, "flags": flags}
