@@ -124,13 +124,15 @@ def with_flags(team: Mapping[str, dict[str, Any]], counts: Mapping[str, Mapping[
     """``team`` with each assessor's ``grade_share`` (grade -> share of her standing grades
     on the pool, from ``counts``' histograms; None before her first) and ``flags``:
 
-    - ``lenient``: her share of high grades (above ``top / 2``: 2-3 on 0-3, 1 on 0-1) is over
-      ``FLAG_RATIO`` (2) times the other people's together; ``harsh``: under half of it.
-      Only when she and the others each hold ``FLAG_MIN`` (20) grades.
+    - ``lenient``: her share of the top grade (3 on 0-3, 1 on 0-1) is over ``FLAG_RATIO``
+      (2) times the other people's together; ``harsh``: under half of it. Only when she and
+      the others each hold ``FLAG_MIN`` (20) grades. (The top grade alone, not the upper
+      half of the scale: an assessor one grade too high on every passage moves the upper
+      half's share by less than the top grade's.)
     - ``fast``: her median seconds per grade is under ``FAST_MEDIAN`` (``counts``' ``fast``).
     """
     hist = {n: c["grades"] for n, c in counts.items()}
-    high = {n: (sum(v for g, v in h.items() if int(g) > top / 2), sum(h.values()))
+    high = {n: (sum(v for g, v in h.items() if int(g) >= top), sum(h.values()))
             for n, h in hist.items()}
     out = {}
     for name, figures in team.items():

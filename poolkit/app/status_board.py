@@ -32,8 +32,8 @@ ARROWS = {"slower": "↑", "faster": "↓", "steady": "→"}
 #: the rules behind the figures, said under the table
 LEGEND = ("today: grades since midnight; trend: median s of the last 20 grades against the 20 "
           "before (↑ slower, ↓ faster by over 20%); away: time on screen past 5 min per grade; "
-          "lenient/harsh: share of high grades over 2x / under half the others' (20+ grades "
-          "each); fast: median under 1 s")
+          "lenient/harsh: share of the top grade over 2x / under half the others' (20+ "
+          "grades each); fast: median under 1 s")
 
 
 def duration(seconds: float | None) -> str:

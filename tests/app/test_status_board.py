@@ -136,3 +136,43 @@ def test_the_readme_shows_the_board(tmp_path, monkeypatch):
     readme = (REPO / "README.md").read_text()
     section = readme[readme.index("#### The lead's dashboard"):]
     assert f"```\n{board}\n```" in section[:section.index("\n(")]
+
+
+@pytest.fixture(params=BACKENDS)
+def pooled(request, tmp_path):
+    with store_location(request.param, tmp_path) as store:
+        yield team_config(tmp_path, store), store
+
+
+def test_a_replay_of_three_assessors_flags_the_lenient_one(pooled):
+    """Three simulated assessors judge the whole pool through the judging session against
+    the sample's hand grades (unlisted pairs 0): alice errs by one grade on 10% of passages,
+    bob on 20%, carol grades one too high everywhere (and errs on 10%)."""
+    import random
+
+    import yaml
+    from judge_helpers import TickClock
+    from shared_data import SAMPLE
+
+    from poolkit.judge.session import JudgingSession
+
+    truth = {(e["query"], d): g for e in yaml.safe_load((SAMPLE / "golden.yaml").read_text())
+             for d, g in e["grades"].items()}
+    config, store = pooled
+    rng = random.Random(28)
+    with open_store(store) as s:
+        for name, error, shift in (("alice", 0.1, 0), ("bob", 0.2, 0), ("carol", 0.1, 1)):
+            session = JudgingSession(s, name, clock=TickClock(DAY2, step=9.0))
+            while session.current is not None:
+                g = truth.get(session.current.pair, 0) + shift
+                if rng.random() < error:
+                    g += rng.choice((-1, 1))
+                session.grade(min(3, max(0, g)))
+    doc = doc_of(config)
+    assert {n: c["judged"] for n, c in doc["assessors"].items()} == dict.fromkeys(
+        ("alice", "bob", "carol"), 40)
+    assert {n: c["flags"] for n, c in doc["assessors"].items()} == {
+        "alice": [], "bob": [], "carol": ["lenient"]}
+    assert all(c["judged_today"] == 40 for c in doc["assessors"].values())
+    tops = {n: c["grades"]["3"] for n, c in doc["assessors"].items()}
+    assert tops == {"alice": 5, "bob": 6, "carol": 12}  # the README's figures
