@@ -165,7 +165,8 @@ def live(collection: Collection, pool_version: int | None, seconds: float, fmt: 
         except ImportError:  # no Textual: the text frames below
             pass
         else:
-            DashboardApp(board_draw(collection, pool_version, clock), seconds).run()
+            DashboardApp(board_draw(collection, pool_version, clock), seconds,
+                         close=collection.store.close_thread).run()
             return
     def measure() -> tuple[int, int]:
         if size is not None:

@@ -176,3 +176,22 @@ def test_a_replay_of_three_assessors_flags_the_lenient_one(pooled):
     assert all(c["judged_today"] == 40 for c in doc["assessors"].values())
     tops = {n: c["grades"]["3"] for n, c in doc["assessors"].items()}
     assert tops == {"alice": 5, "bob": 6, "carol": 12}  # the README's figures
+
+
+def test_a_store_out_of_reach_is_said_on_the_dashboard_and_read_again(team, monkeypatch):
+    from poolkit.app.status_board import board_draw
+    from poolkit.errors import StoreUnavailable
+
+    config, _ = team
+    with Collection.open(config) as collection:
+        draw = board_draw(collection, None, lambda: NOW)
+
+        def restarting(*args, **kwargs):
+            raise StoreUnavailable("server closed the connection")
+
+        with monkeypatch.context() as m:
+            m.setattr("poolkit.analysis.team.team_figures", restarting)
+            assert draw(80) == ("store unreachable: server closed the connection "
+                                "(trying again)", "")
+        team_block, per_query = draw(80)  # the next tick reads again
+    assert "judged 24/40" in team_block and "q_faw" in per_query

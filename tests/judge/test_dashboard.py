@@ -57,9 +57,10 @@ async def test_the_timer_picks_up_a_grade_another_process_wrote(tmp_path, backen
     with store_location(backend, tmp_path) as store:
         config = team_config(tmp_path, store)
         judge_team(store)
-        clock = iter([NOW, NOW + timedelta(minutes=1)])
+        clock = iter([NOW, NOW + timedelta(minutes=1), NOW + timedelta(minutes=2)])
         with Collection.open(config) as collection:
-            app = DashboardApp(board_draw(collection, None, lambda: next(clock)), 5.0)
+            app = DashboardApp(board_draw(collection, None, lambda: next(clock)), 5.0,
+                               close=collection.store.close_thread)
             async with app.run_test(size=size) as pilot:
                 assert app.timer is not None and app.timer._interval == 5.0
                 assert "as of 12:00:00" in text_of(app, "#team-text")
@@ -67,11 +68,16 @@ async def test_the_timer_picks_up_a_grade_another_process_wrote(tmp_path, backen
                 with open_store(store) as other:  # another assessor's process
                     pair = sorted((m.qid, m.docid) for m in other.pool())[30]
                     grade(other, pair, "dave", 2, DAY2, 20)
-                app.tick()  # what the timer calls every 5 s
+                await app.tick()  # what the timer calls every 5 s
                 await pilot.pause()
                 text = text_of(app, "#team-text")
                 assert "as of 12:01:00" in text and "judged 25/40" in text
                 assert any(line.startswith("dave") for line in text.splitlines())
+                with open_store(store) as other:
+                    grade(other, pair, "erin", 1, DAY2, 20)
+                await pilot.press("r")  # the lead need not wait for the timer
+                assert any(line.startswith("erin") for line in text_of(
+                    app, "#team-text").splitlines())
 
 
 @SIZES
