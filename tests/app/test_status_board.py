@@ -195,3 +195,25 @@ def test_a_store_out_of_reach_is_said_on_the_dashboard_and_read_again(team, monk
                                 "(trying again)", "")
         team_block, per_query = draw(80)  # the next tick reads again
     assert "judged 24/40" in team_block and "q_faw" in per_query
+
+
+def test_on_a_terminal_watch_runs_the_dashboard_and_piped_json_prints_whole_reports(
+        team, monkeypatch):
+    import json
+
+    from poolkit.judge.dashboard import DashboardApp
+
+    config, _ = team
+    ran: list[DashboardApp] = []
+    monkeypatch.setattr(DashboardApp, "run", lambda self: ran.append(self))
+    out = io.StringIO()
+    with Collection.open(config) as collection:
+        live(collection, None, 4.0, "table", clock=lambda: NOW, terminal=True)
+        assert len(ran) == 1 and ran[0].seconds == 4.0
+        assert ran[0].close == collection.store.close_thread
+        assert "judged 24/40" in ran[0].draw(80)[0]
+        live(collection, None, 4.0, "json", clock=lambda: NOW, terminal=True,
+             refreshes=1, out=out)  # JSON frames even on a terminal: a program reads them
+    assert len(ran) == 1
+    doc = json.loads(out.getvalue().split("-- 12:00:00")[0])
+    assert doc["assessors"]["alice"]["flags"] == ["lenient"]
