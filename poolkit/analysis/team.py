@@ -23,7 +23,9 @@ passes its own moment, so nothing depends on the wall clock):
   median is more than ``STEADY`` (20%) above / below the previous one, else ``steady``.
 - ``away_s``: the seconds past ``AWAY_S`` of each grade's time on screen: a passage left
   longer than that is time away; ``active_s + away_s`` is all her time on screen.
-- ``since_last_s``: seconds from her last grade to ``now`` (None: she never graded).
+- ``last_grade_at``: the time of her last grade (None: she never graded). A time, not
+  the seconds since it: the report of an unchanged store stays the same from one call to
+  the next (the dashboard counts the seconds to its own clock).
 - ``grade_share`` and ``flags``: see ``with_flags``.
 """
 
@@ -63,13 +65,16 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
     cant = Counter(a for *_, a in store.live_marks(["cant_judge"]))
     times: dict[str, list[float]] = {}
     moments: dict[str, list[datetime]] = {}
+    last: dict[str, tuple[datetime, str]] = {}  # the latest grade's moment, as stored
     for _, assessor, shown, judged in store.timings("grade"):
         seconds = _seconds(shown, judged)
         if seconds is not None:
             times.setdefault(assessor, []).append(seconds)
         moment = _moment(judged)
-        if moment is not None:
+        if moment is not None and judged is not None:
             moments.setdefault(assessor, []).append(moment)
+            if assessor not in last or moment > last[assessor][0]:
+                last[assessor] = (moment, judged)
     peers = _peer_kappas(store)
     names = set(held) | set(cant) | set(times) | set(peers) | set(store.assessors())
     out = {}
@@ -87,8 +92,7 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
             "judged_today": sum(w.astimezone(now.tzinfo).date() == now.date() for w in when),
             "pace_trend": pace_trend(in_order),
             "away_s": round(float(sum(t - AWAY_S for t in taken if t > AWAY_S)), 3),
-            "since_last_s": (round(max(0.0, (now - max(when)).total_seconds()), 1)
-                             if when else None),
+            "last_grade_at": last[name][1] if name in last else None,
         }
     assignment = None if plan is None else {
         "plan": plan.plan, "overlap": plan.overlap, "unit": plan.unit, "pairs": len(slots),

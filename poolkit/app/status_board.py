@@ -88,17 +88,29 @@ COLUMNS: list[tuple[str, str, Cell]] = [
     ("peers κ", "r", lambda c: kappa_cell(c.get("peers"))),
     ("gold κ", "r", lambda c: kappa_cell(c.get("gold"))),
     ("grades %", "r", _shares),
-    ("last", "r", lambda c: duration(c.get("since_last_s"))),
+    ("last", "r", lambda c: duration(c.get("since_last_s"))),  # see _as_of
     ("flags", "l", lambda c: ",".join(c.get("flags") or ())),
 ]
 
 
-def team_table(doc: Mapping[str, Any], width: int) -> list[str]:
-    """One row per assessor, every column of ``COLUMNS``; columns past ``width`` wrap into a
-    second block (the assessor column repeated), so nothing is cut."""
+def _as_of(c: Mapping[str, Any], now: datetime | None) -> Mapping[str, Any]:
+    """An assessor's figures with the seconds from her last grade to ``now`` (the report
+    keeps the time of it, so that it does not change from call to call)."""
+    at = c.get("last_grade_at")
+    if at is None or now is None:
+        return c
+    then = datetime.fromisoformat(at)
+    if now.tzinfo is None or then.tzinfo is None:  # a naive clock is local time
+        now, then = now.astimezone(), then.astimezone()
+    return {**c, "since_last_s": max(0.0, (now - then).total_seconds())}
+
+
+def team_table(doc: Mapping[str, Any], width: int, now: datetime | None = None) -> list[str]:
+    """One row per assessor, every column of ``COLUMNS``, as of ``now``; columns past
+    ``width`` wrap into a second block (the assessor column repeated), so nothing is cut."""
     head = ("assessor", *(h for h, _, _ in COLUMNS))
     align = "l" + "".join(a for _, a, _ in COLUMNS)
-    rows = [(name, *(cell(c) for _, _, cell in COLUMNS))
+    rows = [(name, *(cell(_as_of(c, now)) for _, _, cell in COLUMNS))
             for name, c in doc["assessors"].items()]
     return table(head, rows, align=align, width=width)
 
@@ -113,11 +125,12 @@ def title(doc: Mapping[str, Any]) -> str:
                if plan else "") + f" · store {shown_path(doc['store'])}")
 
 
-def board_lines(doc: Mapping[str, Any], width: int, height: int | None = None) -> list[str]:
-    """The dashboard as text: title, the team table, the rules it applies; cut to ``height``
-    lines (what is cut is said on the last one)."""
+def board_lines(doc: Mapping[str, Any], width: int, height: int | None = None,
+                now: datetime | None = None) -> list[str]:
+    """The dashboard as text as of ``now``: title, the team table, the rules it applies; cut
+    to ``height`` lines (what is cut is said on the last one)."""
     lines = [*textwrap.wrap(title(doc), width, break_on_hyphens=False), "",
-             *(team_table(doc, width) if doc["assessors"] else ["nobody has judged yet"]),
+             *(team_table(doc, width, now) if doc["assessors"] else ["nobody has judged yet"]),
              "", *textwrap.wrap(LEGEND, width)]
     if height is not None and len(lines) > height:
         cut = len(lines) - height + 1
@@ -141,7 +154,7 @@ def board_draw(collection: Collection, pool_version: int | None,
         doc = report.to_dict()
         stamp = f"as of {now.strftime('%H:%M:%S')}"
         per_query = render_table(doc, report.top).split("\n", 1)[1]  # the title says the store
-        return "\n".join([stamp, *board_lines(doc, width)]), per_query
+        return "\n".join([stamp, *board_lines(doc, width, now=now)]), per_query
 
     return draw
 
@@ -175,10 +188,11 @@ def live(collection: Collection, pool_version: int | None, seconds: float, fmt: 
         return got.columns, got.lines
 
     def frame() -> str:
-        report = status(collection, pool_version, clock())
+        now = clock()
+        report = status(collection, pool_version, now)
         if fmt != "table":
             return report.render(fmt)
         width, height = measure()
-        return "\n".join(board_lines(report.to_dict(), width, height - 1)) + "\n"
+        return "\n".join(board_lines(report.to_dict(), width, height - 1, now)) + "\n"
 
     watch(frame, seconds, clock=clock, **frames)

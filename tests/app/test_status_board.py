@@ -44,8 +44,8 @@ def test_each_assessor_has_the_dashboards_figures(team):
     assert bob["pace_trend"]["direction"] == "steady" and carol["pace_trend"] is None
     assert (bob["active_s"], bob["away_s"]) == (760.0, 100.0)  # 23 x 20 s + 300; 400 - 300
     assert (alice["active_s"], alice["away_s"]) == (516.0, 0.0)
-    assert alice["since_last_s"] == 9387.0  # 09:23:33 to noon
-    assert bob["since_last_s"] == 9020.0  # 09:29:40 to noon
+    assert alice["last_grade_at"] == "2026-03-02T09:23:33.000000+00:00"
+    assert bob["last_grade_at"] == "2026-03-02T09:29:40.000000+00:00"
     assert alice["grade_share"] == {"0": 0.0, "1": 0.0, "2": 0.25, "3": 0.75}
     assert (alice["flags"], bob["flags"], carol["flags"]) == (["lenient"], ["harsh"], [])
     # the keys the dashboard came with stay
@@ -64,7 +64,8 @@ def test_the_next_grade_is_counted_at_the_next_read(team):
         pair = sorted((m.qid, m.docid) for m in other.pool())[30]
         grade(other, pair, "carol", 3, DAY2 + timedelta(hours=2), 12)
     carol = doc_of(config)["assessors"]["carol"]
-    assert (carol["judged"], carol["judged_today"], carol["since_last_s"]) == (4, 1, 3588.0)
+    assert (carol["judged"], carol["judged_today"]) == (4, 1)
+    assert carol["last_grade_at"] == "2026-03-02T11:00:12.000000+00:00"
 
 
 @settings(max_examples=40, deadline=None)
@@ -74,14 +75,14 @@ def test_the_board_fits_any_terminal(board_doc, width, height, gold):
                                                           "low": 0.6, "high": 0.8}}
                                           if gold else c)
                                       for n, c in board_doc["assessors"].items()}}
-    lines = board_lines(doc, width, height)
+    lines = board_lines(doc, width, height, NOW)
     assert len(lines) <= height and all(len(line) <= width for line in lines)
 
 
 def test_gold_is_a_dash_until_the_report_has_it(board_doc):
-    text = "\n".join(board_lines(board_doc, 200))
+    text = "\n".join(board_lines(board_doc, 200, now=NOW))
     alice = next(line for line in text.splitlines() if line.startswith("alice"))
-    assert "gold κ" in text and "0.75" not in alice.split()[9]
+    assert "gold κ" in text and alice.split()[11:14] == ["–", "0/0/25/75", "2h36m"]
     with_gold = {**board_doc, "assessors": {**board_doc["assessors"], "alice": {
         **board_doc["assessors"]["alice"], "gold": {"n": 30, "exact": 0.8, "kappa": 0.71,
                                                     "low": 0.6, "high": 0.8}}}}
@@ -130,7 +131,7 @@ def test_the_readme_shows_the_board(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the store is shown as the lead would type it: s.sqlite
     config = team_config(tmp_path, tmp_path / "s.sqlite")
     judge_team(tmp_path / "s.sqlite")
-    lines = board_lines(doc_of(config), 80)
+    lines = board_lines(doc_of(config), 80, now=NOW)
     rules = len(lines) - lines[::-1].index("")  # the rules, after the table's last blank
     board = "\n".join(lines[:rules - 1])
     readme = (REPO / "README.md").read_text()
