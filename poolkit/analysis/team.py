@@ -136,20 +136,20 @@ def with_flags(team: Mapping[str, dict[str, Any]], counts: Mapping[str, Mapping[
     - ``fast``: her median seconds per grade is under ``FAST_MEDIAN`` (``counts``' ``fast``).
     """
     hist = {n: c["grades"] for n, c in counts.items()}
-    high = {n: (sum(v for g, v in h.items() if int(g) >= top), sum(h.values()))
+    tops = {n: (sum(v for g, v in h.items() if int(g) >= top), sum(h.values()))
             for n, h in hist.items()}
     out = {}
     for name, figures in team.items():
-        mine, total = high.get(name, (0, 0))
+        mine, total = tops.get(name, (0, 0))
         h = hist.get(name, {})
         share = {g: round(v / total, 4) for g, v in h.items()} if total else None
-        o_high = sum(x for n, (x, _) in high.items() if n != name)
-        o_total = sum(t for n, (_, t) in high.items() if n != name)
+        o_top = sum(x for n, (x, _) in tops.items() if n != name)
+        o_total = sum(t for n, (_, t) in tops.items() if n != name)
         flags = []
         if total >= FLAG_MIN and o_total >= FLAG_MIN:
-            # mine/total against o_high/o_total, cross-multiplied: exact on counts
-            flags += (["lenient"] if mine * o_total > FLAG_RATIO * o_high * total else
-                      ["harsh"] if FLAG_RATIO * mine * o_total < o_high * total else [])
+            # mine/total against o_top/o_total, cross-multiplied: exact on counts
+            flags += (["lenient"] if mine * o_total > FLAG_RATIO * o_top * total else
+                      ["harsh"] if FLAG_RATIO * mine * o_total < o_top * total else [])
         if counts.get(name, {}).get("fast"):
             flags.append("fast")
         out[name] = {**figures, "grade_share": share, "flags": flags}

@@ -140,7 +140,7 @@ def board_lines(doc: Mapping[str, Any], width: int, height: int | None = None,
 
 
 def board_draw(collection: Collection, pool_version: int | None,
-                clock: Callable[[], datetime]) -> Callable[[int], tuple[str, str]]:
+               clock: Callable[[], datetime]) -> Callable[[int], tuple[str, str]]:
     """What the Textual dashboard calls on each tick: (the team block, the per-query table),
     as of ``clock()``."""
     from poolkit.app.status import render_table, status
@@ -181,6 +181,7 @@ def live(collection: Collection, pool_version: int | None, seconds: float, fmt: 
             DashboardApp(board_draw(collection, pool_version, clock), seconds,
                          close=collection.store.close_thread).run()
             return
+
     def measure() -> tuple[int, int]:
         if size is not None:
             return size()
