@@ -11,12 +11,30 @@ agreement with peers on shared pairs.
 - ``peers``: Cohen's kappa (0-3) between her standing grades and every other person's on
   the pairs both graded, pooled over peers (``n`` grade pairs); kappa None under 2 pairs or
   when it is undefined (every grade the same).
+
+What the lead's dashboard adds (``status --watch``), each as of ``now`` (injected: a test
+passes its own moment, so nothing depends on the wall clock):
+
+- ``judged_today``: her grade events whose time falls on ``now``'s date in ``now``'s time
+  zone (the lead's day, not UTC's).
+- ``pace_trend``: the median seconds of her last ``k`` grades (``last_s``) against the ``k``
+  before them (``previous_s``), ``k`` = ``TREND_N`` or half her grades if fewer, and at
+  least ``TREND_MIN`` (None below); ``direction`` ``slower`` / ``faster`` when the last
+  median is more than ``STEADY`` (20%) above / below the previous one, else ``steady``.
+- ``away_s``: the seconds past ``AWAY_S`` of each grade's time on screen: a passage left
+  longer than that is time away; ``active_s + away_s`` is all her time on screen.
+- ``last_grade_at``: the time of her last grade (None: she never graded). A time, not
+  the seconds since it: the report of an unchanged store stays the same from one call to
+  the next (the dashboard counts the seconds to its own clock).
+- ``grade_share`` and ``flags``: see ``with_flags``.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,12 +42,20 @@ if TYPE_CHECKING:
 
 #: seconds: a passage shown longer than this before its grade counts as time away
 AWAY_S = 300.0
+#: grades per window of the pace trend, the fewest that make one, and the change that counts
+TREND_N, TREND_MIN, STEADY = 20, 5, 0.2
+#: the grade-share flags: each side needs this many grades, and a share this many times the
+#: others' (or under its inverse) is flagged
+FLAG_MIN, FLAG_RATIO = 20, 2
 
 
-def team_figures(store: StoreBackend) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+def team_figures(store: StoreBackend, now: datetime | None = None,
+                 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
     """(assessor -> figures, the plan's ``{overlap, unit, pairs, plan, open_slots}`` or
-    None)."""
+    None), as of ``now`` (default: this moment, in the local time zone)."""
     from poolkit.store.judging import _seconds
+
+    now = now if now is not None and now.tzinfo else (now or datetime.now()).astimezone()
 
     plan = store.assignment_plan()
     slots = store.assignment_slots() if plan is not None else {}
@@ -38,15 +64,24 @@ def team_figures(store: StoreBackend) -> tuple[dict[str, dict[str, Any]], dict[s
     done = Counter(h for p, hs in slots.items() for h in hs if h and h in settled.get(p, ()))
     cant = Counter(a for *_, a in store.live_marks(["cant_judge"]))
     times: dict[str, list[float]] = {}
+    moments: dict[str, list[datetime]] = {}
+    last: dict[str, tuple[datetime, str]] = {}  # the latest grade's moment, as stored
     for _, assessor, shown, judged in store.timings("grade"):
         seconds = _seconds(shown, judged)
         if seconds is not None:
             times.setdefault(assessor, []).append(seconds)
+        moment = _moment(judged)
+        if moment is not None and judged is not None:
+            moments.setdefault(assessor, []).append(moment)
+            if assessor not in last or moment > last[assessor][0]:
+                last[assessor] = (moment, judged)
     peers = _peer_kappas(store)
     names = set(held) | set(cant) | set(times) | set(peers) | set(store.assessors())
     out = {}
     for name in sorted(names):
-        taken = sorted(times.get(name, []))
+        in_order = times.get(name, [])
+        taken = sorted(in_order)
+        when = moments.get(name, [])
         out[name] = {
             "assigned": held[name] if plan is not None else None,
             "assigned_judged": done[name] if plan is not None else None,
@@ -54,11 +89,71 @@ def team_figures(store: StoreBackend) -> tuple[dict[str, dict[str, Any]], dict[s
             "pace_median_s": _median(taken),
             "active_s": round(sum(min(t, AWAY_S) for t in taken), 3),
             "peers": peers.get(name, {"n": 0, "kappa": None}),
+            "judged_today": sum(w.astimezone(now.tzinfo).date() == now.date() for w in when),
+            "pace_trend": pace_trend(in_order),
+            "away_s": round(float(sum(t - AWAY_S for t in taken if t > AWAY_S)), 3),
+            "last_grade_at": last[name][1] if name in last else None,
         }
     assignment = None if plan is None else {
         "plan": plan.plan, "overlap": plan.overlap, "unit": plan.unit, "pairs": len(slots),
         "open_slots": sum(h is None for hs in slots.values() for h in hs)}
     return out, assignment
+
+
+def _moment(stamp: str | None) -> datetime | None:
+    """A stored time as an aware datetime (a naive one is UTC, as the store writes them)."""
+    try:
+        moment = datetime.fromisoformat(stamp or "")
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def pace_trend(seconds: list[float]) -> dict[str, Any] | None:
+    """The median of the last ``k`` of ``seconds`` (oldest first) against the ``k`` before
+    (see the module docstring); None under ``TREND_MIN`` per window."""
+    k = min(TREND_N, len(seconds) // 2)
+    if k < TREND_MIN:
+        return None
+    last, previous = _median(sorted(seconds[-k:])), _median(sorted(seconds[-2 * k:-k]))
+    assert last is not None and previous is not None
+    direction = ("slower" if last > previous * (1 + STEADY) else
+                 "faster" if last < previous * (1 - STEADY) else "steady")
+    return {"last_s": round(last, 3), "previous_s": round(previous, 3), "window": k,
+            "direction": direction}
+
+
+def with_flags(team: Mapping[str, dict[str, Any]], counts: Mapping[str, Mapping[str, Any]],
+               top: int) -> dict[str, dict[str, Any]]:
+    """``team`` with each assessor's ``grade_share`` (grade -> share of her standing grades
+    on the pool, from ``counts``' histograms; None before her first) and ``flags``:
+
+    - ``lenient``: her share of the top grade (3 on 0-3, 1 on 0-1) is over ``FLAG_RATIO``
+      (2) times the other people's together; ``harsh``: under half of it. Only when she and
+      the others each hold ``FLAG_MIN`` (20) grades. (The top grade alone, not the upper
+      half of the scale: an assessor one grade too high on every passage moves the upper
+      half's share by less than the top grade's.)
+    - ``fast``: her median seconds per grade is under ``FAST_MEDIAN`` (``counts``' ``fast``).
+    """
+    hist = {n: c["grades"] for n, c in counts.items()}
+    tops = {n: (sum(v for g, v in h.items() if int(g) >= top), sum(h.values()))
+            for n, h in hist.items()}
+    out = {}
+    for name, figures in team.items():
+        mine, total = tops.get(name, (0, 0))
+        h = hist.get(name, {})
+        share = {g: round(v / total, 4) for g, v in h.items()} if total else None
+        o_top = sum(x for n, (x, _) in tops.items() if n != name)
+        o_total = sum(t for n, (_, t) in tops.items() if n != name)
+        flags = []
+        if total >= FLAG_MIN and o_total >= FLAG_MIN:
+            # mine/total against o_top/o_total, cross-multiplied: exact on counts
+            flags += (["lenient"] if mine * o_total > FLAG_RATIO * o_top * total else
+                      ["harsh"] if FLAG_RATIO * mine * o_total < o_top * total else [])
+        if counts.get(name, {}).get("fast"):
+            flags.append("fast")
+        out[name] = {**figures, "grade_share": share, "flags": flags}
+    return out
 
 
 def _median(values: list[float]) -> float | None:

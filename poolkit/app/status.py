@@ -91,18 +91,21 @@ def _with_team(counts: dict[str, Any], team: dict[str, dict[str, Any]],
     return {n: {**counts.get(n, blank), **team.get(n, {})} for n in names}
 
 
-def status(collection: Collection, pool_version: int | None = None) -> StatusReport:
-    """The report as of now on ``collection``'s store, against the pool as of
-    ``pool_version`` (None: the latest, so a new version is picked up at each call)."""
+def status(collection: Collection, pool_version: int | None = None,
+           now: datetime | None = None) -> StatusReport:
+    """The report as of ``now`` (default: this moment) on ``collection``'s store, against the
+    pool as of ``pool_version`` (None: the latest, so a new version is picked up at each
+    call)."""
     from poolkit.store.judging import status_report
 
     top = collection.config.grades.top  # the store's, once a grade was given (Collection)
     counts = status_report(collection.store, pool_version, collection.config.judge.min_display,
                            top)
-    from poolkit.analysis.team import team_figures
+    from poolkit.analysis.team import team_figures, with_flags
 
     machines = machine_coverage(collection.store, counts.pool_version)
-    team, assignment = team_figures(collection.store)
+    team, assignment = team_figures(collection.store, now)
+    team = with_flags(team, counts.assessors, top)
     if counts.pool_version is None:
         return StatusReport(counts, machines=machines, team=team, assignment=assignment,
                             top=top)
@@ -167,12 +170,14 @@ def plan_progress(collection: Collection, version: int, qids: Iterable[str]) -> 
 
 
 def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
-          sleep: Callable[[float], None] = time.sleep, out: TextIO | None = None) -> None:
+          sleep: Callable[[float], None] | None = None, out: TextIO | None = None,
+          clock: Callable[[], datetime] = datetime.now) -> None:
     """Redraw ``draw()`` every ``seconds`` (``refreshes`` times; None: until Ctrl-C). On a
     terminal each frame replaces the last; piped, frames follow each other. A store that
     cannot be reached for a frame (a PostgreSQL restart) is said in that frame and read
     again at the next one (the connection is opened again then)."""
     out = out or sys.stdout
+    sleep = sleep or time.sleep  # looked up now: a test may stand in for it
     clear = "\x1b[H\x1b[2J" if out.isatty() else ""
     n = 0
     try:
@@ -183,7 +188,7 @@ def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
                 frame = draw()
             except StoreUnavailable as exc:  # a server restarting: say so, try next frame
                 frame = f"store unreachable: {exc} (trying again)\n"
-            stamp = datetime.now().strftime("%H:%M:%S")
+            stamp = clock().strftime("%H:%M:%S")
             out.write(f"{clear}{frame}-- {stamp}, every {seconds:g}s; Ctrl-C to stop\n")
             out.flush()
             n += 1

@@ -19,8 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="count against the pool as of version V (default: the latest)")
     p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
-                   help="a live team view: redraw every SECONDS (default 5) until Ctrl-C, "
-                        "each assessor's progress and pace as the others judge")
+                   help="the lead's dashboard: every assessor's progress, pace, agreement "
+                        "and flags, redrawn every SECONDS (default 5) until Ctrl-C (q); on a "
+                        "terminal, p shows the per-query rows; piped, a frame that fits")
     p.set_defaults(handler=run)
 
 
@@ -28,7 +29,8 @@ DAY = 86400  # the longest --watch interval
 
 
 def run(args: argparse.Namespace) -> int:
-    from poolkit.app.status import status, watch
+    from poolkit.app.status import status
+    from poolkit.app.status_board import live
     from poolkit.collection import Collection
     from poolkit.errors import PoolkitError
 
@@ -40,11 +42,8 @@ def run(args: argparse.Namespace) -> int:
         if args.pool_version is not None:
             collection.version(args.pool_version)
 
-        def frame() -> str:  # as of now: a new pool version is picked up at each redraw
-            return status(collection, args.pool_version).render(args.format)
-
         if args.watch is None:
-            sys.stdout.write(frame())
-        else:
-            watch(frame, args.watch)
+            sys.stdout.write(status(collection, args.pool_version).render(args.format))
+        else:  # as of each redraw: a new pool version is picked up too
+            live(collection, args.pool_version, args.watch, args.format)
     return 0

@@ -46,3 +46,27 @@ def test_watch_needs_a_positive_interval(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == "poolkit status: error: --watch takes a number of seconds above 0, not 0\n"
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_piped_watch_prints_the_board_that_fits_not_every_query(tmp_path, capsys,
+                                                                 monkeypatch):
+    from dashboard_helpers import judge_team, team_config
+
+    config = team_config(tmp_path, tmp_path / "s.sqlite")
+    judge_team(tmp_path / "s.sqlite")
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+
+    def ctrl_c(seconds: float) -> None:  # the lead stops it after the first frame
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("poolkit.app.status.time.sleep", ctrl_c)
+    assert main(["status", str(config), "--watch", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) <= 24 + 1 and max(map(len, lines)) <= 80  # + the line Ctrl-C ends
+    assert lines[0].startswith("judged 24/40 · pool v1 · 4 queries")
+    assert [line.split()[0] for line in lines if line.startswith(("alice", "bob", "carol"))] \
+        == ["alice", "bob", "carol"] * 2  # two blocks of columns at 80
+    assert not any(line.startswith("q_") for line in lines)
+    assert lines[-2].endswith("every 3s; Ctrl-C to stop") and lines[-1] == ""
