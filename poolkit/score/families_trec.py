@@ -1,12 +1,14 @@
-"""trec_eval's measures that only ``poolkit trec-eval`` prints: one function per measure, its
+"""trec_eval's measures beyond poolkit's own families: one function per measure, its
 docstring the formula, written from trec_eval's definitions (its source documents them) and
 computed in the same arithmetic order, so that the printed ``%6.4f`` agrees to the last digit.
 
 Each function takes a :class:`TrecQuery` (one query's ranking after ``-M``/``-J``, read as
 trec_eval reads it) and the measure's parameter: a cutoff (``relative_P_5``), a fraction of R
 (``iprec_at_recall_0.30``, ``Rprec_mult_0.20``) or the parameter list (``utility``,
-``set_F``, ``11pt_avg``). :data:`TREC_FAMILIES` lists them with their trec_eval parameters;
-:mod:`poolkit.score.trec_eval` puts them in trec_eval's table.
+``set_F``, ``11pt_avg``). :data:`poolkit.score.measures.MEASURES`, the one measure
+registry, lists each with its :class:`TrecFamily` (trec_eval's parameters), so that
+``poolkit score -m NAME`` reads them too; :mod:`poolkit.score.trec_eval` puts them in
+trec_eval's table.
 
 Notation: the ranking's slots i = 1..n (n = num_ret), rel_i = 1 when slot i's grade >= the
 level, R = num_rel (judged grade >= level), hits@k = relevant slots among the first k,
@@ -442,30 +444,6 @@ class TrecFamily:
         return " ".join((self.fn.__doc__ or "").split())
 
 
-_TENTHS = tuple(i / 10 for i in range(11))
-_R_MULTIPLES = tuple(i / 10 for i in range(2, 21, 2))
-_P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-#: trec_eval's measures computed here, by trec_eval name
-TREC_FAMILIES: dict[str, TrecFamily] = {f.name: f for f in (
-    TrecFamily("relstring", relstring, "list", (10.0,), zero_when_missing=True, text=True),
-    TrecFamily("iprec_at_recall", iprec_at_recall, "double", _TENTHS),
-    TrecFamily("Rprec_mult", rprec_mult, "double", _R_MULTIPLES),
-    TrecFamily("utility", utility, "list", (1.0, -1.0, 0.0, 0.0),
-               zero_when_missing=True),
-    TrecFamily("11pt_avg", eleven_point_average, "list", _TENTHS),
-    TrecFamily("binG", bin_g),
-    TrecFamily("G", g_measure, "gains"),
-    TrecFamily("ndcg_rel", ndcg_rel, "gains"),
-    TrecFamily("Rndcg", r_ndcg, "gains"),
-    TrecFamily("relative_P", relative_precision, "long", _P_CUTOFFS),
-    TrecFamily("dcg", dcg, "gains"),
-    TrecFamily("ideal_dcg", ideal_dcg, "gains"),
-    TrecFamily("yaap", yaap),
-    TrecFamily("set_P", set_precision),
-    TrecFamily("set_relative_P", set_relative_precision),
-    TrecFamily("set_map", set_map),
-    TrecFamily("set_F", set_f, "list", (1.0,)),
-    TrecFamily("unj", unjudged, "long", (5, 10, 20),
-               zero_when_missing=True),
-)}
+TENTHS = tuple(i / 10 for i in range(11))
+R_MULTIPLES = tuple(i / 10 for i in range(2, 21, 2))
+P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

@@ -3,7 +3,7 @@ trec_eval computes from qrels and a run.
 
 The values come from poolkit's own measures, each family listing its trec_eval names in the
 registry (:data:`poolkit.score.measures.MEASURES`), and from the measures only trec_eval
-prints (:data:`poolkit.score.families_trec.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
+prints (:data:`poolkit.score.measures.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
 this module adds trec_eval's counts and geometric means (gm_map, gm_bpref) and reproduces
 its conventions around them, which differ from ``poolkit score``'s:
 
@@ -45,7 +45,6 @@ from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.facts import QueryFacts
 from poolkit.score.families_trec import (
-    TREC_FAMILIES,
     TrecFamily,
     TrecQuery,
     geometric_term,
@@ -53,6 +52,7 @@ from poolkit.score.families_trec import (
 )
 from poolkit.score.measures import (
     TREC_CUTOFFS,
+    TREC_FAMILIES,
     Family,
     Measure,
     TrecName,
@@ -262,6 +262,8 @@ def _trec_measures() -> dict[str, TrecMeasure]:
     for name in TREC_EVAL_NAMES:
         if name in _COUNTS:
             out[name] = _COUNTS[name]
+        elif name in TREC_FAMILIES:
+            out[name] = _of_trec_family(TREC_FAMILIES[name])
         elif name in families:
             out[name] = _of_family(*families[name])
             if name == "ndcg":  # poolkit's nDCG, or trec_eval's at other gains per grade
@@ -269,8 +271,6 @@ def _trec_measures() -> dict[str, TrecMeasure]:
         elif name in _GEOMETRIC:
             out[name] = TrecMeasure(name, "geometric", _geometric(_GEOMETRIC[name]),
                                     per_query=False)
-        elif name in TREC_FAMILIES:
-            out[name] = _of_trec_family(TREC_FAMILIES[name])
     return out
 
 
