@@ -143,6 +143,9 @@ def test_score_outputs_validate(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "score", golden, run, run, "--truth", SAMPLE / "truth.qrels", "--stages", "5,2",
         "-k", "2", "-m", "P@2,Hit@2,nDCG(gain=exp)@2", "--corpus-size", "24", "--fail-on",
         "unjudged>0.1", "--format", "json", code=3))
+    validate("score", run_json(  # trec_eval's own measures, a geometric mean among them
+        capsys, "score", golden, run, "-m", "gm_map,iprec_at_recall_0.50,set_F,utility,unj_5",
+        "--format", "json"))
 
 
 def test_the_contract_catches_a_changed_report(outputs: dict[str, list[Any]]) -> None:

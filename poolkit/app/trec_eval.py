@@ -4,7 +4,7 @@ qrels and a run.
 ``trec_eval_report(TrecEvalRequest(qrels, run, measures=["map", "P.5,10"], per_query=True))``
 reads both files and returns the :class:`TrecEvalReport`, whose one format is trec_eval's text
 (conventions in :mod:`poolkit.score.trec_eval`). ``poolkit trec-eval`` is this verb behind
-trec_eval's own switches (-q, -c, -n, -J, -l, -M, -m).
+trec_eval's own switches (-q, -c, -n, -J, -l, -M, -N, -m).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from poolkit.score.trec_eval import Options, select_measures, trec_eval
 class TrecEvalRequest:
     """The qrels and the run (any accepted format) and trec_eval's switches: ``measures``
     (-m; default ``official``), ``per_query`` (-q), ``complete`` (-c), ``summary`` (not -n),
-    ``judged_only`` (-J), ``level`` (-l) and ``depth`` (-M)."""
+    ``judged_only`` (-J), ``level`` (-l), ``depth`` (-M) and ``num_docs`` (-N, documents in
+    the collection, for utility)."""
 
     qrels: str | Path
     run: str | Path
@@ -35,6 +36,7 @@ class TrecEvalRequest:
     judged_only: bool = False
     level: int = 1
     depth: int | None = None
+    num_docs: int = 0
     qrels_format: str | None = None
     run_format: str | None = None
 
@@ -64,7 +66,8 @@ def trec_eval_report(request: TrecEvalRequest) -> TrecEvalReport:
     qrels = read_labels_as(r.qrels, r.qrels_format)
     run, fmt = read_run_as(r.run, r.run_format)
     runid = run_tag_of_last_line(r.run) if fmt == "trec" else None
-    opts = Options(complete=r.complete, level=r.level, depth=r.depth, judged_only=r.judged_only)
+    opts = Options(complete=r.complete, level=r.level, depth=r.depth, judged_only=r.judged_only,
+                   num_docs=r.num_docs)
     mismatch = query_mismatch(qrels.grades, run.rankings, run_name=run.name)
     return TrecEvalReport(trec_eval(qrels, run, selection, opts, per_query=r.per_query,
                                     summary=r.summary, runid=runid),

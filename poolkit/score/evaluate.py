@@ -12,7 +12,6 @@ Which queries count:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +19,7 @@ from poolkit.errors import InputError, PoolkitError
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.inferred import PoolSample
-from poolkit.score.measures import GainOverflow, Measure, QueryFacts
+from poolkit.score.measures import GainOverflow, Measure, QueryFacts, aggregate
 
 
 @dataclass
@@ -182,8 +181,7 @@ def _evaluate(qrels: Qrels, run: Run, measures: list[Measure], level: int,
     if progress is not None and scored:
         progress((len(scored) - 1) % PROGRESS_EVERY + 1)
 
-    means = {name: (math.fsum(col.values()) / len(col) if col else 0.0)
-             for name, col in per_query.items()}
+    means = {m.name: aggregate(m.family, list(per_query[m.name].values())) for m in measures}
     unknown = [q for q in rankings if q not in qrels.grades]
     return Evaluation(measures=measures, per_query=per_query, means=means, scored=scored,
                       excluded=excluded, missing=missing, unknown=unknown, qrels=qrels,

@@ -1,12 +1,14 @@
-"""trec_eval's measures that only ``poolkit trec-eval`` prints: one function per measure, its
+"""trec_eval's measures beyond poolkit's own families: one function per measure, its
 docstring the formula, written from trec_eval's definitions (its source documents them) and
 computed in the same arithmetic order, so that the printed ``%6.4f`` agrees to the last digit.
 
 Each function takes a :class:`TrecQuery` (one query's ranking after ``-M``/``-J``, read as
 trec_eval reads it) and the measure's parameter: a cutoff (``relative_P_5``), a fraction of R
 (``iprec_at_recall_0.30``, ``Rprec_mult_0.20``) or the parameter list (``utility``,
-``set_F``, ``11pt_avg``). :data:`TREC_FAMILIES` lists them with their trec_eval parameters;
-:mod:`poolkit.score.trec_eval` puts them in trec_eval's table.
+``set_F``, ``11pt_avg``). :data:`poolkit.score.measures.MEASURES`, the one measure
+registry, lists each with its :class:`TrecFamily` (trec_eval's parameters), so that
+``poolkit score -m NAME`` reads them too; :mod:`poolkit.score.trec_eval` puts them in
+trec_eval's table.
 
 Notation: the ranking's slots i = 1..n (n = num_ret), rel_i = 1 when slot i's grade >= the
 level, R = num_rel (judged grade >= level), hits@k = relevant slots among the first k,
@@ -18,10 +20,11 @@ is NaN, printed ``-nan`` as trec_eval's C library prints it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 #: trec_eval's floor for a geometric mean's terms (log(0) is undefined)
 MIN_GEO_MEAN = 0.00001
@@ -32,10 +35,13 @@ class TrecQuery:
     """One query as trec_eval's measures read it: each retrieved slot's grade (negative:
     unjudged, whether absent from the qrels or graded below 0) and the judged grades."""
 
-    __slots__ = ("ranking", "grades", "rels", "level", "num_rel", "judged", "__dict__")
+    __slots__ = ("ranking", "grades", "rels", "level", "num_rel", "judged", "coll_size",
+                 "__dict__")
 
-    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int], level: int) -> None:
+    def __init__(self, ranking: Sequence[str], grades: Mapping[str, int], level: int,
+                 coll_size: int = 0) -> None:
         self.ranking, self.grades = ranking, grades
+        self.coll_size = coll_size  # trec_eval's -N: documents in the collection
         self.rels = [grades.get(d, -1) for d in ranking]
         self.level = level
         self.judged = [g for g in grades.values() if g >= 0]
@@ -59,10 +65,88 @@ class TrecQuery:
     def hits(self, k: int) -> int:
         return sum(1 for g in self.rels[:k] if g >= self.level)
 
+    def gains(self, given: Sequence[tuple[int, float]] = ()) -> Gains:
+        """Each slot's gain and the ideal ranking's, at trec_eval's per-grade gains
+        ``given`` (``-m ndcg.1=0.5,2=2``: (grade, gain) pairs); none given: gain = grade."""
+        if not given:
+            return Gains([float(self.gain(i)) for i in range(self.num_ret)],
+                         [float(g) for g in self.ideal])
+        return _given_gains(self, given)
+
+
+class Gains(NamedTuple):
+    """What the gain measures (dcg, ndcg, ndcg_rel, Rndcg, G) read: ``slots``, each retrieved
+    document's gain in rank order, and ``ideal``, the gains of the ideal ranking, best first,
+    down to its first gain that is not positive."""
+
+    slots: list[float]
+    ideal: list[float]
+
+
+#: the grade trec_eval gives a retrieved document absent from the qrels, and one the qrels
+#: list with a negative grade (in the pool, not judged); ``-m ndcg.-1=X`` gains the first
+NOT_IN_QRELS, IN_POOL_UNJUDGED = -1, -2
+
+
+def _merge_sorted(items: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
+    """Sort (grade, gain, count) by gain as trec_eval's C library sorts them: a top-down
+    merge sort (glibc's qsort for small records), comparing gains by their difference cast to
+    an int, so two gains less than 1 apart compare equal and keep their order."""
+    if len(items) <= 1:
+        return items
+    half = len(items) // 2
+    left, right = _merge_sorted(items[:half]), _merge_sorted(items[half:])
+    out: list[tuple[int, float, int]] = []
+    while left and right:
+        out.append(left.pop(0) if int(left[0][1] - right[0][1]) <= 0 else right.pop(0))
+    return out + left + right
+
+
+def _given_gains(q: TrecQuery, given: Sequence[tuple[int, float]]) -> Gains:
+    """trec_eval's gain table: the given (grade, gain) pairs first, then every judged grade 0..G
+    not given at gain = grade, each with its number of judged documents, sorted by gain; a
+    slot's gain is the first entry of its grade (0 when none); the ideal ranking takes each
+    entry's documents from the highest gain down, skipping empty entries, until a gain is not
+    positive (or the top entry's gain is not)."""
+    counts = Counter(g for g in q.judged)
+    top = max((g for g, n in counts.items() if n), default=-1)
+    table = [(grade, gain, 0) for grade, gain in given]
+    for grade in range(top + 1):
+        at = next((i for i, row in enumerate(table) if row[0] == grade), None)
+        if at is None:
+            table.append((grade, float(grade), counts[grade]))
+        else:
+            table[at] = (grade, table[at][1], counts[grade])
+    table = _merge_sorted(table)
+    gain_of: dict[int, float] = {}
+    for grade, gain, _ in table:
+        gain_of.setdefault(grade, gain)
+    slots = [gain_of.get(_slot_grade(q, doc), 0.0) for doc in q.ranking]
+    ideal: list[float] = []
+    if table and table[-1][1] > 0:
+        for _, gain, count in reversed(table):
+            if not count:
+                continue
+            if gain <= 0:
+                break
+            ideal += [gain] * count
+    return Gains(slots, ideal)
+
+
+def _slot_grade(q: TrecQuery, doc: str) -> int:
+    grade = q.grades.get(doc)
+    return NOT_IN_QRELS if grade is None else IN_POOL_UNJUDGED if grade < 0 else grade
+
 
 def _div(a: float, b: float) -> float:
     """C's a / b for doubles: 0 / 0 is NaN (trec_eval prints ``-nan``)."""
     return a / b if b else (NAN if a == 0 or a != a else math.copysign(math.inf, a))
+
+
+def _c_log2(x: float) -> float:
+    """C's log2: -inf at 0 and NaN below (G's cost less gain goes below -1 where the gains
+    per grade put a document above the ideal ranking's); a division by it then follows C."""
+    return math.log2(x) if x > 0 else -math.inf if x == 0 else NAN
 
 
 def _lround(x: float) -> int:
@@ -127,11 +211,11 @@ def unjudged(q: TrecQuery, k: int) -> float:
 
 def utility(q: TrecQuery, p: Sequence[float]) -> float:
     """utility = p1 a + p2 b + p3 c + p4 d over the contingency table: a = relevant retrieved,
-    b = non-relevant retrieved, c = relevant not retrieved, d = the rest of a collection of
-    N = 0 documents (trec_eval's -N, which poolkit does not take). trec_eval:
+    b = non-relevant retrieved, c = relevant not retrieved, d = N + a - num_ret - R, the rest
+    of a collection of N documents (trec_eval's ``-N``, 0 when not given). trec_eval:
     ``-m utility.1,-1,0,0`` (its default)."""
     a, n, r = q.num_rel_ret, q.num_ret, q.num_rel
-    return p[0] * a + p[1] * (n - a) + p[2] * (r - a) + p[3] * (0 + a - n - r)
+    return p[0] * a + p[1] * (n - a) + p[2] * (r - a) + p[3] * (q.coll_size + a - n - r)
 
 
 def set_precision(q: TrecQuery, _: object = None) -> float:
@@ -175,47 +259,53 @@ def bin_g(q: TrecQuery, _: object = None) -> float:
     return total / q.num_rel if rel else 0.0
 
 
-def _ideal_at(ideal: Sequence[int], i: int) -> int:
+def _ideal_at(ideal: Sequence[float], i: int) -> float:
     return ideal[i] if i < len(ideal) else 0
 
 
-def g_measure(q: TrecQuery, _: object = None) -> float:
-    """G = sum over slots i with g_i > 0 of g_i / log2(2 + cost_i - gain_i) / sum(ideal):
+#: the gain measures' parameter: trec_eval's (grade, gain) pairs (``-m G.1=0.5,2=3``)
+GainPairs = Sequence[tuple[int, float]]
+
+
+def g_measure(q: TrecQuery, given: GainPairs = ()) -> float:
+    """G = sum over slots i with g_i != 0 of g_i / log2(2 + cost_i - gain_i) / sum(ideal):
     gain_i = g_1 + ... + g_i, cost_i = sum over j <= i of max(ideal_j, 1) (ideal_j = 0 past
-    the ideal list). Graded: the level plays no part."""
+    the ideal list). Graded: the level plays no part. trec_eval: gains per grade
+    ``-m G.1=0.5,2=3`` (default gain = grade)."""
+    slots, ideal = q.gains(given)
     total, gained, cost = 0.0, 0.0, 0.0
-    for i in range(q.num_ret):
-        g = q.gain(i)
+    for i, g in enumerate(slots):
         gained += g
-        cost += max(_ideal_at(q.ideal, i), 1)
+        cost += max(_ideal_at(ideal, i), 1)
         if g:
-            total += g / math.log2(2 + cost - gained)
-    best = float(sum(q.ideal))
+            total += _div(g, _c_log2(2 + cost - gained))
+    best = float(sum(ideal))
     return total / best if best > 0 else 0.0
 
 
-def _ideal_dcg(ideal: Sequence[int], upto: int) -> float:
+def _ideal_dcg(ideal: Sequence[float], upto: int) -> float:
     dcg = 0.0
     for i in range(min(upto, len(ideal))):
         dcg += ideal[i] / math.log2(i + 2)
     return dcg
 
 
-def ndcg_rel(q: TrecQuery, _: object = None) -> float:
+def ndcg_rel(q: TrecQuery, given: GainPairs = ()) -> float:
     """ndcg_rel = the mean of nDCG@r over the ranks r of the retrieved documents with g > 0,
     each relevant document not retrieved counting nDCG at the end of the ranking:
     (sum over retrieved r of DCG@r / IDCG@min(r, L + 1) + (L - retrieved) DCG / IDCG) / L,
-    L = len(ideal). Graded (linear gain); the level plays no part."""
-    ideal, n_ideal = q.ideal, len(q.ideal)
+    L = len(ideal). Graded (linear gain); the level plays no part. trec_eval: gains per
+    grade ``-m ndcg_rel.1=0.5,2=3``."""
+    slots, ideal = q.gains(given)
+    n_ideal = len(ideal)
     total, dcg, ideal_dcg, found = 0.0, 0.0, 0.0, 0
-    for i in range(q.num_ret):
-        g = q.gain(i)
+    for i, g in enumerate(slots):
         if g:
             dcg += g / math.log2(i + 2)
         if i <= n_ideal and _ideal_at(ideal, i) > 0:
             ideal_dcg += ideal[i] / math.log2(i + 2)
         if g > 0:
-            total += dcg / ideal_dcg
+            total += _div(dcg, ideal_dcg)
             found += 1
     if n_ideal == 0:
         return 0.0
@@ -224,13 +314,15 @@ def ndcg_rel(q: TrecQuery, _: object = None) -> float:
     return total / n_ideal if total > 0.0 else 0.0
 
 
-def r_ndcg(q: TrecQuery, _: object = None) -> float:
+def r_ndcg(q: TrecQuery, given: GainPairs = ()) -> float:
     """Rndcg = the mean of nDCG@r over the ranks r where the ideal ranking's gain drops (the
     ends of its grade levels, the last at r = L = len(ideal)), and once more at the end of a
-    ranking longer than L; 0 when R = 0. Graded (linear gain)."""
+    ranking longer than L; 0 when R = 0. Graded (linear gain). trec_eval: gains per grade
+    ``-m Rndcg.1=0.5,2=3``."""
     if q.num_rel == 0:
         return 0.0
-    ideal, n = q.ideal, q.num_ret
+    slots, ideal = q.gains(given)
+    n = len(slots)
     total, count, dcg, ideal_dcg = 0.0, 0, 0.0, 0.0
     previous = current = _ideal_at(ideal, 0)
 
@@ -252,13 +344,13 @@ def r_ndcg(q: TrecQuery, _: object = None) -> float:
     i = 0
     while i < n and current > 0:
         ideal_slot(i)
-        g = q.gain(i)
+        g = slots[i]
         if g:
             dcg += g / math.log2(i + 2)
         i += 1
     if i < n:
         for j in range(i, n):
-            g = q.gain(j)
+            g = slots[j]
             if g:
                 dcg += g / math.log2(j + 2)
         i = n
@@ -269,22 +361,30 @@ def r_ndcg(q: TrecQuery, _: object = None) -> float:
     return _div(total, count)
 
 
-def dcg(q: TrecQuery, _: object = None) -> float:
+def dcg(q: TrecQuery, given: GainPairs = ()) -> float:
     """dcg = sum over slots i of g_i / log2(i + 1): the numerator of trec_eval's ndcg (linear
     gain), summed in its order (a division per slot, which a table of 1 / log2 factors
-    would round differently)."""
+    would round differently). trec_eval: gains per grade ``-m dcg.1=0.5,2=3``."""
     total = 0.0
-    for i in range(q.num_ret):
-        g = q.gain(i)
+    for i, g in enumerate(q.gains(given).slots):
         if g:
             total += g / math.log2(i + 2)
     return total
 
 
-def ideal_dcg(q: TrecQuery, _: object = None) -> float:
+def ideal_dcg(q: TrecQuery, given: GainPairs = ()) -> float:
     """ideal_dcg = sum over j of ideal_j / log2(j + 1): the denominator of trec_eval's ndcg,
-    every positive judged grade ranked best first."""
-    return _ideal_dcg(q.ideal, len(q.ideal))
+    every positive judged grade ranked best first. trec_eval: gains per grade
+    ``-m ideal_dcg.1=0.5,2=3``."""
+    ideal = q.gains(given).ideal
+    return _ideal_dcg(ideal, len(ideal))
+
+
+def ndcg_gains(q: TrecQuery, given: GainPairs = ()) -> float:
+    """ndcg = dcg / ideal_dcg at trec_eval's per-grade gains (0 when ideal_dcg is not
+    positive): trec_eval's ``-m ndcg.1=0.5,2=3``; at gain = grade it is poolkit's nDCG."""
+    best = ideal_dcg(q, given)
+    return dcg(q, given) / best if best > 0.0 else 0.0
 
 
 def yaap(q: TrecQuery, _: object = None) -> float:
@@ -325,7 +425,8 @@ class TrecFamily:
 
     ``params``: ``long`` (integer cutoffs, one value each, printed ``NAME_5``), ``double``
     (fractional cutoffs, printed ``NAME_0.20``), ``list`` (one value from a parameter list,
-    printed ``NAME_PARAMS`` when given) or ``none``. ``defaults``: trec_eval's.
+    printed ``NAME_PARAMS`` when given), ``gains`` (a gain per grade, ``-m G.1=0.5,2=3``,
+    printed ``G_1=0.5,2=3``) or ``none``. ``defaults``: trec_eval's.
     ``zero_when_missing``: the measures trec_eval zeroes by name for a query the run lacks
     (-c; relstring is emptied); the others are scored on its stand-in ranking of one
     unjudged document. ``text``: the value is a string, printed per query only.
@@ -343,30 +444,6 @@ class TrecFamily:
         return " ".join((self.fn.__doc__ or "").split())
 
 
-_TENTHS = tuple(i / 10 for i in range(11))
-_R_MULTIPLES = tuple(i / 10 for i in range(2, 21, 2))
-_P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-#: trec_eval's measures computed here, by trec_eval name
-TREC_FAMILIES: dict[str, TrecFamily] = {f.name: f for f in (
-    TrecFamily("relstring", relstring, "list", (10.0,), zero_when_missing=True, text=True),
-    TrecFamily("iprec_at_recall", iprec_at_recall, "double", _TENTHS),
-    TrecFamily("Rprec_mult", rprec_mult, "double", _R_MULTIPLES),
-    TrecFamily("utility", utility, "list", (1.0, -1.0, 0.0, 0.0),
-               zero_when_missing=True),
-    TrecFamily("11pt_avg", eleven_point_average, "list", _TENTHS),
-    TrecFamily("binG", bin_g),
-    TrecFamily("G", g_measure),
-    TrecFamily("ndcg_rel", ndcg_rel),
-    TrecFamily("Rndcg", r_ndcg),
-    TrecFamily("relative_P", relative_precision, "long", _P_CUTOFFS),
-    TrecFamily("dcg", dcg),
-    TrecFamily("ideal_dcg", ideal_dcg),
-    TrecFamily("yaap", yaap),
-    TrecFamily("set_P", set_precision),
-    TrecFamily("set_relative_P", set_relative_precision),
-    TrecFamily("set_map", set_map),
-    TrecFamily("set_F", set_f, "list", (1.0,)),
-    TrecFamily("unj", unjudged, "long", (5, 10, 20),
-               zero_when_missing=True),
-)}
+TENTHS = tuple(i / 10 for i in range(11))
+R_MULTIPLES = tuple(i / 10 for i in range(2, 21, 2))
+P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

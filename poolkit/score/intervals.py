@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from poolkit.score.families_trec import geometric_term
 from poolkit.score.measures import MEASURES
 from poolkit.threads import ordered_imap
 
@@ -183,13 +184,23 @@ def intervals(per_query: Mapping[str, Mapping[str, float]], families: Mapping[st
             hits = sum(1 for q in queries if vals.get(q, 0.0) > 0)
             out[name] = wilson(hits, len(queries), confidence)
     if boot:
+        # a geometric mean's (gm_map) interval: the mean of its logs', exponentiated
+        logs = [_geometric(families[name]) for name in boot]
         matrix = np.column_stack([
-            np.fromiter((per_query[name].get(q, 0.0) for q in queries), float, len(queries))
-            for name in boot])
+            np.fromiter(((geometric_term(v) if log else v) for v in
+                         (per_query[name].get(q, 0.0) for q in queries)), float, len(queries))
+            for name, log in zip(boot, logs)])
         means = bootstrap_means(matrix, resamples, seed)
         for j, name in enumerate(boot):
-            out[name] = percentile_interval(means[:, j], confidence, resamples, seed)
+            iv = percentile_interval(means[:, j], confidence, resamples, seed)
+            out[name] = replace(iv, low=math.exp(iv.low), high=math.exp(iv.high)) \
+                if logs[j] else iv
     return {name: out[name] for name in per_query}
+
+
+def _geometric(family: str) -> bool:
+    registered = MEASURES.get(family)
+    return registered is not None and registered.aggregate == "geometric"
 
 
 def _method(family: str) -> str:

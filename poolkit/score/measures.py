@@ -10,9 +10,11 @@ Where a reader looks for the parts:
   mean gets (Wilson for a 0/1 value, bootstrap otherwise), whether it has a condensed-list
   form (``P'``, ``nDCG'``...) and its trec_eval names; :data:`PARAMS`, every parameter a
   family may take; :class:`Measure` and its spelling (:func:`parse_measure`);
-* :mod:`poolkit.score.families_trec`: trec_eval's measures that only ``poolkit trec-eval``
-  prints (iprec_at_recall, set_F, G, unj, ...), one function each with its formula, listed
-  with trec_eval's parameters in its :data:`~poolkit.score.families_trec.TREC_FAMILIES`.
+* :mod:`poolkit.score.families_trec`: trec_eval's measures beyond poolkit's own families
+  (iprec_at_recall, set_F, G, unj, gm_map's geometric term...), one function each with its
+  formula; each is a family here too, with its trec_eval parameters (``trec_family``), so
+  that ``poolkit score -m NAME`` takes every measure ``poolkit trec-eval`` prints but
+  relstring (a string); :data:`TREC_FAMILIES` lists them by trec_eval name.
 
 A :class:`Measure` is a frozen value: a family (``P``, ``R``, ``nDCG`` ...), an optional cutoff
 and typed parameters. ``Measure.name`` spells it the way ir_measures does (``P@5``,
@@ -22,12 +24,15 @@ spelling back, and trec_eval's (``P_5``, ``ndcg_cut_10``, ``map``) too.
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import Param, ParamError
+from poolkit.score import families_trec as ft
 from poolkit.score.facts import GAINS, GainOverflow, QueryFacts, discounts
 from poolkit.score.families import (
     average_precision,
@@ -49,8 +54,9 @@ from poolkit.score.families import (
     xinf_ap,
 )
 
-__all__ = ["GAINS", "MEASURES", "PARAMS", "Family", "GainOverflow", "Measure", "QueryFacts",
-           "TrecName", "discounts", "parse_measure", "parse_measures", "split_measures"]
+__all__ = ["GAINS", "MEASURES", "PARAMS", "TREC_FAMILIES", "Family", "GainOverflow", "Measure",
+           "QueryFacts", "TrecName", "aggregate", "discounts", "parse_measure", "parse_measures",
+           "split_measures"]
 
 
 def _open_unit(value: object) -> None:
@@ -74,9 +80,22 @@ PARAMS: dict[str, tuple[Param, str]] = {param.key: (param, refusal) for param, r
     (Param("p", (float,), 0.8, "persistence: the chance of reading on "
            "(0 < p < 1; ir_measures' RBP default 0.8)", validate=_open_unit),
      "takes no p= (only RBP, RBP_resid do)"),
+    (Param("x", (float,), None, "a fraction (or multiple) of R: iprec_at_recall's recall "
+           "point, Rprec_mult's rank x R"),
+     "takes no x= (only iprec_at_recall and Rprec_mult do)"),
+    (Param("beta", (float,), 1.0, "set_F's weight of recall against precision"),
+     "takes no beta= (only set_F does)"),
+    *((Param(key, (float,), default, f"utility's worth of each document {what}"),
+       "takes no utility weights (only utility does)")
+      for key, default, what in (("rel_ret", 1.0, "relevant and retrieved"),
+                                 ("nonrel_ret", -1.0, "non-relevant and retrieved"),
+                                 ("rel_missed", 0.0, "relevant, not retrieved"),
+                                 ("nonrel_missed", 0.0, "non-relevant, not retrieved "
+                                  "(of a collection of 0 documents: trec-eval's -N)")))
 )}
 REL, GAIN, JUDGED_ONLY, PERSISTENCE = (PARAMS[k][0] for k in ("rel", "gain", "judged_only", "p"))
 BINARY = (REL, JUDGED_ONLY)
+UTILITY = tuple(PARAMS[k][0] for k in ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"))
 
 #: How a family's mean gets its interval (:func:`poolkit.score.intervals.intervals`): a
 #: Wilson score interval when each query's value is 0 or 1, a percentile bootstrap otherwise.
@@ -102,6 +121,8 @@ class TrecName:
     cutoffs: tuple[int, ...] = ()
     settings: tuple[tuple[str, float], ...] = ()
     score: bool = True
+    #: the parameter a number after the name sets (``iprec_at_recall_0.50``: x = 0.5)
+    suffix: str | None = None
 
 
 def _cut(name: str, cutoffs: tuple[int, ...] = TREC_CUTOFFS) -> TrecName:
@@ -133,9 +154,19 @@ class Family:
     interval: str = "bootstrap"
     condensed: bool = True
     trec: tuple[TrecName, ...] = ()
+    #: how the per-query values make the figure: ``mean``, or ``geometric``:
+    #: exp(mean of log(max(value, 0.00001))) (gm_map, gm_bpref), its interval the bootstrap
+    #: interval of that mean of logs, exponentiated
+    aggregate: str = "mean"
+    #: trec_eval's parameters of a measure it has and poolkit's own families do not
+    #: (:mod:`poolkit.score.families_trec`); ``poolkit trec-eval`` prints it by them
+    trec_family: ft.TrecFamily | None = None
+    #: parameters without a default that must be given (iprec_at_recall's x)
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         assert self.interval in INTERVAL_METHODS, self.interval
+        assert self.aggregate in ("mean", "geometric"), self.aggregate
         assert not self.condensed or JUDGED_ONLY in self.params, \
             f"{self.name}: a condensed form needs the judged_only parameter"
 
@@ -150,6 +181,98 @@ class Family:
 
     def param(self, key: str) -> Param | None:
         return next((p for p in self.params if p.key == key), None)
+
+
+def _on_trec(fn: Callable[..., object],
+             arg: Callable[[int | None, Measure], object] = lambda k, m: ()
+             ) -> Callable[[QueryFacts, int | None, int, Measure], float]:
+    """A :mod:`~poolkit.score.families_trec` function as a family function: the query read as
+    trec_eval reads it (a repeated id's later slots unjudged, so only its first can score),
+    its parameter from the cutoff or the measure (``arg``); the docstring stays the formula."""
+    @functools.wraps(fn)
+    def family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+        seen: set[str] = set()
+        ranking = [d if d not in seen and not seen.add(d) else f"\0repeat {i}"  # type: ignore[func-returns-value]
+                   for i, d in enumerate(f.ranking)]
+        return fn(ft.TrecQuery(ranking, f.grades, level), arg(k, m))  # type: ignore[return-value]
+
+    return family
+
+
+def _x(k: int | None, m: Measure) -> float:
+    return float(m.param("x"))  # type: ignore[arg-type]
+
+
+def _weights(k: int | None, m: Measure) -> tuple[float, ...]:
+    return tuple(float(m.param(p.key)) for p in UTILITY)  # type: ignore[arg-type]
+
+
+def _geometric(name: str, fn: Callable[[QueryFacts, int | None, int, Measure], float],
+               of: str) -> Callable[[QueryFacts, int | None, int, Measure], float]:
+    """``of``'s function under a geometric mean's formula (gm_map: AP's values)."""
+    def family(f: QueryFacts, k: int | None, level: int, m: Measure) -> float:
+        return fn(f, k, level, m)
+
+    family.__doc__ = (f"{name} = exp(sum over queries of log(max({of}, 0.00001)) / queries): "
+                      f"the geometric mean of {of}, which weighs the hardest queries more "
+                      f"(trec_eval {name}). Per query {name} is {of}; its figure is that "
+                      f"geometric mean, and its interval the bootstrap interval of the "
+                      f"mean of the logs, exponentiated.")
+    return family
+
+
+def _trec_only(tf: ft.TrecFamily, cutoff: str = "none", arg: Callable[[int | None, Measure],
+               object] | None = None, params: tuple[Param, ...] = (REL,),
+               binary: bool = True, trec: tuple[TrecName, ...] | None = None,
+               needs: tuple[str, ...] = ()) -> Family:
+    """A Family for one of trec_eval's measures that poolkit's own families do not cover."""
+    fixed = tf.defaults if tf.params == "list" else ()
+    return Family(tf.name, _on_trec(tf.fn, arg or (lambda k, m: fixed)), cutoff,
+                  binary=binary, params=params, condensed=False,
+                  trec=trec if trec is not None else (TrecName(tf.name),), trec_family=tf,
+                  needs=needs)
+
+
+def _trec_families() -> tuple[Family, ...]:
+    """trec_eval's measures beyond poolkit's own families, with its parameters
+    (:class:`~poolkit.score.families_trec.TrecFamily`), in the order it lists them."""
+    T = ft.TrecFamily
+    long_ = dict(cutoff="required", arg=lambda k, m: k)
+    graded = dict(params=(), binary=False)
+    return (
+        Family("gm_map", _geometric("gm_map", average_precision, "AP"), "none",
+               condensed=False, params=(REL,), aggregate="geometric"),
+        Family("gm_bpref", _geometric("gm_bpref", bpref, "bpref"), "none",
+               condensed=False, params=(REL,), aggregate="geometric"),
+        _trec_only(T("relstring", ft.relstring, "list", (10.0,), zero_when_missing=True,
+                     text=True), trec=(TrecName("relstring", score=False),)),
+        _trec_only(T("iprec_at_recall", ft.iprec_at_recall, "double", ft.TENTHS), arg=_x,
+                   params=(REL, PARAMS["x"][0]), needs=("x",),
+                   trec=(TrecName("iprec_at_recall", suffix="x"),)),
+        _trec_only(T("Rprec_mult", ft.rprec_mult, "double", ft.R_MULTIPLES), arg=_x,
+                   params=(REL, PARAMS["x"][0]), needs=("x",),
+                   trec=(TrecName("Rprec_mult", suffix="x"),)),
+        _trec_only(T("utility", ft.utility, "list", (1.0, -1.0, 0.0, 0.0),
+                     zero_when_missing=True), arg=_weights, params=(REL, *UTILITY)),
+        _trec_only(T("11pt_avg", ft.eleven_point_average, "list", ft.TENTHS)),
+        _trec_only(T("binG", ft.bin_g)),
+        _trec_only(T("G", ft.g_measure, "gains"), **graded),  # type: ignore[arg-type]
+        _trec_only(T("ndcg_rel", ft.ndcg_rel, "gains"), **graded),  # type: ignore[arg-type]
+        _trec_only(T("Rndcg", ft.r_ndcg, "gains"), **graded),  # type: ignore[arg-type]
+        _trec_only(T("relative_P", ft.relative_precision, "long", ft.P_CUTOFFS),
+                   trec=(TrecName("relative_P", ft.P_CUTOFFS),), **long_),  # type: ignore[arg-type]
+        _trec_only(T("dcg", ft.dcg, "gains"), **graded),  # type: ignore[arg-type]
+        _trec_only(T("ideal_dcg", ft.ideal_dcg, "gains"), **graded),  # type: ignore[arg-type]
+        _trec_only(T("yaap", ft.yaap)),
+        _trec_only(T("set_P", ft.set_precision)),
+        _trec_only(T("set_relative_P", ft.set_relative_precision)),
+        _trec_only(T("set_map", ft.set_map)),
+        _trec_only(T("set_F", ft.set_f, "list", (1.0,)),
+                   arg=lambda k, m: (float(m.param("beta")),),  # type: ignore[arg-type]
+                   params=(REL, PARAMS["beta"][0]), trec=(TrecName("set_F", suffix="beta"),)),
+        _trec_only(T("unj", ft.unjudged, "long", (5, 10, 20), zero_when_missing=True),
+                   trec=(TrecName("unj", (5, 10, 20)),), **long_),  # type: ignore[arg-type]
+    )
 
 
 MEASURES: dict[str, Family] = {
@@ -182,8 +305,25 @@ MEASURES: dict[str, Family] = {
         Family("RBP_resid", rbp_residual, "optional", binary=False,
                aliases=("RBPresid", "RBP-resid"), params=(PERSISTENCE, JUDGED_ONLY),
                trec=(TrecName("rbp_resid", settings=_TREC_RBP),)),
+        *_trec_families(),
     )
 }
+
+#: trec_eval's measures beyond poolkit's own families, by trec_eval name, with its
+#: parameters: the registry's families that carry a :class:`~poolkit.score.families_trec.
+#: TrecFamily`
+TREC_FAMILIES: dict[str, ft.TrecFamily] = {f.trec_family.name: f.trec_family
+                                           for f in MEASURES.values() if f.trec_family}
+
+
+def aggregate(family: str, values: Sequence[float]) -> float:
+    """The figure a family's per-query ``values`` make (their mean, or gm_map's geometric
+    mean); 0.0 over no values."""
+    if not values:
+        return 0.0
+    if MEASURES[family].aggregate == "geometric":
+        return math.exp(math.fsum(ft.geometric_term(v) for v in values) / len(values))
+    return math.fsum(values) / len(values)
 
 
 def trec_names() -> dict[str, tuple[Family, TrecName]]:
@@ -242,6 +382,13 @@ class Measure:
                 why = str(exc).split(": ", 1)[-1]
                 raise PoolkitError(f"{self.family}: {why}" if why.startswith(f"{key} ")
                                    else why) from None
+        for key in fam.needs:
+            if key not in self.settings():
+                raise PoolkitError(f"{self.family} needs {key}=, e.g. {self.family}({key}=0.5) "
+                                   f"(trec_eval's spelling: {self.family}_0.50)")
+        if fam.trec_family is not None and fam.trec_family.text:
+            raise PoolkitError(f"{self.family} is a string per query, not a number: "
+                               f"poolkit trec-eval -q -m {self.family} prints it")
         persistence = fam.param("p")
         if persistence is not None and self.p is None:  # RBP's p: its default, named
             object.__setattr__(self, "p", persistence.default)
@@ -353,6 +500,7 @@ _SYNTAX = re.compile(
 #: a trec_eval name at a cutoff (``map_cut_10``), and a full-list one with a parameter set
 #: the way trec_eval prints it or -m sets it (``rbp_p=0.8``, ``rbp.p=0.8``)
 _TREC_CUT = re.compile(r"(?P<name>\w+)_(?P<cutoff>\d+)")
+_TREC_NUMBER = re.compile(r"_(?P<value>[0-9]*\.?[0-9]+)")
 _TREC_SETTING = re.compile(r"[_.](?P<key>\w+)=(?P<value>[0-9.eE+-]+)")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
@@ -438,7 +586,12 @@ def _from_trec_name(text: str, raw: str) -> Measure | None:
         if trec.cutoffs or not raw.startswith(name):
             continue
         values: dict[str, object] = dict(trec.settings)
-        if raw != name:
+        if trec.suffix is not None and raw != name:
+            number = _TREC_NUMBER.fullmatch(raw, len(name))
+            if not number:
+                continue
+            values[trec.suffix] = _number(text, trec.suffix, number["value"])
+        elif raw != name:
             setting = _TREC_SETTING.fullmatch(raw, len(name))
             if not setting or setting["key"] not in values:
                 continue

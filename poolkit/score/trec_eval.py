@@ -3,7 +3,7 @@ trec_eval computes from qrels and a run.
 
 The values come from poolkit's own measures, each family listing its trec_eval names in the
 registry (:data:`poolkit.score.measures.MEASURES`), and from the measures only trec_eval
-prints (:data:`poolkit.score.families_trec.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
+prints (:data:`poolkit.score.measures.TREC_FAMILIES`: iprec_at_recall, set_F, G, ...);
 this module adds trec_eval's counts and geometric means (gm_map, gm_bpref) and reproduces
 its conventions around them, which differ from ``poolkit score``'s:
 
@@ -21,7 +21,10 @@ its conventions around them, which differ from ``poolkit score``'s:
   With -c the summary ``num_rel`` is trec_eval's: every qrels line graded above 0.
 * Parameters: ``-m NAME.5,10`` sets a measure's cutoffs; ``-m rbp.p=0.8`` (and
   ``rbp_resid.p=``) its persistence, printed under trec_eval's name for it, ``rbp_p=0.8``
-  as typed. The first ``-m`` with parameters for a name wins, as in trec_eval.
+  as typed; ``-m ndcg.1=0.5,2=3`` a gain per grade for ndcg, dcg, ideal_dcg, ndcg_rel,
+  Rndcg and G (:meth:`~poolkit.score.families_trec.TrecQuery.gains`). The first ``-m``
+  with parameters for a name wins, as in trec_eval. ``-N``: the collection's size, for
+  utility.
 * With ``-c``, trec_eval scores a query the run lacks as a ranking of one unjudged document
   and then zeroes a few measures by name (num_ret, utility, unj_*, rbp_resid; relstring
   is emptied); ``rbp_resid_p=X`` is not among them (only
@@ -41,9 +44,15 @@ from poolkit.errors import PoolkitError, did_you_mean
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.score.facts import QueryFacts
-from poolkit.score.families_trec import TREC_FAMILIES, TrecFamily, TrecQuery, geometric_term
+from poolkit.score.families_trec import (
+    TrecFamily,
+    TrecQuery,
+    geometric_term,
+    ndcg_gains,
+)
 from poolkit.score.measures import (
     TREC_CUTOFFS,
+    TREC_FAMILIES,
     Family,
     Measure,
     TrecName,
@@ -74,12 +83,14 @@ TREC_EVAL_NAMES = (
 class QueryView:
     """One query as trec_eval sees it: the ranking after -M/-J and its shared facts."""
 
-    __slots__ = ("ranking", "facts", "level", "_trec")
+    __slots__ = ("ranking", "facts", "level", "coll_size", "_trec")
 
-    def __init__(self, ranking: Sequence[str], facts: QueryFacts, level: int) -> None:
+    def __init__(self, ranking: Sequence[str], facts: QueryFacts, level: int,
+                 coll_size: int = 0) -> None:
         self.ranking = ranking
         self.facts = facts
         self.level = level
+        self.coll_size = coll_size
         self._trec: TrecQuery | None = None
 
     def value(self, measure: Measure) -> float:
@@ -89,7 +100,8 @@ class QueryView:
     def trec(self) -> TrecQuery:
         """The query as :mod:`poolkit.score.families_trec`'s measures read it."""
         if self._trec is None:
-            self._trec = TrecQuery(self.ranking, self.facts.grades, self.level)
+            self._trec = TrecQuery(self.ranking, self.facts.grades, self.level,
+                                   self.coll_size)
         return self._trec
 
 
@@ -126,6 +138,9 @@ class TrecMeasure:
     #: scored on trec_eval's stand-in ranking (one unjudged document) for a query the run
     #: lacks under -c, where trec_eval does not zero it afterwards
     scores_missing_query: bool = False
+    #: the computation at trec_eval's gain per grade (``-m ndcg.1=0.5,2=3``: ((1, 0.5), (2,
+    #: 3.0))), for the measures that take one
+    with_gains: Callable[[tuple[tuple[int, float], ...]], Compute] | None = None
 
     @property
     def pair_keys(self) -> tuple[str, ...]:
@@ -213,12 +228,16 @@ def _geometric(family: str) -> Compute:
 
 def _of_trec_family(f: TrecFamily) -> TrecMeasure:
     """A measure of :mod:`poolkit.score.families_trec` as a trec_eval table entry."""
-    def with_params(values: tuple[float, ...]) -> Compute:
+    def with_params(values: Any) -> Compute:  # a parameter list or gain pairs
         return lambda q, k: f.fn(q.trec, values)
 
     def per_cutoff(q: QueryView, k: Any) -> float:
         return f.fn(q.trec, k)
 
+    if f.params == "gains":
+        return TrecMeasure(f.name, "value", with_params(f.defaults), params=f.defaults,
+                           with_gains=with_params, scores_missing_query=True,
+                           zero_when_missing=f.zero_when_missing)
     if f.params in ("long", "double"):
         return TrecMeasure(f.name, "cutoffs", per_cutoff, f.defaults,
                            fractional=f.params == "double", scores_missing_query=True,
@@ -227,6 +246,10 @@ def _of_trec_family(f: TrecFamily) -> TrecMeasure:
                        params=f.defaults,
                        with_params=with_params if f.params == "list" else None,
                        scores_missing_query=True, zero_when_missing=f.zero_when_missing)
+
+
+def _ndcg_at_gains(gains: tuple[tuple[int, float], ...]) -> Compute:
+    return lambda q, k: ndcg_gains(q.trec, gains)
 
 
 #: the geometric means: trec_eval's name -> the family whose values they combine
@@ -239,13 +262,15 @@ def _trec_measures() -> dict[str, TrecMeasure]:
     for name in TREC_EVAL_NAMES:
         if name in _COUNTS:
             out[name] = _COUNTS[name]
+        elif name in TREC_FAMILIES:
+            out[name] = _of_trec_family(TREC_FAMILIES[name])
         elif name in families:
             out[name] = _of_family(*families[name])
+            if name == "ndcg":  # poolkit's nDCG, or trec_eval's at other gains per grade
+                out[name] = replace(out[name], with_gains=_ndcg_at_gains)
         elif name in _GEOMETRIC:
             out[name] = TrecMeasure(name, "geometric", _geometric(_GEOMETRIC[name]),
                                     per_query=False)
-        elif name in TREC_FAMILIES:
-            out[name] = _of_trec_family(TREC_FAMILIES[name])
     return out
 
 
@@ -369,6 +394,48 @@ def _pairs(meas: TrecMeasure, text: str, params: str) -> TrecMeasure:
                    scores_missing_query=True)
 
 
+_GRADE = re.compile(r"[+-]?\d+")
+
+
+def _gain_pairs(name: str, text: str, params: str) -> tuple[tuple[int, float], ...]:
+    """``1=0.5,2=3`` -> ((1, 0.5), (2, 3.0)): a gain per grade, as trec_eval reads them for
+    ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg and G (grade -1: a document absent from the qrels,
+    -2: one the qrels grade below 0). What trec_eval would skip or read as 0 (a key that is
+    not a grade, a value that is not a number) and a grade given twice are refused."""
+    out: dict[int, float] = {}
+    for item in params.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            raise PoolkitError(f"-m {text}: expected GRADE=GAIN parameters (e.g. -m "
+                               f"{name}.1=0.5,2=3)")
+        if not _GRADE.fullmatch(key):
+            raise PoolkitError(f"-m {text}: {name} takes a gain per grade, GRADE=GAIN "
+                               f"(trec_eval would ignore {key!r} and print it as "
+                               f"{name}_{params})")
+        if not _C_FLOAT.fullmatch(value) or value != value.strip():
+            raise PoolkitError(f"-m {text}: the gain {value!r} of grade {key} is not a number")
+        if int(key) in out:
+            raise PoolkitError(f"-m {text}: grade {int(key)} is given twice")
+        out[int(key)] = float(value)
+    return tuple(out.items())
+
+
+#: the measures of trec_eval that share one gain table (one source file, one parameter block)
+_SHARED_GAINS = ("dcg", "ideal_dcg", "ndcg")
+
+
+def _one_gain_table(marked: set[str], given: dict[str, TrecMeasure]) -> None:
+    """Refuse gains for one of dcg, ideal_dcg and ndcg beside another of them: trec_eval
+    computes all three with the gains last given to any, prints them under names that say
+    otherwise, and with gains given twice frees the table twice and aborts."""
+    gained = [n for n in _SHARED_GAINS if n in given]
+    others = [n for n in _SHARED_GAINS if n in marked and n != (gained or [""])[0]]
+    if gained and others:
+        raise PoolkitError(f"-m {gained[0]} with gains beside -m {others[0]}: trec_eval "
+                           f"scores dcg, ideal_dcg and ndcg with one gain table (the last "
+                           f"given) whatever each is named; ask for them in separate runs")
+
+
 def select_measures(texts: Sequence[str]) -> Selection:
     """What ``-m`` asked for (default ``official``), as trec_eval reads it: ``NAME``,
     ``NAME.P1,P2`` (cutoffs), ``NAME.key=value`` (rbp's ``p``) or a nickname; a nickname's
@@ -387,7 +454,12 @@ def select_measures(texts: Sequence[str]) -> Selection:
             meas = TREC_MEASURES.get(name)
             if meas is None:
                 raise _unsupported(name)
-            if meas.with_pairs is not None:
+            if meas.with_gains is not None:
+                if name not in with_pairs:  # the first one wins, as in trec_eval
+                    with_pairs[name] = replace(
+                        meas, name=f"{name}_{rest}", scores_missing_query=True,
+                        compute=meas.with_gains(_gain_pairs(meas.name, text, rest)))
+            elif meas.with_pairs is not None:
                 if name not in with_pairs:  # the first one wins, as in trec_eval
                     with_pairs[name] = _pairs(meas, text, rest)
             elif meas.with_params is not None:
@@ -407,6 +479,7 @@ def select_measures(texts: Sequence[str]) -> Selection:
             marked.add(name)
         else:
             raise _unsupported(name)
+    _one_gain_table(marked, with_pairs)
     return Selection(tuple((with_pairs.get(m.name, m), params.get(m.name, m.cutoffs))
                            for m in TREC_MEASURES.values() if m.name in marked))
 
@@ -419,6 +492,8 @@ class Options:
     level: int = 1
     depth: int | None = None
     judged_only: bool = False
+    #: -N: documents in the collection (utility's fourth term; 0 as trec_eval's default)
+    num_docs: int = 0
 
 
 #: the one document of trec_eval's stand-in ranking for a query the run lacks (-c)
@@ -470,10 +545,12 @@ def trec_eval(qrels: Qrels, run: Run, selection: Selection, opts: Options, *,
     for qid in qids:
         grades = qrels.grades[qid]
         ranking = _ranking(run, qid, opts, grades)
-        view = stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+        view = stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level,
+                                    opts.num_docs)
         if qid not in in_run and any(m.scores_missing_query for m, _, _ in slots):
             ranking = _ranking(run, qid, opts, grades, [MISSING_QUERY_DOC])
-            stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level)
+            stand_in = QueryView(ranking, QueryFacts(ranking, grades), opts.level,
+                                 opts.num_docs)
         missing = qid not in in_run
         for i, (m, k, name) in enumerate(slots):
             assert m.compute is not None

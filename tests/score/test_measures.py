@@ -11,6 +11,7 @@ import pytest
 from poolkit.errors import PoolkitError
 from poolkit.io import Qrels, Run
 from poolkit.score import MEASURES, Measure, QueryFacts, evaluate, parse_measure
+from poolkit.score.measures import TREC_FAMILIES
 
 
 def m(text: str) -> Measure:
@@ -353,9 +354,11 @@ def test_aliases(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("nDGC@10", "unknown measure 'nDGC'; valid: AP, CP, Hit, Judged, P, R, RBP, RBP_resid, RR, "
-                "Rcap, Rprec, bpref, infAP, infNDCG, nDCG, statAP, xinfAP (did you mean "
-                "'nDCG'?)"),
+    ("nDGC@10", "unknown measure 'nDGC'; valid: 11pt_avg, AP, CP, G, Hit, Judged, P, R, RBP, "
+                "RBP_resid, RR, Rcap, Rndcg, Rprec, Rprec_mult, binG, bpref, dcg, gm_bpref, "
+                "gm_map, ideal_dcg, infAP, infNDCG, iprec_at_recall, nDCG, ndcg_rel, "
+                "relative_P, relstring, set_F, set_P, set_map, set_relative_P, statAP, unj, "
+                "utility, xinfAP, yaap (did you mean 'nDCG'?)"),
     ("P", "P needs a cutoff, e.g. P@10"),
     ("P@0", "P: cutoff must be a positive integer, got 0"),
     ("P@x", "measure 'P@x': cutoff 'x' is not an integer"),
@@ -431,7 +434,9 @@ def test_a_family_carries_its_interval_condensed_form_and_trec_eval_names() -> N
     assert {n: f.name for n, (f, _) in names.items()} == {
         "P": "P", "recall": "R", "set_recall": "R", "success": "Hit", "recip_rank": "RR",
         "map": "AP", "map_cut": "AP", "ndcg": "nDCG", "ndcg_cut": "nDCG", "Rprec": "Rprec",
-        "bpref": "bpref", "infAP": "infAP", "rbp": "RBP", "rbp_resid": "RBP_resid"}
+        "bpref": "bpref", "infAP": "infAP", "rbp": "RBP", "rbp_resid": "RBP_resid",
+        # trec_eval's measures beyond poolkit's own: a family each, named as trec_eval names it
+        **{name: name for name in TREC_FAMILIES}}
 
 
 @pytest.mark.parametrize("text, name", [

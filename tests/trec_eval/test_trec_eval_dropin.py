@@ -55,7 +55,19 @@ OPTION_SETS = [
     ["-m", "all_trec", "-m", "rbp.p=0.95", "-m", "rbp_resid.p=0.99", "-q", "-c", "-M", "50"],
 ]
 RBP_SETS = OPTION_SETS[6:]
-OPTION_SETS += [PARAMETERS, ["-m", "all_trec", "-q", "-c", "-M", "2"], ["-c", "-J", "-q"]]
+# trec_eval's gain per grade (grade -1: a document absent from the qrels, -2: one graded
+# below 0; gains less than 1 apart, which its sort compares as equal; gains 0 and negative)
+# and -N, the collection's size, which utility's fourth term reads
+GAIN_SETS = [
+    ["-m", "ndcg.1=0.5,2=2", "-m", "G.0=1,3=7.5", "-m", "ndcg_rel.1=3.5,2=9.0,4=7.0",
+     "-m", "Rndcg.2=1,3=1", "-m", "utility.1,-1,0.5,0.001", "-N", "8841823", "-q"],
+    ["-m", "ndcg.-1=1,-2=2,0=0.5", "-m", "G.3=0,2=-1", "-m", "Rndcg.1=2.5,2=2,3=3.4",
+     "-m", "ndcg_rel.0=2", "-m", "ndcg_cut.5", "-m", "utility.0,0,0,1", "-N", "50", "-q", "-c"],
+    ["-m", "dcg.1=-1,2=2.2,3=2.9", "-m", "G.2=1.5,1=1.2,3=1.9", "-q"],
+    ["-m", "ideal_dcg.2=1.5,1=1.2,3=1.9", "-m", "ndcg_rel.-1=1", "-m", "Rndcg.0=3", "-q", "-c"],
+]
+OPTION_SETS += [PARAMETERS, ["-m", "all_trec", "-q", "-c", "-M", "2"], ["-c", "-J", "-q"],
+                *GAIN_SETS]
 
 
 def poolkit_trec_eval(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
@@ -99,7 +111,7 @@ DL19_RUNS = ["bm25", "bm25-rm3", "openai-ada2", "repllama", "splade-pp-ed", "tas
 
 
 @pytest.mark.parametrize("run", DL19_RUNS)
-@pytest.mark.parametrize("opts", DL19_SETS + [PARAMETERS, *RBP_SETS,
+@pytest.mark.parametrize("opts", DL19_SETS + [PARAMETERS, *RBP_SETS, *GAIN_SETS,
                                   ["-m", "set", "-m", "official", "-m", "set_F.0.5", "-q", "-c"]],
                          ids=lambda o: " ".join(o) or "default")
 def test_byte_identical_to_the_binary_on_dl19(capsys: pytest.CaptureFixture[str],
@@ -110,8 +122,8 @@ def test_byte_identical_to_the_binary_on_dl19(capsys: pytest.CaptureFixture[str]
     args = [*opts, str(base / "qrels.full.txt"), str(base / "runs" / f"{run}.run")]
     out = poolkit_trec_eval(capsys, args)
     assert out == reference(trec_eval_binary, args)
-    for opt in opts:  # a persistence asked for is printed, under trec_eval's name
-        if opt.startswith("rbp"):
+    for opt in opts:  # a persistence or gains asked for are printed, under trec_eval's name
+        if opt.startswith(("rbp", "ndcg.", "G.")):
             assert opt.replace(".", "_", 1) in names_in(out)
     if "all_trec" in opts and "-n" not in opts:
         assert len(names_in(out)) >= (98 if "-q" not in opts else 99)

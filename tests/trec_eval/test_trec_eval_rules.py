@@ -62,12 +62,19 @@ def test_per_query_lines_follow_query_id_byte_order(capsys: pytest.CaptureFixtur
     ("iprec_at_recall.0.5,0.50", "-m iprec_at_recall.0.5,0.50: a cutoff is given twice"),
     ("Rprec_mult.x", "-m Rprec_mult.x: 'x' is not a number"),
     ("set_F.1,y", "-m set_F.1,y: 'y' is not a number"),
-    ("G.1=3", "poolkit computes G only with its default parameters"),
+    ("G.x=3", "-m G.x=3: G takes a gain per grade, GRADE=GAIN (trec_eval would ignore 'x' "
+              "and print it as G_x=3)"),
+    ("ndcg.1=2,1=3", "-m ndcg.1=2,1=3: grade 1 is given twice"),
+    ("ndcg.1=high", "-m ndcg.1=high: the gain 'high' of grade 1 is not a number"),
+    ("Rndcg.1", "-m Rndcg.1: expected GRADE=GAIN parameters (e.g. -m Rndcg.1=0.5,2=3)"),
+    ("rbp.1=3", "-m rbp.1=3: rbp takes only p="),
+    ("set_recall.1=3", "poolkit computes set_recall only with its default parameters"),
     ("mapp", "unknown trec_eval measure 'mapp'"),
     ("P.0,5", "-m P.0,5: cutoffs must be positive"),
     ("P.5,5", "-m P.5,5: a cutoff is given twice"),
     ("P.x", "-m P.x: cutoff 'x' is not an integer"),
-    ("ndcg.1=3", "poolkit computes ndcg only with its default parameters"),
+    ("ndcg.1=3 -m dcg", "-m ndcg with gains beside -m dcg: trec_eval scores dcg, ideal_dcg "
+                        "and ndcg with one gain table"),
     ("rbp.0.8", "-m rbp.0.8: expected KEY=VALUE parameters (rbp takes p=, e.g. -m rbp.p=0.8)"),
     ("rbp.p=", "-m rbp.p=: expected KEY=VALUE parameters"),
     ("rbp.q=0.8", "-m rbp.q=0.8: rbp takes only p= (trec_eval would ignore 'q', use p=0.9 "
@@ -84,7 +91,8 @@ def test_per_query_lines_follow_query_id_byte_order(capsys: pytest.CaptureFixtur
 def test_an_unsupported_measure_is_one_line_naming_it(capsys: pytest.CaptureFixture[str],
                                                       files: tuple[str, str], measure: str,
                                                       message: str) -> None:
-    code, out, err = run_cli(capsys, "-m", measure, *files)
+    asked = [arg for name in measure.split(" -m ") for arg in ("-m", name)]
+    code, out, err = run_cli(capsys, *asked, *files)
     assert code == 2 and out == ""
     assert err.startswith("poolkit trec-eval: error: ") and message in err
     assert err.count("\n") == 1
