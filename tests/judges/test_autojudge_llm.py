@@ -28,8 +28,11 @@ from poolkit.app.pool import PoolRequest, pool
 from poolkit.config import load_config
 from poolkit.store.backends import open_store
 
-QUERIES = ("q_faw", "q_store")  # two of the sample's four: the run stays near a minute
-PAIRS = 20  # seed.run's top 10 of each
+# One of the sample's four queries: every assertion below holds on its 10 pairs, at half the
+# LLM calls of two queries (measured on this server: q_milk gets 7 bare grades of 10, 4 of
+# them pairs bob graded too; q_store 5, q_faw fewer), and the re-run asks only its 3 failures.
+QUERIES = ("q_milk",)
+PAIRS = 10  # seed.run's top 10 of it
 POLL_LIMIT = 60.0  # seconds to wait for the first grades before the kill
 
 
