@@ -84,8 +84,11 @@ def test() -> None:
     sh(PY, "-m", "mypy")  # files and settings in pyproject.toml
     # Whole files to a worker: a module-scoped fixture (the DL19 loop, Cranfield's pool, the
     # simulations) is then built once, not once on each worker that gets one of its tests.
-    sh(PY, "-m", "pytest", "-n", "2", "--dist", "loadfile", "-q", *sys.argv[2:],
-       env=offline_env())
+    # Files go out in collection order, which tests/file_order.py makes longest first, so
+    # the two workers end together (xdist's own order, by number of tests, sends a file of
+    # one long test last).
+    sh(PY, "-m", "pytest", "-n", "2", "--dist", "loadfile", "--no-loadscope-reorder", "-q",
+       *sys.argv[2:], env=offline_env())
 
 
 def bench() -> None:

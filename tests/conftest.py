@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 import store_backends
+from file_order import Timer, longest_first
 from llm_server import llm_gguf, llm_server  # noqa: F401  (the fixtures, for tests in any folder)
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
@@ -83,3 +84,22 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path):
     """A new, empty store's location on each backend (the contract tests run on both)."""
     with store_backends.store_location(request.param, tmp_path) as location:
         yield location
+
+
+_TIMER = Timer()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the longest files first (see file_order); a plain run keeps the
+    files in their folders' order."""
+    if hasattr(config, "workerinput"):
+        longest_first(items)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _TIMER.add(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller (or a plain run)
+        _TIMER.save()
