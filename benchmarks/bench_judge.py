@@ -1,7 +1,7 @@
 """Benchmark the judging UI on a big store: keystroke to next passage, and start-up.
 
     python benchmarks/bench_judge.py [--events 100000] [--keys 300] [--json]
-        [--orders priority,mtf,mm-ns] [--budget 0.9]
+        [--orders priority,mtf,mm-ns,cal] [--budget 0.9]
 
 Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, each
 ranked by four runs, and 100,000 grade events: alice has judged 55,000 pairs, bob 45,000),
@@ -17,8 +17,13 @@ then drives the real app headless with Textual's Pilot:
   ``--orders`` (each on a fresh copy of the store): ``priority`` is fixed when pooled (the
   session walks the stored order), the learning orders (``mtf``, ``mm-ns``) are asked for
   every passage from the store's current state (every assessor's grades on the query), so
-  their ratio to ``priority`` is what learning costs per keystroke. ``--budget`` adds a
-  ``pool.budget`` (and its check before every passage) to every order.
+  their ratio to ``priority`` is what learning costs per keystroke. ``cal`` is timed as
+  ``poolkit judge`` runs it (``pool.cal_live.BackgroundCal``): each query's stored texts
+  read on the screen's thread when the session reaches it, the classifier retrained at
+  BMI's batch boundaries on a worker thread that shares the interpreter with the screen;
+  the figure includes what that thread takes from it. ``trained`` says how many models were
+  fitted while the keys were typed. ``--budget`` adds a ``pool.budget`` (and its check
+  before every passage) to every order.
 
 Aim (issue 4): under 50 ms per keystroke, under 1.5 s to start.
 """
@@ -123,6 +128,9 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
     """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``) for
     judging order ``order`` over the store's pool with its provenance."""
     from poolkit.pool.budget import Budget
+    from poolkit.pool.cal_live import BackgroundCal
+    from poolkit.pool.guided import ContinuousActiveLearning
+    from poolkit.pool.live_guides import texts_from
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.order import order_strategy
     from poolkit.pool.view import Hit, QueryPool
@@ -135,7 +143,10 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
                                                   for s in sources.get((q, d), ()))
                                          for d in ds})
              for q, ds in docs.items()}
-    return NextPassage(store, pools, order_strategy(order),
+    strategy: Any = order_strategy(order)
+    if isinstance(strategy, ContinuousActiveLearning):  # as Collection.next_passage wraps it
+        strategy = BackgroundCal(strategy, texts_from(store))
+    return NextPassage(store, pools, strategy,
                        budget=Budget.parse(budget) if budget is not None else None)
 
 
@@ -176,10 +187,11 @@ async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | No
             while screen.painted == before:
                 await asyncio.sleep(0)
             latencies.append(screen.painted_at - sent)
+    trained = getattr(picks.strategy, "trained", None) if picks is not None else None
     store.close()
     ms = sorted(x * 1000 for x in latencies)
     return {"assessor": assessor, "mode": mode, "order": order, "budget": budget,
-            "keys": len(ms), "median_ms": statistics.median(ms),
+            "trained": trained, "keys": len(ms), "median_ms": statistics.median(ms),
             "p95_ms": ms[max(0, round(0.95 * len(ms)) - 1)], "max_ms": ms[-1]}
 
 
@@ -189,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=int, default=60, help="pooled passages per query")
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--keys", type=int, default=300)
-    parser.add_argument("--orders", default="priority,mtf,mm-ns",
+    parser.add_argument("--orders", default="priority,mtf,mm-ns,cal",
                         help="judging orders whose keystroke-to-next-passage is timed")
     parser.add_argument("--budget", type=float, default=None,
                         help="a pool.budget for every order (a fraction of each query's pool)")
@@ -233,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in keys:
         ratio = (f" ({k['ratio_to_priority']:.2f} x priority)"
                  if k["ratio_to_priority"] is not None else "")
+        ratio += f", {k['trained']} models trained" if k["trained"] is not None else ""
         print(f"keystroke -> next passage ({k['assessor']}, order {k['order']}{budget}, "
               f"{k['keys']} grades): median {k['median_ms']:.1f} ms{ratio}, p95 "
               f"{k['p95_ms']:.1f} ms, max {k['max_ms']:.1f} ms")

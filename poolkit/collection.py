@@ -221,11 +221,14 @@ class Collection:
         """The judging session's next-passage decision from the ``pool:`` section: the
         judging order, ``pool.budget`` and the stopping rule (``pool.stop_recall``) over the
         pool as of ``version``; the learner's relevance level is the judge's."""
+        from poolkit.pool.live_guides import live_order
         from poolkit.pool.next_passage import NextPassage
         from poolkit.pool.section import budget_of, order_of, stop_rule_of
 
         config = self.config
-        return NextPassage(self.store, self.query_pools(version), order_of(config),
+        strategy, pools = live_order(config, self.store, self.query_pools(version),
+                                     order_of(config))
+        return NextPassage(self.store, pools, strategy,
                            budget=budget_of(config), stop=stop_rule_of(config),
                            level=config.judge.relevance_level, double=double)
 

@@ -60,12 +60,22 @@ class JudgeGradeOrder(OrderStrategy):
     name: ClassVar[str] = "judge"
     summary: ClassVar[str] = ("a machine judge's grade first, ties by the runs' fused order "
                               "(blind: nothing shown)")
-    replay_only: ClassVar[str] = "the machine judge's grades (simulate --machine FILE)"
     params: ClassVar[tuple[Param, ...]] = (
         Param(JUDGE_ORDER.key, JUDGE_ORDER.types, "", JUDGE_ORDER.help, attr="judge"), RRF_K)
+    #: asked for every passage: the store's pool is stored before the judge has graded it
+    #: (``autojudge`` grades a pool that exists), so the live order is the keys of the
+    #: machine grades the judging session reads, not the stored ones
+    adaptive: ClassVar[bool] = True
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
         return judge_keys(pool, self.rrf_k)
+
+    def next(self, pool: QueryPool, grades: Mapping[str, int],
+             pending: Sequence[str]) -> str | None:
+        if not pending:
+            return None
+        keys = judge_keys(pool, self.rrf_k)
+        return min(pending, key=lambda d: keys[d])  # ties: the stored order (min: first)
 
 
 def batch_boundary(n: int) -> int:
@@ -91,7 +101,6 @@ class ContinuousActiveLearning(OrderStrategy):
         Param("cal_l2", (float,), 0.01, "the classifier's L2 penalty", minimum=1e-9,
               attr="l2"))
     adaptive: ClassVar[bool] = True
-    replay_only: ClassVar[str] = "the passages' text (simulate --corpus FILE --queries FILE)"
     #: (qid, grades up to the batch boundary) -> scores; features per qid
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -89,16 +89,15 @@ def order_of(config: Config, name: str | None = None) -> OrderStrategy:
     """The judging-order strategy the config names (or ``name``), built from ``pool:``, for
     the store's pool and judging screen.
 
-    The guided orders (``judge``, ``cal``) read what the store-backed pool does not pass them
-    yet (a machine judge's grades, the passages' text): there they would fall back to the
-    runs' fused order without a word, so they are refused, and ``simulate`` replays them."""
+    ``order: judge`` without ``judge_order:`` has no grades to order by: refused here, one
+    line, before any work (whether the judge is in the store is checked when judging starts,
+    ``live_guides``: ``autojudge`` grades a pool that exists, so not at pooling)."""
     strategy = order_strategy(name or config.pool.order, config.pool.settings)
-    needs = getattr(strategy, "replay_only", None)
-    if needs:
+    if strategy.name == "judge" and not getattr(strategy, "judge", ""):
         raise ConfigError(config.path, config.pool.lines.get("order") if not name else None,
-                          f"pool.order: {strategy.name!r} reads {needs}, which the pool and "
-                          f"the judging screen do not give it yet; replay it with poolkit "
-                          f"simulate, and judge with priority, mtf or mm-ns")
+                          "pool.order: 'judge' orders by a machine judge's grades: name the "
+                          "judge with pool.judge_order: NAME (one autojudge or import "
+                          "--machine recorded)")
     return strategy
 
 

@@ -192,13 +192,12 @@ BASE = ("corpus: ../sample_corpus/corpus.jsonl\nqueries: ../sample_corpus/querie
      r"priority, shuffle"),
     ("systems: {b: {kind: bm25}}\n", ["--system", "bm52"],
      r"error: --system: unknown system 'bm52'; valid: b"),
-    # the guided orders read what the store-backed pool does not give them yet: said, not
-    # quietly replaced by the fused order
-    ("systems: {b: {kind: bm25}}\npool: {order: judge, judge_order: llm}\n", [],
-     r"sample.yaml:5: pool.order: 'judge' reads the machine judge's grades \(simulate "
-     r"--machine FILE\), which the pool and the judging screen do not give it yet"),
-    ("systems: {b: {kind: bm25}}\n", ["--order", "cal"],
-     r"error: .*pool.order: 'cal' reads the passages' text"),
+    # order: judge orders by a machine judge's grades: without one named, said before any work
+    ("systems: {b: {kind: bm25}}\npool: {order: judge}\n", [],
+     r"sample.yaml:5: pool.order: 'judge' orders by a machine judge's grades: name the judge "
+     r"with pool.judge_order: NAME"),
+    ("systems: {b: {kind: bm25}}\n", ["--order", "judge"],
+     r"error: .*pool.order: 'judge' orders by a machine judge's grades"),
 ])
 def test_config_errors_are_one_line_with_exit_2(sample, capsys, body, args, message):
     import re

@@ -44,3 +44,28 @@ def test_unknown_rule_is_named():
     assert parse_stops("model, knee") == ["model", "knee"]
     with pytest.raises(PoolkitError, match="unknown stopping rule 'elbow'"):
         parse_stops("model,elbow")
+
+
+def _text_pool():
+    from dataclasses import replace
+
+    docs = [f"d{i:02d}" for i in range(30)]
+    pool = pool_from_ranks("q", {"r": {d: i + 1 for i, d in enumerate(docs)}}, docs=tuple(docs))
+    texts = {d: ("armyworm maize whorl larvae" if i < 10 else "weevil grain store bag")
+             for i, d in enumerate(docs)}
+    return replace(pool, query="armyworm in maize", texts=texts), docs
+
+
+def test_sampled_quant_waits_for_its_sample_and_stops_after_the_relevant_run():
+    from poolkit.pool.stopping import SampledQuantRule, target_sample
+
+    pool, docs = _text_pool()
+    seq = [Judged(d, 2 if i < 10 else 0) for i, d in enumerate(docs)]
+    rule = SampledQuantRule()
+    stop = rule.stop(pool, seq, 1)
+    assert stop.relevant_found == 10 and stop.judged < len(docs)  # the zeros end it early
+    sample = set(target_sample(pool, rule.sample_size))
+    veto = {d for d in sample if docs.index(d) < 10}
+    assert all(docs.index(d) < stop.judged for d in veto)  # every sampled relevant met
+    assert rule.promise().startswith("no guarantee, heuristic")
+    assert not rule.fires(pool, seq[:5], 1) or sample <= {j.docid for j in seq[:5]}

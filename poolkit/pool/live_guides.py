@@ -1,0 +1,101 @@
+"""What the guided orders read when judging from the store (``simulate`` gets the same from
+files, ``app/simulate.with_guides``).
+
+- ``order: judge`` and ``order: cal`` with ``judge_order: NAME``: machine judge NAME's
+  standing grades of its newest version (``policies.machine_versions``: the version that
+  graded last), each the judge's expected grade where its event recorded a distribution
+  (``autojudge``'s note: ``{"distribution": {"0": p0, ...}}``), else its grade. A name no
+  machine judge in the store has is one line naming the config's ``judge_order:`` line.
+- ``order: cal``: the query's and the passages' text, read from the store (the text each
+  passage was pooled with, what the screen shows), one query at a time as the session
+  reaches it, on the session's thread; the strategy is wrapped in ``cal_live.BackgroundCal``
+  so training never holds up a keystroke.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from poolkit.config import Config
+from poolkit.errors import ConfigError, one_of
+from poolkit.policies import machine_versions
+from poolkit.pool.order_base import OrderStrategy
+from poolkit.pool.view import QueryPool
+from poolkit.store.contract import StoreBackend
+
+
+def expected_grade(note: str | None, grade: int) -> float:
+    """The mean of the distribution in an ``autojudge`` note, or ``grade`` without one."""
+    try:
+        dist = json.loads(note or "")["distribution"]
+        pairs = [(int(g), float(p)) for g, p in dist.items()]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return float(grade)
+    mass = sum(p for _, p in pairs)
+    return sum(g * p for g, p in pairs) / mass if mass > 0 else float(grade)
+
+
+def machine_grades(store: StoreBackend, judge: str) -> dict[str, dict[str, float]]:
+    """``{qid: {docid: grade}}``: the judge's newest version's standing grades, expected
+    grades where a distribution was recorded."""
+    versions = machine_versions(store, judge)
+    if not versions:
+        return {}
+    newest = versions[-1]
+    notes = {(e.qid, e.docid, e.grade): e.note for e in store.events(kinds=["grade"],
+                                                                     machine=judge)
+             if e.judge_version == newest.version}  # id order: the latest note of a grade
+    out: dict[str, dict[str, float]] = {}
+    for (qid, docid), grade in newest.grades.items():
+        out.setdefault(qid, {})[docid] = expected_grade(notes.get((qid, docid, grade)), grade)
+    return out
+
+
+def judge_named(config: Config, store: StoreBackend, judge: str) -> None:
+    """A ConfigError on ``judge_order:``'s line unless ``judge`` is a machine judge in the
+    store."""
+    known = store.machine_judges()
+    if judge not in known:
+        raise ConfigError(config.path, config.pool.lines.get("judge_order"),
+                          f"pool.judge_order: {one_of(judge, known, 'machine judge')} in "
+                          f"{config.store_label} (poolkit autojudge or import --machine "
+                          f"records one)")
+
+
+def texts_from(store: StoreBackend) -> Callable[[QueryPool], QueryPool]:
+    """A function giving a query's pool its query text and pooled passages' texts."""
+    queries = store.queries()
+
+    def with_texts(pool: QueryPool) -> QueryPool:
+        hashes = {m.docid: m.text_hash for m in store.pool(qid=pool.qid)}
+        texts = {}
+        for docid in pool.docs:
+            if docid in hashes:
+                title, body = store.text(hashes[docid])
+                texts[docid] = f"{title} {body}".strip()
+        query = queries[pool.qid].text if pool.qid in queries else ""
+        return replace(pool, query=query, texts=texts)
+
+    return with_texts
+
+
+def live_order(config: Config, store: StoreBackend, pools: Mapping[str, QueryPool],
+               strategy: OrderStrategy) -> tuple[OrderStrategy, dict[str, QueryPool]]:
+    """The strategy and pools the judging session runs: the guided orders get the machine
+    grades (and ``cal`` its texts, through ``BackgroundCal``); the others are as given."""
+    out = dict(pools)
+    judge = getattr(strategy, "judge", "")
+    if judge:
+        judge_named(config, store, judge)
+        grades = machine_grades(store, judge)
+        out = {q: replace(p, machine={d: grades[q][d] for d in p.docs if d in grades.get(q, {})})
+               for q, p in out.items()}
+    if strategy.name == "cal":
+        from poolkit.pool.cal_live import BackgroundCal
+        from poolkit.pool.guided import ContinuousActiveLearning
+
+        assert isinstance(strategy, ContinuousActiveLearning)
+        return BackgroundCal(strategy, texts_from(store)), out
+    return strategy, out

@@ -1,0 +1,188 @@
+"""``order: judge`` and ``order: cal`` on the judging screen (issue 26, A): the machine judge's
+grades read from the store (its newest version, the expected grade where a distribution was
+recorded), ``cal`` trained on every assessor's grades and the passages' stored text on a
+worker thread, so the next passage never waits for a fit; both blind on screen, on both
+backends. The trainer is held by an Event where a test needs it slow, never by a time."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from judge_helpers import write_config
+from judging_screen_helpers import TickClock, sync, until
+from rich.text import Text
+from textual.widgets import Static
+
+from poolkit.cli import main
+from poolkit.collection import Collection
+from poolkit.config import JudgeConfig
+from poolkit.judge.app import JudgeApp
+from poolkit.judge.session import JudgingSession
+from poolkit.pool.cal_live import BackgroundCal
+from poolkit.pool.guided import ContinuousActiveLearning
+from poolkit.pool.live_guides import expected_grade, machine_grades
+from poolkit.pool.view import Hit, QueryPool
+from poolkit.store import Event, NewMember, QueryRecord
+from poolkit.store.backends import open_store
+
+SIZE = (100, 30)
+ARMYWORM = "fall armyworm larvae in the maize whorl, scout and spray neem"
+WEEVIL = "weevils in stored grain, hermetic bags and drying"
+#: stored (fused) order: d0 armyworm, then weevils, then armyworm again
+TEXTS = [ARMYWORM, WEEVIL, WEEVIL, WEEVIL, ARMYWORM, ARMYWORM]
+DOCS = [f"d{i}" for i in range(len(TEXTS))]
+
+
+def machine(docid: str, grade: int, version: str = "v2", dist: dict | None = None) -> Event:
+    note = json.dumps({"distribution": dist}) if dist is not None else None
+    return Event("q1", docid, "llm", "grade", grade=grade, origin="machine",
+                 judge_version=version, note=note)
+
+
+def guided_store(location) -> None:
+    """One query, six passages in ``TEXTS``' order, ranked so by one run; judge llm graded
+    four of them under v2 (d1 with a distribution) after an older v1."""
+    with open_store(location) as store:
+        store.upsert_queries([QueryRecord("q1", "fall armyworm in maize")])
+        store.add_pool_version(
+            {"bm25": len(DOCS)}, "docid",
+            [NewMember("q1", d, f"passage {d}", t, float(i))
+             for i, (d, t) in enumerate(zip(DOCS, TEXTS))],
+            [("q1", d, "bm25", i + 1, 1.0) for i, d in enumerate(DOCS)])
+        store.record_events([machine("d0", 3, "v1"), machine("d3", 3),
+                             machine("d1", 2, dist={"0": 0.1, "1": 0.2, "2": 0.3, "3": 0.4}),
+                             machine("d5", 1), machine("d2", 0)])
+
+
+def configured(tmp_path, location, pool: str):
+    return write_config(tmp_path / "cfg", location, f"pool: {pool}\n")
+
+
+def text_of(app: JudgeApp) -> str:
+    out = []
+    for widget in app.screen.query(Static):
+        content = widget.content
+        out.append(content.plain if isinstance(content, Text) else str(content))
+    return "\n".join(out)
+
+
+BLIND = ("llm", "machine", "rank", "score", "bm25", "probab", "cal", "2.0", "model")
+
+
+async def judged_in_order(app: JudgeApp, session: JudgingSession, keys: str,
+                          between=None) -> list[str]:
+    """The passages shown, one per grade key typed; ``between(i)`` runs after key i."""
+    shown: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        for i, key in enumerate(keys):
+            current = session.current
+            assert current is not None
+            shown.append(current.docid)
+            said = text_of(app).lower()
+            assert not [w for w in BLIND if w in said], said  # blind: no grade, rank, score
+            await pilot.press(key)
+            await until(lambda c=current: session.current != c or session.current is None,
+                        "the next passage")
+            if between is not None:
+                between(i)
+    return shown
+
+
+def test_machine_grades_are_the_newest_versions_expected_grades(tmp_path):
+    guided_store(tmp_path / "s.sqlite")
+    with open_store(tmp_path / "s.sqlite") as store:
+        grades = machine_grades(store, "llm")
+    assert grades == {"q1": {"d3": 3.0, "d1": pytest.approx(2.0), "d5": 1.0, "d2": 0.0}}
+
+
+@given(st.integers(0, 3), st.lists(st.floats(0, 1), min_size=4, max_size=4))
+def test_the_expected_grade_lies_within_the_scale(grade, mass):
+    dist = {str(g): p for g, p in enumerate(mass)}
+    value = expected_grade(json.dumps({"distribution": dist}), grade)
+    assert 0 <= value <= 3
+    if sum(mass) == 0:
+        assert value == grade
+    assert expected_grade(None, grade) == grade == expected_grade("not json", grade)
+
+
+@sync
+async def test_judge_order_follows_the_stored_machine_grades_blind(store_location, tmp_path):
+    guided_store(store_location)
+    config = configured(tmp_path, store_location, "{order: judge, judge_order: llm}")
+    with Collection.open(config, write=True) as collection:
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=collection.next_passage())
+        app = JudgeApp(session, JudgeConfig(topic_card=False))
+        shown = await judged_in_order(app, session, "000000")
+    # v2's grades: d3 3, d1 expected 2.0, d5 1, d2 0; ungraded d0 (v1 only) and d4 last
+    assert shown == ["d3", "d1", "d5", "d2", "d0", "d4"]
+
+
+@sync
+async def test_cal_trains_off_the_keystroke_and_follows_the_text(store_location, tmp_path):
+    """The fit is held until the test lets it go: the screen moves on meanwhile in the
+    fused order; once the model of the first two grades is ready, armyworm comes first."""
+    guided_store(store_location)
+    config = configured(tmp_path, store_location, "{order: cal}")
+    gate = threading.Event()
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        cal = chooser.strategy
+        assert isinstance(cal, BackgroundCal)
+        fit = cal.trainer
+        cal.trainer = lambda pool, grades: (gate.wait(), fit(pool, grades))[1]
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        app = JudgeApp(session, JudgeConfig(topic_card=False))
+
+        def release(i: int) -> None:
+            if i == 1:  # d0 relevant, d1 not: the first model can be trained
+                gate.set()
+                cal.wait()
+
+        shown = await judged_in_order(app, session, "3000", release)
+    assert shown[:3] == ["d0", "d1", "d2"]  # the fit waited; the screen did not
+    assert shown[3] == "d4" and cal.trained >= 1 and cal.error is None
+    with open_store(store_location) as store:
+        assert [e.docid for e in store.events(kinds=["grade"])][:4] == shown
+
+
+def test_the_next_passage_never_waits_for_a_slow_trainer():
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(pool, grades):
+        entered.set()
+        release.wait()
+        return {d: float(i) for i, d in enumerate(pool.docs)}  # the last passage first
+
+    pool = QueryPool("q", tuple(DOCS), {d: (Hit("r", i + 1),) for i, d in enumerate(DOCS)})
+    cal = BackgroundCal(ContinuousActiveLearning(), trainer=slow)
+    answers: list[str | None] = []
+    asking = threading.Thread(target=lambda: answers.extend([
+        cal.next(pool, {"d0": 3}, DOCS[1:]),
+        (entered.wait(60), cal.next(pool, {"d0": 3, "d1": 0}, DOCS[2:]))[1]]))
+    asking.start()
+    asking.join(60)  # only stops a hung run: the answers come while the trainer is held
+    assert not asking.is_alive() and answers == ["d1", "d2"]
+    assert not release.is_set()
+    release.set()
+    cal.wait()
+    assert cal.next(pool, {"d0": 3, "d1": 0}, DOCS[2:]) == "d5"
+
+
+@pytest.mark.parametrize("pool", ["{order: judge, judge_order: gpt}",
+                                  "{order: cal, judge_order: gpt}"])
+def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys, pool):
+    store = tmp_path / "s.sqlite"
+    guided_store(store)
+    config = configured(tmp_path, store, pool)
+    files = {p: p.read_bytes() for p in [store, *config.parent.iterdir()]}
+    assert main(["judge", str(config), "--assessor", "alice"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("poolkit judge: error: ")
+    assert "config.yaml:6: pool.judge_order: unknown machine judge 'gpt'; valid: llm" in err
+    assert {p: p.read_bytes() for p in files} == files
