@@ -177,3 +177,17 @@ def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys
     assert "config.yaml:6: pool.judge_order: unknown machine judge 'gpt'; valid: llm" in err
     assert {p: p.read_bytes() for p in files} == files
 
+
+def test_one_reading_of_a_recorded_distribution_serves_the_order_and_the_review():
+    """``policies.grade_distribution`` is what ``order: judge`` (the expected grade) and
+    ``judge --review-machine`` (the grade's probability) both read; a malformed one is
+    none for both."""
+    from poolkit.policies import grade_distribution
+
+    note = json.dumps({"distribution": {"0": 0.5, "2": 0.5}, "answer": "2"})
+    assert grade_distribution(note) == {0: 0.5, 2: 0.5}
+    assert expected_grade(note, 2) == 1.0
+    for bad in ('{"distribution": {"x": 1.0}}', '{"distribution": {"1": true}}',
+                '{"distribution": [1]}', '{"grade": 2}', "", None):
+        assert grade_distribution(bad) is None
+        assert expected_grade(bad, 3) == 3
