@@ -115,6 +115,7 @@ class PassageChooser(Protocol):
     @property
     def adaptive(self) -> bool: ...
     def closed(self, qid: str) -> str | None: ...
+    def allowed(self, qid: str) -> int | None: ...
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None: ...
 
@@ -295,12 +296,21 @@ class JudgingSession:
             self._sources = self.store.sources()
         return self._sources.get(item.pair, [])
 
+    def _span(self, qid: str) -> tuple[int, int]:
+        """(done, total) of the query as progress counts it: under a budget the total is
+        what the budget allows, and a query found closed counts only what was done."""
+        done, total = self.done_count.get(qid, 0), len(self.items.get(qid, ()))
+        if self.chooser is not None:
+            allowed = self.chooser.allowed(qid)
+            total = done if qid in self.closed else \
+                total if allowed is None else min(total, allowed)
+        return min(done, total), total
+
     def progress(self) -> JudgingProgress:
         item = self.current
-        q_done = self.done_count.get(item.qid, 0) if item else 0
-        q_total = len(self.items.get(item.qid, ())) if item else 0
-        done = sum(self.done_count.values())
-        total = sum(len(v) for v in self.items.values())
+        q_done, q_total = self._span(item.qid) if item else (0, 0)
+        spans = [self._span(qid) for qid in self.items]
+        done, total = sum(d for d, _ in spans), sum(t for _, t in spans)
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
         # A time left from one or two judgments swings wildly: wait for a few.
