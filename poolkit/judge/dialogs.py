@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
-from poolkit.judge.texts import key_label
+from poolkit.judge.texts import key_label, topic_card_title
 from poolkit.keymap import KEY_ACTIONS
 from poolkit.store.records import QueryRecord
 
@@ -29,9 +29,11 @@ class TopicScreen(ModalScreen[None]):
     """The topic in full when a new query starts: any key dismisses it, and that key does
     nothing else (the passage under the card has not been read yet)."""
 
-    def __init__(self, query: QueryRecord, position: str, notice: str = "") -> None:
+    def __init__(self, query: QueryRecord, position: str, notice: str = "",
+                 done: tuple[int, int] = (0, 0)) -> None:
         super().__init__()
         self.query_record, self.position, self.notice = query, position, notice
+        self.done = done  # (judged, total) of the query so far: a resumed query says so
 
     def compose(self) -> ComposeResult:
         q = self.query_record
@@ -44,7 +46,7 @@ class TopicScreen(ModalScreen[None]):
                 body.append(f"\n\n{label}\n", style="underline")
                 body.append(extra)
         with Vertical(id="topic-box", classes="dialog"):
-            yield Static(f"New query {q.qid} ({self.position}) · any key to start",
+            yield Static(topic_card_title(q.qid, self.position, *self.done),
                          classes="dialog-title")
             with VerticalScroll(id="topic-scroll"):
                 yield Static(body, id="topic-text")

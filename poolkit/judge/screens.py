@@ -48,6 +48,7 @@ from poolkit.judge.texts import (
     passage_head,
     review_text,
     title_text,
+    undone_text,
 )
 from poolkit.judge.widgets import (
     GradeBar,
@@ -167,7 +168,8 @@ class JudgeScreen(Screen[None]):
             self._topic_for = item.qid
             if self.judge.topic_card and query is not None:
                 n = s.query_ids.index(item.qid) + 1
-                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}", notice))
+                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}", notice,
+                                                 s.span(item.qid)))
 
     def _passage(self, item: Item | None) -> Passage | None:
         if item is None:
@@ -345,7 +347,10 @@ class JudgeScreen(Screen[None]):
     async def action_undo(self) -> None:
         if self.waiting():
             return
-        await self._commit(self.session.undo_event(), "nothing to undo", "undone")
+        event = self.session.undo_event()
+        mark = self.session.undone_mark(event) if event is not None else None
+        await self._commit(event, "nothing to undo",
+                           undone_text(event.docid, mark.grade if mark else None) if event else "")
 
     async def action_note(self) -> None:
         if self.passage_view.search is not None:  # while searching, n is "next hit"

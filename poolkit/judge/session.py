@@ -296,7 +296,7 @@ class JudgingSession:
             self._sources = self.store.sources()
         return self._sources.get(item.pair, [])
 
-    def _span(self, qid: str) -> tuple[int, int]:
+    def span(self, qid: str) -> tuple[int, int]:
         """(done, total) of the query as progress counts it: under a budget the total is
         what the budget allows, and a query found closed counts only what was done."""
         done, total = self.done_count.get(qid, 0), len(self.items.get(qid, ()))
@@ -308,8 +308,8 @@ class JudgingSession:
 
     def progress(self) -> JudgingProgress:
         item = self.current
-        q_done, q_total = self._span(item.qid) if item else (0, 0)
-        spans = [self._span(qid) for qid in self.items]
+        q_done, q_total = self.span(item.qid) if item else (0, 0)
+        spans = [self.span(qid) for qid in self.items]
         done, total = sum(d for d, _ in spans), sum(t for _, t in spans)
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
@@ -407,6 +407,11 @@ class JudgingSession:
                      judged_at=stamp(self.clock()),
                      text_hash=item.text_hash, pool_version=item.version,
                      position=item.position, ref=target_id)
+
+    def undone_mark(self, event: Event) -> Mark | None:
+        """The standing grade an undo event (``undo_event``) takes back."""
+        return next((m for m in self.stacks.get((event.qid, event.docid), ())
+                     if m.id == event.ref), None)
 
     def _live(self, event_id: int, pair: tuple[str, str]) -> bool:
         return any(m.id == event_id for m in self.stacks.get(pair, ()))

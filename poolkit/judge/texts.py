@@ -95,6 +95,18 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     return out
 
 
+def undone_text(docid: str, grade: int | None) -> str:
+    """What an undo says it took back: ``undone: doc 925, grade 2``."""
+    return f"undone: doc {docid}" + ("" if grade is None else f", grade {grade}")
+
+
+def topic_card_title(qid: str, position: str, done: int, total: int) -> str:
+    """The topic card's title: a query this assessor judged part of is resumed, not new."""
+    if 0 < done < total:
+        return f"Resumed query {qid} ({position}) · {done} of {total} judged · any key goes on"
+    return f"New query {qid} ({position}) · any key to start"
+
+
 CLOSURE_LINES = 3  # a session opened on a store where many queries closed says so briefly
 
 

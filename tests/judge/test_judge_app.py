@@ -499,7 +499,7 @@ async def test_undo_skip_and_back_confirm_in_one_line(tiny_store, clock):
         await pilot.press("2")
         assert text_of(app, "#message") == "d1 -> 2 highly relevant"
         await pilot.press("u")
-        assert text_of(app, "#message") == "undone"
+        assert text_of(app, "#message") == "undone: doc d1, grade 2"
         await pilot.press("s")
         assert text_of(app, "#message") == "skipped"
         await pilot.press("b")

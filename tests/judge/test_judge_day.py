@@ -59,3 +59,45 @@ async def test_the_footer_counts_the_budget_not_the_pool(tmp_path, clock):
             # 3 queries x budget 5 = 15; the clock ticks 7 s between showing and grading
             assert "this query 0/5" in footer and "overall 5/15 (33%)" in footer, footer
             assert "7s/judgment · ~1m left" in footer, footer       # 10 x 7 s
+
+
+def dialog_title(app: JudgeApp) -> str:
+    return str(app.screen.query_one(".dialog-title", Static).content)
+
+
+@sync
+async def test_undo_says_what_it_undid(tmp_path, clock):
+    """``u`` said only ``undone``: which passage, and which grade went?"""
+    store, _ = day_store(tmp_path / "j.sqlite")
+    with store:
+        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2")
+            await pilot.press("0")
+            await pilot.press("u")
+            await pilot.pause()
+            assert text_of(app, "#message") == "undone: doc q0d01, grade 0"
+            await pilot.press("u")
+            await pilot.pause()
+            assert text_of(app, "#message") == "undone: doc q0d00, grade 2"
+
+
+@sync
+async def test_a_half_judged_query_is_announced_as_resumed(tmp_path, clock):
+    """Reopening on a query judged half-way showed the card ``New query``."""
+    store, _ = day_store(tmp_path / "j.sqlite")
+    with store:
+        earlier = JudgingSession(store, "alice", clock=clock)
+        for g in (1, 0, 2):
+            earlier.grade(g)
+        app = JudgeApp(JudgingSession(store, "alice", clock=clock), JudgeConfig())
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            title = dialog_title(app)
+            assert title.startswith("Resumed query q0 (1 of 3) · 3 of 20 judged"), title
+            await pilot.press("space")
+            for _ in range(17):
+                await pilot.press("1")
+            await pilot.pause()
+            assert app.session.current is not None and app.session.current.qid == "q1"
+            assert dialog_title(app).startswith("New query q1 (2 of 3)")
