@@ -43,6 +43,7 @@ from poolkit.judge.dialogs import (
 from poolkit.judge.session import Item, JudgingSession, TooSoon
 from poolkit.judge.texts import (
     closure_text,
+    deferred_query_text,
     disagreement_text,
     key_label,
     passage_head,
@@ -313,9 +314,29 @@ class JudgeScreen(Screen[None]):
             return
         item = self.session.current
         if await self._commit(self.session.skip_event(), "nothing to skip"):
+            deferred = item is not None and item.pair in self.session.deferred
             again = item is not None and self.session.current == item
-            self.say("skipped: the last one left in this query ("
-                     f"{key_label(self.judge.keys['next'])} moves on)" if again else "skipped")
+            if deferred and item is not None:
+                left = sum(not self.session.is_done(it) for it in self.session.items[item.qid])
+                self.say(deferred_query_text(item.qid, left, True, self._key("next_query")))
+            else:
+                self.say("skipped: the last one left in this query ("
+                         f"{self._key('next')} moves on)" if again else "skipped")
+
+    def _key(self, action: str) -> str:
+        return key_label(self.judge.keys[action])
+
+    def action_next_query(self) -> None:
+        """``]``: leave this query for the next; its passages left come back at the end."""
+        if self.waiting():
+            return
+        item = self.session.current
+        left = self.session.next_query()
+        if item is None or not left:
+            self.say("no passages left here to move on from", "warning")
+            return
+        self.refresh_view()
+        self.say(deferred_query_text(item.qid, left, False, self._key("next_query")))
 
     async def action_cant_judge(self) -> None:
         """``c``: choose why this passage can't be judged; recorded as its own event."""

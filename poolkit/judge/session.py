@@ -33,6 +33,10 @@ Rules
   is done for this assessor, is never a label, and goes to the adjudication list.
 - Judge later (``later``) defers the passage to the end of the session: it comes back after
   every other pending passage, skipped ones included. Nothing is recorded.
+- A query whose passages left were each skipped twice (once all were skipped, each came back
+  and was skipped again) is deferred the same way, all its passages left at once, instead of
+  cycling them for ever; ``next_query`` defers the query on screen at will. A skip of a
+  deferred passage sends it to the end of the deferred ones.
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
@@ -195,6 +199,8 @@ class JudgingSession:
             (q, d) for *_, q, d, _ in store.live_marks(["cant_judge"], assessor=assessor)} \
             if mode == "judge" else set()
         self.deferred: dict[tuple[str, str], None] = {}
+        #: per query, the skip that left only skipped passages (the second round's start)
+        self._rounds: dict[str, int] = {}
         # Queries found closed (budget spent, stopping rule fired) -> why, and the ones the
         # screen has not been told about yet, in the order they were found.
         self.closed: dict[str, str] = {}
@@ -367,6 +373,36 @@ class JudgingSession:
         self._show(self._next_pending(item.qid, item))
         return True
 
+    def _skipped_round(self, qid: str, event_id: int) -> bool:
+        """True once skip ``event_id`` completes the second round of skips of the query's
+        passages left: all were skipped, each came back and was skipped again."""
+        left = [it for it in self.items[qid] if not self.is_done(it)
+                and it.pair not in self.deferred]
+        if any(it.pair not in self.skips for it in left):
+            return False
+        start = self._rounds.setdefault(qid, event_id)
+        return all(self.skips[it.pair] > start for it in left)
+
+    def defer_query(self, qid: str) -> int:
+        """Defer the query's passages left to the end of the session (in judging order);
+        how many were deferred. Nothing is recorded."""
+        left = [it.pair for it in self.items.get(qid, ()) if not self.is_done(it)]
+        for pair in left:
+            self.deferred.pop(pair, None)
+            self.deferred[pair] = None
+        self._rounds.pop(qid, None)
+        return len(left)
+
+    def next_query(self) -> int:
+        """Leave the query on screen for the next one with work: its passages left are
+        deferred to the end of the session; how many were (0: nothing to leave)."""
+        item = self.current
+        if item is None:
+            return 0
+        n = self.defer_query(item.qid)
+        self._show(self._next_pending(item.qid, item))
+        return n
+
     def drop_full(self, event: Event) -> None:
         """The store refused ``event``: its pair got its overlap from others meanwhile.
         The pair leaves this session's walk and the next passage shows (other work)."""
@@ -443,6 +479,11 @@ class JudgingSession:
         elif event.kind == "skip":
             self.skips[pair] = event_id
             if item is not None:
+                if pair in self.deferred:  # to the end of the deferred ones
+                    del self.deferred[pair]
+                    self.deferred[pair] = None
+                elif self._skipped_round(item.qid, event_id):
+                    self.defer_query(item.qid)
                 self._show(self.next_item(item, "skip"))
         elif event.kind == "note":
             self.notes.setdefault(pair, []).append(event)

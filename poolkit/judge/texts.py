@@ -107,6 +107,14 @@ def topic_card_title(qid: str, position: str, done: int, total: int) -> str:
     return f"New query {qid} ({position}) · any key to start"
 
 
+def deferred_query_text(qid: str, left: int, skipped: bool, next_key: str) -> str:
+    """Why the walk left a query with passages still to judge (``skipped``: each was skipped
+    twice; otherwise the assessor moved on with ``next_key``)."""
+    why = " were each skipped twice; they" if skipped else ""
+    return (f"query {qid} deferred: its {left} passage{'s' if left != 1 else ''} left{why} "
+            f"come back at the end of the session ({next_key} moves to the next query)")
+
+
 CLOSURE_LINES = 3  # a session opened on a store where many queries closed says so briefly
 
 

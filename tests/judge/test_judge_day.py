@@ -8,6 +8,8 @@ hint that outlived its search, and the note-kept header of an ungraded passage.
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from judge_helpers import sync
 from textual.widgets import Static
 
@@ -101,3 +103,73 @@ async def test_a_half_judged_query_is_announced_as_resumed(tmp_path, clock):
             await pilot.pause()
             assert app.session.current is not None and app.session.current.qid == "q1"
             assert dialog_title(app).startswith("New query q1 (2 of 3)")
+
+
+@sync
+async def test_a_query_skipped_all_round_is_deferred_not_cycled(tmp_path, clock):
+    """Skipping every passage left in a query showed them again and again, for ever."""
+    store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
+    with store:
+        session = JudgingSession(store, "alice", clock=clock)
+        app = JudgeApp(session, QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            shown = []
+            for _ in range(6):
+                assert session.current is not None
+                shown.append(session.current.docid)
+                await pilot.press("s")
+                await pilot.pause()
+            # each of the three came back once; after the second round the query waits
+            assert shown == ["q0d00", "q0d01", "q0d02", "q0d00", "q0d01", "q0d02"]
+            assert session.current is not None and session.current.qid == "q1"
+            said = text_of(app, "#message")
+            assert said.startswith("query q0 deferred: its 3 passages left were each skipped "
+                                   "twice; they come back at the end of the session"), said
+            for _ in range(3):                 # q1 judged: q0's passages come back
+                await pilot.press("1")
+            await pilot.pause()
+            assert session.current is not None and session.current.docid == "q0d00"
+
+
+@sync
+async def test_a_key_moves_on_to_the_next_query(tmp_path, clock):
+    store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
+    with store:
+        session = JudgingSession(store, "alice", clock=clock)
+        app = JudgeApp(session, QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("1")
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            assert session.current is not None and session.current.docid == "q1d00"
+            assert text_of(app, "#message").startswith("query q0 deferred: its 2 passages "
+                                                       "left come back at the end")
+            assert not store.events(kinds=["skip"])       # nothing recorded: a walk choice
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.sampled_from("gs"), min_size=1, max_size=40), st.integers(1, 4))
+def test_skips_never_hold_the_walk_in_one_query(actions, docs):
+    """Law: while another query has work, a query is left after at most two skips of each of
+    its passages left in a row (a full round, then another), whatever came before."""
+    import tempfile
+    from pathlib import Path
+
+    from judge_helpers import TickClock
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store, _ = day_store(Path(tmp) / "j.sqlite", queries=2, docs=docs)
+        with store:
+            session = JudgingSession(store, "alice", clock=TickClock())
+            run, last = 0, None
+            for action in [*actions, *"s" * (4 * docs)]:
+                item = session.current
+                if item is None:
+                    break
+                others = any(not session.is_done(it) and it.pair not in session.deferred
+                             for q, its in session.items.items() if q != item.qid
+                             for it in its)
+                run = run + 1 if item.qid == last and action == "s" and others else 0
+                last = item.qid
+                assert run <= 2 * docs, (run, item)
+                session.grade(1) if action == "g" else session.skip()
