@@ -37,6 +37,7 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("cant_judge", "c", "cant_judge", ""),
     KeyAction("later", "d", "later", ""),
     KeyAction("next_query", "right_square_bracket", "next_query", ""),
+    KeyAction("next_unjudged", "g", "next_unjudged", ""),
     KeyAction("back", "b", "back", "back"),
     KeyAction("previous", "left,h", "move(-1)", ""),  # the bar shows both as one "move"
     KeyAction("next", "right,l", "move(1)", ""),

@@ -410,6 +410,15 @@ class JudgeScreen(Screen[None]):
         else:
             self.say("first passage" if offset < 0 else "last passage", "warning")
 
+    def action_next_unjudged(self) -> None:
+        """``g``: the next passage still to judge (after reading or regrading others)."""
+        if self.waiting():
+            return
+        if self.session.next_unjudged():
+            self.refresh_view()
+        else:
+            self.say("no other passage left to judge", "warning")
+
     def action_jump(self) -> None:
         if self.waiting():
             return
@@ -435,7 +444,7 @@ class JudgeScreen(Screen[None]):
 
         def open_(picked: Item | None) -> None:
             if picked is not None:
-                self.session.show(picked)
+                self.session.show(picked, return_to=self.session.current)
                 self.refresh_view()
 
         self.app.push_screen(ReviewScreen(self.session, item.qid, self.judge.grades), open_)

@@ -25,6 +25,8 @@ Rules
   kind (repeat to go further back) and shows that passage again. History is never rewritten.
 - Back re-shows the previously shown passage, back into earlier sessions; ``move`` steps
   through the judging order without grading; grading a shown passage again is a regrade.
+  A passage opened from the review list (``show(item, return_to=...)``) returns, once graded,
+  to the passage the assessor was on; ``next_unjudged`` goes to the next pending passage.
 - A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
 - With an assignment plan (``poolkit assign``) the judge mode serves the pairs this assessor
   holds a slot of and those with an open slot; a pair filled by others meanwhile is refused
@@ -222,6 +224,8 @@ class JudgingSession:
         self.shown_at: str | None = None
         self._shown_moment: datetime | None = None
         self.pending_note: str | None = None
+        #: (the pair opened from the review list, the passage to return to once it is graded)
+        self._return: tuple[tuple[str, str], Item] | None = None
         if start_qid is not None and start_qid not in self.items:
             if start_qid in self.pooled_queries:
                 raise PoolkitError(f"query {start_qid!r} has no passages to show in "
@@ -468,7 +472,8 @@ class JudgingSession:
                 self.done_count[item.qid] += 1
             self.pending_note = None
             if item is not None:
-                self._show(self.next_item(item, "regrade" if was_done else "grade"))
+                back = self._return[1] if self._return and self._return[0] == pair else None
+                self._show(back or self.next_item(item, "regrade" if was_done else "grade"))
         elif event.kind == "cant_judge":
             if item is not None and not self.is_done(item):
                 self.done_count[item.qid] += 1
@@ -643,11 +648,23 @@ class JudgingSession:
         self._show(self._walk[place])
         return True
 
-    def show(self, item: Item) -> None:
-        """Show a passage of this session (a review list picked it)."""
+    def show(self, item: Item, return_to: Item | None = None) -> None:
+        """Show a passage of this session (a review list picked it); once it is graded the
+        walk returns to ``return_to`` (the passage the assessor was on)."""
         if item.pair not in self._index:
             raise PoolkitError(f"{item.qid}/{item.docid} is not in this session's pool")
         self._show(self._index[item.pair])
+        if return_to is not None and return_to.pair != item.pair:
+            self._return = (item.pair, return_to)
+
+    def next_unjudged(self) -> bool:
+        """Show the next passage still to judge after the one on screen (as a first grade
+        would); False when there is none."""
+        nxt = self._next_pending(self.current.qid if self.current else None, self.current)
+        if nxt is None or nxt == self.current:
+            return False
+        self._show(nxt)
+        return True
 
     def jump(self, qid: str) -> None:
         """Go to a query: its first pending passage, or its first passage when all are done."""
@@ -658,6 +675,7 @@ class JudgingSession:
         self._show(nxt or self.items[qid][0])
 
     def _show(self, item: Item | None, remember: bool = True) -> None:
+        self._return = None
         if item is not None and item != self.current:
             self.pending_note = None
         self.current = item

@@ -553,8 +553,8 @@ async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_s
         await pilot.press("a", "home", "enter")  # all, first row: open passage 1
         assert isinstance(app.screen, JudgeScreen)
         assert "Passage 1 of 6" in text_of(app, "#head")
-        await pilot.press("3")  # a regrade: on to passage 2
-        assert "Passage 2 of 6" in text_of(app, "#head")
+        await pilot.press("3")  # a regrade from the list: back where she was (passage 5)
+        assert "Passage 5 of 6" in text_of(app, "#head")
     assert six_store.current_grades()[("q1", "d1")]["alice"].grade == 3
 
 

@@ -173,3 +173,28 @@ def test_skips_never_hold_the_walk_in_one_query(actions, docs):
                 last = item.qid
                 assert run <= 2 * docs, (run, item)
                 session.grade(1) if action == "g" else session.skip()
+
+
+@sync
+async def test_regrading_from_review_returns_to_the_passage_you_were_on(tmp_path, clock):
+    """A regrade opened from the review list went on to the passage after the regraded one,
+    far from where the assessor was; ``g`` goes to the next unjudged passage."""
+    store, _ = day_store(tmp_path / "j.sqlite")
+    with store:
+        session = JudgingSession(store, "alice", clock=clock)
+        app = JudgeApp(session, QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(4):
+                await pilot.press("1")
+            assert session.current is not None and session.current.docid == "q0d04"
+            await pilot.press("r", "home", "down", "enter")    # passage 2 of the list
+            await pilot.pause()
+            assert session.current is not None and session.current.docid == "q0d01"
+            await pilot.press("3")
+            await pilot.pause()
+            assert session.current is not None and session.current.docid == "q0d04"
+            assert store.current_grades()[("q0", "q0d01")]["alice"].grade == 3
+            await pilot.press("left", "left", "left")          # q0d01, judged
+            await pilot.press("g")
+            await pilot.pause()
+            assert session.current is not None and session.current.docid == "q0d04"
