@@ -63,27 +63,46 @@ REVIEW_FILTERS: dict[str, int | None] = {"a": None, **{str(g): g for g in range(
 nothing), ``-`` passages without a grade."""
 
 
+FIRST_LINE = 60  # cells of a passage's first line in the review list
+
+
+def first_line(title: str, body: str, width: int = FIRST_LINE) -> str:
+    """The passage's first non-empty line (its title when it has one), cut to ``width``."""
+    line = next((ln.strip() for ln in f"{title}\n{body}".splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
 def review_rows(session: JudgingSession, qid: str, grades: Mapping[int, str],
-                only: int | None = None) -> list[tuple[Item, Text]]:
-    """One row per passage of the query in judging order with this assessor's grade;
-    ``only`` keeps one grade (-1: those without a grade)."""
-    rows = []
+                only: int | None = None, width: int | None = None) -> list[tuple[Item, Text]]:
+    """One row per passage of the query in judging order with this assessor's grade and the
+    passage's first line (which passage it was); ``only`` keeps one grade (-1: those
+    without a grade). Given ``width``, each row is cut to it (one line a passage)."""
+    marks = []
     items = session.items[qid]
-    width = len(str(len(items)))
+    n_w = len(str(len(items)))
     doc_w = max((len(it.docid) for it in items), default=0)
     for n, item in enumerate(items, start=1):
         grade = session.grade_of(item)
         if only is not None and grade != (None if only == -1 else only):
             continue
-        line = Text(f"{n:>{width}}  {item.docid:<{doc_w}}  ")
         if grade is not None:
-            line.append(f"{grade} {grades.get(grade, '?')}", style="bold green")
+            mark = Text(f"{grade} {grades.get(grade, '?')}", style="bold green")
         elif session.is_skipped(item):
-            line.append("skipped", style="yellow")
+            mark = Text("skipped", style="yellow")
         else:
-            line.append("–", style="dim")
+            mark = Text("–", style="dim")
         if session.notes.get(item.pair):
-            line.append("  (note)", style="cyan")
+            mark.append("  (note)", style="cyan")
+        marks.append((n, item, mark))
+    mark_w = max((len(mark) for *_, mark in marks), default=0)
+    rows = []
+    for n, item, mark in marks:
+        line = Text(f"{n:>{n_w}}  {item.docid:<{doc_w}}  ")
+        line.append_text(mark)
+        line.append(" " * (mark_w - len(mark) + 2))
+        line.append(first_line(*session.text(item)), style="dim")
+        if width:
+            line.truncate(width, overflow="ellipsis")
         rows.append((item, line))
     return rows
 
@@ -110,9 +129,11 @@ class ReviewScreen(ModalScreen[Item | None]):
     def on_mount(self) -> None:
         self._fill()
         self.query_one(OptionList).focus()
+        self.call_after_refresh(self._fill)  # again once laid out: rows cut to the list
 
     def _fill(self) -> None:
-        rows = review_rows(self.session, self.qid, self.grades, self.only)
+        width = self.query_one(OptionList).scrollable_content_region.width
+        rows = review_rows(self.session, self.qid, self.grades, self.only, width or None)
         self._items = [item for item, _ in rows]
         options = self.query_one(OptionList)
         options.clear_options()

@@ -542,8 +542,12 @@ async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_s
         assert isinstance(review, ReviewScreen)
         rows = [str(review.query_one(OptionList).get_option_at_index(i).prompt)
                 for i in range(review.query_one(OptionList).option_count)]
-        assert rows == ["1  d1  2 highly relevant", "2  d2  0 not relevant",
-                        "3  d3  2 highly relevant", "4  d4  skipped", "5  d5  –", "6  d6  –"]
+        assert rows == ["1  d1  2 highly relevant  Controlling fall armyworm",
+                        "2  d2  0 not relevant     Termites in maize fields",
+                        "3  d3  2 highly relevant  Stem borers",
+                        "4  d4  skipped            Drying maize",
+                        "5  d5  –                  Weevils in store",
+                        "6  d6  –                  Termites in maize fields"]
         await pilot.press("2")  # only grade 2
         assert review.query_one(OptionList).option_count == 2
         assert "2 of 6 passages (grade 2)" in str(review.query_one("#review-title",

@@ -198,3 +198,34 @@ async def test_regrading_from_review_returns_to_the_passage_you_were_on(tmp_path
             await pilot.press("g")
             await pilot.pause()
             assert session.current is not None and session.current.docid == "q0d04"
+
+
+@sync
+async def test_the_review_list_shows_each_passages_first_line(tmp_path, clock):
+    """The list named each passage by its id and grade only: which one was q0d07?"""
+    from textual.widgets import OptionList
+
+    store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
+    with store:
+        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("2", "r")
+            await pilot.pause()
+            options = app.screen.query_one(OptionList)
+            rows = [str(options.get_option_at_index(i).prompt)
+                    for i in range(options.option_count)]
+            assert rows == ["1  q0d00  2 highly relevant  Passage q0d00 on heated plates.",
+                            "2  q0d01  –                  Passage q0d01 on heated plates.",
+                            "3  q0d02  –                  Passage q0d02 on heated plates."]
+
+
+def test_a_long_first_line_is_cut_to_one_row(tmp_path, clock):
+    from poolkit.judge.dialogs import FIRST_LINE, first_line, review_rows
+
+    assert first_line("", "\n  " + "word " * 40) == ("word " * 12).rstrip()[:FIRST_LINE - 1] + "…"
+    assert first_line("Title", "body") == "Title"
+    store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=2)
+    with store:
+        session = JudgingSession(store, "alice", clock=clock)
+        rows = review_rows(session, "q0", {0: "not", 1: "yes"}, width=20)
+        assert [row.plain for _, row in rows] == ["1  q0d00  –  Passag…", "2  q0d01  –  Passag…"]
