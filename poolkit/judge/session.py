@@ -77,6 +77,9 @@ from poolkit.store.records import Event, QueryRecord, Source, stamp
 from poolkit.store.terms import added_terms, toggle_term
 
 MODES = ("judge", "agreement", "adjudicate", "review")
+#: judging orders whose positions say nothing of the runs' ranks (any other order's position
+#: is a fused rank, and a learning order's picks are the learner's: ``ranked_order``)
+POSITION_BLIND_ORDERS = ("shuffle", "docid")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
 PACE_MIN = 5      # judgments before a time left is estimated at all
 
@@ -256,6 +259,12 @@ class JudgingSession:
                     self.items[qid] = [item]
                     self.done_count[qid] = int(pair in done)
         self.pooled_queries = list(positions)
+        order = next((v["order_strategy"] for v in self.store.pool_versions()
+                      if v["version"] == self.pool_version), None)
+        #: whether a passage's place in its query's order would leak ranks (the screen then
+        #: shows how many are judged, not the place)
+        self.ranked_order = (self.chooser is not None and self.chooser.adaptive) or \
+            order not in POSITION_BLIND_ORDERS
         self.query_ids = list(self.items)
         self._walk = [item for items in self.items.values() for item in items]
         if self.review is not None:  # the review's order, across queries

@@ -74,9 +74,13 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
                         f"closed (budget spent or stopping rule), every other passage done.",
                         style="bold")
         return Text("Nothing left to show in this mode: every passage is done.", style="bold")
-    total = session.items[item.qid]
-    out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
-                        f" · doc {item.docid}")
+    if session.ranked_order:  # the place would be a fused rank: count what is judged
+        done, total = session.span(item.qid)
+        where = f"{done} of {total} judged"
+    else:
+        items = session.items[item.qid]
+        where = f"Passage {items.index(item) + 1} of {len(items)}"
+    out = Text.assemble((where, "bold"), f" · doc {item.docid}")
     grade = session.grade_of(item)
     label = "adjudicated" if session.kind == "adjudicate" else "your grade"
     if grade is not None:

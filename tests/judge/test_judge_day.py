@@ -229,3 +229,21 @@ def test_a_long_first_line_is_cut_to_one_row(tmp_path, clock):
         session = JudgingSession(store, "alice", clock=clock)
         rows = review_rows(session, "q0", {0: "not", 1: "yes"}, width=20)
         assert [row.plain for _, row in rows] == ["1  q0d00  –  Passag…", "2  q0d01  –  Passag…"]
+
+
+@sync
+async def test_under_a_ranked_order_the_header_counts_judged_not_the_position(tmp_path, clock):
+    """Under priority, mtf and mm-ns ``Passage 14 of 40`` was the fused rank: the order
+    leaked through the position. Shuffle and docid orders keep the position."""
+    store, pools = day_store(tmp_path / "j.sqlite", queries=1, docs=20)
+    with store:
+        for chooser in (None, NextPassage(store, pools, order_strategy("mm-ns"))):
+            session = JudgingSession(store, "alice", clock=clock, chooser=chooser)
+            app = JudgeApp(session, QUIET)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.press("0", "0", "0")
+                await pilot.pause()
+                head = text_of(app, "#head")
+                done = len(store.current_grades())
+                assert head.startswith(f"{done} of 20 judged · doc "), head
+                assert "Passage" not in head
