@@ -484,6 +484,7 @@ class JudgeScreen(Screen[None]):
         view = self.passage_view
         if view.search is not None:
             view.search = None
+            self.say("search ended")  # (its n/N hint goes: n is the note key again)
 
     def action_terms(self) -> None:
         item = self.session.current

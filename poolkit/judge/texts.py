@@ -90,7 +90,7 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     n_notes = len(session.notes.get(item.pair, ()))
     if n_notes and session.mode != "adjudicate":
         out.append(f" · {n_notes} note{'s' if n_notes > 1 else ''}")
-    if session.pending_note:
+    if session.pending_note and grade is not None:  # (ungraded: the note line says it all)
         out.append(" · note kept for this grade", style="cyan")
     if sources:
         out.append(" · pooled by " + ", ".join(

@@ -247,3 +247,46 @@ async def test_under_a_ranked_order_the_header_counts_judged_not_the_position(tm
                 done = len(store.current_grades())
                 assert head.startswith(f"{done} of 20 judged · doc "), head
                 assert "Passage" not in head
+
+
+def is_prompt(app: JudgeApp) -> bool:
+    from poolkit.judge.dialogs import PromptScreen
+
+    return isinstance(app.screen, PromptScreen)
+
+
+@sync
+async def test_an_ended_search_takes_its_hint_with_it(tmp_path, clock):
+    """After Escape ended a search, ``n/N next/previous`` stayed on screen while ``n``
+    opened the note dialog."""
+    store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
+    with store:
+        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("slash", *"heated", "enter")
+            await pilot.pause()
+            assert "next/previous" in text_of(app, "#message")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert "next/previous" not in text_of(app, "#message")
+            assert text_of(app, "#message") == "search ended"
+            await pilot.press("n")
+            await pilot.pause()
+            assert is_prompt(app)                          # n is the note key again
+
+
+@sync
+async def test_an_ungraded_passage_does_not_say_note_kept_for_this_grade(tmp_path, clock):
+    store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
+    with store:
+        session = JudgingSession(store, "alice", clock=clock)
+        app = JudgeApp(session, QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("n", *"unclear", "enter")
+            await pilot.pause()
+            assert session.pending_note == "unclear"
+            assert "note kept for this grade" not in text_of(app, "#head")
+            await pilot.press("2")                         # the note goes with the grade
+            await pilot.pause()
+            grade = store.events(kinds=["grade"])[-1]
+            assert grade.note == "unclear"
