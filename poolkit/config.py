@@ -56,7 +56,8 @@ TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "po
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
-              "topic_card")
+              "topic_card", "highlight")
+HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
 
 
@@ -95,6 +96,7 @@ class JudgeConfig:
     blind: bool = True
     min_display: float = DEFAULT_MIN_DISPLAY
     topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
+    highlight: str = "exact"  # or "stem": the query's words light their inflections too
 
 
 @dataclass(frozen=True)
@@ -450,7 +452,11 @@ def _judge(path: Path, base: Path, root: _Section,
         choices = f"{few} or {scale.top}" if few else str(scale.top)
         raise ConfigError(path, sec.line("relevance_level"), f"judge.relevance_level must be "
                           f"{choices} (a grade of the {scale.span} scale), found {level}")
+    highlight = sec.value("highlight", object, "exact")
+    if highlight not in HIGHLIGHT_MODES:
+        raise ConfigError(path, sec.line("highlight"), "judge.highlight: " + one_of(
+            str(highlight), HIGHLIGHT_MODES, "highlight mode"))
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,
-                       topic_card=sec.value("topic_card", bool, True))
+                       topic_card=sec.value("topic_card", bool, True), highlight=highlight)

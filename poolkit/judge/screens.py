@@ -178,7 +178,7 @@ class JudgeScreen(Screen[None]):
         query = self.session.query(item.qid)
         title, body = self.session.text(item)
         return Passage(item.qid, item.docid, query.text, title, body, query.description,
-                       tuple(self.session.terms(item.qid)))
+                       tuple(self.session.terms(item.qid)), self.judge.highlight == "stem")
 
     def _show_closures(self) -> str:
         """Say which queries just closed and why (their budget is spent or their stopping

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
-from poolkit.judge.highlight import query_terms, term_pattern
+from poolkit.judge.highlight import query_terms, term_spans
 from poolkit.judge.review import MachineReview
 from poolkit.judge.session import Item, JudgingProgress, JudgingSession
 from poolkit.keymap import KEY_ACTIONS, grade_actions, key_names
@@ -146,10 +146,11 @@ def all_done_text(keys: Mapping[str, str]) -> Text:
 
 def passage_text(query: str, title: str, body: str, description: str | None = None,
                  added: Sequence[str] = (), hits: Sequence[tuple[int, int]] = (),
-                 current_hit: int | None = None) -> Text:
+                 current_hit: int | None = None, stemmed: bool = False) -> Text:
     """Title and body with the query's words highlighted, the description's other words in a
     second style, the assessor's added terms in a third, and search hits over all of them
-    (``hits`` are spans of the plain text, ``title\n\nbody``)."""
+    (``hits`` are spans of the plain text, ``title\n\nbody``). ``stemmed``: inflections
+    light too (``judge: highlight: stem``)."""
     out = Text()
     if title:
         out.append(title, style="bold underline")
@@ -158,10 +159,10 @@ def passage_text(query: str, title: str, body: str, description: str | None = No
     terms = query_terms(query)
     layers = [(query_terms(description or "", leave_out=terms), DESCRIPTION_HIGHLIGHT),
               (terms, HIGHLIGHT), (list(added), TERM_HIGHLIGHT)]
+    plain = out.plain
     for words, style in layers:  # later layers are drawn over earlier ones
-        pattern = term_pattern(words)
-        if pattern is not None:
-            out.highlight_regex(pattern, style)  # title and body alike
+        for start, end in term_spans(plain, words, stemmed):  # title and body alike
+            out.stylize(style, start, end)
     for i, (start, end) in enumerate(hits):
         out.stylize(CURRENT_HIT if i == current_hit else SEARCH_HIT, start, end)
     return out

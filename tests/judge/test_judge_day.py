@@ -8,6 +8,7 @@ hint that outlived its search, and the note-kept header of an ungraded passage.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from judge_helpers import sync
@@ -290,3 +291,72 @@ async def test_an_ungraded_passage_does_not_say_note_kept_for_this_grade(tmp_pat
             await pilot.pause()
             grade = store.events(kinds=["grade"])[-1]
             assert grade.note == "unclear"
+
+
+def lit(app: JudgeApp, style: str) -> list[str]:
+    passage = app.judge_screen.query_one("#passage", Static).content
+    return [passage.plain[s.start:s.end] for s in passage.spans if str(s.style) == style]
+
+
+@sync
+async def test_stem_highlighting_marks_inflections(tmp_path, clock):
+    """Whole-word highlighting left ``heated`` dark under the query ``heat transfer``;
+    ``judge: highlight: stem`` lights heated / heat / heating, exact stays the default."""
+    from poolkit.judge.texts import HIGHLIGHT
+
+    store = Store(tmp_path / "j.sqlite")
+    with store:
+        store.upsert_queries([QueryRecord("q1", "heat transfer in heated plates")])
+        body = "Heating the plate: heat flows; heated plates transferred heats. Heathen."
+        store.add_pool_version({"a": 1}, "docid", [NewMember("q1", "d1", "", body, 0.0)],
+                               [("q1", "d1", "a", 1, None)])
+        for mode, expected in (("exact", ["heat", "heated", "plates"]),
+                               ("stem", ["Heating", "plate", "heat", "heated", "plates",
+                                         "transferred", "heats"])):
+            app = JudgeApp(JudgingSession(store, "alice", clock=clock),
+                           JudgeConfig(topic_card=False, highlight=mode))
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                assert lit(app, HIGHLIGHT) == expected, mode
+        assert JudgeConfig().highlight == "exact"
+
+
+def test_stems_fold_inflections_and_keep_short_words():
+    from poolkit.judge.highlight import stem
+
+    for group in (("heat", "heated", "heating", "heats"), ("store", "stored", "storing"),
+                  ("control", "controlled", "controlling", "controls"), ("fly", "flies"),
+                  ("plate", "plates"), ("box", "boxes")):
+        assert len({stem(w) for w in group}) == 1, group
+    assert stem("gas") == "gas" and stem("bus") == "bus" and stem("is") == "is"
+    assert stem("heathen") != stem("heat") and stem("glass") == "glass"
+
+
+@pytest.mark.parametrize("value", ["stemm", "[stem]", "yes"])
+def test_a_highlight_typo_is_one_line_naming_the_config_line(tmp_path, capsys, value):
+    from judge_helpers import write_config
+
+    from poolkit.cli import main
+
+    config = write_config(tmp_path / "cfg", tmp_path / "s.sqlite",
+                          f"judge:\n  highlight: {value}\n")
+    before = config.read_bytes()
+    assert main(["status", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "config.yaml:7: judge.highlight" in err[0], err
+    assert "exact" in err[0] and "stem" in err[0]
+    assert config.read_bytes() == before and not (tmp_path / "s.sqlite").exists()
+
+
+WORDS = st.sampled_from(["heat", "heated", "Heating", "heats", "plate", "plates", "glass",
+                         "bus", "flies", "fly", "stored", "store", "the", "a", "controlled"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=12), st.lists(WORDS, min_size=1, max_size=3))
+def test_stem_highlighting_lights_everything_exact_does(text_words, terms):
+    """Law: ``stem`` only adds to what ``exact`` lights (a word is its own inflection)."""
+    from poolkit.judge.highlight import term_spans
+
+    text = " ".join(text_words)
+    assert set(term_spans(text, terms)) <= set(term_spans(text, terms, stemmed=True))
