@@ -30,10 +30,11 @@ class TopicScreen(ModalScreen[None]):
     nothing else (the passage under the card has not been read yet)."""
 
     def __init__(self, query: QueryRecord, position: str, notice: str = "",
-                 done: tuple[int, int] = (0, 0)) -> None:
+                 done: tuple[int, int] = (0, 0), guidelines: str = "") -> None:
         super().__init__()
         self.query_record, self.position, self.notice = query, position, notice
         self.done = done  # (judged, total) of the query so far: a resumed query says so
+        self.guidelines = guidelines  # the query's own (judge.topic_guidelines)
 
     def compose(self) -> ComposeResult:
         q = self.query_record
@@ -41,7 +42,8 @@ class TopicScreen(ModalScreen[None]):
         if self.notice:  # why the walk left the last query (closure_text)
             body.append(self.notice + "\n\n", style="bold yellow")
         body.append(q.text, style="bold")
-        for label, extra in (("Description", q.description), ("Narrative", q.narrative)):
+        for label, extra in (("Description", q.description), ("Narrative", q.narrative),
+                             ("Guidelines for this query", self.guidelines.strip())):
             if extra:
                 body.append(f"\n\n{label}\n", style="underline")
                 body.append(extra)
@@ -298,8 +300,10 @@ class GuidelinesScreen(ModalScreen[None]):
         text = self.judge.guidelines.strip() or "No guidelines in the config (judge.guidelines)."
         close = key_label(self.judge.keys["guidelines"])
         q = self.query_record
+        own = "" if q is None else self.judge.topic_guidelines.get(q.qid, "").strip()
         about = "" if q is None else "\n".join(
-            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x)]) + "\n\n"
+            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x),
+             *([f"\nGuidelines for this query:\n{own}"] if own else [])]) + "\n\n"
         with Vertical(id="guidelines-box", classes="dialog"):
             yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
             with VerticalScroll(id="guidelines-scroll"):

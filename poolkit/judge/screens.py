@@ -169,8 +169,9 @@ class JudgeScreen(Screen[None]):
             self._topic_for = item.qid
             if self.judge.topic_card and query is not None:
                 n = s.query_ids.index(item.qid) + 1
-                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}", notice,
-                                                 s.span(item.qid)))
+                self.app.push_screen(TopicScreen(
+                    query, f"{n} of {len(s.query_ids)}", notice, s.span(item.qid),
+                    self.judge.topic_guidelines.get(item.qid, "")))
 
     def _passage(self, item: Item | None) -> Passage | None:
         if item is None:

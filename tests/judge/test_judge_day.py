@@ -360,3 +360,60 @@ def test_stem_highlighting_lights_everything_exact_does(text_words, terms):
 
     text = " ".join(text_words)
     assert set(term_spans(text, terms)) <= set(term_spans(text, terms, stemmed=True))
+
+
+@sync
+async def test_a_querys_own_guidelines_show_on_its_card_and_under_help(tmp_path, clock):
+    """One global guidelines file and the narrative were all a topic could say."""
+    from poolkit.judge.dialogs import GuidelinesScreen, TopicScreen
+
+    store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=2)
+    with store:
+        judge = JudgeConfig(guidelines="Grade for the question asked.",
+                            topic_guidelines={"q0": "Only flat plates count for q0."})
+        app = JudgeApp(JudgingSession(store, "alice", clock=clock), judge)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, TopicScreen)
+            card = "\n".join(str(w.content) for w in app.screen.query(Static))
+            assert "Only flat plates count for q0." in card
+            await pilot.press("space", "question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, GuidelinesScreen)
+            shown = str(app.screen.query_one("#guidelines-text", Static).content)
+            assert "Only flat plates count for q0." in shown
+            assert "Grade for the question asked." in shown
+            await pilot.press("escape", "1", "1")           # on to q1: its card has none
+            await pilot.pause()
+            assert isinstance(app.screen, TopicScreen)
+            assert app.screen.query_record.qid == "q1"
+            card = "\n".join(str(w.content) for w in app.screen.query(Static))
+            assert "flat plates" not in card
+
+
+def test_a_guidelines_folder_holds_one_file_per_query(tmp_path, capsys):
+    from judge_helpers import write_config
+
+    from poolkit.cli import main
+    from poolkit.config import load_config
+
+    folder = tmp_path / "cfg" / "guidelines"
+    folder.mkdir(parents=True)
+    (folder / "q1.md").write_text("Only flat plates count.\n")
+    (folder / "guidelines.md").write_text("Grade for the question asked.\n")
+    config = write_config(tmp_path / "cfg", tmp_path / "s.sqlite",
+                          "judge:\n  guidelines: guidelines\n")
+    judge = load_config(config).judge
+    assert judge.guidelines.strip() == "Grade for the question asked."
+    assert {q: t.strip() for q, t in judge.topic_guidelines.items()} == {
+        "q1": "Only flat plates count."}
+    # a file for a query the store does not have: one line naming the file, exit 2
+    from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store
+
+    build_store(tmp_path / "s.sqlite", TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
+    (folder / "q9.md").write_text("for a query nobody pooled\n")
+    before = (tmp_path / "s.sqlite").read_bytes()
+    assert main(["judge", str(config), "--assessor", "alice"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "q9.md: no query 'q9'" in err[0], err
+    assert (tmp_path / "s.sqlite").read_bytes() == before
