@@ -41,6 +41,13 @@ def day_store(path, queries: int = 3, docs: int = 20) -> tuple[Store, dict]:
     return store, pools
 
 
+def judging(store: Store, clock, judge: JudgeConfig = QUIET,
+            **kwargs) -> tuple[JudgingSession, JudgeApp]:
+    """alice's session on ``store`` (``kwargs``: the session's, as ``chooser=``) and its app."""
+    session = JudgingSession(store, "alice", clock=clock, **kwargs)
+    return session, JudgeApp(session, judge)
+
+
 def text_of(app: JudgeApp, widget_id: str) -> str:
     return str(app.judge_screen.query_one(widget_id, Static).content)
 
@@ -52,8 +59,7 @@ async def test_the_footer_counts_the_budget_not_the_pool(tmp_path, clock):
     store, pools = day_store(tmp_path / "j.sqlite")
     with store:
         chooser = NextPassage(store, pools, order_strategy("priority"), budget=Budget.parse(5))
-        session = JudgingSession(store, "alice", clock=clock, chooser=chooser)
-        app = JudgeApp(session, QUIET)
+        session, app = judging(store, clock, chooser=chooser)
         async with app.run_test(size=SIZE) as pilot:
             for _ in range(5):
                 await pilot.press("1")
@@ -73,7 +79,7 @@ async def test_undo_says_what_it_undid(tmp_path, clock):
     """``u`` said only ``undone``: which passage, and which grade went?"""
     store, _ = day_store(tmp_path / "j.sqlite")
     with store:
-        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        _, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("2")
             await pilot.press("0")
@@ -93,7 +99,7 @@ async def test_a_half_judged_query_is_announced_as_resumed(tmp_path, clock):
         earlier = JudgingSession(store, "alice", clock=clock)
         for g in (1, 0, 2):
             earlier.grade(g)
-        app = JudgeApp(JudgingSession(store, "alice", clock=clock), JudgeConfig())
+        _, app = judging(store, clock, JudgeConfig())
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             title = dialog_title(app)
@@ -111,8 +117,7 @@ async def test_a_query_skipped_all_round_is_deferred_not_cycled(tmp_path, clock)
     """Skipping every passage left in a query showed them again and again, for ever."""
     store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
     with store:
-        session = JudgingSession(store, "alice", clock=clock)
-        app = JudgeApp(session, QUIET)
+        session, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             shown = []
             for _ in range(6):
@@ -136,8 +141,7 @@ async def test_a_query_skipped_all_round_is_deferred_not_cycled(tmp_path, clock)
 async def test_a_key_moves_on_to_the_next_query(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
     with store:
-        session = JudgingSession(store, "alice", clock=clock)
-        app = JudgeApp(session, QUIET)
+        session, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("1")
             await pilot.press("right_square_bracket")
@@ -182,8 +186,7 @@ async def test_regrading_from_review_returns_to_the_passage_you_were_on(tmp_path
     far from where the assessor was; ``g`` goes to the next unjudged passage."""
     store, _ = day_store(tmp_path / "j.sqlite")
     with store:
-        session = JudgingSession(store, "alice", clock=clock)
-        app = JudgeApp(session, QUIET)
+        session, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             for _ in range(4):
                 await pilot.press("1")
@@ -208,7 +211,7 @@ async def test_the_review_list_shows_each_passages_first_line(tmp_path, clock):
 
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
-        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        _, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("2", "r")
             await pilot.pause()
@@ -239,8 +242,7 @@ async def test_under_a_ranked_order_the_header_counts_judged_not_the_position(tm
     store, pools = day_store(tmp_path / "j.sqlite", queries=1, docs=20)
     with store:
         for chooser in (None, NextPassage(store, pools, order_strategy("mm-ns"))):
-            session = JudgingSession(store, "alice", clock=clock, chooser=chooser)
-            app = JudgeApp(session, QUIET)
+            session, app = judging(store, clock, chooser=chooser)
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.press("0", "0", "0")
                 await pilot.pause()
@@ -262,7 +264,7 @@ async def test_an_ended_search_takes_its_hint_with_it(tmp_path, clock):
     opened the note dialog."""
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
-        app = JudgeApp(JudgingSession(store, "alice", clock=clock), QUIET)
+        _, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("slash", *"heated", "enter")
             await pilot.pause()
@@ -280,8 +282,7 @@ async def test_an_ended_search_takes_its_hint_with_it(tmp_path, clock):
 async def test_an_ungraded_passage_does_not_say_note_kept_for_this_grade(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
-        session = JudgingSession(store, "alice", clock=clock)
-        app = JudgeApp(session, QUIET)
+        session, app = judging(store, clock)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("n", *"unclear", "enter")
             await pilot.pause()
@@ -371,7 +372,7 @@ async def test_a_querys_own_guidelines_show_on_its_card_and_under_help(tmp_path,
     with store:
         judge = JudgeConfig(guidelines="Grade for the question asked.",
                             topic_guidelines={"q0": "Only flat plates count for q0."})
-        app = JudgeApp(JudgingSession(store, "alice", clock=clock), judge)
+        _, app = judging(store, clock, judge)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, TopicScreen)
