@@ -19,7 +19,8 @@
       stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
     judge:
       keys: {undo: u}    # remap any action's key
-      guidelines: guidelines.md
+      guidelines: guidelines.md  # text, a file, or a folder (guidelines.md and QID.md)
+      highlight: exact   # or stem: the query's words light their inflections too
 
 Loaded with ``yaml.safe_load`` semantics, then checked strictly: an unknown key, a missing
 file, a wrong type or a system that names an unknown system is a ConfigError naming the file,
