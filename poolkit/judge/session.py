@@ -243,6 +243,7 @@ class JudgingSession:
         """Build the walk (items per query in judging order) for ``self.pool_version``."""
         self.items: dict[str, list[Item]] = {}
         self.done_count: dict[str, int] = {}
+        self._cap: dict[str, int] | None = None  # built when progress is first asked
         self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
         done = self.stacks.keys() | self.settled_elsewhere | self.cant
@@ -315,21 +316,35 @@ class JudgingSession:
             self._sources = self.store.sources()
         return self._sources.get(item.pair, [])
 
+    def _caps(self) -> dict[str, int]:
+        """Per query, the passages progress counts: its walk, or what its budget allows when
+        that is fewer. Kept until the walk is built again (it is asked at every keystroke)."""
+        if self._cap is None:
+            self._cap = {qid: len(items) for qid, items in self.items.items()}
+            if self.chooser is not None:
+                for qid, n in self._cap.items():
+                    allowed = self.chooser.allowed(qid)
+                    self._cap[qid] = n if allowed is None else min(n, allowed)
+        return self._cap
+
     def span(self, qid: str) -> tuple[int, int]:
         """(done, total) of the query as progress counts it: under a budget the total is
         what the budget allows, and a query found closed counts only what was done."""
-        done, total = self.done_count.get(qid, 0), len(self.items.get(qid, ()))
-        if self.chooser is not None:
-            allowed = self.chooser.allowed(qid)
-            total = done if qid in self.closed else \
-                total if allowed is None else min(total, allowed)
+        done = self.done_count.get(qid, 0)
+        total = done if qid in self.closed else self._caps().get(qid, 0)
         return min(done, total), total
 
     def progress(self) -> JudgingProgress:
         item = self.current
         q_done, q_total = self.span(item.qid) if item else (0, 0)
-        spans = [self.span(qid) for qid in self.items]
-        done, total = sum(d for d, _ in spans), sum(t for _, t in spans)
+        if self.chooser is None:  # (no budget, nothing closed: every passage counts)
+            done, total = sum(self.done_count.values()), sum(self._caps().values())
+        else:
+            done = total = 0
+            for qid, cap in self._caps().items():
+                d = self.done_count[qid]
+                cap = d if qid in self.closed else cap
+                done, total = done + min(d, cap), total + cap
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
         # A time left from one or two judgments swings wildly: wait for a few.
