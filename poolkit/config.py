@@ -19,7 +19,8 @@
       stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
     judge:
       keys: {undo: u}    # remap any action's key
-      guidelines: guidelines.md
+      guidelines: guidelines.md  # text, a file, or a folder (guidelines.md and QID.md)
+      highlight: exact   # or stem: the query's words light their inflections too
 
 Loaded with ``yaml.safe_load`` semantics, then checked strictly: an unknown key, a missing
 file, a wrong type or a system that names an unknown system is a ConfigError naming the file,
@@ -56,7 +57,8 @@ TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "po
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
-              "topic_card")
+              "topic_card", "highlight")
+HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
 
 
@@ -95,6 +97,11 @@ class JudgeConfig:
     blind: bool = True
     min_display: float = DEFAULT_MIN_DISPLAY
     topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
+    highlight: str = "exact"  # or "stem": the query's words light their inflections too
+    #: per query id, its own guidelines (a ``guidelines:`` folder's QID.md files), shown on
+    #: the topic card and under ``?`` with the global ones; and the file each came from
+    topic_guidelines: dict[str, str] = field(default_factory=dict)
+    topic_files: dict[str, Path] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -436,9 +443,13 @@ def _judge(path: Path, base: Path, root: _Section,
         raise ConfigError(path, sec.line("min_display"),
                           f"judge.min_display: {shown(min_display)} must be seconds from 0 to 5")
     guidelines = sec.value("guidelines", str, "")
+    topic_files: dict[str, Path] = {}
     if guidelines:
         candidate = base / guidelines
-        if len(guidelines) < 256 and "\n" not in guidelines and candidate.is_file():
+        if len(guidelines) < 256 and "\n" not in guidelines and candidate.is_dir():
+            guidelines, topic_files = _guidelines_folder(path, sec.line("guidelines"),
+                                                         candidate)
+        elif len(guidelines) < 256 and "\n" not in guidelines and candidate.is_file():
             guidelines = decode(candidate, candidate.read_bytes())
         elif re.fullmatch(r"\S+\.(md|txt|rst|html?)", guidelines):  # a file name, not text
             raise ConfigError(path, sec.line("guidelines"), f"judge.guidelines: no such file "
@@ -450,7 +461,39 @@ def _judge(path: Path, base: Path, root: _Section,
         choices = f"{few} or {scale.top}" if few else str(scale.top)
         raise ConfigError(path, sec.line("relevance_level"), f"judge.relevance_level must be "
                           f"{choices} (a grade of the {scale.span} scale), found {level}")
+    highlight = sec.value("highlight", object, "exact")
+    if highlight not in HIGHLIGHT_MODES:
+        raise ConfigError(path, sec.line("highlight"), "judge.highlight: " + one_of(
+            str(highlight), HIGHLIGHT_MODES, "highlight mode"))
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,
-                       topic_card=sec.value("topic_card", bool, True))
+                       topic_card=sec.value("topic_card", bool, True), highlight=highlight,
+                       topic_guidelines={q: decode(f, f.read_bytes())
+                                         for q, f in topic_files.items()},
+                       topic_files=topic_files)
+
+
+GUIDELINE_SUFFIXES = (".md", ".txt", ".rst", ".html", ".htm")
+
+
+def _guidelines_folder(path: Path, line: int, folder: Path) -> tuple[str, dict[str, Path]]:
+    """A ``guidelines:`` folder: ``guidelines.md`` (or .txt ...) holds the global text, every
+    other ``QID.md`` that query's own; hidden files are left alone, anything else refused."""
+    from poolkit.io.paths import shown_path
+
+    text, files = "", dict[str, Path]()
+    for f in sorted(folder.iterdir()):
+        if f.name.startswith("."):
+            continue
+        if not f.is_file() or f.suffix.lower() not in GUIDELINE_SUFFIXES:
+            raise ConfigError(path, line, f"judge.guidelines: {shown_path(f)} is not a "
+                              f"guidelines file (QID.md, .txt, .rst or .html)")
+        if f.stem == "guidelines":
+            text = decode(f, f.read_bytes())
+        elif f.stem in files:
+            raise ConfigError(path, line, f"judge.guidelines: two files for query {f.stem!r}: "
+                              f"{shown_path(files[f.stem])} and {shown_path(f)}")
+        else:
+            files[f.stem] = f
+    return text, files

@@ -36,6 +36,8 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     # (not in the key bar yet: listing them re-lays the bar's snapshots; README lists them)
     KeyAction("cant_judge", "c", "cant_judge", ""),
     KeyAction("later", "d", "later", ""),
+    KeyAction("next_query", "right_square_bracket", "next_query", ""),
+    KeyAction("next_unjudged", "g", "next_unjudged", ""),
     KeyAction("back", "b", "back", "back"),
     KeyAction("previous", "left,h", "move(-1)", ""),  # the bar shows both as one "move"
     KeyAction("next", "right,l", "move(1)", ""),

@@ -52,6 +52,7 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
     """The session ``request`` asks for on ``collection`` (opened for writing)."""
     from poolkit.judge.session import JudgingSession
 
+    check_topic_guidelines(collection)
     kind = "adjudicate" if request.mode in ("adjudicate", "review") else "grade"
     assessor = collection.assessor(request.assessor, kind, "--assessor")
     version = collection.version(request.pool_version)
@@ -68,6 +69,20 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
                           start_qid=request.query, pool_version=request.pool_version,
                           chooser=chooser, min_display=collection.config.judge.min_display,
                           only=only, review=review)
+
+
+def check_topic_guidelines(collection: Collection) -> None:
+    """A query's own guidelines file (a ``guidelines:`` folder's QID.md) names a query of
+    the store: one for another id (a typo) would never show, so it is refused, by file."""
+    from poolkit.errors import did_you_mean
+    from poolkit.io.paths import shown_path
+
+    files = collection.config.judge.topic_files
+    queries = collection.store.queries() if files else {}
+    for qid, path in files.items():
+        if qid not in queries:
+            raise PoolkitError(f"{shown_path(path)}: no query {qid!r} in the store (a query's "
+                               f"guidelines file is named by its id){did_you_mean(qid, queries)}")
 
 
 def sampled_queries(collection: Collection) -> list[str]:

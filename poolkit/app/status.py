@@ -73,6 +73,8 @@ class StatusReport(Report):
                               for qid, row in out["queries"].items()}
             out = {**out, "order": self.plan.order, "budget": self.plan.budget,
                    "stop_rule": self.plan.stop_rule}
+            if self.plan.budget is not None:
+                out["budget_progress"] = budget_progress(out["queries"].values())
         if self.machines:
             out["machine_judges"] = self.machines
         return out
@@ -169,6 +171,13 @@ def plan_progress(collection: Collection, version: int, qids: Iterable[str]) -> 
         queries=queries)
 
 
+def budget_progress(queries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Judged of what the budget allows, over the pool's queries: a query judged past its
+    budget (judged before the budget was set) counts its budget, not more."""
+    rows = [(q["judged"], q["budget"]) for q in queries if q.get("budget") is not None]
+    return {"judged": sum(min(j, b) for j, b in rows), "allowed": sum(b for _, b in rows)}
+
+
 def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,
           sleep: Callable[[float], None] | None = None, out: TextIO | None = None,
           clock: Callable[[], datetime] = datetime.now) -> None:
@@ -235,8 +244,10 @@ def render_table(report: Mapping[str, Any], top: int = 3) -> str:
         rows.append((qid, "(any)", f"{q['judged']}/{q['pooled']}", *blank, "",
                      str(q["doubly_judged"]), *progress(q)))
         rows.extend(cells(qid, name, c) for name, c in q["assessors"].items())
+    spent = report.get("budget_progress")
     rows.append(("all", "(any)", f"{report['judged']}/{report['pooled']}", *blank, "",
-                 str(report["doubly_judged"]), "", "", ""))
+                 str(report["doubly_judged"]),
+                 f"{spent['judged']}/{spent['allowed']}" if spent else "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
     lines = [f"store {report['store']} · pool version {report['pool_version']}",
              *table(head, [tuple(str(c) for c in r) for r in rows], align="llr")]

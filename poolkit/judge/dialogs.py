@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
-from poolkit.judge.texts import key_label
+from poolkit.judge.texts import key_label, topic_card_title
 from poolkit.keymap import KEY_ACTIONS
 from poolkit.store.records import QueryRecord
 
@@ -29,9 +29,12 @@ class TopicScreen(ModalScreen[None]):
     """The topic in full when a new query starts: any key dismisses it, and that key does
     nothing else (the passage under the card has not been read yet)."""
 
-    def __init__(self, query: QueryRecord, position: str, notice: str = "") -> None:
+    def __init__(self, query: QueryRecord, position: str, notice: str = "",
+                 done: tuple[int, int] = (0, 0), guidelines: str = "") -> None:
         super().__init__()
         self.query_record, self.position, self.notice = query, position, notice
+        self.done = done  # (judged, total) of the query so far: a resumed query says so
+        self.guidelines = guidelines  # the query's own (judge.topic_guidelines)
 
     def compose(self) -> ComposeResult:
         q = self.query_record
@@ -39,12 +42,13 @@ class TopicScreen(ModalScreen[None]):
         if self.notice:  # why the walk left the last query (closure_text)
             body.append(self.notice + "\n\n", style="bold yellow")
         body.append(q.text, style="bold")
-        for label, extra in (("Description", q.description), ("Narrative", q.narrative)):
+        for label, extra in (("Description", q.description), ("Narrative", q.narrative),
+                             ("Guidelines for this query", self.guidelines.strip())):
             if extra:
                 body.append(f"\n\n{label}\n", style="underline")
                 body.append(extra)
         with Vertical(id="topic-box", classes="dialog"):
-            yield Static(f"New query {q.qid} ({self.position}) · any key to start",
+            yield Static(topic_card_title(q.qid, self.position, *self.done),
                          classes="dialog-title")
             with VerticalScroll(id="topic-scroll"):
                 yield Static(body, id="topic-text")
@@ -61,27 +65,46 @@ REVIEW_FILTERS: dict[str, int | None] = {"a": None, **{str(g): g for g in range(
 nothing), ``-`` passages without a grade."""
 
 
+FIRST_LINE = 60  # cells of a passage's first line in the review list
+
+
+def first_line(title: str, body: str, width: int = FIRST_LINE) -> str:
+    """The passage's first non-empty line (its title when it has one), cut to ``width``."""
+    line = next((ln.strip() for ln in f"{title}\n{body}".splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
 def review_rows(session: JudgingSession, qid: str, grades: Mapping[int, str],
-                only: int | None = None) -> list[tuple[Item, Text]]:
-    """One row per passage of the query in judging order with this assessor's grade;
-    ``only`` keeps one grade (-1: those without a grade)."""
-    rows = []
+                only: int | None = None, width: int | None = None) -> list[tuple[Item, Text]]:
+    """One row per passage of the query in judging order with this assessor's grade and the
+    passage's first line (which passage it was); ``only`` keeps one grade (-1: those
+    without a grade). Given ``width``, each row is cut to it (one line a passage)."""
+    marks = []
     items = session.items[qid]
-    width = len(str(len(items)))
+    n_w = len(str(len(items)))
     doc_w = max((len(it.docid) for it in items), default=0)
     for n, item in enumerate(items, start=1):
         grade = session.grade_of(item)
         if only is not None and grade != (None if only == -1 else only):
             continue
-        line = Text(f"{n:>{width}}  {item.docid:<{doc_w}}  ")
         if grade is not None:
-            line.append(f"{grade} {grades.get(grade, '?')}", style="bold green")
+            mark = Text(f"{grade} {grades.get(grade, '?')}", style="bold green")
         elif session.is_skipped(item):
-            line.append("skipped", style="yellow")
+            mark = Text("skipped", style="yellow")
         else:
-            line.append("–", style="dim")
+            mark = Text("–", style="dim")
         if session.notes.get(item.pair):
-            line.append("  (note)", style="cyan")
+            mark.append("  (note)", style="cyan")
+        marks.append((n, item, mark))
+    mark_w = max((len(mark) for *_, mark in marks), default=0)
+    rows = []
+    for n, item, mark in marks:
+        line = Text(f"{n:>{n_w}}  {item.docid:<{doc_w}}  ")
+        line.append_text(mark)
+        line.append(" " * (mark_w - len(mark) + 2))
+        line.append(first_line(*session.text(item)), style="dim")
+        if width:
+            line.truncate(width, overflow="ellipsis")
         rows.append((item, line))
     return rows
 
@@ -108,9 +131,11 @@ class ReviewScreen(ModalScreen[Item | None]):
     def on_mount(self) -> None:
         self._fill()
         self.query_one(OptionList).focus()
+        self.call_after_refresh(self._fill)  # again once laid out: rows cut to the list
 
     def _fill(self) -> None:
-        rows = review_rows(self.session, self.qid, self.grades, self.only)
+        width = self.query_one(OptionList).scrollable_content_region.width
+        rows = review_rows(self.session, self.qid, self.grades, self.only, width or None)
         self._items = [item for item, _ in rows]
         options = self.query_one(OptionList)
         options.clear_options()
@@ -275,8 +300,10 @@ class GuidelinesScreen(ModalScreen[None]):
         text = self.judge.guidelines.strip() or "No guidelines in the config (judge.guidelines)."
         close = key_label(self.judge.keys["guidelines"])
         q = self.query_record
+        own = "" if q is None else self.judge.topic_guidelines.get(q.qid, "").strip()
         about = "" if q is None else "\n".join(
-            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x)]) + "\n\n"
+            [f"Query {q.qid}: {q.text}", *(x for x in (q.description, q.narrative) if x),
+             *([f"\nGuidelines for this query:\n{own}"] if own else [])]) + "\n\n"
         with Vertical(id="guidelines-box", classes="dialog"):
             yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
             with VerticalScroll(id="guidelines-scroll"):

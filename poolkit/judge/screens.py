@@ -43,11 +43,13 @@ from poolkit.judge.dialogs import (
 from poolkit.judge.session import Item, JudgingSession, TooSoon
 from poolkit.judge.texts import (
     closure_text,
+    deferred_query_text,
     disagreement_text,
     key_label,
     passage_head,
     review_text,
     title_text,
+    undone_text,
 )
 from poolkit.judge.widgets import (
     GradeBar,
@@ -167,7 +169,9 @@ class JudgeScreen(Screen[None]):
             self._topic_for = item.qid
             if self.judge.topic_card and query is not None:
                 n = s.query_ids.index(item.qid) + 1
-                self.app.push_screen(TopicScreen(query, f"{n} of {len(s.query_ids)}", notice))
+                self.app.push_screen(TopicScreen(
+                    query, f"{n} of {len(s.query_ids)}", notice, s.span(item.qid),
+                    self.judge.topic_guidelines.get(item.qid, "")))
 
     def _passage(self, item: Item | None) -> Passage | None:
         if item is None:
@@ -175,7 +179,7 @@ class JudgeScreen(Screen[None]):
         query = self.session.query(item.qid)
         title, body = self.session.text(item)
         return Passage(item.qid, item.docid, query.text, title, body, query.description,
-                       tuple(self.session.terms(item.qid)))
+                       tuple(self.session.terms(item.qid)), self.judge.highlight == "stem")
 
     def _show_closures(self) -> str:
         """Say which queries just closed and why (their budget is spent or their stopping
@@ -311,9 +315,29 @@ class JudgeScreen(Screen[None]):
             return
         item = self.session.current
         if await self._commit(self.session.skip_event(), "nothing to skip"):
+            deferred = item is not None and item.pair in self.session.deferred
             again = item is not None and self.session.current == item
-            self.say("skipped: the last one left in this query ("
-                     f"{key_label(self.judge.keys['next'])} moves on)" if again else "skipped")
+            if deferred and item is not None:
+                left = sum(not self.session.is_done(it) for it in self.session.items[item.qid])
+                self.say(deferred_query_text(item.qid, left, True, self._key("next_query")))
+            else:
+                self.say("skipped: the last one left in this query ("
+                         f"{self._key('next')} moves on)" if again else "skipped")
+
+    def _key(self, action: str) -> str:
+        return key_label(self.judge.keys[action])
+
+    def action_next_query(self) -> None:
+        """``]``: leave this query for the next; its passages left come back at the end."""
+        if self.waiting():
+            return
+        item = self.session.current
+        left = self.session.next_query()
+        if item is None or not left:
+            self.say("no passages left here to move on from", "warning")
+            return
+        self.refresh_view()
+        self.say(deferred_query_text(item.qid, left, False, self._key("next_query")))
 
     async def action_cant_judge(self) -> None:
         """``c``: choose why this passage can't be judged; recorded as its own event."""
@@ -345,7 +369,10 @@ class JudgeScreen(Screen[None]):
     async def action_undo(self) -> None:
         if self.waiting():
             return
-        await self._commit(self.session.undo_event(), "nothing to undo", "undone")
+        event = self.session.undo_event()
+        mark = self.session.undone_mark(event) if event is not None else None
+        await self._commit(event, "nothing to undo",
+                           undone_text(event.docid, mark.grade if mark else None) if event else "")
 
     async def action_note(self) -> None:
         if self.passage_view.search is not None:  # while searching, n is "next hit"
@@ -384,6 +411,15 @@ class JudgeScreen(Screen[None]):
         else:
             self.say("first passage" if offset < 0 else "last passage", "warning")
 
+    def action_next_unjudged(self) -> None:
+        """``g``: the next passage still to judge (after reading or regrading others)."""
+        if self.waiting():
+            return
+        if self.session.next_unjudged():
+            self.refresh_view()
+        else:
+            self.say("no other passage left to judge", "warning")
+
     def action_jump(self) -> None:
         if self.waiting():
             return
@@ -409,7 +445,7 @@ class JudgeScreen(Screen[None]):
 
         def open_(picked: Item | None) -> None:
             if picked is not None:
-                self.session.show(picked)
+                self.session.show(picked, return_to=self.session.current)
                 self.refresh_view()
 
         self.app.push_screen(ReviewScreen(self.session, item.qid, self.judge.grades), open_)
@@ -449,6 +485,7 @@ class JudgeScreen(Screen[None]):
         view = self.passage_view
         if view.search is not None:
             view.search = None
+            self.say("search ended")  # (its n/N hint goes: n is the note key again)
 
     def action_terms(self) -> None:
         item = self.session.current

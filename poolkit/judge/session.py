@@ -25,6 +25,8 @@ Rules
   kind (repeat to go further back) and shows that passage again. History is never rewritten.
 - Back re-shows the previously shown passage, back into earlier sessions; ``move`` steps
   through the judging order without grading; grading a shown passage again is a regrade.
+  A passage opened from the review list (``show(item, return_to=...)``) returns, once graded,
+  to the passage the assessor was on; ``next_unjudged`` goes to the next pending passage.
 - A note is recorded at once as a ``note`` event, and also carried on the grade that follows.
 - With an assignment plan (``poolkit assign``) the judge mode serves the pairs this assessor
   holds a slot of and those with an open slot; a pair filled by others meanwhile is refused
@@ -33,6 +35,10 @@ Rules
   is done for this assessor, is never a label, and goes to the adjudication list.
 - Judge later (``later``) defers the passage to the end of the session: it comes back after
   every other pending passage, skipped ones included. Nothing is recorded.
+- A query whose passages left were each skipped twice (once all were skipped, each came back
+  and was skipped again) is deferred the same way, all its passages left at once, instead of
+  cycling them for ever; ``next_query`` defers the query on screen at will. A skip of a
+  deferred passage sends it to the end of the deferred ones.
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
   query whose budget is spent or whose stopping rule fired offers nothing more, and under a
   learning order the next unskipped passage of a query is the strategy's pick from every
@@ -71,6 +77,9 @@ from poolkit.store.records import Event, QueryRecord, Source, stamp
 from poolkit.store.terms import added_terms, toggle_term
 
 MODES = ("judge", "agreement", "adjudicate", "review")
+#: judging orders whose positions say nothing of the runs' ranks (any other order's position
+#: is a fused rank, and a learning order's picks are the learner's: ``ranked_order``)
+POSITION_BLIND_ORDERS = ("shuffle", "docid")
 PACE_WINDOW = 50  # judgments the time-to-finish estimate looks back over (their median)
 PACE_MIN = 5      # judgments before a time left is estimated at all
 
@@ -115,6 +124,7 @@ class PassageChooser(Protocol):
     @property
     def adaptive(self) -> bool: ...
     def closed(self, qid: str) -> str | None: ...
+    def allowed(self, qid: str) -> int | None: ...
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None: ...
 
@@ -194,6 +204,8 @@ class JudgingSession:
             (q, d) for *_, q, d, _ in store.live_marks(["cant_judge"], assessor=assessor)} \
             if mode == "judge" else set()
         self.deferred: dict[tuple[str, str], None] = {}
+        #: per query, the skip that left only skipped passages (the second round's start)
+        self._rounds: dict[str, int] = {}
         # Queries found closed (budget spent, stopping rule fired) -> why, and the ones the
         # screen has not been told about yet, in the order they were found.
         self.closed: dict[str, str] = {}
@@ -215,6 +227,8 @@ class JudgingSession:
         self.shown_at: str | None = None
         self._shown_moment: datetime | None = None
         self.pending_note: str | None = None
+        #: (the pair opened from the review list, the passage to return to once it is graded)
+        self._return: tuple[tuple[str, str], Item] | None = None
         if start_qid is not None and start_qid not in self.items:
             if start_qid in self.pooled_queries:
                 raise PoolkitError(f"query {start_qid!r} has no passages to show in "
@@ -229,6 +243,7 @@ class JudgingSession:
         """Build the walk (items per query in judging order) for ``self.pool_version``."""
         self.items: dict[str, list[Item]] = {}
         self.done_count: dict[str, int] = {}
+        self._cap: dict[str, int] | None = None  # built when progress is first asked
         self._index: dict[tuple[str, str], Item] = {}
         positions: dict[str, int] = {}
         done = self.stacks.keys() | self.settled_elsewhere | self.cant
@@ -245,6 +260,12 @@ class JudgingSession:
                     self.items[qid] = [item]
                     self.done_count[qid] = int(pair in done)
         self.pooled_queries = list(positions)
+        order = next((v["order_strategy"] for v in self.store.pool_versions()
+                      if v["version"] == self.pool_version), None)
+        #: whether a passage's place in its query's order would leak ranks (the screen then
+        #: shows how many are judged, not the place)
+        self.ranked_order = (self.chooser is not None and self.chooser.adaptive) or \
+            order not in POSITION_BLIND_ORDERS
         self.query_ids = list(self.items)
         self._walk = [item for items in self.items.values() for item in items]
         if self.review is not None:  # the review's order, across queries
@@ -295,12 +316,35 @@ class JudgingSession:
             self._sources = self.store.sources()
         return self._sources.get(item.pair, [])
 
+    def _caps(self) -> dict[str, int]:
+        """Per query, the passages progress counts: its walk, or what its budget allows when
+        that is fewer. Kept until the walk is built again (it is asked at every keystroke)."""
+        if self._cap is None:
+            self._cap = {qid: len(items) for qid, items in self.items.items()}
+            if self.chooser is not None:
+                for qid, n in self._cap.items():
+                    allowed = self.chooser.allowed(qid)
+                    self._cap[qid] = n if allowed is None else min(n, allowed)
+        return self._cap
+
+    def span(self, qid: str) -> tuple[int, int]:
+        """(done, total) of the query as progress counts it: under a budget the total is
+        what the budget allows, and a query found closed counts only what was done."""
+        done = self.done_count.get(qid, 0)
+        total = done if qid in self.closed else self._caps().get(qid, 0)
+        return min(done, total), total
+
     def progress(self) -> JudgingProgress:
         item = self.current
-        q_done = self.done_count.get(item.qid, 0) if item else 0
-        q_total = len(self.items.get(item.qid, ())) if item else 0
-        done = sum(self.done_count.values())
-        total = sum(len(v) for v in self.items.values())
+        q_done, q_total = self.span(item.qid) if item else (0, 0)
+        if self.chooser is None:  # (no budget, nothing closed: every passage counts)
+            done, total = sum(self.done_count.values()), sum(self._caps().values())
+        else:
+            done = total = 0
+            for qid, cap in self._caps().items():
+                d = self.done_count[qid]
+                cap = d if qid in self.closed else cap
+                done, total = done + min(d, cap), total + cap
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
         # A time left from one or two judgments swings wildly: wait for a few.
@@ -357,6 +401,36 @@ class JudgingSession:
         self._show(self._next_pending(item.qid, item))
         return True
 
+    def _skipped_round(self, qid: str, event_id: int) -> bool:
+        """True once skip ``event_id`` completes the second round of skips of the query's
+        passages left: all were skipped, each came back and was skipped again."""
+        left = [it for it in self.items[qid] if not self.is_done(it)
+                and it.pair not in self.deferred]
+        if any(it.pair not in self.skips for it in left):
+            return False
+        start = self._rounds.setdefault(qid, event_id)
+        return all(self.skips[it.pair] > start for it in left)
+
+    def defer_query(self, qid: str) -> int:
+        """Defer the query's passages left to the end of the session (in judging order);
+        how many were deferred. Nothing is recorded."""
+        left = [it.pair for it in self.items.get(qid, ()) if not self.is_done(it)]
+        for pair in left:
+            self.deferred.pop(pair, None)
+            self.deferred[pair] = None
+        self._rounds.pop(qid, None)
+        return len(left)
+
+    def next_query(self) -> int:
+        """Leave the query on screen for the next one with work: its passages left are
+        deferred to the end of the session; how many were (0: nothing to leave)."""
+        item = self.current
+        if item is None:
+            return 0
+        n = self.defer_query(item.qid)
+        self._show(self._next_pending(item.qid, item))
+        return n
+
     def drop_full(self, event: Event) -> None:
         """The store refused ``event``: its pair got its overlap from others meanwhile.
         The pair leaves this session's walk and the next passage shows (other work)."""
@@ -398,6 +472,11 @@ class JudgingSession:
                      text_hash=item.text_hash, pool_version=item.version,
                      position=item.position, ref=target_id)
 
+    def undone_mark(self, event: Event) -> Mark | None:
+        """The standing grade an undo event (``undo_event``) takes back."""
+        return next((m for m in self.stacks.get((event.qid, event.docid), ())
+                     if m.id == event.ref), None)
+
     def _live(self, event_id: int, pair: tuple[str, str]) -> bool:
         return any(m.id == event_id for m in self.stacks.get(pair, ()))
 
@@ -417,7 +496,8 @@ class JudgingSession:
                 self.done_count[item.qid] += 1
             self.pending_note = None
             if item is not None:
-                self._show(self.next_item(item, "regrade" if was_done else "grade"))
+                back = self._return[1] if self._return and self._return[0] == pair else None
+                self._show(back or self.next_item(item, "regrade" if was_done else "grade"))
         elif event.kind == "cant_judge":
             if item is not None and not self.is_done(item):
                 self.done_count[item.qid] += 1
@@ -428,6 +508,11 @@ class JudgingSession:
         elif event.kind == "skip":
             self.skips[pair] = event_id
             if item is not None:
+                if pair in self.deferred:  # to the end of the deferred ones
+                    del self.deferred[pair]
+                    self.deferred[pair] = None
+                elif self._skipped_round(item.qid, event_id):
+                    self.defer_query(item.qid)
                 self._show(self.next_item(item, "skip"))
         elif event.kind == "note":
             self.notes.setdefault(pair, []).append(event)
@@ -587,11 +672,23 @@ class JudgingSession:
         self._show(self._walk[place])
         return True
 
-    def show(self, item: Item) -> None:
-        """Show a passage of this session (a review list picked it)."""
+    def show(self, item: Item, return_to: Item | None = None) -> None:
+        """Show a passage of this session (a review list picked it); once it is graded the
+        walk returns to ``return_to`` (the passage the assessor was on)."""
         if item.pair not in self._index:
             raise PoolkitError(f"{item.qid}/{item.docid} is not in this session's pool")
         self._show(self._index[item.pair])
+        if return_to is not None and return_to.pair != item.pair:
+            self._return = (item.pair, return_to)
+
+    def next_unjudged(self) -> bool:
+        """Show the next passage still to judge after the one on screen (as a first grade
+        would); False when there is none."""
+        nxt = self._next_pending(self.current.qid if self.current else None, self.current)
+        if nxt is None or nxt == self.current:
+            return False
+        self._show(nxt)
+        return True
 
     def jump(self, qid: str) -> None:
         """Go to a query: its first pending passage, or its first passage when all are done."""
@@ -602,6 +699,7 @@ class JudgingSession:
         self._show(nxt or self.items[qid][0])
 
     def _show(self, item: Item | None, remember: bool = True) -> None:
+        self._return = None
         if item is not None and item != self.current:
             self.pending_note = None
         self.current = item

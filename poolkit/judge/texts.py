@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
-from poolkit.judge.highlight import query_terms, term_pattern
+from poolkit.judge.highlight import query_terms, term_spans
 from poolkit.judge.review import MachineReview
 from poolkit.judge.session import Item, JudgingProgress, JudgingSession
 from poolkit.keymap import KEY_ACTIONS, grade_actions, key_names
@@ -74,9 +74,13 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
                         f"closed (budget spent or stopping rule), every other passage done.",
                         style="bold")
         return Text("Nothing left to show in this mode: every passage is done.", style="bold")
-    total = session.items[item.qid]
-    out = Text.assemble((f"Passage {total.index(item) + 1} of {len(total)}", "bold"),
-                        f" · doc {item.docid}")
+    if session.ranked_order:  # the place would be a fused rank: count what is judged
+        done, total = session.span(item.qid)
+        where = f"{done} of {total} judged"
+    else:
+        items = session.items[item.qid]
+        where = f"Passage {items.index(item) + 1} of {len(items)}"
+    out = Text.assemble((where, "bold"), f" · doc {item.docid}")
     grade = session.grade_of(item)
     label = "adjudicated" if session.kind == "adjudicate" else "your grade"
     if grade is not None:
@@ -86,13 +90,33 @@ def passage_head(session: JudgingSession, item: Item | None, grades: Mapping[int
     n_notes = len(session.notes.get(item.pair, ()))
     if n_notes and session.mode != "adjudicate":
         out.append(f" · {n_notes} note{'s' if n_notes > 1 else ''}")
-    if session.pending_note:
+    if session.pending_note and grade is not None:  # (ungraded: the note line says it all)
         out.append(" · note kept for this grade", style="cyan")
     if sources:
         out.append(" · pooled by " + ", ".join(
             f"{s.system} #{s.rank}" + (f" ({s.score:.3g})" if s.score is not None else "")
             for s in sources), style="magenta")
     return out
+
+
+def undone_text(docid: str, grade: int | None) -> str:
+    """What an undo says it took back: ``undone: doc 925, grade 2``."""
+    return f"undone: doc {docid}" + ("" if grade is None else f", grade {grade}")
+
+
+def topic_card_title(qid: str, position: str, done: int, total: int) -> str:
+    """The topic card's title: a query this assessor judged part of is resumed, not new."""
+    if 0 < done < total:
+        return f"Resumed query {qid} ({position}) · {done} of {total} judged · any key goes on"
+    return f"New query {qid} ({position}) · any key to start"
+
+
+def deferred_query_text(qid: str, left: int, skipped: bool, next_key: str) -> str:
+    """Why the walk left a query with passages still to judge (``skipped``: each was skipped
+    twice; otherwise the assessor moved on with ``next_key``)."""
+    why = " were each skipped twice; they" if skipped else ""
+    return (f"query {qid} deferred: its {left} passage{'s' if left != 1 else ''} left{why} "
+            f"come back at the end of the session ({next_key} moves to the next query)")
 
 
 CLOSURE_LINES = 3  # a session opened on a store where many queries closed says so briefly
@@ -122,10 +146,11 @@ def all_done_text(keys: Mapping[str, str]) -> Text:
 
 def passage_text(query: str, title: str, body: str, description: str | None = None,
                  added: Sequence[str] = (), hits: Sequence[tuple[int, int]] = (),
-                 current_hit: int | None = None) -> Text:
+                 current_hit: int | None = None, stemmed: bool = False) -> Text:
     """Title and body with the query's words highlighted, the description's other words in a
     second style, the assessor's added terms in a third, and search hits over all of them
-    (``hits`` are spans of the plain text, ``title\n\nbody``)."""
+    (``hits`` are spans of the plain text, ``title\n\nbody``). ``stemmed``: inflections
+    light too (``judge: highlight: stem``)."""
     out = Text()
     if title:
         out.append(title, style="bold underline")
@@ -134,10 +159,10 @@ def passage_text(query: str, title: str, body: str, description: str | None = No
     terms = query_terms(query)
     layers = [(query_terms(description or "", leave_out=terms), DESCRIPTION_HIGHLIGHT),
               (terms, HIGHLIGHT), (list(added), TERM_HIGHLIGHT)]
+    plain = out.plain
     for words, style in layers:  # later layers are drawn over earlier ones
-        pattern = term_pattern(words)
-        if pattern is not None:
-            out.highlight_regex(pattern, style)  # title and body alike
+        for start, end in term_spans(plain, words, stemmed):  # title and body alike
+            out.stylize(style, start, end)
     for i, (start, end) in enumerate(hits):
         out.stylize(CURRENT_HIT if i == current_hit else SEARCH_HIT, start, end)
     return out

@@ -172,6 +172,7 @@ class Passage:
     body: str
     description: str | None = None
     terms: tuple[str, ...] = ()  # the assessor's added highlight terms for the query
+    stemmed: bool = False        # judge.highlight: stem (inflections light too)
 
     @property
     def plain(self) -> str:
@@ -250,7 +251,7 @@ class PassageView(VerticalScroll):
             view.update(all_done_text(self.keys))
         else:
             view.update(passage_text(p.query, p.title, p.body, p.description, p.terms,
-                                     self.hits, self.hit if self.hits else None))
+                                     self.hits, self.hit if self.hits else None, p.stemmed))
 
     def _scroll_to_hit(self) -> None:
         """Scroll so the current hit's line is in view (a third of the way down)."""

@@ -93,8 +93,8 @@ class NextPassage:
         return why
 
     def _why_closed(self, pool: QueryPool, judged: list[Judged]) -> str | None:
-        if self.budget is not None:
-            allowed = self.budget.count(len(pool.docs))
+        allowed = self.allowed(pool.qid)
+        if allowed is not None:
             if len(judged) >= allowed:
                 return f"budget {len(judged)}/{allowed} spent"
         if self.stop is not None and len(judged) < len(pool.docs):
@@ -104,6 +104,11 @@ class NextPassage:
                         f"(with probability ≥ {self.stop.confidence:g}; "
                         f"{len(judged)}/{len(pool.docs)} judged)")
         return None
+
+    def allowed(self, qid: str) -> int | None:
+        """The judgments ``qid``'s budget allows (None: no budget, or not in the pools)."""
+        pool = self.pools.get(qid)
+        return None if self.budget is None or pool is None else self.budget.count(len(pool.docs))
 
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None:
@@ -139,7 +144,7 @@ class NextPassage:
         pool = self.pools[qid]
         judged = history(self.store, qid, pool)
         return {"judged": len(judged), "pooled": len(pool.docs),
-                "budget": self.budget.count(len(pool.docs)) if self.budget else None,
+                "budget": self.allowed(qid),
                 "relevant_found": relevant_found(judged, self.level),
                 "remaining_estimate": estimate_remaining(pool, judged, self.level).to_dict(),
                 "closed": self.closed(qid, judged)}

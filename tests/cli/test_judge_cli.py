@@ -137,3 +137,27 @@ def test_status_table(config, capsys):
     assert lines[5].split()[:6] == ["q2", "(any)", "0/2", "0", "0/-", "0"]
     assert lines[6].split() == ["all", "(any)", "3/5", "1"]
     assert main(["status", str(config), "--pool-version", "2"]) == 2
+
+
+def test_status_counts_the_budget_overall(tmp_path, capsys):
+    """With ``budget: 2`` the overall figure is judged of what the budget allows (q1's three
+    judgments count two), in the table's ``all`` row and in the JSON (issue 28)."""
+    import jsonschema
+
+    from poolkit.schemas import load_schema
+
+    store_path = tmp_path / "tiny.sqlite"
+    with build_store(store_path, TINY_QUERIES, TINY_DOCS, TINY_POOLS) as store:
+        alice = JudgingSession(store, "alice", clock=TickClock(step=5))
+        for g in (3, 2, 0):
+            alice.grade(g)
+    config = write_config(tmp_path / "cfg", store_path, "pool:\n  budget: 2\n")
+    assert main(["status", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    all_row = next(line.split() for line in lines if line.startswith("all "))
+    assert all_row == ["all", "(any)", "3/5", "0", "2/4"]
+    assert main(["status", str(config), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["budget"] == "2" and report["judged"] == 3     # the keys as they were
+    assert report["budget_progress"] == {"judged": 2, "allowed": 4}
+    jsonschema.validate(report, load_schema("status"))

@@ -499,7 +499,7 @@ async def test_undo_skip_and_back_confirm_in_one_line(tiny_store, clock):
         await pilot.press("2")
         assert text_of(app, "#message") == "d1 -> 2 highly relevant"
         await pilot.press("u")
-        assert text_of(app, "#message") == "undone"
+        assert text_of(app, "#message") == "undone: doc d1, grade 2"
         await pilot.press("s")
         assert text_of(app, "#message") == "skipped"
         await pilot.press("b")
@@ -542,8 +542,12 @@ async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_s
         assert isinstance(review, ReviewScreen)
         rows = [str(review.query_one(OptionList).get_option_at_index(i).prompt)
                 for i in range(review.query_one(OptionList).option_count)]
-        assert rows == ["1  d1  2 highly relevant", "2  d2  0 not relevant",
-                        "3  d3  2 highly relevant", "4  d4  skipped", "5  d5  –", "6  d6  –"]
+        assert rows == ["1  d1  2 highly relevant  Controlling fall armyworm",
+                        "2  d2  0 not relevant     Termites in maize fields",
+                        "3  d3  2 highly relevant  Stem borers",
+                        "4  d4  skipped            Drying maize",
+                        "5  d5  –                  Weevils in store",
+                        "6  d6  –                  Termites in maize fields"]
         await pilot.press("2")  # only grade 2
         assert review.query_one(OptionList).option_count == 2
         assert "2 of 6 passages (grade 2)" in str(review.query_one("#review-title",
@@ -553,8 +557,8 @@ async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_s
         await pilot.press("a", "home", "enter")  # all, first row: open passage 1
         assert isinstance(app.screen, JudgeScreen)
         assert "Passage 1 of 6" in text_of(app, "#head")
-        await pilot.press("3")  # a regrade: on to passage 2
-        assert "Passage 2 of 6" in text_of(app, "#head")
+        await pilot.press("3")  # a regrade from the list: back where she was (passage 5)
+        assert "Passage 5 of 6" in text_of(app, "#head")
     assert six_store.current_grades()[("q1", "d1")]["alice"].grade == 3
 
 
