@@ -216,6 +216,13 @@ class JudgeScreen(Screen[None]):
         self.painted += 1
         self.painted_at = time.perf_counter()
 
+    def make_room(self, rows: int) -> None:
+        """Keep the passage clear of a dialog docked over the bottom ``rows`` rows (0: none):
+        what lies below the passage (grade, progress and key bars) may be covered, the
+        passage box shrinks for the rest (``dialogs.DockedDialog``)."""
+        below = self.size.height - self.styles.padding.bottom - self.passage_view.region.bottom
+        self.styles.padding = (0, 0, max(0, rows - below), 0)
+
     # -- messages -------------------------------------------------------------------------
     def say(self, text: str, severity: str = "information") -> None:
         """A one-line message beside the progress line (``StatusRow``)."""

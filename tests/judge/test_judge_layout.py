@@ -1,0 +1,45 @@
+"""Pilot tests of the judging screen's layout (issue 28, "the screen after 200 passages"):
+each reproduces what an assessor saw at 80x24, 120x40 or 160x45 before it was fixed."""
+
+from __future__ import annotations
+
+import pytest
+from judge_helpers import TickClock, sync
+
+from poolkit.config import JudgeConfig
+from poolkit.judge.app import JudgeApp
+from poolkit.judge.session import JudgingSession
+from poolkit.judge.widgets import PassageView
+
+SIZES = [(80, 24), (120, 40), (160, 45)]
+
+
+def make_app(store, judge: JudgeConfig | None = None) -> JudgeApp:
+    return JudgeApp(JudgingSession(store, "alice", clock=TickClock()),
+                    judge or JudgeConfig(topic_card=False))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("keys", [["n"], ["slash"], ["t"], ["j"]],
+                         ids=["note", "search", "terms", "jump"])
+def test_a_dialog_leaves_the_passage_readable(tiny_store, size, keys):
+    @sync
+    async def run() -> None:
+        app = make_app(tiny_store)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("right")  # d2: a passage longer than the box
+            await pilot.press(*keys)
+            await pilot.pause()
+            dialog = app.screen.query_one(".dialog")
+            box = app.judge_screen.query_one(PassageView)
+            assert app.screen is not app.judge_screen
+            assert dialog.region.y >= box.region.bottom, (dialog.region, box.region)
+            assert box.scrollable_content_region.height >= 3  # lines of text, not a sliver
+            # not dimmed: the screen under a docked dialog shows through as it is
+            assert app.screen.styles.background.a == 0
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is app.judge_screen
+            assert app.judge_screen.styles.padding.bottom == 0  # the room is given back
+
+    run()
