@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
-from poolkit.judge.texts import key_label
+from poolkit.judge.texts import key_label, key_list
 from poolkit.keymap import KEY_ACTIONS
 from poolkit.store.records import QueryRecord
 
@@ -310,7 +310,8 @@ class GuidelinesScreen(ModalScreen[None]):
         with Vertical(id="guidelines-box", classes="dialog"):
             yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
             with VerticalScroll(id="guidelines-scroll"):
-                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
+                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}\n\nKeys:\n"
+                             f"{key_list(self.judge.keys)}", id="guidelines-text",
                              markup=False)
 
     def on_mount(self) -> None:

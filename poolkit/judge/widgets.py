@@ -31,7 +31,7 @@ from poolkit.judge.texts import (
     key_label,
     passage_plain,
     passage_text,
-    progress_text,
+    progress_fit,
     search_hits,
     topic_text,
 )
@@ -283,7 +283,8 @@ class PassageView(VerticalScroll):
 
 class StatusRow(Horizontal):
     """The progress line (``progress``) and, beside it, the last message (``message``): unlike
-    a toast it never covers the grade line, and the next message replaces it."""
+    a toast it never covers the grade line, and the next message replaces it. The message
+    is shown whole; the progress drops detail to leave it room (``texts.progress_fit``)."""
 
     progress: reactive[JudgingProgress | None] = reactive(None, init=False)
     # (Text compares text and spans, not its style: a warning said again as an error shows)
@@ -297,9 +298,19 @@ class StatusRow(Horizontal):
         self.message = Text(text, style=SEVERITY_STYLES[severity], no_wrap=True,
                             overflow="ellipsis")
 
-    def watch_progress(self, progress: JudgingProgress | None) -> None:
-        self.query_one("#progress", Static).update(
-            progress_text(progress) if progress is not None else "")
+    def watch_progress(self) -> None:
+        self._fit()
 
-    def watch_message(self, message: Text) -> None:
-        self.query_one("#message", Static).update(message)
+    def watch_message(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        # Each of the two has a cell of padding either side; a cell apart at the least.
+        room = self.size.width - len(self.message) - 5
+        progress = self.progress
+        self.query_one("#progress", Static).update(
+            progress_fit(progress, room) if progress is not None else "")
+        self.query_one("#message", Static).update(self.message)

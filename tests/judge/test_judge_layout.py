@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 from judge_helpers import TickClock, sync
+from judging_screen_helpers import pooled_store
+from rich.text import Text
+from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
@@ -12,6 +15,11 @@ from poolkit.judge.session import JudgingSession
 from poolkit.judge.widgets import PassageView
 
 SIZES = [(80, 24), (120, 40), (160, 45)]
+
+
+def text_of(app: JudgeApp, selector: str) -> str:
+    content = app.judge_screen.query_one(selector, Static).content
+    return content.plain if isinstance(content, Text) else str(content)
 
 
 def make_app(store, judge: JudgeConfig | None = None) -> JudgeApp:
@@ -43,3 +51,28 @@ def test_a_dialog_leaves_the_passage_readable(tiny_store, size, keys):
             assert app.judge_screen.styles.padding.bottom == 0  # the room is given back
 
     run()
+
+
+@sync
+async def test_at_80x24_the_footer_is_one_line_and_the_message_whole(tmp_path):
+    # 3 queries x 60 passages: the progress line is long (the report: `925 -> 0 not`)
+    with pooled_store(tmp_path / "p.sqlite") as store:
+        app = make_app(store)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("0", "1", "2", "3", "0")  # time left is estimated by now
+            await pilot.pause()
+            screen = app.judge_screen
+            assert screen.query_one("#keys").region.height == 1
+            assert screen.query_one("#status-row").region.height == 1
+            message = text_of(app, "#message")
+            assert message == "d004 -> 0 not relevant"
+            assert len(message) <= screen.query_one("#message").content_size.width
+            progress = text_of(app, "#progress")
+            assert "5/60" in progress and "5/180" in progress and "left" in progress
+            assert len(progress) <= screen.query_one("#progress").content_size.width
+            assert "? keys" in text_of(app, "#keys")  # help lists every key
+            await pilot.press("question_mark")
+            help_text = str(app.screen.query_one("#guidelines-text", Static).content)
+            lines = {" ".join(line.split()) for line in help_text.splitlines()}
+            assert {"u undo", "b back", "←, h previous", "r review", "t terms", "e topic",
+                    "q quit"} <= lines
