@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Container, Vertical
 from textual.screen import Screen
 
 from poolkit.config import JudgeConfig
@@ -74,6 +75,10 @@ class JudgeScreen(Screen[None]):
         *(Binding(a.key, a.action, a.name, show=False, priority=True, id=a.name)
           for a in KEY_ACTIONS),
         Binding("escape", "end_search", show=False)]
+    #: From this width on, the topic goes beside the passage (judge.tcss, ``.-wide``): below
+    #: it, above it. At 160 columns the text wrapped at 100 under the topic, half the
+    #: screen empty.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
 
     def __init__(self, session: JudgingSession, judge: JudgeConfig,
                  show_names: bool = False) -> None:
@@ -91,12 +96,14 @@ class JudgeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         keys = self.judge.keys
         yield Line(id="title")
-        yield TopicPane(keys, id="query")
-        yield Line(id="head")
-        yield Line(id="note")
-        yield PassageView(keys, id="passage-box")
-        yield Line(id="dispute")
-        yield Line(id="closure")
+        with Container(id="body"):  # the topic above the passage, or beside it when wide
+            yield TopicPane(keys, id="query")
+            with Vertical(id="reading"):
+                yield Line(id="head")
+                yield Line(id="note")
+                yield PassageView(keys, id="passage-box")
+                yield Line(id="dispute")
+                yield Line(id="closure")
         yield GradeBar(keys, self.judge.grades, id="grades")
         yield StatusRow(id="status-row")
         yield KeyBar(keys, id="keys")

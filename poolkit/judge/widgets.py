@@ -3,7 +3,8 @@ when they change (with the wording from ``texts``); the screen only sets the sta
 
 - ``PassageView``: the passage, scrolled, with the search over it (hits, the current hit, the
   border that says where the reader is);
-- ``TopicPane``: the query's topic, fitted to the rows the terminal can spare;
+- ``TopicPane``: the query's topic, fitted to the rows the terminal can spare (above the
+  passage), or to its column's (beside it, on a wide screen);
 - ``StatusRow``: the progress line and, beside it, the last message;
 - ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries;
 - ``Line``: a line of text (the title, the passage's head, the note, the dispute, closures).
@@ -151,7 +152,8 @@ class TopicPane(Fitted):
         whole = topic_text(query, fold=False, expand_key=expand)
         if width is None:
             return whole
-        budget = max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS)
+        budget = (self.content_size.height if self.screen.has_class("-wide")
+                  else max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS))
         if wrapped_lines(whole, width) <= budget:
             return whole
         if self.expanded:

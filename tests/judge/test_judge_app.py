@@ -264,10 +264,12 @@ async def test_jump_dialog_lines_up_its_columns(sample_store, clock):
 
 
 @sync
-async def test_wide_terminal_keeps_passage_lines_readable(tiny_store, clock):
+async def test_wide_terminal_puts_the_topic_beside_the_passage(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with app.run_test(size=(200, 40)):
-        assert app.judge_screen.query_one("#passage").size.width <= 100
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        topic = app.judge_screen.query_one("#query").outer_size.width
+        assert app.judge_screen.query_one("#passage").size.width == 200 - topic - 4
 
 
 @sync

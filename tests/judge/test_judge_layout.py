@@ -76,3 +76,31 @@ async def test_at_80x24_the_footer_is_one_line_and_the_message_whole(tmp_path):
             lines = {" ".join(line.split()) for line in help_text.splitlines()}
             assert {"u undo", "b back", "←, h previous", "r review", "t terms", "e topic",
                     "q quit"} <= lines
+
+
+@sync
+async def test_a_wide_screen_puts_the_topic_beside_the_passage(tiny_store):
+    # At 160x45 the text wrapped at about 100 columns under the topic, half the screen empty.
+    app = make_app(tiny_store)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("right")
+        await pilot.pause()
+        topic = app.judge_screen.query_one("#query").region
+        box = app.judge_screen.query_one(PassageView).region
+        text = app.judge_screen.query_one("#passage").region
+        assert topic.right <= box.x and topic.y <= box.y < topic.bottom  # beside it
+        assert topic.width + box.width >= 158 and text.width > 100  # the width is used
+        assert "fall armyworm" in text_of(app, "#query")
+
+
+@sync
+async def test_below_the_breakpoint_the_topic_stays_above_and_the_passage_takes_the_width(
+        tiny_store):
+    app = make_app(tiny_store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("right")
+        await pilot.pause()
+        topic = app.judge_screen.query_one("#query").region
+        box = app.judge_screen.query_one(PassageView).region
+        assert topic.bottom <= box.y and box.width == 120
+        assert app.judge_screen.query_one("#passage").region.width == 120 - 4  # border, padding
