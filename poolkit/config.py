@@ -56,7 +56,7 @@ TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "po
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
-              "topic_card")
+              "topic_card", "require_read")
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
 
 
@@ -95,6 +95,7 @@ class JudgeConfig:
     blind: bool = True
     min_display: float = DEFAULT_MIN_DISPLAY
     topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
+    require_read: bool = False  # a grade key scrolls a long passage on until its end was shown
 
 
 @dataclass(frozen=True)
@@ -453,4 +454,5 @@ def _judge(path: Path, base: Path, root: _Section,
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,
-                       topic_card=sec.value("topic_card", bool, True))
+                       topic_card=sec.value("topic_card", bool, True),
+                       require_read=sec.value("require_read", bool, False))

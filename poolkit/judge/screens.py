@@ -310,6 +310,13 @@ class JudgeScreen(Screen[None]):
             if self.unreadable is None:
                 self.say("the passage could be read again: grade it now", "warning")
             return
+        view = self.passage_view
+        if self.judge.require_read and view.passage is not None and not await self._end_seen():
+            below = view.read_on()  # the grade waits until the end has been on screen
+            key = key_label(self.judge.keys[f"grade_{grade}"])
+            self.say(f"require_read: {below} more line(s) to read; {key} scrolls on" if below
+                     else f"require_read: the end is shown; {key} grades", "warning")
+            return
         try:
             event = self.session.grade_event(grade)
         except TooSoon as why:
@@ -319,6 +326,18 @@ class JudgeScreen(Screen[None]):
         done = "" if event is None else (
             f"{event.docid} -> {grade} {self.judge.grades.get(grade, '')}".rstrip())
         await self._commit(event, "nothing to grade here", done)
+
+    async def _end_seen(self) -> bool:
+        """Whether the passage's last line has been on screen (``judge.require_read``),
+        judged after the layout of the passage shown now: a key typed as it appears is not
+        judged by the size of the one before."""
+        view = self.passage_view
+        if not view.end_seen:
+            laid_out = asyncio.Event()
+            view.call_after_refresh(laid_out.set)
+            await laid_out.wait()
+            view.show_position()
+        return view.end_seen
 
     async def action_skip(self) -> None:
         if self.waiting():

@@ -193,7 +193,8 @@ class PassageView(VerticalScroll):
     box, or why it could not be read (``unreadable``). A search (``search``) lights its
     ``hits`` and scrolls to the current one (``hit``); another passage ends the search and
     starts at the top. The border says where the reader is (lines shown of all, or the
-    search hit) and, only when there is more than fits, how to scroll."""
+    search hit) and, only when there is more than fits, how much is below and how to
+    scroll. ``end_seen``: the passage's last line has been on screen since it appeared."""
 
     passage: reactive[Passage | None] = reactive(None, always_update=True, init=False)
     unreadable: reactive[str | None] = reactive(None, init=False)
@@ -205,6 +206,7 @@ class PassageView(VerticalScroll):
         super().__init__(**kwargs)
         self.keys = keys
         self.hits: list[tuple[int, int]] = []
+        self.end_seen = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="passage")
@@ -217,7 +219,7 @@ class PassageView(VerticalScroll):
 
     def watch_passage(self, old: Passage | None, new: Passage | None) -> None:
         if pair_of(old) != pair_of(new):  # another passage: no search, from the top
-            self.hits = []
+            self.hits, self.end_seen = [], False
             self.set_reactive(PassageView.search, None)
             self.set_reactive(PassageView.hit, 0)
             self._draw()
@@ -275,12 +277,26 @@ class PassageView(VerticalScroll):
         if self.search is not None:
             parts.append(f"'{self.search}': " + (
                 f"hit {self.hit + 1} of {len(self.hits)}" if self.hits else "no hits"))
+        below = self.unseen()
+        self.end_seen = self.end_seen or below == 0
         if self.max_scroll_y > 0:
             top = round(self.scroll_y) + 1
             bottom = min(total, round(self.scroll_y) + self.scrollable_content_region.height)
             parts.append(f"lines {top}-{bottom} of {total}")
+            if below:
+                parts.append(f"▼ {below} more line{'s' if below > 1 else ''}")
             parts.append("↑↓ PgUp PgDn")
         self.border_subtitle = " · ".join(parts)
+
+    def unseen(self) -> int:
+        """Lines below the box's bottom edge."""
+        return max(0, round(self.max_scroll_y - self.scroll_y))
+
+    def read_on(self) -> int:
+        """Scroll a page towards the end; returns the lines that will still be below."""
+        y = min(self.max_scroll_y, self.scroll_y + self.scrollable_content_region.height)
+        self.scroll_to(y=y, animate=False)
+        return max(0, round(self.max_scroll_y - y))
 
 
 class StatusRow(Horizontal):

@@ -339,7 +339,7 @@ async def test_long_passage_scrolls_at_80x24(tiny_store, clock):
         assert box.max_scroll_y > 0
         await pilot.pause()
         # Where the reader is, and the keys that scroll.
-        assert box.border_subtitle == "lines 1-15 of 24 · ↑↓ PgUp PgDn"
+        assert box.border_subtitle == "lines 1-15 of 24 · ▼ 9 more lines · ↑↓ PgUp PgDn"
         await pilot.press("pagedown")
         assert box.scroll_y > 0
         await pilot.pause()

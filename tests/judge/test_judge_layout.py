@@ -104,3 +104,45 @@ async def test_below_the_breakpoint_the_topic_stays_above_and_the_passage_takes_
         box = app.judge_screen.query_one(PassageView).region
         assert topic.bottom <= box.y and box.width == 120
         assert app.judge_screen.query_one("#passage").region.width == 120 - 4  # border, padding
+
+
+@sync
+async def test_a_long_passage_says_how_much_is_unseen(tiny_store):
+    app = make_app(tiny_store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("right")  # d2: 24 lines in a box of 15
+        await pilot.pause()
+        box = app.judge_screen.query_one(PassageView)
+        assert "▼ 9 more lines" in box.border_subtitle
+        await pilot.press("end")
+        await pilot.pause()
+        assert "more" not in box.border_subtitle and "lines 10-24 of 24" in box.border_subtitle
+
+
+@sync
+async def test_require_read_scrolls_on_until_the_end_was_shown(tiny_store):
+    app = make_app(tiny_store, JudgeConfig(topic_card=False, require_read=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("3")  # d1 fits: graded at once
+        assert [(e.docid, e.grade) for e in tiny_store.events()] == [("d1", 3)]
+        box = app.judge_screen.query_one(PassageView)
+        await pilot.press("2")  # d2 is longer than its box: the key scrolls, nothing recorded
+        await pilot.pause()
+        assert len(tiny_store.events()) == 1 and box.scroll_y > 0
+        assert text_of(app, "#message").startswith("require_read: the end is shown")
+        await pilot.press("2")
+        assert [(e.docid, e.grade) for e in tiny_store.events()] == [("d1", 3), ("d2", 2)]
+
+
+@sync
+async def test_require_read_counts_the_end_seen_by_scrolling_and_is_off_by_default(tiny_store):
+    app = make_app(tiny_store, JudgeConfig(topic_card=False, require_read=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("right", "end", "home")  # seen, then back to the top
+        await pilot.pause()
+        await pilot.press("1")
+        assert [(e.docid, e.grade) for e in tiny_store.events()] == [("d2", 1)]
+    app = make_app(tiny_store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("right", "0")
+        assert [(e.docid, e.grade) for e in tiny_store.events()][-1] == ("d2", 0)
