@@ -33,9 +33,8 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("undo", "u", "undo", "undo"),
     KeyAction("skip", "s", "skip", "skip"),
     KeyAction("note", "n", "note", "note"),
-    # (not in the key bar yet: listing them re-lays the bar's snapshots; README lists them)
-    KeyAction("cant_judge", "c", "cant_judge", ""),
-    KeyAction("later", "d", "later", ""),
+    KeyAction("cant_judge", "c", "cant_judge", "can't"),
+    KeyAction("later", "d", "later", "later"),
     KeyAction("back", "b", "back", "back"),
     KeyAction("previous", "left,h", "move(-1)", ""),  # the bar shows both as one "move"
     KeyAction("next", "right,l", "move(1)", ""),

@@ -221,16 +221,16 @@ async def test_keys_written_as_characters_work(tiny_store, clock):
 @sync
 async def test_footer_lists_every_binding_where_there_is_room(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
-        assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  b back  "
-                                         "r review  j jump  / search  t terms  e topic  ? help  "
-                                         "q quit")
+        assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  c can't  "
+                                         "d later  b back  r review  j jump  / search  t terms  "
+                                         "e topic  ? help  q quit")
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE) as pilot:  # one line: help lists the rest
         await pilot.pause()
-        assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  j jump  "
-                                         "/ search  ? keys  q quit")
+        assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  c can't  "
+                                         "d later  ? keys  q quit")
         assert app.judge_screen.query_one("#keys").size.height == 1
 
 

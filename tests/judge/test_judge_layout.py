@@ -146,3 +146,16 @@ async def test_require_read_counts_the_end_seen_by_scrolling_and_is_off_by_defau
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("right", "0")
         assert [(e.docid, e.grade) for e in tiny_store.events()][-1] == ("d2", 0)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+def test_the_key_bar_shows_cant_judge_and_later(tiny_store, size):
+    @sync
+    async def run() -> None:
+        app = make_app(tiny_store)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            keys = text_of(app, "#keys")
+            assert "c can't" in keys and "d later" in keys and "\n" not in keys
+
+    run()

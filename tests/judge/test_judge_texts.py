@@ -23,14 +23,14 @@ from poolkit.judge.texts import (
 from poolkit.store import QueryRecord
 
 
-def test_default_footer_is_one_line_at_80_columns_and_whole_at_120():
+def test_default_footer_is_one_line_at_80_columns_and_whole_at_160():
     # The terminal's width less the bar's one-cell padding each side; at 80 columns help
     # lists the keys the bar had no room for.
     footer = key_bar(DEFAULT_KEYS, width=78).plain
-    assert footer == "0-3 grade  ← → move  u undo  s skip  n note  j jump  / search  ? keys  q quit"
-    assert key_bar(DEFAULT_KEYS, width=118).plain == (
-        "0-3 grade  ← → move  u undo  s skip  n note  b back  r review  j jump  / search  "
-        "t terms  e topic  ? help  q quit")
+    assert footer == "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  ? keys  q quit"
+    assert key_bar(DEFAULT_KEYS, width=158).plain == (
+        "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  b back  r review  "
+        "j jump  / search  t terms  e topic  ? help  q quit")
 
 
 def test_footer_wraps_between_bindings_never_inside_one():
@@ -38,7 +38,8 @@ def test_footer_wraps_between_bindings_never_inside_one():
     assert all(len(line) <= 30 for line in lines)
     assert "q quit" in lines[-1] and "? help" in "\n".join(lines)
     assert [part for line in lines for part in line.split("  ")] == [
-        "0-3 grade", "← → move", "u undo", "s skip", "n note", "b back", "r review", "j jump",
+        "0-3 grade", "← → move", "u undo", "s skip", "n note", "c can't", "d later", "b back",
+        "r review", "j jump",
         "/ search", "t terms", "e topic", "? help", "q quit"]
 
 
