@@ -308,6 +308,10 @@ class StatusRow(Horizontal):
     # (Text compares text and spans, not its style: a warning said again as an error shows)
     message: reactive[Text] = reactive(Text, always_update=True, init=False)
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown: dict[str, tuple[Text, Any]] = {}
+
     def compose(self) -> ComposeResult:
         yield Static(id="progress")
         yield Static(id="message")
@@ -328,7 +332,10 @@ class StatusRow(Horizontal):
     def _fit(self) -> None:
         # Each of the two has a cell of padding either side; a cell apart at the least.
         room = self.size.width - len(self.message) - 5
-        progress = self.progress
-        self.query_one("#progress", Static).update(
-            progress_fit(progress, room) if progress is not None else "")
-        self.query_one("#message", Static).update(self.message)
+        progress = (progress_fit(self.progress, room) if self.progress is not None
+                    else Text())
+        # (a keystroke sets both, and the message twice: redraw only what changed)
+        for name, text in (("progress", progress), ("message", self.message)):
+            if self._shown.get(name) != (text, text.style):
+                self._shown[name] = (text, text.style)
+                self.query_one(f"#{name}", Static).update(text)
