@@ -57,7 +57,7 @@ TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "po
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
 POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
-              "topic_card", "highlight")
+              "topic_card", "highlight", "require_read")
 HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
 
@@ -98,6 +98,7 @@ class JudgeConfig:
     min_display: float = DEFAULT_MIN_DISPLAY
     topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
     highlight: str = "exact"  # or "stem": the query's words light their inflections too
+    require_read: bool = False  # a grade key scrolls a long passage on until its end was shown
     #: per query id, its own guidelines (a ``guidelines:`` folder's QID.md files), shown on
     #: the topic card and under ``?`` with the global ones; and the file each came from
     topic_guidelines: dict[str, str] = field(default_factory=dict)
@@ -469,6 +470,7 @@ def _judge(path: Path, base: Path, root: _Section,
                        relevance_level=level,
                        blind=sec.value("blind", bool, True), min_display=min_display,
                        topic_card=sec.value("topic_card", bool, True), highlight=highlight,
+                       require_read=sec.value("require_read", bool, False),
                        topic_guidelines={q: decode(f, f.read_bytes())
                                          for q, f in topic_files.items()},
                        topic_files=topic_files)

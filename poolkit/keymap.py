@@ -33,9 +33,9 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("undo", "u", "undo", "undo"),
     KeyAction("skip", "s", "skip", "skip"),
     KeyAction("note", "n", "note", "note"),
-    # (not in the key bar yet: listing them re-lays the bar's snapshots; README lists them)
-    KeyAction("cant_judge", "c", "cant_judge", ""),
-    KeyAction("later", "d", "later", ""),
+    KeyAction("cant_judge", "c", "cant_judge", "can't"),
+    KeyAction("later", "d", "later", "later"),
+    # (help's key list names these two; the key bar has no room for them at 80 columns)
     KeyAction("next_query", "right_square_bracket", "next_query", ""),
     KeyAction("next_unjudged", "g", "next_unjudged", ""),
     KeyAction("back", "b", "back", "back"),

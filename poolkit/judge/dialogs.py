@@ -2,25 +2,28 @@
 filterable jump list, the one-line prompt (note, search, terms) and the guidelines.
 
 Each is a modal screen with its own keys: the judging screen's bindings do not reach through
-it, so no grade can be recorded while one is open.
+it, so no grade can be recorded while one is open. The jump list and the prompts are docked
+at the bottom (``DockedDialog``): a note is written, or a word searched, with the passage in
+view above.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Generic, TypeVar
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.session import Item, JudgingSession
-from poolkit.judge.texts import key_label, topic_card_title
+from poolkit.judge.texts import key_label, key_list, topic_card_title
 from poolkit.keymap import KEY_ACTIONS
 from poolkit.store.records import QueryRecord
 
@@ -57,6 +60,33 @@ class TopicScreen(ModalScreen[None]):
         event.stop()
         event.prevent_default()
         self.dismiss(None)
+
+
+Result = TypeVar("Result")
+
+
+class DockedDialog(ModalScreen[Result], Generic[Result]):
+    """A dialog docked at the bottom as a bar, over the grade bar and the key bar (whose keys
+    do not reach through it anyway), the screen under it not dimmed: the passage stays
+    readable while typing. A bar taller than what lies below the passage asks the screen
+    under it to make room (``make_room(rows)``, and ``make_room(0)`` once closed), so the
+    passage shrinks rather than being covered."""
+
+    # (Textual runs every class's on_mount in the MRO: a subclass's does not call this one)
+    def on_mount(self) -> None:
+        self._under: Screen[object] | None = (self.app.screen_stack[-2]
+                                               if len(self.app.screen_stack) > 1 else None)
+        self.call_after_refresh(self._make_room)
+
+    def _make_room(self) -> None:
+        make_room = getattr(self._under, "make_room", None)
+        if make_room is not None:
+            make_room(self.query_one(".dialog").outer_size.height)
+
+    def on_unmount(self) -> None:
+        make_room = getattr(self._under, "make_room", None)
+        if make_room is not None:
+            make_room(0)
 
 
 REVIEW_FILTERS: dict[str, int | None] = {"a": None, **{str(g): g for g in range(10)},
@@ -184,7 +214,7 @@ def jump_rows(session: JudgingSession, typed: str = "") -> list[tuple[str, Text]
     return rows
 
 
-class JumpScreen(ModalScreen[str | None]):
+class JumpScreen(DockedDialog[str | None]):
     """Pick a query; typing filters by id or text, arrows move, Enter goes."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel"),
@@ -196,7 +226,7 @@ class JumpScreen(ModalScreen[str | None]):
         self.session = session
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="jump-box", classes="dialog"):
+        with Vertical(id="jump-box", classes="dialog bar"):
             yield Static("Jump to query (type to filter, Enter goes, Escape cancels)",
                          classes="dialog-title")
             yield Input(placeholder="query id or words", id="jump-filter")
@@ -239,7 +269,7 @@ class JumpScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(DockedDialog[str | None]):
     """One line of input (a note, search words, highlight terms): Enter returns it, Escape
     None. ``value`` is there to edit (``select``: selected, so that typing replaces it)."""
 
@@ -252,7 +282,7 @@ class PromptScreen(ModalScreen[str | None]):
         self.select = select
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog prompt-box"):
+        with Vertical(classes="dialog bar prompt-box"):
             yield Static(self.title_text, classes="dialog-title")
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input",
                         select_on_focus=self.select)
@@ -307,7 +337,8 @@ class GuidelinesScreen(ModalScreen[None]):
         with Vertical(id="guidelines-box", classes="dialog"):
             yield Static(f"Guidelines ({close} or Escape closes)", classes="dialog-title")
             with VerticalScroll(id="guidelines-scroll"):
-                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}", id="guidelines-text",
+                yield Static(f"{about}{text}\n\nGrade scale:\n{scale}\n\nKeys:\n"
+                             f"{key_list(self.judge.keys)}", id="guidelines-text",
                              markup=False)
 
     def on_mount(self) -> None:

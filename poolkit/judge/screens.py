@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Container, Vertical
 from textual.screen import Screen
 
 from poolkit.config import JudgeConfig
@@ -76,6 +77,10 @@ class JudgeScreen(Screen[None]):
         *(Binding(a.key, a.action, a.name, show=False, priority=True, id=a.name)
           for a in KEY_ACTIONS),
         Binding("escape", "end_search", show=False)]
+    #: From this width on, the topic goes beside the passage (judge.tcss, ``.-wide``): below
+    #: it, above it. At 160 columns the text wrapped at 100 under the topic, half the
+    #: screen empty.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
 
     def __init__(self, session: JudgingSession, judge: JudgeConfig,
                  show_names: bool = False) -> None:
@@ -93,12 +98,14 @@ class JudgeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         keys = self.judge.keys
         yield Line(id="title")
-        yield TopicPane(keys, id="query")
-        yield Line(id="head")
-        yield Line(id="note")
-        yield PassageView(keys, id="passage-box")
-        yield Line(id="dispute")
-        yield Line(id="closure")
+        with Container(id="body"):  # the topic above the passage, or beside it when wide
+            yield TopicPane(keys, id="query")
+            with Vertical(id="reading"):
+                yield Line(id="head")
+                yield Line(id="note")
+                yield PassageView(keys, id="passage-box")
+                yield Line(id="dispute")
+                yield Line(id="closure")
         yield GradeBar(keys, self.judge.grades, id="grades")
         yield StatusRow(id="status-row")
         yield KeyBar(keys, id="keys")
@@ -220,6 +227,13 @@ class JudgeScreen(Screen[None]):
         self.painted += 1
         self.painted_at = time.perf_counter()
 
+    def make_room(self, rows: int) -> None:
+        """Keep the passage clear of a dialog docked over the bottom ``rows`` rows (0: none):
+        what lies below the passage (grade, progress and key bars) may be covered, the
+        passage box shrinks for the rest (``dialogs.DockedDialog``)."""
+        below = self.size.height - self.styles.padding.bottom - self.passage_view.region.bottom
+        self.styles.padding = (0, 0, max(0, rows - below), 0)
+
     # -- messages -------------------------------------------------------------------------
     def say(self, text: str, severity: str = "information") -> None:
         """A one-line message beside the progress line (``StatusRow``)."""
@@ -300,6 +314,13 @@ class JudgeScreen(Screen[None]):
             if self.unreadable is None:
                 self.say("the passage could be read again: grade it now", "warning")
             return
+        view = self.passage_view
+        if self.judge.require_read and view.passage is not None and not await self._end_seen():
+            below = view.read_on()  # the grade waits until the end has been on screen
+            key = key_label(self.judge.keys[f"grade_{grade}"])
+            self.say(f"require_read: {below} more line(s) to read; {key} scrolls on" if below
+                     else f"require_read: the end is shown; {key} grades", "warning")
+            return
         try:
             event = self.session.grade_event(grade)
         except TooSoon as why:
@@ -309,6 +330,18 @@ class JudgeScreen(Screen[None]):
         done = "" if event is None else (
             f"{event.docid} -> {grade} {self.judge.grades.get(grade, '')}".rstrip())
         await self._commit(event, "nothing to grade here", done)
+
+    async def _end_seen(self) -> bool:
+        """Whether the passage's last line has been on screen (``judge.require_read``),
+        judged after the layout of the passage shown now: a key typed as it appears is not
+        judged by the size of the one before."""
+        view = self.passage_view
+        if not view.end_seen:
+            laid_out = asyncio.Event()
+            view.call_after_refresh(laid_out.set)
+            await laid_out.wait()
+            view.show_position()
+        return view.end_seen
 
     async def action_skip(self) -> None:
         if self.waiting():

@@ -232,20 +232,34 @@ def grade_bar(keys: Mapping[str, str], grades: Mapping[int, str], current: int |
     return pack(parts, width)
 
 
-def progress_text(progress: JudgingProgress) -> Text:
+def progress_text(progress: JudgingProgress, terse: int = 0) -> Text:
+    """The progress line; ``terse`` drops detail for a row shared with a long message, the
+    least missed first: 1 the percentage, 2 the pace per judgment, 3 the words (the counts
+    and the time left stay)."""
     out = Text()
     if progress.query_total:
-        out.append(f"this query {progress.query_done}/{progress.query_total}")
+        out.append(f"{'this query' if terse < 3 else 'query'} "
+                   f"{progress.query_done}/{progress.query_total}")
         out.append(" · ")
-    out.append(f"overall {progress.done}/{progress.total}")
-    if progress.total:
+    out.append(f"{'overall' if terse < 3 else 'all'} {progress.done}/{progress.total}")
+    if progress.total and terse < 1:
         out.append(f" ({100 * progress.done / progress.total:.0f}%)")
     if progress.seconds_per_judgment is not None:
-        out.append(f" · {duration(progress.seconds_per_judgment)}/judgment")
+        if terse < 2:
+            out.append(f" · {duration(progress.seconds_per_judgment)}/judgment")
         if progress.seconds_left is not None and progress.done < progress.total:
             left = duration(progress.seconds_left)
             out.append(f" · {'' if left.startswith('<') else '~'}{left} left")
     return out
+
+
+def progress_fit(progress: JudgingProgress, width: int) -> Text:
+    """The most detailed progress line no wider than ``width`` (the tersest if none is)."""
+    for terse in range(3):
+        text = progress_text(progress, terse)
+        if len(text) <= width:
+            return text
+    return progress_text(progress, 3)
 
 
 def duration(seconds: float) -> str:
@@ -259,19 +273,51 @@ def duration(seconds: float) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
+#: Actions the key bar keeps when not all fit on one line (help lists every key): grading and
+#: moving, and what undoes, sets aside or quits; then these, in this order, while they fit.
+KEY_BAR_FIRST = ("undo", "skip", "note", "cant_judge", "later", "guidelines", "quit")
+KEY_BAR_THEN = ("search", "review", "jump", "back", "terms", "topic")
+
+
 def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:
-    """Every action, grades first, each by its first key (the help screen lists them all);
-    on a narrow terminal it wraps between actions rather than hiding any. The default grade
-    keys read as one range (``0-3``, ``0-1``: the scale's) and previous/next as one
-    ``move``."""
+    """Every action, grades first, each by its first key, on one line. When they do not all
+    fit, the bar keeps those of ``KEY_BAR_FIRST`` and as many of ``KEY_BAR_THEN`` as fit,
+    and help is labelled as where the keys are; on a terminal too narrow even for those it
+    wraps between actions rather than hiding more. The default grade keys read as one range
+    (``0-3``, ``0-1``: the scale's) and previous/next as one ``move``."""
     grades = grade_actions(keys)
     labels = [key_label(keys[f"grade_{g}"]) for g in grades]
     plain = labels == [str(g) for g in grades]
     grade_keys = f"0-{grades[-1]}" if plain else " ".join(labels)
     move = f"{first_key(keys['previous'])} {first_key(keys['next'])}"
-    parts = [(grade_keys, "grade"), (move, "move")] + [(first_key(keys[a.name]), a.label)
-                                                       for a in KEY_ACTIONS if a.label]
-    return pack([Text.assemble((key, "bold"), f" {label}") for key, label in parts], width)
+    parts = [("grade", grade_keys, "grade"), ("move", move, "move")] + [
+        (a.name, first_key(keys[a.name]), a.label) for a in KEY_ACTIONS if a.label]
+    everything = [name for name, _, _ in parts]
+
+    def bar(names: Sequence[str], sep: str = "  ") -> Text:
+        some = len(names) < len(parts)
+        return pack([Text.assemble((key, "bold"), " keys" if some and name == "guidelines"
+                                   else f" {label}")
+                     for name, key, label in parts if name in names], None, sep)
+
+    if width is None or len(bar(everything)) <= width:
+        return bar(everything)
+    for sep in ("  ", " "):
+        kept = ["grade", "move", *KEY_BAR_FIRST]
+        if len(bar(kept, sep)) <= width:
+            for name in KEY_BAR_THEN:
+                if len(bar([*kept, name], sep)) <= width:
+                    kept.append(name)
+            return bar(kept, sep)
+    return pack([Text.assemble((key, "bold"), f" {label}") for _, key, label in parts], width)
+
+
+def key_list(keys: Mapping[str, str]) -> str:
+    """Every action but the grades (the scale lists those) with all its keys, a line each:
+    what help shows, as the key bar may not have room for every one."""
+    return "\n".join(f"  {', '.join(key_label(k) for k in key_names(keys[a.name])):<10} "
+                     f"{a.label or a.name.replace('_', ' ')}"
+                     for a in KEY_ACTIONS if a.name in keys and not a.name.startswith("grade_"))
 
 
 def first_key(keys: str) -> str:

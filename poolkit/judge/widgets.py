@@ -3,7 +3,8 @@ when they change (with the wording from ``texts``); the screen only sets the sta
 
 - ``PassageView``: the passage, scrolled, with the search over it (hits, the current hit, the
   border that says where the reader is);
-- ``TopicPane``: the query's topic, fitted to the rows the terminal can spare;
+- ``TopicPane``: the query's topic, fitted to the rows the terminal can spare (above the
+  passage), or to its column's (beside it, on a wide screen);
 - ``StatusRow``: the progress line and, beside it, the last message;
 - ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries;
 - ``Line``: a line of text (the title, the passage's head, the note, the dispute, closures).
@@ -31,7 +32,7 @@ from poolkit.judge.texts import (
     key_label,
     passage_plain,
     passage_text,
-    progress_text,
+    progress_fit,
     search_hits,
     topic_text,
 )
@@ -151,7 +152,8 @@ class TopicPane(Fitted):
         whole = topic_text(query, fold=False, expand_key=expand)
         if width is None:
             return whole
-        budget = max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS)
+        budget = (self.content_size.height if self.screen.has_class("-wide")
+                  else max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS))
         if wrapped_lines(whole, width) <= budget:
             return whole
         if self.expanded:
@@ -192,7 +194,8 @@ class PassageView(VerticalScroll):
     box, or why it could not be read (``unreadable``). A search (``search``) lights its
     ``hits`` and scrolls to the current one (``hit``); another passage ends the search and
     starts at the top. The border says where the reader is (lines shown of all, or the
-    search hit) and, only when there is more than fits, how to scroll."""
+    search hit) and, only when there is more than fits, how much is below and how to
+    scroll. ``end_seen``: the passage's last line has been on screen since it appeared."""
 
     passage: reactive[Passage | None] = reactive(None, always_update=True, init=False)
     unreadable: reactive[str | None] = reactive(None, init=False)
@@ -204,6 +207,7 @@ class PassageView(VerticalScroll):
         super().__init__(**kwargs)
         self.keys = keys
         self.hits: list[tuple[int, int]] = []
+        self.end_seen = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="passage")
@@ -216,7 +220,7 @@ class PassageView(VerticalScroll):
 
     def watch_passage(self, old: Passage | None, new: Passage | None) -> None:
         if pair_of(old) != pair_of(new):  # another passage: no search, from the top
-            self.hits = []
+            self.hits, self.end_seen = [], False
             self.set_reactive(PassageView.search, None)
             self.set_reactive(PassageView.hit, 0)
             self._draw()
@@ -274,21 +278,40 @@ class PassageView(VerticalScroll):
         if self.search is not None:
             parts.append(f"'{self.search}': " + (
                 f"hit {self.hit + 1} of {len(self.hits)}" if self.hits else "no hits"))
+        below = self.unseen()
+        self.end_seen = self.end_seen or below == 0
         if self.max_scroll_y > 0:
             top = round(self.scroll_y) + 1
             bottom = min(total, round(self.scroll_y) + self.scrollable_content_region.height)
             parts.append(f"lines {top}-{bottom} of {total}")
+            if below:
+                parts.append(f"▼ {below} more line{'s' if below > 1 else ''}")
             parts.append("↑↓ PgUp PgDn")
         self.border_subtitle = " · ".join(parts)
+
+    def unseen(self) -> int:
+        """Lines below the box's bottom edge."""
+        return max(0, round(self.max_scroll_y - self.scroll_y))
+
+    def read_on(self) -> int:
+        """Scroll a page towards the end; returns the lines that will still be below."""
+        y = min(self.max_scroll_y, self.scroll_y + self.scrollable_content_region.height)
+        self.scroll_to(y=y, animate=False)
+        return max(0, round(self.max_scroll_y - y))
 
 
 class StatusRow(Horizontal):
     """The progress line (``progress``) and, beside it, the last message (``message``): unlike
-    a toast it never covers the grade line, and the next message replaces it."""
+    a toast it never covers the grade line, and the next message replaces it. The message
+    is shown whole; the progress drops detail to leave it room (``texts.progress_fit``)."""
 
     progress: reactive[JudgingProgress | None] = reactive(None, init=False)
     # (Text compares text and spans, not its style: a warning said again as an error shows)
     message: reactive[Text] = reactive(Text, always_update=True, init=False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown: dict[str, tuple[Text, Any]] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="progress")
@@ -298,9 +321,22 @@ class StatusRow(Horizontal):
         self.message = Text(text, style=SEVERITY_STYLES[severity], no_wrap=True,
                             overflow="ellipsis")
 
-    def watch_progress(self, progress: JudgingProgress | None) -> None:
-        self.query_one("#progress", Static).update(
-            progress_text(progress) if progress is not None else "")
+    def watch_progress(self) -> None:
+        self._fit()
 
-    def watch_message(self, message: Text) -> None:
-        self.query_one("#message", Static).update(message)
+    def watch_message(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        # Each of the two has a cell of padding either side; a cell apart at the least.
+        room = self.size.width - len(self.message) - 5
+        progress = (progress_fit(self.progress, room) if self.progress is not None
+                    else Text())
+        # (a keystroke sets both, and the message twice: redraw only what changed)
+        for name, text in (("progress", progress), ("message", self.message)):
+            if self._shown.get(name) != (text, text.style):
+                self._shown[name] = (text, text.style)
+                self.query_one(f"#{name}", Static).update(text)

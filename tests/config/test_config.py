@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from poolkit.collection import Collection
-from poolkit.config import load_config
+from poolkit.config import JudgeConfig, load_config
 from poolkit.errors import ConfigError, InputError
 
 
@@ -30,7 +30,8 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
           rr: {kind: rerank, over: bm25, fetch: 50, depth: 20, pool_depth: 5}
           vendor: {kind: run, path: v.run, group: ext}
         pool: {depth: 7, order: priority}
-        judge: {keys: {undo: z, previous: "left,p"}, grades: {1: on topic}, min_display: 0.4}
+        judge: {keys: {undo: z, previous: "left,p"}, grades: {1: on topic}, min_display: 0.4,
+                require_read: true}
     """))
     assert cfg.store.name == "s.sqlite" and cfg.store.is_absolute()
     assert cfg.systems["bm25"].options == {"k1": 1.2}
@@ -38,6 +39,7 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     assert cfg.systems["vendor"].path.name == "v.run" and cfg.systems["vendor"].group == "ext"
     assert cfg.judge.keys["undo"] == "z" and cfg.judge.grades[1] == "on topic"
     assert cfg.judge.keys["previous"] == "left,p" and cfg.judge.min_display == 0.4
+    assert cfg.judge.require_read and not JudgeConfig().require_read  # off by default
     assert cfg.pool.order == "priority"
 
 

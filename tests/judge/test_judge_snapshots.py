@@ -71,3 +71,17 @@ def test_adjudication_view(tiny_store, snap_compare):
 
 def test_jump_dialog(tiny_store, snap_compare):
     assert snap_compare(app_for(tiny_store), press=["1", "j"], terminal_size=(80, 24))
+
+
+@SIZES
+def test_topic_and_long_passage(tmp_path, snap_compare, size):
+    # 80x24: the topic folded above the passage; 160x45: the topic whole beside it.
+    with narrative_store(tmp_path / "n.sqlite") as store:
+        assert snap_compare(app_for(store), press=["right"], terminal_size=size)
+
+
+@SIZES
+def test_note_bar_under_the_passage(tiny_store, snap_compare, size):
+    # The note prompt docked at the bottom: the passage readable above it while typing.
+    assert snap_compare(app_for(tiny_store), press=["right", "n", *"unclear"],
+                        terminal_size=size)

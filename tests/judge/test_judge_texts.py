@@ -3,6 +3,8 @@ progress, the header and the adjudication line."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.text import Text
 
 from poolkit.config import DEFAULT_GRADES, DEFAULT_KEYS
@@ -14,18 +16,21 @@ from poolkit.judge.texts import (
     duration,
     grade_bar,
     key_bar,
+    progress_fit,
     progress_text,
     topic_text,
 )
 from poolkit.store import QueryRecord
 
 
-def test_default_footer_fits_two_lines_at_80_columns_and_one_at_160():
-    # The terminal's width less the bar's one-cell padding each side.
+def test_default_footer_is_one_line_at_80_columns_and_whole_at_160():
+    # The terminal's width less the bar's one-cell padding each side; at 80 columns help
+    # lists the keys the bar had no room for.
     footer = key_bar(DEFAULT_KEYS, width=78).plain
-    assert footer == ("0-3 grade  ← → move  u undo  s skip  n note  b back  r review  j jump\n"
-                      "/ search  t terms  e topic  ? help  q quit")
-    assert "\n" not in key_bar(DEFAULT_KEYS, width=158).plain
+    assert footer == "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  ? keys  q quit"
+    assert key_bar(DEFAULT_KEYS, width=158).plain == (
+        "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  b back  r review  "
+        "j jump  / search  t terms  e topic  ? help  q quit")
 
 
 def test_footer_wraps_between_bindings_never_inside_one():
@@ -33,7 +38,8 @@ def test_footer_wraps_between_bindings_never_inside_one():
     assert all(len(line) <= 30 for line in lines)
     assert "q quit" in lines[-1] and "? help" in "\n".join(lines)
     assert [part for line in lines for part in line.split("  ")] == [
-        "0-3 grade", "← → move", "u undo", "s skip", "n note", "b back", "r review", "j jump",
+        "0-3 grade", "← → move", "u undo", "s skip", "n note", "c can't", "d later", "b back",
+        "r review", "j jump",
         "/ search", "t terms", "e topic", "? help", "q quit"]
 
 
@@ -65,6 +71,28 @@ def test_progress_drops_the_estimate_when_nothing_is_left():
     assert progress_text(quick).plain.endswith("· <1s/judgment · <1s left")
     done = JudgingProgress(0, 0, 5, 5, 7.0, 0.0)
     assert progress_text(done).plain == "overall 5/5 (100%) · 7s/judgment"
+
+
+def test_progress_drops_detail_to_fit_the_least_missed_first():
+    busy = JudgingProgress(5, 60, 5, 180, 7.0, 1225.0)
+    fitted = [progress_fit(busy, width).plain for width in (80, 50, 40, 10)]
+    assert fitted == ["this query 5/60 · overall 5/180 (3%) · 7s/judgment · ~20m left",
+                      "this query 5/60 · overall 5/180 · ~20m left",
+                      "query 5/60 · all 5/180 · ~20m left",
+                      "query 5/60 · all 5/180 · ~20m left"]  # the tersest, when none fits
+
+
+@given(st.integers(0, 500), st.integers(0, 500), st.integers(0, 10_000),
+       st.one_of(st.none(), st.floats(0, 600)), st.integers(0, 120))
+def test_fitted_progress_is_the_most_detailed_that_fits_and_keeps_the_counts(
+        query_done, more, done, pace, width):
+    progress = JudgingProgress(query_done, query_done + more, done, done + more, pace,
+                               None if pace is None else pace * more)
+    fitted = progress_fit(progress, width).plain
+    forms = [progress_text(progress, terse).plain for terse in range(4)]
+    assert fitted == next((f for f in forms if len(f) <= width), forms[-1])
+    assert f"{done}/{done + more}" in fitted
+    assert f"{query_done}/{query_done + more}" in fitted or not query_done + more
 
 
 def test_disagreement_separates_who_from_the_grade():
