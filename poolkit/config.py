@@ -4,7 +4,8 @@
 
     grades: {0: not relevant, 1: related, 2: highly relevant, 3: perfectly relevant}
     corpus: ../sample_corpus/corpus.jsonl     # JSONL: id, title, text
-    queries: ../sample_corpus/queries.jsonl   # JSONL (id, text, description?, narrative?) or TSV
+    queries: ../sample_corpus/queries.jsonl   # JSONL (id, text, description?, narrative?,
+                                              #   guidelines?) or TSV
     # or, instead of corpus and queries: collection: beir:PATH[#SPLIT] | irds:DATASET_ID
     store: ../sample_corpus/judgments.sqlite
     systems:
@@ -19,8 +20,10 @@
       stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
     judge:
       keys: {undo: u}    # remap any action's key
-      guidelines: guidelines.md  # text, a file, or a folder (guidelines.md and QID.md)
+      guidelines: guidelines.md  # text, a file, or a folder (guidelines.md and QID.md;
+                         # a QID.md wins over the queries file's guidelines field)
       highlight: exact   # or stem: the query's words light their inflections too
+      require_read: false  # true: a grade key first scrolls a long passage to its end
 
 Loaded with ``yaml.safe_load`` semantics, then checked strictly: an unknown key, a missing
 file, a wrong type or a system that names an unknown system is a ConfigError naming the file,

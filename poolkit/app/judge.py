@@ -17,6 +17,7 @@ from poolkit.errors import PoolkitError
 
 if TYPE_CHECKING:
     from poolkit.collection import Collection
+    from poolkit.config import JudgeConfig
     from poolkit.judge.session import JudgingSession
 
 #: what each mode says when it has nothing to show
@@ -69,6 +70,23 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
                           start_qid=request.query, pool_version=request.pool_version,
                           chooser=chooser, min_display=collection.config.judge.min_display,
                           only=only, review=review)
+
+
+def judging_config(collection: Collection) -> JudgeConfig:
+    """The ``judge:`` section the screen is drawn with: the config's, with each query's own
+    guidelines from the queries file (its ``guidelines`` field) added. Where a
+    ``guidelines:`` folder also has that query's QID.md, the file wins: the folder belongs
+    to this judging round's config, the field to the collection's queries. A field that is
+    not text is the queries file's line, before a session opens."""
+    from dataclasses import replace
+
+    from poolkit.io.corpus import query_guidelines
+
+    judge = collection.config.judge
+    field = query_guidelines(collection.config.queries)
+    if not field:
+        return judge
+    return replace(judge, topic_guidelines={**field, **judge.topic_guidelines})
 
 
 def check_topic_guidelines(collection: Collection) -> None:

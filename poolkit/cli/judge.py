@@ -71,6 +71,7 @@ def _mode(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.judge import (
         JudgeRequest,
+        judging_config,
         nothing_to_show,
         open_session,
         session_summary,
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
                            args.pool_version, args.double, args.show_names, args.sample,
                            args.review_machine)
     with Collection.open(args.config, write=True) as collection:
+        judge = judging_config(collection)  # (a bad queries file: refused before a session)
         session = open_session(collection, request)
         nothing = nothing_to_show(session)
         if nothing:
@@ -100,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
         from poolkit.store.claims import claim, release
 
         mine = claim(collection.store, session.assessor, take_over=args.take_over)
-        app = JudgeApp(session, collection.config.judge, show_names=args.show_names,
-                       claim=mine)
+        app = JudgeApp(session, judge, show_names=args.show_names, claim=mine)
         try:
             app.run()
         finally:

@@ -2,9 +2,12 @@
 
 - Corpus: JSONL, one ``{"id", "title", "text"}`` object per line (``_id`` is accepted for
   ``id``, as BEIR writes it; ``title`` may be absent; other keys are ignored).
-- Queries: JSONL (``id``/``_id``, ``text``, optional ``description`` and ``narrative``) or
-  TSV (``id<TAB>text[<TAB>description[<TAB>narrative]]``), told apart by the extension
-  (``.tsv``/``.txt`` are TSV) or, failing that, by whether the first line is a JSON object.
+- Queries: JSONL (``id``/``_id``, ``text``, optional ``description``, ``narrative`` and
+  ``guidelines``) or TSV (``id<TAB>text[<TAB>description[<TAB>narrative[<TAB>guidelines]]]``),
+  told apart by the extension (``.tsv``/``.txt`` are TSV) or, failing that, by whether the
+  first line is a JSON object. A query's ``guidelines`` are for its assessors only (the
+  judging screen's topic card and help: ``query_guidelines``); they are not part of the
+  query record, so the store and every other stage never see them.
 
 Ids are strings: a JSON number id is taken as its text. Duplicate ids, a missing text or a
 malformed line are errors naming the file and line.
@@ -199,13 +202,22 @@ def parse_corpus(path: str | Path, data: bytes | None = None) -> tuple[Corpus, l
 
 def read_queries(path: str | Path) -> list[QueryRecord]:
     """Queries in file order (JSONL or TSV, see the module docstring)."""
+    return [record for record, _ in _query_rows(path)]
+
+
+def query_guidelines(path: str | Path) -> dict[str, str]:
+    """Each query's own guidelines in the queries file (its ``guidelines`` field or fifth TSV
+    column), for the queries that have some."""
+    return {record.qid: own for record, own in _query_rows(path) if own}
+
+
+def _query_rows(path: str | Path) -> list[tuple[QueryRecord, str]]:
+    """Each query with its guidelines ("" when none)."""
     p = Path(path)
     if p.suffix.lower() in TSV_SUFFIXES:
-        records = _tsv_queries(p)
-    else:
-        head = decode(p, read_bytes(p)).lstrip()
-        records = _jsonl_queries(p) if head.startswith("{") else _tsv_queries(p)
-    return records
+        return _tsv_queries(p)
+    head = decode(p, read_bytes(p)).lstrip()
+    return _jsonl_queries(p) if head.startswith("{") else _tsv_queries(p)
 
 
 def _check_new(path: Path, lineno: int, qid: str, first: dict[str, int]) -> None:
@@ -214,7 +226,7 @@ def _check_new(path: Path, lineno: int, qid: str, first: dict[str, int]) -> None
     first[qid] = lineno
 
 
-def _jsonl_queries(path: Path) -> list[QueryRecord]:
+def _jsonl_queries(path: Path) -> list[tuple[QueryRecord, str]]:
     out = []
     first: dict[str, int] = {}
     for lineno, obj in _json_lines(path):
@@ -223,13 +235,14 @@ def _jsonl_queries(path: Path) -> list[QueryRecord]:
         text = _text(path, lineno, obj, "text", required=True)
         if not text.strip():
             raise InputError(path, lineno, f"query {qid!r} has an empty 'text'")
-        out.append(QueryRecord(qid, text,
-                               _text(path, lineno, obj, "description", False) or None,
-                               _text(path, lineno, obj, "narrative", False) or None))
+        out.append((QueryRecord(qid, text,
+                                _text(path, lineno, obj, "description", False) or None,
+                                _text(path, lineno, obj, "narrative", False) or None),
+                    _text(path, lineno, obj, "guidelines", False).strip()))
     return out
 
 
-def _tsv_queries(path: Path) -> list[QueryRecord]:
+def _tsv_queries(path: Path) -> list[tuple[QueryRecord, str]]:
     out = []
     first: dict[str, int] = {}
     for lineno, line in enumerate(_lines(path), start=1):
@@ -239,13 +252,14 @@ def _tsv_queries(path: Path) -> list[QueryRecord]:
         parts = line.split("\t")
         if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
             raise InputError(path, lineno, "expected 'id<TAB>text' (optionally <TAB>description"
-                                           f"<TAB>narrative), found {line.strip()[:60]!r}")
-        if len(parts) > 4:
+                                           f"<TAB>narrative<TAB>guidelines), found "
+                                           f"{line.strip()[:60]!r}")
+        if len(parts) > 5:
             raise InputError(path, lineno,
-                             f"expected at most 4 tab-separated columns "
-                             f"(id, text, description, narrative), found {len(parts)}")
+                             f"expected at most 5 tab-separated columns "
+                             f"(id, text, description, narrative, guidelines), found {len(parts)}")
         qid = check_id(path, lineno, parts[0].strip(), "query id")
         _check_new(path, lineno, qid, first)
-        extra = [p.strip() or None for p in parts[2:]] + [None, None]
-        out.append(QueryRecord(qid, parts[1].strip(), extra[0], extra[1]))
+        extra = [p.strip() or None for p in parts[2:]] + [None, None, None]
+        out.append((QueryRecord(qid, parts[1].strip(), extra[0], extra[1]), extra[2] or ""))
     return out

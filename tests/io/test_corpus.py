@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolkit.errors import InputError
-from poolkit.io.corpus import Corpus, read_corpus, read_queries
+from poolkit.io.corpus import Corpus, query_guidelines, read_corpus, read_queries
 
 
 def test_sample_corpus_has_the_seed_ids_in_order(sample_corpus):
@@ -89,6 +89,37 @@ def test_queries_tsv_and_jsonl(tmp_path):
     j = tmp_path / "q.queries"  # unknown extension: sniffed
     j.write_text('{"_id": "1", "text": "x", "narrative": "n"}\n')
     assert read_queries(j)[0].narrative == "n"
+
+
+def test_a_queries_file_may_give_a_query_its_own_guidelines(tmp_path):
+    """A ``guidelines`` field (JSONL) or fifth column (TSV): what the topic card and help show
+    for that query; the query records themselves (and so the store) are unchanged."""
+    j = tmp_path / "q.jsonl"
+    j.write_text('{"id": "1", "text": "x", "guidelines": "Only flat plates."}\n'
+                 '{"id": "2", "text": "y", "guidelines": ""}\n{"id": "3", "text": "z"}\n')
+    assert query_guidelines(j) == {"1": "Only flat plates."}
+    assert [q.qid for q in read_queries(j)] == ["1", "2", "3"]
+    t = tmp_path / "q.tsv"
+    t.write_text("1\tx\t\t\tOnly flat plates.\n2\ty\tdesc\n")
+    assert query_guidelines(t) == {"1": "Only flat plates."}
+    assert [(q.qid, q.description, q.narrative) for q in read_queries(t)] == [
+        ("1", None, None), ("2", "desc", None)]
+
+
+@pytest.mark.parametrize("name, body, message", [
+    ("q.jsonl", '{"id": "1", "text": "x"}\n{"id": "2", "text": "y", "guidelines": 5}\n',
+     r"q.jsonl:2: 'guidelines' must be a string, found int"),
+    ("q.jsonl", '{"id": "1", "text": "x", "guidelines": ["a", "b"]}\n',
+     r"q.jsonl:1: 'guidelines' must be a string, found list"),
+    ("q.tsv", "1\tx\td\tn\tg\textra\n",
+     r"q.tsv:1: expected at most 5 tab-separated columns \(id, text, description, narrative, "
+     r"guidelines\), found 6"),
+])
+def test_a_bad_guidelines_field_names_its_line(tmp_path, name, body, message):
+    p = tmp_path / name
+    p.write_text(body)
+    with pytest.raises(InputError, match=message):
+        query_guidelines(p)
 
 
 @pytest.mark.parametrize("name, body, message", [
