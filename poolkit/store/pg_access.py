@@ -11,7 +11,8 @@ for poolkit:
   Everybody reads everything but others' assignment slots (``assignments``: an assessor
   reads her own and the open ones, and may only take an open one for herself); members of
   ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip``, ``note`` and ``cant_judge`` events only,
+- **Assessors record ``grade``, ``undo``, ``skip``, ``note``, ``cant_judge`` and ``gold``
+  (an answer on a gold pair) events only,
   as a person**;
   ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
   ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
@@ -34,7 +35,7 @@ ADMIN_ROLE = "poolkit_admin"
 ASSESSOR_ROLE = "poolkit_assessor"
 LOCK_TABLE = "write_lock"
 #: What an assessor may record under her own name; the rest is an admin's (see the docstring).
-ASSESSOR_KINDS = ("grade", "undo", "skip", "note", "cant_judge")
+ASSESSOR_KINDS = ("grade", "undo", "skip", "note", "cant_judge", "gold")
 #: Tables an assessor writes, each under row-level security by its ``assessor`` column, with
 #: what she may do there (the session tables only where the schema has them).
 ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
@@ -184,6 +185,8 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
     if "assignments" in tables:  # a new plan replaces the old one's rows
         raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
+    if "gold_pairs" in tables:  # a new gold set replaces the old one's pairs
+        raw.execute(f"GRANT DELETE ON gold_pairs TO {ADMIN_ROLE}")
     schema = raw.execute("SELECT current_schema()").fetchone()[0]
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
 
