@@ -167,8 +167,8 @@ class JudgingSession:
 
         #: the gold set's pairs (judge mode), served as gold checks (``judge.gold_mix``)
         self.gold_set = store.gold_set() if mode == "judge" else None
-        self.gold: dict[tuple[str, str], str] = {} if self.gold_set is None else {
-            (g.qid, g.docid): g.text_hash for g in store.gold_pairs()}
+        self.gold: dict[tuple[str, str], str] = {} if self.gold_set is None else \
+            store.gold_queue()
         kinds = ("adjudicate",) if self.kind == "adjudicate" else (*VOTE_KINDS, GOLD)
         self.stacks: dict[tuple[str, str], list[Mark]] = assessor_stacks(store, assessor, kinds)
         self.skips: dict[tuple[str, str], int] = skips(store, assessor)

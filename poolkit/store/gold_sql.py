@@ -48,8 +48,15 @@ class GoldSql(SqlBase):
         gset, made_at, path, sha256, rate, seed = row
         return GoldSet(path, sha256, float(rate), int(seed), int(gset), made_at)
 
+    def gold_queue(self) -> dict[tuple[str, str], str]:
+        """(qid, docid) -> text hash of the current gold set's pairs: what judging reads. Not
+        their grades: on PostgreSQL an assessor may read these columns only."""
+        return {(q, d): h for q, d, h in self.conn.execute(
+            "SELECT qid, docid, text_hash FROM gold_pairs ORDER BY qid, docid")}
+
     def gold_pairs(self) -> list[GoldPair]:
-        """The current gold set's pairs, by query and doc."""
+        """The current gold set's pairs with their grades, by query and doc (the lead's: on
+        PostgreSQL an assessor may not read the grades, a StoreError)."""
         return [GoldPair(q, d, int(g), h) for q, d, g, h in self.conn.execute(
             "SELECT qid, docid, grade, text_hash FROM gold_pairs ORDER BY qid, docid")]
 
