@@ -37,7 +37,9 @@ Rules
   progress count them, nothing marks them. A grade on one is a ``gold`` event (never a
   label); undo, back and regrade work on it as on any grade. A pooled pair of the gold set
   is served only as gold (its grade is known already). Under a learning order a gold
-  passage comes once the query has as many passages done as its place in the walk.
+  passage comes once the query has as many passages done as its place in the walk. A query
+  with nothing left to judge when the walk is built gets no gold passage: coming back to a
+  finished query for one passage would give it away.
 - Judge later (``later``) defers the passage to the end of the session: it comes back after
   every other pending passage, skipped ones included. Nothing is recorded.
 - With a ``chooser`` (a learning ``pool.order``, ``pool.budget`` or ``pool.stop_recall``), a
@@ -272,8 +274,8 @@ class JudgingSession:
         if self.gold_set is None:
             return
         by_query: dict[str, list[tuple[str, str]]] = {}
-        for qid, docid in sorted(self.gold):
-            if qid in self.items:
+        for qid, docid in sorted(self.gold):  # (a query with nothing left to judge gets
+            if qid in self.items and self.done_count[qid] < len(self.items[qid]):  # none)
                 by_query.setdefault(qid, []).append((qid, docid))
         for qid, pairs in by_query.items():
             walk = self.items[qid]

@@ -15,7 +15,7 @@ import pytest
 from judge_helpers import TickClock
 from shared_data import REPO, SAMPLE
 from store_backends import BACKENDS, store_location
-from test_estimate_store import sample_config
+from test_assign import world  # noqa: F401 (the sample pooled, on each backend)
 
 from poolkit.analysis.gold import DRIFT_WINDOW, agreement_with_gold
 from poolkit.cli import main
@@ -34,15 +34,7 @@ def as_json(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.fixture(params=BACKENDS)
-def world(request, tmp_path):
-    with store_location(request.param, tmp_path) as store:
-        config = sample_config(tmp_path, store)
-        assert call("pool", config, "--quiet") == 0
-        yield config, store
-
-
-def test_gold_is_recorded_and_its_answers_are_never_labels(world, tmp_path, capsys):
+def test_gold_is_recorded_and_its_answers_are_never_labels(world, tmp_path, capsys):  # noqa: F811
     config, store = world
     doc = as_json(capsys, "gold", config, SAMPLE / "truth.qrels", "--rate", "0.5", "--seed", "3")
     jsonschema.validate(doc, load_schema("gold"))
@@ -81,8 +73,8 @@ def test_gold_is_recorded_and_its_answers_are_never_labels(world, tmp_path, caps
     ("q_faw 0 m1 1\n", ["--rate", "0"], "--rate 0: gold passages per passage must be in (0, 1]"),
     ("q_faw 0 m1 1\n", ["--rate", "1.5"], "--rate 1.5: gold passages per passage must be in"),
 ])
-def test_bad_input_is_one_line_exit_2_and_the_store_unchanged(world, capsys, content, args,
-                                                               message):
+def test_bad_input_is_one_line_exit_2_and_the_store_unchanged(world, capsys, content,  # noqa: F811
+                                                               args, message):
     config, store = world
     labels = config.parent / "gold.qrels"
     labels.write_text(content)

@@ -136,3 +136,15 @@ async def test_a_gold_passage_on_screen_looks_exactly_like_any_other(sample_stor
     # whatever a gold passage shows, some passage of the pool showed as well
     assert heads[True] == heads[False]
     assert footers[True] <= footers[False]
+
+
+def test_a_query_already_finished_gets_no_gold_passage(sample_store, clock):
+    s = JudgingSession(sample_store, "alice", clock=clock)
+    first = s.current.qid
+    while s.current is not None and s.current.qid == first:
+        s.grade(2)
+    add_gold(sample_store, rate=1.0)
+    s = JudgingSession(sample_store, "alice", clock=clock)
+    assert not [it for it in s.items[first] if it.pair in s.gold]
+    assert all(any(it.pair in s.gold for it in items)
+               for qid, items in s.items.items() if qid != first)
