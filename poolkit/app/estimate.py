@@ -16,6 +16,12 @@ Which queries count: N is the queries the machine's labels score (a grade >= the
 it is among the N; one the machine does not score is left out and the report says so on a
 line of its own, as it says that the human queries were not drawn by poolkit's sampler when
 no recorded design came with them (PPI's interval assumes a random sample).
+
+``calibrate``: the machine's value of a query is its metric under the machine's grades
+recalibrated to the people's, cross-fitted on the human queries
+(:mod:`poolkit.score.ppi_calibrate`, the path ``ppi-replay --calibrate`` replays; nDCG@K and
+AP only). The ``machine`` column stays the raw grades' mean; a line says the estimate used
+the recalibrated values.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ class EstimateRequest:
     correction: str = DEFAULT_CORRECTION
     qrels_format: str | None = None
     run_format: str | None = None
+    calibrate: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,18 +92,24 @@ def estimate(request: EstimateRequest) -> EstimateReport:
     human = _labels(r.human, r.qrels_format)
     runs = [p if isinstance(p, Run) else read_any_run(p, "score", r.run_format) for p in r.runs]
     return estimate_labels(machine, human, runs, shown, level=r.level,
-                           correction=r.correction)
+                           correction=r.correction, calibrate=r.calibrate)
 
 
 def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure]:
-    """``score``'s checks of measures, level and correction, before any file is read."""
+    """``score``'s checks of measures, level and correction (and that ``--calibrate`` has a
+    soft form of each measure), before any file is read."""
+    from poolkit.score.ppi_calibrate import check_measure
+
     runs = list(r.runs) or (["<the collection's runs>"] if isinstance(r, EstimateStoreRequest)
                             else [])
     if not runs:
         raise PoolkitError("no run to score: give one RUN or more")
-    return check(ScoreRequest(qrels="", runs=runs, level=r.level or 1,
-                              measures=list(r.measures) or list(DEFAULT_MEASURES),
-                              correction=r.correction)).shown
+    shown = check(ScoreRequest(qrels="", runs=runs, level=r.level or 1,
+                               measures=list(r.measures) or list(DEFAULT_MEASURES),
+                               correction=r.correction)).shown
+    for m in shown if r.calibrate else ():
+        check_measure(m)
+    return shown
 
 
 def store_form(inputs: Sequence[str], machine: str) -> bool:
@@ -127,6 +140,7 @@ class EstimateStoreRequest:
     level: int | None = None
     correction: str = DEFAULT_CORRECTION
     run_format: str | None = None
+    calibrate: bool = False
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -168,7 +182,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                            f" under the {r.policy} policy: nothing to anchor the estimate")
     return estimate_labels(machine, human, list(runs.values()), shown, level=level,
                            correction=r.correction, design=design,
-                           notes=_version_notes(versions))
+                           notes=_version_notes(versions), calibrate=r.calibrate)
 
 
 def machine_qrels(version: MachineVersion) -> Qrels:
@@ -214,9 +228,9 @@ def _labels(source: PathLike | Qrels, fmt: str | None) -> Qrels:
 def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                     shown: Sequence[Measure], *, level: int = 1,
                     correction: str = DEFAULT_CORRECTION, design: Design = Design(),
-                    notes: Sequence[str] = ()) -> EstimateReport:
+                    notes: Sequence[str] = (), calibrate: bool = False) -> EstimateReport:
     """The report from labels and runs in memory; ``notes`` are lines the caller adds (the
-    store form's judge versions)."""
+    store form's judge versions); ``calibrate`` (module docstring)."""
     judge = _agreement(machine, human, level)  # first: a grade off the scale names its line
     require_scorable(machine, level)
     require_scorable(human, level)
@@ -261,11 +275,22 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
         all_m[m.name] = {n: np.array([m_vals[n][m.name][q] for q in scored_m]) for n in names}
         all_h[m.name] = {n: np.array([h_vals[n][m.name][q] for q in used]) for n in names}
         all_mh[m.name] = {n: np.array([m_vals[n][m.name][q] for q in used]) for n in names}
+    raw = {m: {n: float(v.mean()) for n, v in by_run.items()} for m, by_run in all_m.items()}
+    if calibrate:
+        _calibrated(all_m, all_mh, shown, runs, names, (machine, human), (scored_m, used),
+                    level)
+        lines.append(f"the machine's grades are recalibrated to the people's, cross-fitted "
+                     f"on the {len(used)} human queries: the estimate uses them, the machine "
+                     f"column is the raw grades' mean")
+        if weights is not None and max(weights) > min(weights):
+            lines.append("the recalibration's cross-fitting is unbiased for a uniform draw; "
+                         "this draw's inclusion probabilities differ, so the estimate may "
+                         "carry a small bias")
     for n in names:
-        runs_doc[n] = {"measures": {m.name: _entry(ppi_mean(
-            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights))
-            for m in shown}}
-    pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, weights, correction)
+        runs_doc[n] = {"measures": {m.name: {**_entry(ppi_mean(
+            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights)),
+            "machine": raw[m.name][n]} for m in shown}}
+    pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, weights, correction, raw)
     for m in shown:
         est = {k: [runs_doc[n]["measures"][m.name][k] for n in names]
                for k in ("estimate", "machine", "human")}
@@ -277,7 +302,26 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                                         "human": used, "left_out": left_out},
         design={"drawn_by_poolkit": design.inclusion is not None, "source": design.source},
         runs=runs_doc, pairs=pairs_doc, tau=tau, agreement=judge, notes=lines,
-        warnings=tuple(warnings))
+        calibrate=calibrate, warnings=tuple(warnings))
+
+
+def _calibrated(all_m: dict[str, dict[str, np.ndarray]],
+                all_mh: dict[str, dict[str, np.ndarray]], shown: Sequence[Measure],
+                runs: Sequence[Run], names: Sequence[str], labels: tuple[Qrels, Qrels],
+                queries: tuple[Sequence[str], Sequence[str]], level: int) -> None:
+    """Replace the machine's values by the recalibrated, cross-fitted ones (N queries, and
+    the n human queries among them)."""
+    from poolkit.score.ppi_calibrate import calibrated
+
+    (machine, human), (every, used) = labels, queries
+    at = {q: i for i, q in enumerate(every)}
+    sample = np.array([at[q] for q in used])
+    for m in shown:
+        soft, calibration = calibrated(m, [run.rankings for run in runs], machine.grades,
+                                       human.grades, every, level)
+        values = calibration.cross_fit(soft, sample)
+        all_m[m.name] = dict(zip(names, values))
+        all_mh[m.name] = {n: v[sample] for n, v in zip(names, values)}
 
 
 def _require_overlap(machine: Qrels, human: Qrels) -> None:
@@ -344,8 +388,9 @@ def _pairs(names: Sequence[str], shown: Sequence[Measure],
            all_m: Mapping[str, Mapping[str, np.ndarray]],
            all_h: Mapping[str, Mapping[str, np.ndarray]],
            all_mh: Mapping[str, Mapping[str, np.ndarray]], weights: Sequence[float] | None,
-           correction: str) -> dict[str, Any]:
-    """Every pair on every measure; p adjusted over all of them at once, as ``score``."""
+           correction: str, raw: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+    """Every pair on every measure; p adjusted over all of them at once, as ``score``;
+    ``machine`` the difference of the raw machine means ``raw``."""
     found = [(m.name, d) for m in shown for d in pairwise_differences(
         dict(all_m[m.name]), dict(all_h[m.name]), dict(all_mh[m.name]), correction="none",
         weights=weights)]
@@ -354,7 +399,8 @@ def _pairs(names: Sequence[str], shown: Sequence[Measure],
     out: dict[str, Any] = {}
     for (measure, d), p_adj in zip(found, adjusted):
         out.setdefault(f"{d.a}|{d.b}", {})[measure] = {
-            **_entry(d.estimate), "p": d.p, "p_adjusted": float(p_adj)}
+            **_entry(d.estimate), "machine": raw[measure][d.a] - raw[measure][d.b],
+            "p": d.p, "p_adjusted": float(p_adj)}
     return out
 
 
@@ -398,6 +444,8 @@ class EstimateReport(Report):
     tau: dict[str, Any]
     agreement: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+    #: the machine's grades recalibrated to the people's, cross-fitted (``--calibrate``)
+    calibrate: bool = False
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
     command: str = "estimate"
     poolkit_version: str = __version__

@@ -10,6 +10,10 @@ measure code, ``Measure.from_facts``). For each n and each of ``seeds`` draws, p
 * ``pairs``: the same number of human judgments (n times the mean pairs per query) spread
   over every query, stratified by the machine's grade (:mod:`poolkit.score.ppi_pairs`).
 
+``calibrate`` (query design only): the machine's value of a query is its metric under the
+machine's grades recalibrated to the people's, cross-fitted on the draw's human queries
+(:mod:`poolkit.score.ppi_calibrate`), refitted for every draw.
+
 Human-only at the same effort is always the query design's classical interval (lam = 0) on
 the same n queries. Reported per n and measure: per run the bias of the mean estimate,
 coverage and mean width of the 95% interval; Kendall's tau of the runs' order against the
@@ -41,6 +45,7 @@ if TYPE_CHECKING:  # the verb imports them when it runs: building the parser sta
     from poolkit.io.run import Run
     from poolkit.score.measures import Measure
     from poolkit.score.ppi import PPIBatch
+    from poolkit.score.ppi_calibrate import Calibration, SoftMetric
     from poolkit.score.ppi_pairs import QueryPool
 
 DESIGNS = ("queries", "pairs")
@@ -60,6 +65,7 @@ class PPIReplayRequest:
     design: str = "queries"
     measures: Sequence[str] | str = ("nDCG@10", "AP")
     level: int = 2
+    calibrate: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,8 @@ class _Inputs:
     values: dict[str, tuple[np.ndarray, np.ndarray]]
     pools: list[QueryPool]  # per query (pair design)
     sizes: np.ndarray  # pairs per query (truth's or machine's)
+    #: measure name -> (soft metric, calibration pairs) when calibrated
+    calibrated: dict[str, tuple[SoftMetric, Calibration]] = field(default_factory=dict)
 
 
 def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
@@ -77,6 +85,7 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     from poolkit.app.score import require_positive
     from poolkit.io import read_any_run, read_labels
     from poolkit.score.measures import parse_measure
+    from poolkit.score.ppi_calibrate import check_measure as calibrated_measure
     from poolkit.score.ppi_pairs import check_measure
 
     r = request
@@ -89,6 +98,12 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     if r.design == "pairs":
         for m in measures:
             check_measure(m)
+        if r.calibrate:
+            raise PoolkitError("--calibrate: the pair design already corrects every pair; "
+                               "calibrate is the query design's")
+    if r.calibrate:
+        for m in measures:
+            calibrated_measure(m)
     if len(r.runs) < 2:
         raise PoolkitError("ppi-replay orders and compares runs: give two RUNs or more")
     truth, machine = read_labels(r.qrels), read_labels(r.machine)
@@ -101,10 +116,12 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
         raise PoolkitError(f"{r.qrels}: no query has a grade >= {r.level} (lower --level)")
     if max(ns) > len(queries):
         raise PoolkitError(f"--n {max(ns)}: the truth scores only {len(queries)} queries")
-    inputs = _inputs(truth.grades, machine.grades, runs, names, queries, measures, r.level)
+    inputs = _inputs(truth.grades, machine.grades, runs, names, queries, measures, r.level,
+                     r.calibrate)
     results = [_replay_n(inputs, r, n, m) for n in ns for m in measures]
     return PPIReplayReport(design=r.design, level=r.level, seeds=r.seeds,
-                           queries=len(queries), runs=names, results=results)
+                           queries=len(queries), runs=names, results=results,
+                           calibrate=r.calibrate)
 
 
 def _texts(value: Sequence[str] | str) -> list[str]:
@@ -128,10 +145,11 @@ def _numbers(value: Sequence[int] | str) -> list[int]:
 
 def _inputs(truth: Mapping[str, Mapping[str, int]], machine: Mapping[str, Mapping[str, int]],
             runs: Sequence[Run], names: list[str], queries: list[str],
-            measures: Sequence[Measure], level: int) -> _Inputs:
+            measures: Sequence[Measure], level: int, calibrate: bool = False) -> _Inputs:
     """Per-query values of every run under both label sets, computed once; each query's
-    population of pairs for the pair design."""
+    population of pairs for the pair design; the soft metrics when calibrated."""
     from poolkit.score.measures import QueryFacts
+    from poolkit.score.ppi_calibrate import calibrated
     from poolkit.score.ppi_pairs import QueryPool
 
     values = {}
@@ -144,7 +162,9 @@ def _inputs(truth: Mapping[str, Mapping[str, int]], machine: Mapping[str, Mappin
     pools = [QueryPool.of(truth[q], machine.get(q, {}),
                           {n: run.rankings.get(q, []) for n, run in zip(names, runs)})
              for q in queries]
-    return _Inputs(names, queries, values, pools, np.array([p.size for p in pools]))
+    soft = {m.name: calibrated(m, [run.rankings for run in runs], machine, truth, queries, level)
+            for m in measures} if calibrate else {}
+    return _Inputs(names, queries, values, pools, np.array([p.size for p in pools]), soft)
 
 
 @dataclass(frozen=True)
@@ -169,6 +189,22 @@ def _query_design(truth: np.ndarray, machine: np.ndarray, draws: np.ndarray,
     pairs = [one(truth[a] - truth[b], machine[a] - machine[b])
              for a, b in combinations(range(len(truth)), 2)]
     return _stacked(runs), _stacked(pairs, np.array([b.p_values() for b in pairs]))
+
+
+def _calibrated_design(truth: np.ndarray, soft: SoftMetric, calibration: Calibration,
+                       draws: np.ndarray) -> tuple[_Intervals, _Intervals]:
+    """PPI++ on the cross-fitted recalibrated machine values, refitted for every draw."""
+    rows = [_query_design(truth, calibration.cross_fit(soft, d), d[None, :], None)
+            for d in draws]
+
+    def joined(parts: list[_Intervals]) -> _Intervals:
+        def cat(key: str) -> np.ndarray:
+            return np.concatenate([getattr(iv, key) for iv in parts], axis=1)
+
+        return _Intervals(cat("estimate"), cat("low"), cat("high"),
+                          None if parts[0].p is None else cat("p"))
+
+    return joined([r[0] for r in rows]), joined([r[1] for r in rows])
 
 
 def _stacked(rows: Sequence[Any], p: np.ndarray | None = None) -> _Intervals:
@@ -203,7 +239,9 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
     draws = np.argsort(rng.random((r.seeds, N)), axis=1)[:, :n]
     human, human_pairs = _query_design(truth, machine, draws, 0.0)
     judgments = float(inputs.sizes[draws].sum(axis=1).mean())
-    if r.design == "queries":
+    if r.design == "queries" and r.calibrate:
+        est, est_pairs = _calibrated_design(truth, *inputs.calibrated[measure.name], draws)
+    elif r.design == "queries":
         est, est_pairs = _query_design(truth, machine, draws, None)
     else:
         budget = round(n * float(inputs.sizes.mean()) / N)  # n queries' pairs, expected
@@ -292,6 +330,8 @@ class PPIReplayReport(Report):
     queries: int
     runs: list[str]
     results: list[dict[str, Any]] = field(default_factory=list)
+    #: the machine's grades recalibrated to the people's, cross-fitted (query design)
+    calibrate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"command": self.kind, **super().to_dict()}

@@ -11,7 +11,8 @@ def _share(x: float | None) -> str:
 
 
 def replay_table(report: Any) -> str:
-    lines = [f"Design: {report.design}; {report.seeds} seeds; truth: the FULL qrels on "
+    calibrated = "; machine grades recalibrated (cross-fitted)" if report.calibrate else ""
+    lines = [f"Design: {report.design}{calibrated}; {report.seeds} seeds; truth: the FULL qrels on "
              f"{report.queries} queries; level {report.level}; 95% intervals (t below 30 "
              f"human queries in the query design). Human-only: the same n queries judged "
              f"by people alone.", "",

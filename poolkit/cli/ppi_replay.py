@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="measures (default: nDCG@10,AP)")
     p.add_argument("--level", type=int, default=2, metavar="L",
                    help="relevance level of binary measures (default 2, TREC DL)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="query design: recalibrate the machine's grades to the people's, "
+                        "cross-fitted on the human queries (nDCG@K and AP)")
     p.add_argument("--format", choices=list(PPIReplayReport.formats),
                    default=PPIReplayReport.formats[0], help="output format (default: table)")
     p.set_defaults(handler=run)
@@ -56,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
 
     report = ppi_replay(PPIReplayRequest(args.qrels, args.machine, args.runs, args.n,
-                                         args.seeds, args.design, args.measures, args.level))
+                                         args.seeds, args.design, args.measures, args.level,
+                                         args.calibrate))
     sys.stdout.write(report.render(args.format))
     return 0

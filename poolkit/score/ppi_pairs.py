@@ -83,13 +83,13 @@ PAIR_FAMILIES = ("nDCG", "AP")
 UNLABELLED = -1  # the stratum of pairs the truth graded and the machine did not
 
 
-def check_measure(measure: Measure) -> None:
-    """Refuse a measure the pair design has no estimator for, naming those it has."""
+def check_measure(measure: Measure, who: str = "the pair design estimates") -> None:
+    """Refuse a measure the pair design (or ``who``) has no estimator for, naming those it
+    has."""
     if (measure.family not in PAIR_FAMILIES or measure.gain != "linear"
             or measure.judged_only or measure.rel is not None
             or (measure.family == "AP" and measure.cutoff is not None)):
-        raise PoolkitError(f"-m {measure.name}: the pair design estimates nDCG@K (linear "
-                           f"gain) and AP only")
+        raise PoolkitError(f"-m {measure.name}: {who} nDCG@K (linear gain) and AP only")
 
 
 @dataclass(frozen=True)

@@ -39,20 +39,22 @@ def world(request, tmp_path):
         yield config
 
 
-def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, capsys):
+@pytest.mark.parametrize("measures, calibrate", [("P@5,nDCG@5", False), ("nDCG@5,AP", True)])
+def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, capsys,
+                                                              measures, calibrate):
     people = tmp_path / "people.qrels"  # bob's labels as the store resolves them (the pool's)
     assert call("export", world, "--format", "qrels", "-o", people) == 0
     capsys.readouterr()
-    assert call("estimate", world, "--machine", "llm", "-m", "P@5,nDCG@5",
-                "--format", "json") == 0
+    assert call("estimate", world, "--machine", "llm", "-m", measures, "--format", "json",
+                *(["--calibrate"] if calibrate else [])) == 0
     doc = json.loads(capsys.readouterr().out)
     jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
     assert set(doc["runs"]) == {"seed", "rev"} and list(doc["pairs"]) == ["seed|rev"]
     # the same numbers as the file form on the same labels and runs
     files = estimate(EstimateRequest(SAMPLE / "llm_judge.qrels", people,
                                      [SAMPLE / "seed.run", tmp_path / "rev.run"],
-                                     measures=["P@5", "nDCG@5"]))
-    assert doc["runs"]["seed"] == files.runs["seed.run"]
+                                     measures=measures.split(","), calibrate=calibrate))
+    assert doc["runs"]["seed"] == files.runs["seed.run"] and doc["calibrate"] == calibrate
     assert any("not drawn by poolkit's sampler" in n for n in doc["notes"])
     assert doc["agreement"]["verdict"]["unweighted"] == "too noisy"
 

@@ -188,3 +188,82 @@ def test_the_readme_example_prints_the_readmes_figures(dl19, capsys):
     truth = json.loads(capsys.readouterr().out)["runs"]
     assert [round(truth[r]["measures"]["nDCG@10"]["human"], 3)
             for r in ("bm25.run", "tasb.run", "repllama.run")] == [0.507, 0.724, 0.741]
+
+
+def test_calibrate_is_ppi_on_the_cross_fitted_values(dl19, capsys):
+    """--calibrate: the estimate is ppi_mean on ppi_calibrate's values (the path ppi-replay
+    replays); the machine column stays the raw grades' mean, and a line says so."""
+    from poolkit.io import read_any_run, read_labels
+    from poolkit.score.measures import parse_measure
+    from poolkit.score.ppi_calibrate import calibrated
+
+    args = ["estimate", "--machine", dl19["machine"], "--human", dl19["human"], *dl19["runs"],
+            "-m", "AP", "--level", "2", "--format", "json"]
+    plain = run_json(capsys, *args)
+    doc = run_json(capsys, *args, "--calibrate")
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert doc["calibrate"] is True and plain["calibrate"] is False
+    assert any("recalibrated to the people's, cross-fitted on the 10" in n
+               for n in doc["notes"])
+    machine, human = read_labels(dl19["machine"]), read_labels(dl19["human"])
+    runs = [read_any_run(p) for p in dl19["runs"]]
+    every = sorted(machine.grades)  # the 43 queries, each with a machine grade >= 2
+    assert doc["queries"]["N"] == len(every)
+    used = doc["queries"]["human"]
+    sample = np.array([every.index(q) for q in used])
+    soft, cal = calibrated(parse_measure("AP"), [r.rankings for r in runs], machine.grades,
+                           human.grades, every, 2)
+    values = cal.cross_fit(soft, sample)
+    names = [p.name for p in dl19["runs"]]
+    for i, name in enumerate(names):
+        ours, raw = doc["runs"][name]["measures"]["AP"], plain["runs"][name]["measures"]["AP"]
+        assert ours["human"] == pytest.approx(raw["human"], abs=1e-12)
+        assert ours["machine"] == pytest.approx(raw["machine"], abs=1e-12)
+        est = ppi_mean(values[i], _per_query(dl19["human"], dl19["runs"][i], used),
+                       values[i][sample])
+        assert ours["estimate"] == pytest.approx(est.estimate, abs=1e-12)
+        assert ours["high"] - ours["low"] == pytest.approx(est.width, abs=1e-12)
+    pair = doc["pairs"][f"{names[0]}|{names[1]}"]["AP"]
+    assert pair["machine"] == pytest.approx(
+        plain["pairs"][f"{names[0]}|{names[1]}"]["AP"]["machine"], abs=1e-12)
+
+
+def _per_query(qrels: Path, run: Path, queries: list[str]) -> list[float]:
+    rep = score_runs(ScoreRequest(qrels, [run], measures=["AP"], level=2)).to_dict()
+    per = rep["runs"][0]["measures"]["AP"]["per_query"]
+    return [per[q] for q in queries]
+
+
+def test_calibrate_with_a_machine_equal_to_the_humans_gives_the_human_mean(files):
+    files["machine"].write_text(HUMAN)
+    report = estimate(EstimateRequest(files["machine"], files["human"],
+                                      [files["a"], files["b"]], measures=["nDCG@3", "AP"],
+                                      calibrate=True))
+    for m in ("nDCG@3", "AP"):
+        e = report.runs["a.run"]["measures"][m]
+        assert e["estimate"] == pytest.approx(e["human"], abs=1e-12)
+
+
+def test_calibrate_says_a_draw_with_unequal_inclusion_may_bias_it(files):
+    from poolkit.app.estimate import Design, estimate_labels
+    from poolkit.io import read_any_run, read_labels
+    from poolkit.score.measures import parse_measure
+
+    runs = [read_any_run(files["a"]), read_any_run(files["b"])]
+    labels = read_labels(files["machine"]), read_labels(files["human"])
+    for inclusion, said in (({"q1": 0.5, "q2": 0.5, "q3": 0.5}, False),
+                            ({"q1": 0.5, "q2": 0.25, "q3": 0.5}, True)):
+        report = estimate_labels(*labels, runs, [parse_measure("AP")], calibrate=True,
+                                 design=Design(inclusion, "drawn"))
+        assert any("may carry a small bias" in n for n in report.notes) is said
+
+
+def test_calibrate_refuses_a_measure_without_a_soft_form(files, capsys):
+    before = digest(list(files.values()))
+    code = main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"]), "-m", "nDCG@3,P@3", "--calibrate"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["poolkit estimate: error: -m P@3: --calibrate recalibrates "
+                                "nDCG@K (linear gain) and AP only"]
+    assert digest(list(files.values())) == before

@@ -65,6 +65,24 @@ def test_json_validates_and_has_every_figure(tmp_path: Path, design: str,
     assert "| nDCG@10 | 5 |" in capsys.readouterr().out
 
 
+def test_calibrate_reports_every_figure_and_says_so(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    full, machine, runs = _write(tmp_path)
+    code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs), "--n", "5", "--seeds", "6", "--calibrate", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["calibrate"] is True
+    jsonschema.validate(doc, load_schema("ppi-replay"), cls=jsonschema.Draft202012Validator)
+    plain = ppi_replay(PPIReplayRequest(full, machine, runs, n="5", seeds=6))
+    # the human-only side does not read the machine: the same draws, the same figures
+    for r, p in zip(doc["results"], plain.results):
+        assert r["summary"]["human_width"] == pytest.approx(p["summary"]["human_width"])
+        assert r["pairs"]["human_width"] == pytest.approx(p["pairs"]["human_width"])
+    main(["ppi-replay", "--qrels", str(full), "--machine", str(machine), *map(str, runs),
+          "--n", "5", "--seeds", "2", "--calibrate"])
+    assert "machine grades recalibrated (cross-fitted)" in capsys.readouterr().out
+
+
 def test_a_machine_equal_to_the_truth_is_exact_in_the_pair_design(tmp_path: Path) -> None:
     full, _, runs = _write(tmp_path)
     report = ppi_replay(PPIReplayRequest(full, full, runs, n="5", seeds=6, design="pairs"))
@@ -88,6 +106,8 @@ def test_the_pair_design_spends_the_query_designs_judgments(tmp_path: Path) -> N
     (["--n", "30"], "--n 30: the truth scores only 24 queries"),
     (["--design", "pairs", "-m", "P@10"], "-m P@10: the pair design estimates nDCG@K"),
     (["--seeds", "0"], "--seeds"),
+    (["--calibrate", "-m", "P@10"], "-m P@10: --calibrate recalibrates nDCG@K"),
+    (["--calibrate", "--design", "pairs"], "--calibrate: the pair design already corrects"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             args: list[str], message: str) -> None:

@@ -1,6 +1,7 @@
 """ppi-replay on TREC DL 2019 (NIST's qrels as the truth, the two shared LLM judges): the
 issue's acceptance thresholds that the data meets, asserted on the README's own command
-(query design, n = 10, 50 seeds) and the pair design at the same effort (20 seeds)."""
+(query design, n = 10, 50 seeds; with --calibrate too) and the pair design at the same
+effort (20 seeds)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
 JUDGES = ("llama-3.3-70b", "flan-t5-large")
 
 
-def _replay(judge: str, design: str, seeds: int) -> dict[str, dict[str, Any]]:
+def _replay(judge: str, design: str, seeds: int,
+            calibrate: bool = False) -> dict[str, dict[str, Any]]:
     folder = shared_path("collections", "dl19-passage-pool")
     report = ppi_replay(PPIReplayRequest(
         folder / "qrels.full.txt", folder / "judges" / f"{judge}.4prompts.qrels",
-        sorted((folder / "runs").glob("*.run")), n="10", seeds=seeds, design=design))
+        sorted((folder / "runs").glob("*.run")), n="10", seeds=seeds, design=design,
+        calibrate=calibrate))
     return {r["measure"]: r for r in report.results}
 
 
@@ -27,21 +30,32 @@ def queries() -> dict[str, dict[str, dict[str, Any]]]:
     return {judge: _replay(judge, "queries", 50) for judge in JUDGES}
 
 
-@pytest.mark.parametrize("judge", JUDGES)
-@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
-def test_query_design_meets_the_acceptance_at_n_10(queries: Any, judge: str,
-                                                   measure: str) -> None:
-    r = queries[judge][measure]
+@pytest.fixture(scope="module")
+def calibrated() -> dict[str, dict[str, dict[str, Any]]]:
+    return {judge: _replay(judge, "queries", 50, calibrate=True) for judge in JUDGES}
+
+
+def _meets(r: dict[str, Any], judge: str, flan_ap_pairs: float) -> None:
+    """The issue's n = 10 targets; FLAN-T5's AP differences against ``flan_ap_pairs``."""
     s, p = r["summary"], r["pairs"]
     assert s["max_abs_bias"] < 0.02 and s["coverage"] >= 0.90
     assert s["max_width_ratio"] <= 1.0
     assert p["coverage"] >= 0.90
     if judge == "llama-3.3-70b":
         assert s["width_ratio"] < 0.85 and p["width_ratio"] < 0.8
-    elif measure == "nDCG@10":
-        assert p["width_ratio"] < 0.85
-    else:  # FLAN-T5's AP differences: 0.89x, short of the issue's 0.85x (README)
-        assert p["width_ratio"] < 0.95
+    else:
+        assert p["width_ratio"] < (0.85 if r["measure"] == "nDCG@10" else flan_ap_pairs)
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
+def test_query_design_meets_the_acceptance_at_n_10(queries: Any, calibrated: Any, judge: str,
+                                                   measure: str) -> None:
+    """Raw grades: every target but FLAN-T5's AP differences (0.89x, short of 0.85x).
+    --calibrate: those at 0.84x and every other target kept with both judges (the 70B
+    judge's AP width 0.849x, at the edge; README)."""
+    _meets(queries[judge][measure], judge, 0.95)
+    _meets(calibrated[judge][measure], judge, 0.85)
 
 
 def test_the_70b_judge_alone_is_far_off(queries: Any) -> None:
