@@ -70,6 +70,10 @@ def test_gold_is_recorded_and_its_answers_are_never_labels(world, tmp_path, caps
     ("q_faw 0 m1 1\nq_nope 0 m1 2\n", [], "gold.qrels:2: query 'q_nope' is not in queries"),
     ("q_faw 0 m1 1\nq_faw 0 m2 4\n", [], "gold.qrels:2: query 'q_faw' doc 'm2': grade 4 is off "
                                          "the scale 0-3"),
+    ("- query: q_faw\n  grades: {m1: 3}\n- query: q_milk\n  grades: {k1: 5}\n", [],
+     "gold.qrels:4: grade '5' for query 'q_milk' doc 'k1' must be an integer 0-3"),  # golden
+    ("- query: q_faw\n  grades: {m1: 3}\n- query: q_milk\n  grades: {nope: 1}\n", [],
+     "gold.qrels:4: doc 'nope' is not in corpus.jsonl"),
     ("q_faw 0 m1 1\n", ["--rate", "0"], "--rate 0: gold passages per passage must be in (0, 1]"),
     ("q_faw 0 m1 1\n", ["--rate", "1.5"], "--rate 1.5: gold passages per passage must be in"),
 ])
