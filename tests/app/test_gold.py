@@ -170,3 +170,18 @@ def test_replay_three_assessors_with_gold_mixed_in_flags_the_lenient_one(backend
         shown = table[table.index("gold checks:"):]
         assert f"cal: grades {gold['cal']['bias']:.2f} above gold on average" in shown
         assert shown in (REPO / "README.md").read_text()  # its "Gold checks" figures
+
+
+def test_a_store_with_gold_copies_whole(world, tmp_path, capsys):  # noqa: F811
+    config, store = world
+    assert call("gold", config, SAMPLE / "truth.qrels", "--rate", "1") == 0
+    with open_store(store) as s:
+        session = JudgingSession(s, "alice", clock=TickClock())
+        for grade in (2, 1, 3):
+            session.grade(grade)
+    copy = tmp_path / "copy.sqlite"
+    capsys.readouterr()
+    doc = as_json(capsys, "store", "copy", store, copy)
+    assert doc["identical"] and doc["counts"]["gold_pairs"] == 21
+    with open_store(copy) as c:
+        assert len(c.gold_queue()) == 21 and [e.kind for e in c.events()].count("gold") >= 1
