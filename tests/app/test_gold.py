@@ -165,6 +165,8 @@ def test_replay_three_assessors_with_gold_mixed_in_flags_the_lenient_one(backend
         assert gold["cal"]["bias"] > 0.5 > abs(gold["ann"]["bias"])
         assert all(g["low"] <= g["kappa"] <= g["high"] for g in gold.values())
         assert all(doc["assessors"][n]["judged"] == QUERIES * POOLED for n in ASSESSORS)
+        agreement = as_json(capsys, "agreement", config)  # between people: no gold pair
+        assert {p["shared"] for p in agreement["pairs"]} == {QUERIES * POOLED}
         assert call("status", config) == 0
         table = capsys.readouterr().out.replace(str(tmp_path) + "/", "")
         shown = table[table.index("gold checks:"):]
