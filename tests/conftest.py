@@ -34,7 +34,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     a collection runs, hypothesis's gc callback (installed by any ``@given`` test), and
     pytest printed ``PytestUnraisableExceptionWarning ... gc_callback ... KeyboardInterrupt``
     after a passing run. Collected here, before the worker reports, every unraisable
-    exception is still reported; frozen, the five collections have nothing old to walk."""
+    exception is still reported; frozen, the five collections have nothing old to walk.
+
+    The controller (or a plain run) also saves the test files' durations here, which the
+    workers read to take the longest files first (``file_order``)."""
+    if not hasattr(session.config, "workerinput"):
+        _TIMER.save()
     gc.collect()
     gc.freeze()
 
@@ -99,7 +104,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _TIMER.add(report)
 
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    if not hasattr(session.config, "workerinput"):  # the controller (or a plain run)
-        _TIMER.save()
