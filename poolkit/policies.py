@@ -29,6 +29,7 @@ not resolve.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -410,6 +411,20 @@ def machine_versions(store: StoreBackend, judge: str) -> list[MachineVersion]:
         last[e.judge_version] = e.id or 0
     return sorted((MachineVersion(judge, v, g, last[v]) for v, g in by_version.items()),
                   key=lambda m: m.last_event)
+
+
+def grade_distribution(note: str | None) -> dict[int, float] | None:
+    """The grade distribution a machine judge's grade event recorded in its note
+    (``autojudge``: ``{"distribution": {"0": p0, "1": p1, ...}, ...}``), or None where the
+    note holds none or a malformed one (a key not a grade, a value not a number)."""
+    try:
+        dist = json.loads(note or "")["distribution"]
+        out = {int(g): p for g, p in dist.items()}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if any(isinstance(p, bool) or not isinstance(p, (int, float)) for p in out.values()):
+        return None
+    return {g: float(p) for g, p in out.items()}
 
 
 def machine_names(values: Iterable[str] | None) -> list[str]:

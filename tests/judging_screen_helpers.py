@@ -82,3 +82,16 @@ def server_down(location: str, down: bool) -> None:
                       f"ALLOW_CONNECTIONS {'false' if down else 'true'}")
     if down:
         drop_connections(location)
+
+
+def screen_text(app) -> str:
+    """Everything the app's current screen says in its Static widgets, as plain text: what
+    a person sees, for tests that assert something is or is not shown."""
+    from rich.text import Text
+    from textual.widgets import Static
+
+    out = []
+    for widget in app.screen.query(Static):
+        content = widget.content
+        out.append(content.plain if isinstance(content, Text) else str(content))
+    return "\n".join(out)

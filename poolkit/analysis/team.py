@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
     """(assessor -> figures, the plan's ``{overlap, unit, pairs, plan, open_slots}`` or
     None), as of ``now`` (default: this moment, in the local time zone)."""
     from poolkit.store.judging import _seconds
+    from poolkit.store.records import moment_of
 
     now = now if now is not None and now.tzinfo else (now or datetime.now()).astimezone()
 
@@ -70,7 +71,7 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
         seconds = _seconds(shown, judged)
         if seconds is not None:
             times.setdefault(assessor, []).append(seconds)
-        moment = _moment(judged)
+        moment = moment_of(judged)
         if moment is not None and judged is not None:
             moments.setdefault(assessor, []).append(moment)
             if assessor not in last or moment > last[assessor][0]:
@@ -98,15 +99,6 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
         "plan": plan.plan, "overlap": plan.overlap, "unit": plan.unit, "pairs": len(slots),
         "open_slots": sum(h is None for hs in slots.values() for h in hs)}
     return out, assignment
-
-
-def _moment(stamp: str | None) -> datetime | None:
-    """A stored time as an aware datetime (a naive one is UTC, as the store writes them)."""
-    try:
-        moment = datetime.fromisoformat(stamp or "")
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def pace_trend(seconds: list[float]) -> dict[str, Any] | None:

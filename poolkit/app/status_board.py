@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolkit.errors import StoreUnavailable
 from poolkit.io.paths import shown_path
+from poolkit.store.records import moment_of
 from poolkit.tables import table
 
 if TYPE_CHECKING:
@@ -99,9 +100,11 @@ def _as_of(c: Mapping[str, Any], now: datetime | None) -> Mapping[str, Any]:
     at = c.get("last_grade_at")
     if at is None or now is None:
         return c
-    then = datetime.fromisoformat(at)
-    if now.tzinfo is None or then.tzinfo is None:  # a naive clock is local time
-        now, then = now.astimezone(), then.astimezone()
+    then = moment_of(at)
+    if then is None:
+        return c
+    if now.tzinfo is None:  # a naive clock is local time
+        now = now.astimezone()
     return {**c, "since_last_s": max(0.0, (now - then).total_seconds())}
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from poolkit.errors import PoolkitError
+from poolkit.policies import grade_distribution
 from poolkit.store.contract import StoreBackend
 
 Pair = tuple[str, str]
@@ -128,13 +129,9 @@ def _confidences(store: StoreBackend, judge: str, version: str) -> dict[Pair, fl
             continue
         pair = (e.qid, e.docid)
         out.pop(pair, None)  # the latest grade counts
-        try:
-            doc = json.loads(e.note or "")
-            p = doc["distribution"][str(e.grade)]
-        except (ValueError, KeyError, TypeError):
-            continue
-        if isinstance(p, (int, float)) and not isinstance(p, bool):
-            out[pair] = float(p)
+        p = (grade_distribution(e.note) or {}).get(e.grade) if e.grade is not None else None
+        if p is not None:
+            out[pair] = p
     return out
 
 

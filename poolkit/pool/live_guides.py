@@ -14,13 +14,12 @@ files, ``app/simulate.with_guides``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from poolkit.config import Config
 from poolkit.errors import ConfigError, one_of
-from poolkit.policies import machine_versions
+from poolkit.policies import grade_distribution, machine_versions
 from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
@@ -28,13 +27,9 @@ from poolkit.store.contract import StoreBackend
 
 def expected_grade(note: str | None, grade: int) -> float:
     """The mean of the distribution in an ``autojudge`` note, or ``grade`` without one."""
-    try:
-        dist = json.loads(note or "")["distribution"]
-        pairs = [(int(g), float(p)) for g, p in dist.items()]
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return float(grade)
-    mass = sum(p for _, p in pairs)
-    return sum(g * p for g, p in pairs) / mass if mass > 0 else float(grade)
+    dist = grade_distribution(note) or {}
+    mass = sum(dist.values())
+    return sum(g * p for g, p in dist.items()) / mass if mass > 0 else float(grade)
 
 
 def machine_grades(store: StoreBackend, judge: str) -> dict[str, dict[str, float]]:

@@ -30,9 +30,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
+import poolkit.score.families_trec as ft
 from poolkit.errors import PoolkitError, one_of
 from poolkit.params import Param, ParamError
-from poolkit.score import families_trec as ft
 from poolkit.score.facts import GAINS, GainOverflow, QueryFacts, discounts
 from poolkit.score.families import (
     average_precision,

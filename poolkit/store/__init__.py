@@ -8,6 +8,7 @@ from poolkit.store.records import (
     PoolMember,
     QueryRecord,
     Source,
+    moment_of,
     now,
     stamp,
     text_hash,
@@ -15,4 +16,4 @@ from poolkit.store.records import (
 from poolkit.store.store import Store
 
 __all__ = ["GRADING_KINDS", "Event", "NewMember", "PoolMember", "QueryRecord", "Source",
-           "Store", "now", "stamp", "text_hash"]
+           "Store", "moment_of", "now", "stamp", "text_hash"]

@@ -46,6 +46,16 @@ def now() -> str:
     return stamp()
 
 
+def moment_of(text: str | None) -> datetime | None:
+    """A stored time read back as an aware datetime (a naive one is UTC, as ``stamp`` takes
+    it); None for a missing or unreadable one."""
+    try:
+        moment = datetime.fromisoformat(text or "")
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def text_hash(title: str, body: str) -> str:
     """The content address of a pooled passage's text (``texts.hash``)."""
     return hashlib.sha256(json.dumps([title, body], ensure_ascii=False).encode()).hexdigest()

@@ -1013,7 +1013,7 @@ COMMAND_CASES = [
     Case("score-measure-rbp-p-two", _cli("score {qrels} {run} -m RBP(p=2)"),
          r"RBP: p must be a number strictly between 0 and 1, got 2.0"),
     Case("score-measure-trec-name-typo", _cli("score {qrels} {run} -m ndcg_cut_x"),
-         r"unknown measure 'ndcg_cut_x'; valid: AP"),
+         r"unknown measure 'ndcg_cut_x'; valid: 11pt_avg, AP"),
     Case("score-cutoff-a-word", _cli("score {qrels} {run} -k 5,x"),
          r"-k '5,x': 'x' is not an integer"),
     Case("score-cutoff-zero", _cli("score {qrels} {run} -k 0"), r"-k '0': cutoffs must be"),

@@ -13,9 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from judge_helpers import write_config
-from judging_screen_helpers import TickClock, sync, until
-from rich.text import Text
-from textual.widgets import Static
+from judging_screen_helpers import TickClock, screen_text, sync, until
 
 from poolkit.cli import main
 from poolkit.collection import Collection
@@ -62,14 +60,6 @@ def configured(tmp_path, location, pool: str):
     return write_config(tmp_path / "cfg", location, f"pool: {pool}\n")
 
 
-def text_of(app: JudgeApp) -> str:
-    out = []
-    for widget in app.screen.query(Static):
-        content = widget.content
-        out.append(content.plain if isinstance(content, Text) else str(content))
-    return "\n".join(out)
-
-
 BLIND = ("llm", "machine", "rank", "score", "bm25", "probab", "cal", "2.0", "model")
 
 
@@ -82,7 +72,7 @@ async def judged_in_order(app: JudgeApp, session: JudgingSession, keys: str,
             current = session.current
             assert current is not None
             shown.append(current.docid)
-            said = text_of(app).lower()
+            said = screen_text(app).lower()
             assert not [w for w in BLIND if w in said], said  # blind: no grade, rank, score
             await pilot.press(key)
             await until(lambda c=current: session.current != c or session.current is None,
@@ -186,3 +176,18 @@ def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys
     assert err.count("\n") == 1 and err.startswith("poolkit judge: error: ")
     assert "config.yaml:6: pool.judge_order: unknown machine judge 'gpt'; valid: llm" in err
     assert {p: p.read_bytes() for p in files} == files
+
+
+def test_one_reading_of_a_recorded_distribution_serves_the_order_and_the_review():
+    """``policies.grade_distribution`` is what ``order: judge`` (the expected grade) and
+    ``judge --review-machine`` (the grade's probability) both read; a malformed one is
+    none for both."""
+    from poolkit.policies import grade_distribution
+
+    note = json.dumps({"distribution": {"0": 0.5, "2": 0.5}, "answer": "2"})
+    assert grade_distribution(note) == {0: 0.5, 2: 0.5}
+    assert expected_grade(note, 2) == 1.0
+    for bad in ('{"distribution": {"x": 1.0}}', '{"distribution": {"1": true}}',
+                '{"distribution": [1]}', '{"grade": 2}', "", None):
+        assert grade_distribution(bad) is None
+        assert expected_grade(bad, 3) == 3

@@ -11,8 +11,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from judging_screen_helpers import TickClock, pooled_store, sync, until
-from rich.text import Text
+from judging_screen_helpers import TickClock, pooled_store, screen_text, sync, until
 from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
@@ -88,15 +87,6 @@ def test_unknown_judge_version_and_an_assessor_without_grades_are_one_line(store
         machine_review(store, "carol", "llm", "here")
 
 
-def text_of(app: JudgeApp) -> str:
-    """Everything the screen's widgets say, as plain text."""
-    out = []
-    for widget in app.screen.query(Static):
-        content = widget.content
-        out.append(content.plain if isinstance(content, Text) else str(content))
-    return "\n".join(out)
-
-
 def dispute(app: JudgeApp) -> str:
     return text_of_line(app, "#dispute")
 
@@ -118,7 +108,7 @@ async def test_the_review_screen_walks_the_disagreements_and_records_adjudicatio
         assert session.current.pair == ORDER[0]
         assert "judge llm said 0, you said 3" in dispute(app)
         assert "confidence 0.90" in dispute(app) and "version v1" in dispute(app)
-        assert "review machine llm@v1" in text_of(app)
+        assert "review machine llm@v1" in screen_text(app)
         await pilot.press("2")
         await until(lambda: session.current is not None and session.current.pair == ORDER[1],
                     "the next disagreement")
@@ -184,7 +174,7 @@ async def test_the_judging_screen_never_shows_or_reads_a_machines_grade(store_lo
         async with app.run_test(size=SIZE) as pilot:
             for key in "0120":
                 shown = session.current
-                assert "llm" not in text_of(app) and "machine" not in text_of(app)
+                assert "llm" not in screen_text(app) and "machine" not in screen_text(app)
                 assert session.grade_of(shown) is None  # the judge's 3 is not bob's grade
                 await pilot.press(key)
                 await until(lambda s=shown: session.current != s, "the next passage")

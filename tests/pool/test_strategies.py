@@ -47,7 +47,8 @@ def test_the_registry_is_the_only_constructor():
         order_strategy("shuffle", {"seed": True})
     assert [c.name for c in ORDER_STRATEGIES.values()] == list(ORDER_STRATEGIES)
     assert not Priority.blind and Shuffle.blind
-    assert [n for n, c in ORDER_STRATEGIES.items() if c.adaptive] == ["mtf", "mm-ns", "cal"]
+    adaptive = [n for n, c in ORDER_STRATEGIES.items() if c.adaptive]
+    assert adaptive == ["mtf", "mm-ns", "judge", "cal"]
 
 
 def test_depth_pooling_is_the_union_of_top_n_with_every_hit():

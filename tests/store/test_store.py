@@ -121,3 +121,17 @@ def test_opening_an_older_store_applies_only_the_missing_migrations(tmp_path, mo
         assert [e.grade for e in s.events()] == [2]  # the data came along
     with Store(path) as s:  # and a store already at the new version is left alone
         assert s.schema_version == SCHEMA_VERSION + 1
+
+
+def test_a_stored_time_reads_back_as_the_moment_it_was_made():
+    """``moment_of`` is ``stamp`` read back, the one reader of the store's times (the team
+    figures and the dashboard once each parsed them, one taking a naive time as UTC and
+    the other as local time)."""
+    from datetime import datetime, timedelta, timezone
+
+    from poolkit.store import moment_of, stamp
+
+    made = datetime(2026, 1, 5, 9, 30, tzinfo=timezone(timedelta(hours=2)))
+    assert moment_of(stamp(made)) == made
+    assert moment_of("2026-01-05T07:30:00") == made  # naive: UTC, as stamp takes it
+    assert moment_of(None) is None and moment_of("") is None and moment_of("noon") is None
