@@ -1,7 +1,7 @@
 """Benchmark the judging UI on a big store: keystroke to next passage, and start-up.
 
     python benchmarks/bench_judge.py [--events 100000] [--keys 300] [--json]
-        [--orders priority,mtf,mm-ns,cal] [--budget 0.9]
+        [--orders priority,mtf,mm-ns,cal] [--budget 0.9] [--team]
 
 Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, each
 ranked by four runs, and 100,000 grade events: alice has judged 55,000 pairs, bob 45,000),
@@ -23,7 +23,12 @@ then drives the real app headless with Textual's Pilot:
   BMI's batch boundaries on a worker thread that shares the interpreter with the screen;
   the figure includes what that thread takes from it. ``trained`` says how many models were
   fitted while the keys were typed. ``--budget`` adds a ``pool.budget`` (and its check
-  before every passage) to every order.
+  before every passage) to every order. ``--team`` judges under issue 28's team features
+  on every copy: an assignment plan (``poolkit assign``: alice, bob and carol, every pair to
+  two of them, by query), so each grade first takes alice's slot of its pair in the write
+  transaction, and a gold set (``poolkit gold``: ``GOLD_PER_QUERY`` unpooled passages per
+  query) mixed in at ``GOLD_RATE``, whose answers are gold events. Carol judges then: the
+  plan leaves alice the pairs she settled (and 20 more), carol a share of the rest.
 
 Aim (issue 4): under 50 ms per keystroke, under 1.5 s to start.
 """
@@ -49,6 +54,7 @@ if TYPE_CHECKING:
     from poolkit.pool.next_passage import NextPassage
 
 RUNS = ("bm25", "dense", "rerank", "splade")
+GOLD_PER_QUERY, GOLD_RATE = 3, 0.05  # --team's gold set
 
 WORDS = ("maize fall armyworm scout field whorl egg mass larvae spray neem ash sand soil "
          "grain storage moisture aflatoxin mould hermetic bag weevil dairy cow milk udder "
@@ -89,6 +95,30 @@ def build(path: Path, queries: int, docs: int, events: int) -> dict[str, Any]:
     store.close()
     return {"queries": queries, "pooled": len(pool), "events": len(log), "alice": n_alice,
             "bob": n_bob}
+
+
+def add_team(path: Path, overlap: int = 2) -> dict[str, Any]:
+    """``--team``: an assignment plan over the whole pool (keeping who settled what) and a
+    gold set of ``GOLD_PER_QUERY`` new passages per query, as ``poolkit assign`` and
+    ``poolkit gold`` record them."""
+    from poolkit.pool.assignment import plan_slots
+    from poolkit.store.assign_sql import AssignmentPlan
+    from poolkit.store.gold_sql import GoldSet
+
+    rng = random.Random(11)
+    team = ("alice", "bob", "carol")
+    store = Store(path)
+    pairs = [(m.qid, m.docid) for m in store.pool()]
+    _, slots = store.replace_assignment(
+        AssignmentPlan(overlap, "query", 7, team),
+        lambda _current, settled: plan_slots(pairs, team, overlap, "query", 7, settled))
+    queries = sorted({q for q, _ in pairs})
+    gold = [(q, f"g{q}_{i}", rng.randint(0, 3), f"Gold {i}", passage(rng))
+            for q in queries for i in range(GOLD_PER_QUERY)]
+    store.replace_gold(GoldSet("bench-gold", "0" * 64, GOLD_RATE, 3), gold)
+    store.close()
+    return {"assigned_alice": sum("alice" in h for h in slots.values()), "gold": len(gold),
+            "gold_rate": GOLD_RATE}
 
 
 def _iso(t: float) -> str:
@@ -205,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="judging orders whose keystroke-to-next-passage is timed")
     parser.add_argument("--budget", type=float, default=None,
                         help="a pool.budget for every order (a fraction of each query's pool)")
+    parser.add_argument("--team", action="store_true",
+                        help="judge under an assignment plan with a gold set mixed in")
     parser.add_argument("--no-startup", action="store_true",
                         help="time keystrokes only (skip the start-up probes)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -220,13 +252,15 @@ def main(argv: list[str] | None = None) -> int:
         built = build(path, args.queries, args.docs, args.events)
         built["build_s"] = round(time.perf_counter() - t, 2)
         built["store_mb"] = round(path.stat().st_size / 2**20, 1)
+        if args.team:
+            built["team"] = add_team(path)
         starts = [] if args.no_startup else startups(path, Path(tmp) / "small.sqlite")
         keys: list[dict[str, Any]] = []
         for order in args.orders.split(","):
             copy = Path(tmp) / f"{order}.sqlite"
             shutil.copyfile(path, copy)  # every order starts from the same store
-            keys.append(asyncio.run(drive(copy, "alice", "judge", args.keys, order,
-                                          args.budget)))
+            who = "carol" if args.team else "alice"  # (alice's plan is what she settled)
+            keys.append(asyncio.run(drive(copy, who, "judge", args.keys, order, args.budget)))
             copy.unlink()
     base = next((k["median_ms"] for k in keys if k["order"] == "priority"), None)
     for k in keys:
@@ -241,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     for r in starts:
         print(f"start-up ({r['assessor']}, {r['mode']}): {r['startup_s']:.2f} s "
               f"(launch to first passage drawn, median of 3)")
+    if args.team:
+        t = built["team"]
+        print(f"team: assignment plan (alice, bob, carol; overlap 2; alice holds "
+              f"{t['assigned_alice']:,} slots), gold set of {t['gold']:,} passages mixed in "
+              f"at {t['gold_rate']:g}")
     budget = f", budget {args.budget:g}" if args.budget is not None else ""
     for k in keys:
         ratio = (f" ({k['ratio_to_priority']:.2f} x priority)"

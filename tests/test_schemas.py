@@ -175,6 +175,7 @@ def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     # real outputs checked elsewhere: autojudge's (they need a judge server) in
     # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py,
     # estimate's (sample, DL19) in tests/app/test_estimate_verb.py and test_estimate_store.py,
-    # sample-queries' in test_estimate_store.py, assign's in tests/app/test_assign.py
+    # sample-queries' in test_estimate_store.py, assign's in tests/app/test_assign.py, gold's
+    # (and status with a gold set) in tests/app/test_gold.py
     assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay",
-                                   "estimate", "sample-queries", "assign"}
+                                   "estimate", "sample-queries", "assign", "gold"}

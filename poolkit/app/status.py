@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from poolkit.errors import StoreUnavailable
+from poolkit.errors import StoreError, StoreUnavailable
 from poolkit.reports import Report, register_report
 from poolkit.tables import table
 
 if TYPE_CHECKING:
+    from poolkit.analysis.gold import GoldAgreement
     from poolkit.collection import Collection
     from poolkit.store.contract import StoreBackend
     from poolkit.store.judging import StatusCounts
@@ -62,10 +63,22 @@ class StatusReport(Report):
     #: the store's top grade: the table's histogram columns before anyone judged (the JSON
     #: has each assessor's histogram, over the same grades)
     top: int = 3
+    #: the current gold set (``poolkit gold``: file, pairs, rate, seed), if there is one
+    gold_set: dict[str, Any] | None = None
+    #: each assessor's agreement with the gold set (``analysis.gold``): what the JSON's
+    #: ``assessors.NAME.gold`` and the table's gold lines show (none answered: absent)
+    gold: dict[str, GoldAgreement] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = self.counts.to_dict()
-        out["assessors"] = _with_team(out["assessors"], self.team, out["pooled"], self.top)
+        out["assessors"] = _with_team(out["assessors"], self.team, out["pooled"], self.top,
+                                      self.gold)
+        if self.gold_set is not None:
+            out["gold_set"] = self.gold_set
+        if self.gold_set is not None and not self.gold_set.get("hidden"):
+            for name, cell in out["assessors"].items():
+                cell["gold"] = (self.gold[name].to_dict() if name in self.gold
+                                else _no_gold())
         if self.assignment is not None:
             out["assignment"] = self.assignment
         if self.plan is not None:
@@ -83,13 +96,19 @@ class StatusReport(Report):
         return render_table(self.to_dict(), self.top)
 
 
+def _no_gold() -> dict[str, Any]:
+    from poolkit.analysis.gold import GoldAgreement
+
+    return GoldAgreement(0).to_dict()
+
+
 def _with_team(counts: dict[str, Any], team: dict[str, dict[str, Any]],
-               pooled: int, top: int) -> dict[str, Any]:
-    """Each assessor's counts with her team figures; one assigned work who has judged
-    nothing yet is listed too (with nothing counted)."""
+               pooled: int, top: int, gold: Mapping[str, Any]) -> dict[str, Any]:
+    """Each assessor's counts with her team figures; one assigned work, or who answered
+    gold passages, who has judged nothing yet is listed too (with nothing counted)."""
     blank = {"judged": 0, "pooled": pooled, "grades": {str(g): 0 for g in range(top + 1)},
              "median_seconds": None, "fast": False, "under_min_display": 0}
-    names = sorted(set(counts) | {n for n, t in team.items() if t.get("assigned")})
+    names = sorted(set(counts) | {n for n, t in team.items() if t.get("assigned")} | set(gold))
     return {n: {**counts.get(n, blank), **team.get(n, {})} for n in names}
 
 
@@ -108,11 +127,26 @@ def status(collection: Collection, pool_version: int | None = None,
     machines = machine_coverage(collection.store, counts.pool_version)
     team, assignment = team_figures(collection.store, now)
     team = with_flags(team, counts.assessors, top)
-    if counts.pool_version is None:
-        return StatusReport(counts, machines=machines, team=team, assignment=assignment,
-                            top=top)
-    return StatusReport(counts, plan_progress(collection, counts.pool_version, counts.queries),
-                        machines, team, assignment, top)
+    gold_set, gold = gold_figures(collection.store)
+    plan = (plan_progress(collection, counts.pool_version, counts.queries)
+            if counts.pool_version is not None else None)
+    return StatusReport(counts, plan, machines, team, assignment, top, gold_set, gold)
+
+
+def gold_figures(store: StoreBackend) -> tuple[dict[str, Any] | None, dict[str, GoldAgreement]]:
+    """The current gold set as the report names it, and each assessor's agreement with it
+    (``analysis.gold``); (None, {}) without a gold set."""
+    from poolkit.analysis.gold import gold_agreement
+
+    current = store.gold_set()
+    if current is None:
+        return None, {}
+    described = {"gold_set": current.gset, "labels": current.path,
+                 "pairs": len(store.gold_queue()), "rate": current.rate, "seed": current.seed}
+    try:
+        return described, gold_agreement(store)
+    except StoreError:  # an assessor on PostgreSQL: gold's grades are the lead's to read
+        return {**described, "hidden": True}, {}
 
 
 def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
@@ -268,6 +302,8 @@ def render_table(report: Mapping[str, Any], top: int = 3) -> str:
         lines += machine_lines(report["machine_judges"])
     if report.get("assignment") or any(c.get("cant_judge") for c in report["assessors"].values()):
         lines += team_lines(report)
+    if report.get("gold_set"):
+        lines += gold_lines(report)
     return "\n".join(lines) + "\n"
 
 
@@ -299,3 +335,36 @@ def machine_lines(rows: list[dict[str, Any]]) -> list[str]:
              for r in rows]
     return ["", "machine judges (not counted above; labels only with --with-machine):",
             *table(head, cells, align="llrrr")]
+
+
+def gold_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each assessor against the gold set (``analysis.gold``), and a line per flag."""
+    from poolkit.analysis.gold import BIAS_FLAG, DRIFT_WINDOW, LOW_KAPPA
+
+    gold = report["gold_set"]
+    if gold.get("hidden"):
+        return ["", f"gold checks: set {gold['gold_set']}, {gold['pairs']} pairs; agreement "
+                    f"with gold is the lead's to read"]
+    head = ("assessor", "gold n", "exact", "kappa (95%)", "bias", "flags")
+    rows, notes = [], []
+    for name, c in report["assessors"].items():
+        g = c["gold"]
+        kappa = "-" if g["kappa"] is None else f"{g['kappa']:.2f}" + (
+            f" ({g['low']:.2f}-{g['high']:.2f})" if g["low"] is not None else "")
+        rows.append((name, str(g["n"]), "-" if g["exact"] is None else f"{g['exact']:.0%}",
+                     kappa, "-" if g["bias"] is None else f"{g['bias']:+.2f}",
+                     ", ".join(g["flags"]) or "-"))
+        if "lenient" in g["flags"] or "strict" in g["flags"]:
+            side, flag = ("above", "lenient") if g["bias"] > 0 else ("below", "strict")
+            notes.append(f"{name}: grades {abs(g['bias']):.2f} {side} gold on average over "
+                         f"{g['n']} gold passages ({flag}: over {BIAS_FLAG:g})")
+        if "low" in g["flags"]:
+            notes.append(f"{name}: agreement with gold under {LOW_KAPPA:g} (kappa's interval "
+                         f"tops out at {g['high']:.2f})")
+        if "drift" in g["flags"]:
+            d = g["drift"]
+            notes.append(f"{name}: drift: {d['recent']:.0%} exact on the last {DRIFT_WINDOW} "
+                         f"gold passages, {d['earlier']:.0%} before")
+    title = (f"gold checks: set {gold['gold_set']}, {gold['pairs']} pairs from "
+             f"{gold['labels']}, {gold['rate']:g} per passage (quadratic kappa):")
+    return ["", title, *table(head, rows, align="lrrrrl"), *notes]

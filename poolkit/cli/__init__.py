@@ -45,6 +45,7 @@ SUBCOMMANDS = {
     "estimate": "estimate",
     "sample-queries": "sample_queries",
     "assign": "assign",
+    "gold": "gold",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -70,6 +71,7 @@ SUMMARIES = {
     "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
                       "recorded",
     "assign": "assign the pool's pairs to assessors, each pair to exactly --overlap of them",
+    "gold": "record pairs with a known grade as gold checks mixed into every assessor's judging",
 }
 
 

@@ -33,6 +33,15 @@ Rules
   by the store (``OverlapFull``) and leaves the walk: she gets other work.
 - Can't judge (``cant_judge_event``) is its own event, with its reason as the note: the pair
   is done for this assessor, is never a label, and goes to the adjudication list.
+- Gold checks (``poolkit gold``; judge mode): the gold set's pairs of a query are mixed
+  into its walk at the set's rate, at places drawn by the set's seed, the assessor and the
+  query (``judge.gold_mix``), as items like any other: the header's "passage i of n" and the
+  progress count them, nothing marks them. A grade on one is a ``gold`` event (never a
+  label); undo, back and regrade work on it as on any grade. A pooled pair of the gold set
+  is served only as gold (its grade is known already). Under a learning order a gold
+  passage comes once the query has as many passages done as its place in the walk. A query
+  with nothing left to judge when the walk is built gets no gold passage: coming back to a
+  finished query for one passage would give it away.
 - Judge later (``later``) defers the passage to the end of the session: it comes back after
   every other pending passage, skipped ones included. Nothing is recorded.
 - A query whose passages left were each skipped twice (once all were skipped, each came back
@@ -60,6 +69,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Protocol
 
 from poolkit.errors import OverlapFull, PoolkitError, StoreError, one_of
+from poolkit.judge.gold_mix import mix_gold
 from poolkit.judge.review import MachineReview
 from poolkit.store.claims import Claim, current_claim, holds, renew
 from poolkit.store.contract import StoreBackend
@@ -73,7 +83,7 @@ from poolkit.store.judging import (
     seconds_taken,
     skips,
 )
-from poolkit.store.records import Event, QueryRecord, Source, stamp
+from poolkit.store.records import GOLD, Event, QueryRecord, Source, stamp
 from poolkit.store.terms import added_terms, toggle_term
 
 MODES = ("judge", "agreement", "adjudicate", "review")
@@ -167,7 +177,11 @@ class JudgingSession:
         self._texts: dict[str, tuple[str, str]] = {}
         self._sources: dict[tuple[str, str], list[Source]] | None = None
 
-        kinds = ("adjudicate",) if self.kind == "adjudicate" else VOTE_KINDS
+        #: the gold set's pairs (judge mode), served as gold checks (``judge.gold_mix``)
+        self.gold_set = store.gold_set() if mode == "judge" else None
+        self.gold: dict[tuple[str, str], str] = {} if self.gold_set is None else \
+            store.gold_queue()
+        kinds = ("adjudicate",) if self.kind == "adjudicate" else (*VOTE_KINDS, GOLD)
         self.stacks: dict[tuple[str, str], list[Mark]] = assessor_stacks(store, assessor, kinds)
         self.skips: dict[tuple[str, str], int] = skips(store, assessor)
         self.notes: dict[tuple[str, str], list[Event]] = {}
@@ -251,6 +265,8 @@ class JudgingSession:
         for qid, docid, version_, text_hash in self.store.pool_rows(self.pool_version):
             position = positions[qid] = positions.get(qid, 0) + 1
             pair = (qid, docid)
+            if pair in self.gold:
+                continue  # a known grade: served as gold only (_mix_gold)
             if (wanted is None or pair in wanted) and (self.only is None or qid in self.only):
                 item = self._index[pair] = Item(qid, docid, text_hash, version_, position)
                 if qid in self.items:
@@ -266,12 +282,34 @@ class JudgingSession:
         #: shows how many are judged, not the place)
         self.ranked_order = (self.chooser is not None and self.chooser.adaptive) or \
             order not in POSITION_BLIND_ORDERS
+        self._mix_gold(done)
         self.query_ids = list(self.items)
         self._walk = [item for items in self.items.values() for item in items]
         if self.review is not None:  # the review's order, across queries
             rank = {(d.qid, d.docid): i for i, d in enumerate(self.review.pairs)}
             self._walk.sort(key=lambda item: rank[item.pair])
         self._place = {item.pair: i for i, item in enumerate(self._walk)}
+
+    def _mix_gold(self, done: Set[tuple[str, str]]) -> None:
+        """Put the gold set's pairs into their queries' walks (``judge.gold_mix``)."""
+        if self.gold_set is None:
+            return
+        by_query: dict[str, list[tuple[str, str]]] = {}
+        for qid, docid in sorted(self.gold):  # (a query with nothing left to judge gets
+            if qid in self.items and self.done_count[qid] < len(self.items[qid]):  # none)
+                by_query.setdefault(qid, []).append((qid, docid))
+        for qid, pairs in by_query.items():
+            walk = self.items[qid]
+            gold = [Item(q, d, self.gold[(q, d)], self.pool_version, 0) for q, d in pairs]
+            mixed = mix_gold(walk, gold, self.gold_set.rate, self.gold_set.seed, self.assessor,
+                             qid)
+            for i, item in enumerate(mixed):  # a gold item takes its follower's position
+                if item.position == 0:
+                    follower = next((m for m in mixed[i:] if m.position), walk[-1])
+                    mixed[i] = item = item._replace(position=follower.position)
+                    self._index[item.pair] = item
+                    self.done_count[qid] += item.pair in done
+            self.items[qid] = mixed
 
     def refresh_pool(self) -> bool:
         """Take in a pool version another process added since (when following the latest);
@@ -376,7 +414,8 @@ class JudgingSession:
             return self._event(self.kind, self.current, now, grade=grade,
                                note=self.review.note(self.current.pair, self.pending_note),
                                ref=earlier.mine_event if earlier else None)
-        return self._event(self.kind, self.current, now, grade=grade, note=self.pending_note)
+        kind = GOLD if self.current.pair in self.gold and self.mode == "judge" else self.kind
+        return self._event(kind, self.current, now, grade=grade, note=self.pending_note)
 
     def skip_event(self) -> Event | None:
         if self.current is None:
@@ -455,7 +494,7 @@ class JudgingSession:
         if self._undo_log is None:
             self._undo_log = sorted(
                 (m.id, pair) for pair, stack in self.stacks.items() if pair in self._index
-                for m in stack if m.kind == self.kind)
+                for m in stack if m.kind in (self.kind, GOLD))
         return self._undo_log
 
     def undo_event(self) -> Event | None:
@@ -484,7 +523,7 @@ class JudgingSession:
         """Take a just-recorded event into the session's state and show what comes next."""
         pair = (event.qid, event.docid)
         item = self._index.get(pair)
-        if event.kind == self.kind:
+        if event.kind in (self.kind, GOLD):
             was_done = item is not None and self.is_done(item)
             self.stacks.setdefault(pair, []).append(Mark(event_id, event.kind, event.grade))
             if item is not None and self._undo_log is not None:
@@ -722,12 +761,15 @@ class JudgingSession:
                     self._untold.append(qid)
                 return None
             if self.chooser.adaptive and not skipped:
+                gold = self._gold_due(qid)
+                if gold is not None:
+                    return gold
                 # (from the query's own passages: the assessor's whole history is 100,000s)
                 mine = {it.docid for it in self.items[qid] if it.pair in self.stacks}
                 mine_skipped = {it.docid for it in self.items[qid]
                                 if it.pair in self.skips or it.pair in self.deferred}
-                allowed = None if self._wanted is None else \
-                    {it.docid for it in self.items[qid]}
+                allowed = None if self._wanted is None and not self.gold else \
+                    {it.docid for it in self.items[qid] if it.pair not in self.gold}
                 doc = self.chooser.pick(qid, self.assessor, mine, mine_skipped, allowed)
                 return self._index.get((qid, doc)) if doc is not None else None
         items = self.items[qid]
@@ -740,6 +782,17 @@ class JudgingSession:
         waiting = [it for it in items if it.pair in self.skips and it.pair not in self.deferred
                    and not self.is_done(it)]
         return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
+
+    def _gold_due(self, qid: str) -> Item | None:
+        """Under a learning order: the query's first gold passage not done, skipped or
+        deferred whose place in the walk the query's passages done have reached."""
+        for place, item in enumerate(self.items[qid]):
+            if place > self.done_count[qid]:
+                return None
+            if item.pair in self.gold and not self.is_done(item) and \
+                    item.pair not in self.skips and item.pair not in self.deferred:
+                return item
+        return None
 
     def take_closures(self) -> list[tuple[str, str]]:
         """(qid, why) of the queries found closed since the last call, oldest first."""

@@ -10,6 +10,8 @@ idempotent pooling, versioned pools with provenance.
 Readers of the judgment log (``events``, ``current_grades``, ``live_marks``,
 ``labelled_pairs_in_order``, ``assessors``, ``timings``, ``latest_skips``) see people's events
 only; ``machine=NAME`` asks for one machine judge's instead (``records.Event.origin``).
+A ``gold`` event (an answer on a gold pair) is never a label: no reader of labels asks for
+that kind, and ``labelled_pairs_in_order`` leaves it out.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 from poolkit.io.sample import QueryDraw, SampledPair
 from poolkit.io.scale import GradeScale
 from poolkit.store.assign_sql import AssignmentPlan, Slots
+from poolkit.store.gold_sql import GoldPair, GoldSet
 from poolkit.store.records import (
     GRADING_KINDS,
     Event,
@@ -150,3 +153,10 @@ class StoreBackend(Protocol):
                            ) -> tuple[int, Slots]: ...
     def settled_pairs(self) -> dict[tuple[str, str], list[str]]: ...
     def claim_slot(self, assessor: str, qid: str, docid: str) -> bool: ...
+
+    # -- gold checks (``poolkit gold``, schema 11) ---------------------------------------------
+    def gold_set(self) -> GoldSet | None: ...
+    def gold_queue(self) -> dict[tuple[str, str], str]: ...
+    def gold_pairs(self) -> list[GoldPair]: ...
+    def replace_gold(self, gold: GoldSet,
+                     pairs: Iterable[tuple[str, str, int, str, str]]) -> int: ...

@@ -31,7 +31,7 @@ COMPANIONS = ("-wal", "-shm", "-journal")
 
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
-         "pool_version_systems", "events", "assignment_plans")
+         "pool_version_systems", "events", "assignment_plans", "gold_sets")
 #: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock.
 NOT_DATA = {"meta", "write_lock"}
 #: Columns a later schema added, with their default: a column holding its default in every
@@ -39,9 +39,9 @@ NOT_DATA = {"meta", "write_lock"}
 #: store with no machine judge's events hashes as it did at schema 6, on either backend).
 ADDED_WITH_DEFAULT = {"events": {"origin": "person", "judge_version": None}}
 #: Tables a later schema added (schema 8: the human query sample): left out of the content
-#: hash while they hold no row, for the same reason (schema 9: assignments).
+#: hash while they hold no row, for the same reason (schema 9: assignments; 11: gold).
 ADDED_TABLES = {"query_draws", "query_sample", "assignment_plans", "assignments",
-                "assigned_pairs"}
+                "assigned_pairs", "gold_sets", "gold_pairs"}
 
 
 @dataclass

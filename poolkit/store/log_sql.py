@@ -11,6 +11,7 @@ from typing import Any
 from poolkit.errors import OverlapFull
 from poolkit.store.records import (
     EVENT_COLUMNS,
+    GOLD,
     GRADING_KINDS,
     MACHINE,
     PERSON,
@@ -191,10 +192,11 @@ class LogSql(SqlBase):
 
     def labelled_pairs_in_order(self, machine: str | None = None) -> list[tuple[str, str]]:
         """Every (qid, docid) any of people's events (or machine judge ``machine``'s) names,
-        in the order they were first named."""
+        in the order they were first named; answers on gold pairs (``gold``) are no label
+        and name none."""
         origin, args = self._origin(machine)
         return self.conn.execute(  # type: ignore[no-any-return]
-            f"SELECT qid, docid FROM events WHERE 1=1{origin} GROUP BY qid, docid "
+            f"SELECT qid, docid FROM events WHERE kind != '{GOLD}'{origin} GROUP BY qid, docid "
             "ORDER BY MIN(id)", args).fetchall()
 
     # -- passages on screen ---------------------------------------------------------------

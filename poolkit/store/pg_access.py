@@ -9,9 +9,11 @@ for poolkit:
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
   Everybody reads everything but others' assignment slots (``assignments``: an assessor
-  reads her own and the open ones, and may only take an open one for herself); members of
-  ``poolkit_admin`` write under any name.
-- **Assessors record ``grade``, ``undo``, ``skip``, ``note`` and ``cant_judge`` events only,
+  reads her own and the open ones, and may only take an open one for herself) and the gold
+  set's grades (``gold_pairs.grade``: an assessor reads which pairs are gold, not their
+  answers); members of ``poolkit_admin`` write under any name.
+- **Assessors record ``grade``, ``undo``, ``skip``, ``note``, ``cant_judge`` and ``gold``
+  (an answer on a gold pair) events only,
   as a person**;
   ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
   ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
@@ -34,13 +36,16 @@ ADMIN_ROLE = "poolkit_admin"
 ASSESSOR_ROLE = "poolkit_assessor"
 LOCK_TABLE = "write_lock"
 #: What an assessor may record under her own name; the rest is an admin's (see the docstring).
-ASSESSOR_KINDS = ("grade", "undo", "skip", "note", "cant_judge")
+ASSESSOR_KINDS = ("grade", "undo", "skip", "note", "cant_judge", "gold")
 #: Tables an assessor writes, each under row-level security by its ``assessor`` column, with
 #: what she may do there (the session tables only where the schema has them).
 ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
                    "session_claims": "INSERT, UPDATE, DELETE",
                    "assessor_terms": "INSERT, UPDATE, DELETE",
                    "assignments": "UPDATE"}
+#: The gold pairs' columns an assessor reads (which passages are gold checks, for the judging
+#: screen to mix in); their grades are the lead's, or gold would be an open book.
+GOLD_QUEUE_COLUMNS = ("qid", "docid", "text_hash", "gset", "rowid")
 #: Columns nobody but the owner writes: the server assigns them.
 SERVER_COLUMNS = ("id", "rowid")
 
@@ -184,6 +189,11 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
     if "assignments" in tables:  # a new plan replaces the old one's rows
         raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
+    if "gold_pairs" in tables:  # a new gold set replaces the old one's pairs; an assessor
+        raw.execute(f"GRANT DELETE ON gold_pairs TO {ADMIN_ROLE}")  # never reads the grades
+        raw.execute(f"REVOKE SELECT ON gold_pairs FROM {ASSESSOR_ROLE}")
+        raw.execute(f"GRANT SELECT ({', '.join(GOLD_QUEUE_COLUMNS)}) ON gold_pairs TO "
+                    f"{ASSESSOR_ROLE}")
     schema = raw.execute("SELECT current_schema()").fetchone()[0]
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
 

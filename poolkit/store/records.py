@@ -18,6 +18,9 @@ from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 
 #: Kinds of event that carry a grade (``store.schema`` states the same rule in the schema).
 GRADING_KINDS = ("grade", "adjudicate", "import")
+#: A person's answer on a gold pair (``poolkit gold``): it carries a grade on the scale, yet
+#: it is never a label, so it is not a grading kind; only the gold figures read it.
+GOLD = "gold"
 
 #: Who made an event: a person at the judging screen (or an import, a lead's), or a machine
 #: judge (``poolkit.judges``), whose events no reader of people's labels sees.
@@ -124,9 +127,10 @@ EVENT_COLUMNS = ("qid", "docid", "assessor", "kind", "grade", "shown_at", "judge
 def event_row(event: Event, scale: GradeScale = DEFAULT_SCALE) -> tuple[Any, ...]:
     """``event``'s values in ``EVENT_COLUMNS`` order, checked: a grading event's grade is on
     the store's ``scale``, a person's event names no judge version."""
-    if event.kind in GRADING_KINDS and event.grade is None:
+    graded = event.kind in GRADING_KINDS or event.kind == GOLD
+    if graded and event.grade is None:
         raise StoreError(f"a {event.kind!r} event needs a grade")
-    if event.kind in GRADING_KINDS and event.grade not in scale.grades:
+    if graded and event.grade not in scale.grades:
         # The store's scale (io.scale): what export writes, import and status read back.
         raise StoreError(f"a {event.kind!r} event's grade {event.grade!r} is off the scale "
                          f"{scale.span} (query {event.qid!r} doc {event.docid!r})")
@@ -144,6 +148,6 @@ def system_record(row: tuple[Any, ...]) -> dict[str, Any]:
             "run_sha256": run_sha256, "run_path": run_path}
 
 
-__all__ = ["EVENT_COLUMNS", "GRADING_KINDS", "MACHINE", "ORIGINS", "PERSON", "Event",
+__all__ = ["EVENT_COLUMNS", "GOLD", "GRADING_KINDS", "MACHINE", "ORIGINS", "PERSON", "Event",
            "NewMember", "PoolMember", "QueryRecord", "Source", "event_row",
            "now", "stamp", "system_record", "text_hash"]

@@ -55,6 +55,65 @@ def _grade_triggers(high: int) -> str:
     """
 
 
+#: the event kinds of schemas 9 and 10 (``cant_judge``: a person cannot grade a passage)
+_KINDS_9 = "'grade', 'undo', 'skip', 'note', 'adjudicate', 'import', 'cant_judge'"
+#: the event kinds from schema 11 on (``gold``: an answer on a gold pair, never a label)
+_KINDS_11 = _KINDS_9 + ", 'gold'"
+
+
+def _events_table(kinds: str) -> str:
+    """SQLite's rebuild of ``events`` whose kind is one of ``kinds`` (SQLite cannot change
+    a CHECK in place): same columns, rows and ids; the self-reference is written to the new
+    table's name, which the rename turns into ``events``. The grade triggers go with the old
+    table: the caller makes them again."""
+    return f"""
+    CREATE TABLE events_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        assessor TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ({kinds})),
+        grade INTEGER,
+        shown_at TEXT,
+        judged_at TEXT NOT NULL,
+        text_hash TEXT,
+        pool_version INTEGER,
+        position INTEGER,
+        note TEXT,
+        ref INTEGER REFERENCES events_new(id),
+        source TEXT,
+        origin TEXT NOT NULL DEFAULT 'person' CHECK (origin IN ('person', 'machine')),
+        judge_version TEXT CHECK (judge_version IS NULL OR origin = 'machine')
+    );
+    INSERT INTO events_new SELECT * FROM events;
+    DROP TABLE events;
+    ALTER TABLE events_new RENAME TO events;
+    CREATE INDEX events_pair ON events (qid, docid);
+    CREATE INDEX events_assessor ON events (assessor, qid);
+    """
+
+
+_GOLD_TABLES = """
+    CREATE TABLE gold_sets (
+        gset INTEGER PRIMARY KEY,
+        made_at TEXT NOT NULL,
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        rate REAL NOT NULL CHECK (rate > 0 AND rate <= 1),
+        seed INTEGER NOT NULL
+    );
+
+    CREATE TABLE gold_pairs (
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        grade INTEGER NOT NULL CHECK (grade BETWEEN 0 AND 9),
+        text_hash TEXT NOT NULL REFERENCES texts(hash),
+        gset INTEGER NOT NULL REFERENCES gold_sets(gset),
+        PRIMARY KEY (qid, docid)
+    );
+    """
+
+
 MIGRATIONS: list[Dialects] = [
     # 0 -> 1: the first schema.
     Dialects(
@@ -293,42 +352,7 @@ MIGRATIONS: list[Dialects] = [
     # columns, rows and ids; its self-reference is written to the new table's name, which the
     # rename turns into ``events`` (so no row of the old table is ever a child of the new).
     Dialects(
-        sqlite=f"""
-    CREATE TABLE events_new (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        qid TEXT NOT NULL,
-        docid TEXT NOT NULL,
-        assessor TEXT NOT NULL,
-        kind TEXT NOT NULL
-            CHECK (kind IN ('grade', 'undo', 'skip', 'note', 'adjudicate', 'import',
-                            'cant_judge')),
-        grade INTEGER,
-        shown_at TEXT,
-        judged_at TEXT NOT NULL,
-        text_hash TEXT,
-        pool_version INTEGER,
-        position INTEGER,
-        note TEXT,
-        ref INTEGER REFERENCES events_new(id),
-        source TEXT,
-        origin TEXT NOT NULL DEFAULT 'person' CHECK (origin IN ('person', 'machine')),
-        judge_version TEXT CHECK (judge_version IS NULL OR origin = 'machine')
-    );
-    INSERT INTO events_new SELECT * FROM events;
-    DROP TABLE events;
-    ALTER TABLE events_new RENAME TO events;
-    CREATE INDEX events_pair ON events (qid, docid);
-    CREATE INDEX events_assessor ON events (assessor, qid);
-
-    CREATE TRIGGER events_grade_on_scale BEFORE INSERT ON events
-    WHEN NOT ({_grade_rule('NEW.')})
-    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
-
-    CREATE TRIGGER events_grade_on_scale_update
-        BEFORE UPDATE OF kind, grade ON events
-    WHEN NOT ({_grade_rule('NEW.')})
-    BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: events_grade_on_scale'); END;
-
+        sqlite=_events_table(_KINDS_9) + _grade_triggers(_HIGH) + """
     CREATE TABLE assignment_plans (
         plan INTEGER PRIMARY KEY,
         made_at TEXT NOT NULL,
@@ -371,6 +395,15 @@ MIGRATIONS: list[Dialects] = [
     ALTER TABLE events ADD CONSTRAINT events_grade_on_scale
         CHECK ({_grade_rule(high=TOP_LIMIT)}) NOT VALID
     """),
+    # ---- 10 -> 11 (branch s35-gold, issue 28): gold checks. ``gold_sets`` keeps every
+    # ``poolkit gold`` (the file, its sha256, the rate and seed of mixing); the newest is the
+    # current one, and ``gold_pairs`` holds its pairs with their known grade and the text an
+    # assessor is shown (in ``texts``: a gold pair need not be pooled). An assessor's answer
+    # on a gold pair is a ``gold`` event (the new kind, grade on the scale): never a label.
+    # SQLite rebuilds ``events`` for the new kind as migration 9 did.
+    Dialects(
+        sqlite=_events_table(_KINDS_11) + _grade_triggers(TOP_LIMIT) + _GOLD_TABLES,
+        postgresql=pg.GOLD),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -245,3 +245,32 @@ CREATE TABLE assigned_pairs (
     rowid BIGSERIAL
 );
 """
+
+#: 10 -> 11: gold checks: the ``gold`` event kind, the gold set and its pairs (see
+#: ``store.schema``).
+GOLD = """
+ALTER TABLE events DROP CONSTRAINT IF EXISTS events_kind_check;
+
+ALTER TABLE events ADD CONSTRAINT events_kind_check CHECK (kind IN ('grade', 'undo', 'skip',
+    'note', 'adjudicate', 'import', 'cant_judge', 'gold')) NOT VALID;
+
+CREATE TABLE gold_sets (
+    gset BIGINT PRIMARY KEY,
+    made_at TEXT COLLATE "C" NOT NULL,
+    path TEXT COLLATE "C" NOT NULL,
+    sha256 TEXT COLLATE "C" NOT NULL,
+    rate DOUBLE PRECISION NOT NULL CHECK (rate > 0 AND rate <= 1),
+    seed BIGINT NOT NULL,
+    rowid BIGSERIAL
+);
+
+CREATE TABLE gold_pairs (
+    qid TEXT COLLATE "C" NOT NULL,
+    docid TEXT COLLATE "C" NOT NULL,
+    grade BIGINT NOT NULL CHECK (grade BETWEEN 0 AND 9),
+    text_hash TEXT COLLATE "C" NOT NULL REFERENCES texts(hash),
+    gset BIGINT NOT NULL REFERENCES gold_sets(gset),
+    PRIMARY KEY (qid, docid),
+    rowid BIGSERIAL
+);
+"""

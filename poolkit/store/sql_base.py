@@ -8,7 +8,7 @@ from typing import Any
 
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.store.handle import Handle, identifier
-from poolkit.store.records import GRADING_KINDS, MACHINE, PERSON
+from poolkit.store.records import GOLD, GRADING_KINDS, MACHINE, PERSON
 
 
 class SqlBase(Handle):
@@ -74,8 +74,9 @@ class SqlBase(Handle):
         self._scale = scale
 
     def top_grade_given(self) -> int | None:
-        """The highest grade of any grading event, a person's or a machine's (None: none)."""
-        kinds = ", ".join(f"'{k}'" for k in GRADING_KINDS)
+        """The highest grade of any grading event, a person's or a machine's, or of an answer
+        on a gold pair (None: none)."""
+        kinds = ", ".join(f"'{k}'" for k in (*GRADING_KINDS, GOLD))
         row = self.conn.execute(f"SELECT MAX(grade) FROM events WHERE kind IN ({kinds})"
                                 ).fetchone()
         return None if row is None or row[0] is None else int(row[0])

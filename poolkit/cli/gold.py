@@ -1,0 +1,46 @@
+"""``poolkit gold CONFIG FILE --rate 0.05``: pairs with a known answer, mixed into every
+assessor's judging as gold checks (the verb is :mod:`poolkit.app.gold`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+SUMMARY = "record pairs with a known grade as gold checks mixed into every assessor's judging"
+
+DESCRIPTION = """\
+Record FILE's pairs (a golden.yaml or qrels: graded by the lead, or agreed adjudications) as
+the store's gold set, replacing the last one. `poolkit judge` mixes them into every
+assessor's queue at --rate gold passages per passage (where, by --seed and the assessor),
+looking exactly like any other passage, and records the answers as gold events: never
+labels. `poolkit status` shows each assessor's agreement with gold (exact, quadratic
+kappa with its interval) and flags a lenient or strict assessor and a drift over time. A
+query or doc the collection lacks, or a grade off its scale, is one error naming the line,
+and nothing is recorded."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from poolkit.app.gold import GoldReport
+
+    p = sub.add_parser("gold", help=SUMMARY, description=DESCRIPTION)
+    p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
+    p.add_argument("labels", metavar="FILE", help="the known grades: golden.yaml or qrels")
+    p.add_argument("--rate", type=float, default=0.05, metavar="R",
+                   help="gold passages per passage of the pool, in (0, 1] (default: 0.05)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="where the gold passages go in each queue (default: 0)")
+    p.add_argument("--format", choices=list(GoldReport.formats), default="table",
+                   help="output format (default: table)")
+    from poolkit.cli.formats import add_format_options
+
+    add_format_options(p, runs=False)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from poolkit.app.gold import GoldRequest, gold
+
+    report = gold(GoldRequest(args.config, args.labels, args.rate, args.seed,
+                              qrels_format=args.qrels_format))
+    sys.stdout.write(report.render(args.format))
+    return 0
