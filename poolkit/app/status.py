@@ -250,8 +250,9 @@ def _scale_of(report: Mapping[str, Any], top: int) -> list[str]:
     return list(cells[0]["grades"]) if cells else [str(g) for g in range(top + 1)]
 
 
-def render_table(report: Mapping[str, Any], top: int = 3) -> str:
-    """The report (as its JSON document) as aligned text for a terminal."""
+def render_table(report: Mapping[str, Any], top: int = 3, team: bool = True) -> str:
+    """The report (as its JSON document) as aligned text for a terminal; ``team``: with the
+    per-assessor team table (the dashboard, which draws those figures itself, leaves it)."""
     from poolkit.store.judging import FAST_MEDIAN
 
     grades = _scale_of(report, top)
@@ -298,32 +299,27 @@ def render_table(report: Mapping[str, Any], top: int = 3) -> str:
     if report["unpooled_labels"]:
         lines.append(f"{report['unpooled_labels']} label(s) on pairs outside the pool "
                      f"(imported) are not counted above")
+    if team and report["assessors"]:
+        lines += team_lines(report)
     if report.get("machine_judges"):
         lines += machine_lines(report["machine_judges"])
-    if report.get("assignment") or any(c.get("cant_judge") for c in report["assessors"].values()):
-        lines += team_lines(report)
     if report.get("gold_set"):
         lines += gold_lines(report)
     return "\n".join(lines) + "\n"
 
 
 def team_lines(report: Mapping[str, Any]) -> list[str]:
-    """Each assessor against the assignment: settled of assigned, can't-judge, pace, active
-    time, kappa with peers on shared pairs."""
+    """Each assessor's team figures (the JSON's ``assessors.NAME.*``: judged, settled of
+    assigned, can't-judge, pace, active time, kappa with peers and with gold, flags), under
+    the assignment plan's line: ``status_cells.assessor_block``, the dashboard's cells."""
+    from poolkit.app.status_cells import assessor_block
+
     plan = report.get("assignment")
-    head = ("assessor", "judged/assigned", "can't judge", "med s", "active", "peers kappa (n)")
-    rows = []
-    for name, c in report["assessors"].items():
-        assigned = "-" if c["assigned"] is None else f"{c['assigned_judged']}/{c['assigned']}"
-        kappa = c["peers"]["kappa"]
-        rows.append((name, assigned, str(c["cant_judge"]), _seconds(c["pace_median_s"]),
-                     f"{c['active_s'] / 60:.1f} min",
-                     f"{'-' if kappa is None else f'{kappa:.2f}'} ({c['peers']['n']})"))
     title = ("team (no assignment plan):" if plan is None else
              f"team: plan {plan['plan']}, {plan['pairs']} pairs, each to {plan['overlap']} "
              f"assessors by {plan['unit']}" + (f", {plan['open_slots']} slots open"
                                               if plan["open_slots"] else "") + ":")
-    return ["", title, *table(head, rows, align="lrrrrr")]
+    return ["", title, *assessor_block(report)]
 
 
 def machine_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -6,9 +6,8 @@ piped, each frame is the same table as text, cut to the terminal's size (``COLUM
 ``LINES``, else 80x24). Both draw what ``status`` computed (``StatusReport.to_dict``): the
 figures are the JSON's ``assessors.NAME.*``; nothing is computed twice.
 
-Every column is one entry of ``COLUMNS`` (a header, its alignment, the cell of one assessor's
-figures): a new figure is one more entry. A figure the report does not have yet (``gold``
-before any gold check) is ``–``.
+Its columns are ``status_cells.COLUMNS`` (one cell function per figure, which ``status``'s
+table uses too).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from poolkit.app.status_cells import COLUMNS
 from poolkit.errors import StoreUnavailable
 from poolkit.io.paths import shown_path
 from poolkit.store.records import moment_of
@@ -27,71 +27,11 @@ from poolkit.tables import table
 if TYPE_CHECKING:
     from poolkit.collection import Collection
 
-NONE = "–"
-#: the pace trend's arrows: more seconds per grade, fewer, about the same
-ARROWS = {"slower": "↑", "faster": "↓", "steady": "→"}
 #: the rules behind the figures, said under the table
 LEGEND = ("today: grades since midnight; trend: median s of the last 20 grades against the 20 "
           "before (↑ slower, ↓ faster by over 20%); away: time on screen past 5 min per grade; "
           "lenient/harsh: share of the top grade over 2x / under half the others' (20+ "
           "grades each); fast: median under 1 s")
-
-
-def duration(seconds: float | None) -> str:
-    """``45s``, ``12m``, ``3h05m``, ``2d04h``: short enough for a column."""
-    if seconds is None:
-        return NONE
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
-def kappa_cell(agreement: Mapping[str, Any] | None) -> str:
-    """``0.62 (40)``: kappa and how many pairs it stands on; ``–`` without a kappa."""
-    if not agreement or agreement.get("kappa") is None:
-        return NONE
-    return f"{agreement['kappa']:.2f} ({agreement['n']})"
-
-
-def _assigned(c: Mapping[str, Any]) -> str:
-    return NONE if c.get("assigned") is None else f"{c['assigned_judged']}/{c['assigned']}"
-
-
-def _pace(c: Mapping[str, Any]) -> str:
-    return NONE if c.get("pace_median_s") is None else f"{c['pace_median_s']:.1f}"
-
-
-def _trend(c: Mapping[str, Any]) -> str:
-    t = c.get("pace_trend")
-    return NONE if not t else f"{ARROWS[t['direction']]} {t['last_s']:.1f}"
-
-
-def _shares(c: Mapping[str, Any]) -> str:
-    share = c.get("grade_share")
-    return NONE if not share else "/".join(f"{round(v * 100)}" for v in share.values())
-
-
-Cell = Callable[[Mapping[str, Any]], str]
-#: the dashboard's columns, in order: (header, 'l' or 'r', cell)
-COLUMNS: list[tuple[str, str, Cell]] = [
-    ("today", "r", lambda c: str(c.get("judged_today", 0))),
-    ("judged", "r", lambda c: str(c["judged"])),
-    ("assigned", "r", _assigned),
-    ("med s", "r", _pace),
-    ("trend", "r", _trend),
-    ("active", "r", lambda c: duration(c.get("active_s"))),
-    ("away", "r", lambda c: duration(c.get("away_s"))),
-    ("peers κ", "r", lambda c: kappa_cell(c.get("peers"))),
-    ("gold κ", "r", lambda c: kappa_cell(c.get("gold"))),
-    ("grades %", "r", _shares),
-    ("last", "r", lambda c: duration(c.get("since_last_s"))),  # see _as_of
-    ("flags", "l", lambda c: ",".join(c.get("flags") or ())),
-]
 
 
 def _as_of(c: Mapping[str, Any], now: datetime | None) -> Mapping[str, Any]:
@@ -156,7 +96,8 @@ def board_draw(collection: Collection, pool_version: int | None,
             return f"store unreachable: {exc} (trying again)", ""
         doc = report.to_dict()
         stamp = f"as of {now.strftime('%H:%M:%S')}"
-        per_query = render_table(doc, report.top).split("\n", 1)[1]  # the title says the store
+        # (the title says the store; the team's figures are the board's own)
+        per_query = render_table(doc, report.top, team=False).split("\n", 1)[1]
         return "\n".join([stamp, *board_lines(doc, width, now=now)]), per_query
 
     return draw

@@ -52,6 +52,32 @@ def test_each_assessor_has_the_dashboards_figures(team):
     assert {"assigned", "judged", "cant_judge", "pace_median_s", "active_s", "peers"} <= set(bob)
 
 
+def test_the_status_table_has_each_assessors_figures(team):
+    """``poolkit status CONFIG`` (the table, not --watch, not json) showed none of the team
+    figures the JSON has: a block of one row per assessor, drawn from the same report (it is
+    rendered after the store is closed, so nothing is read or computed again)."""
+    from shared_data import REPO
+
+    with Collection.open(team[0]) as collection:
+        report = status(collection, now=NOW)
+    doc, text = report.to_dict(), report.render("table")
+    block = text[text.index("team (no assignment plan):"):].rstrip("\n").splitlines()
+    assert block[1].split() == ["assessor", "judged", "assigned", "can't", "med", "s",
+                                "active", "peers", "κ", "gold", "κ", "flags"]
+    rows = {line.split()[0]: line.split() for line in block[2:]}
+    assert rows == {
+        "alice": ["alice", "24", "–", "0", "21.5", "8m", "0.03", "(27)", "–", "lenient"],
+        "bob": ["bob", "24", "–", "0", "20.0", "12m", "0.00", "(27)", "–", "harsh"],
+        "carol": ["carol", "3", "–", "0", "30.0", "1m", "0.14", "(6)", "–"]}
+    for name, row in rows.items():  # the JSON's figures, as the dashboard writes them
+        c = doc["assessors"][name]
+        assert row[1:4] == [str(c["judged"]), "–", str(c["cant_judge"])]
+        assert row[4] == f"{c['pace_median_s']:.1f}" and row[6] == f"{c['peers']['kappa']:.2f}"
+        assert row[9:] == c["flags"]
+    readme = (REPO / "README.md").read_text()
+    assert "\n".join(block) in readme[readme.index("`poolkit status` adds a team table"):]
+
+
 def test_today_is_the_clocks_day_in_the_clocks_time_zone(team):
     east = NOW.astimezone(timezone(timedelta(hours=14)))
     # 02:00 on 3 March there: day 2's grades (09:xx UTC = 23:xx on 2 March) are yesterday's
