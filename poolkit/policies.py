@@ -41,6 +41,7 @@ from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.qrels import Qrels
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
+from poolkit.store.records import Event
 
 Pair = tuple[str, str]
 
@@ -404,10 +405,19 @@ class MachineVersion:
         return f"{self.judge}@{self.version}"
 
 
-def machine_versions(store: StoreBackend, judge: str) -> list[MachineVersion]:
+def machine_events(store: StoreBackend, judge: str) -> list[Event]:
+    """Machine judge ``judge``'s grading and undo events, in id order (what
+    ``machine_versions`` reads)."""
+    return store.events(kinds=[*VOTE_KINDS, "undo"], machine=judge)
+
+
+def machine_versions(store: StoreBackend, judge: str,
+                     events: Sequence[Event] | None = None) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event):
-    the last one is the judge's latest version."""
-    events = store.events(kinds=[*VOTE_KINDS, "undo"], machine=judge)
+    the last one is the judge's latest version. ``events``: ``machine_events`` already
+    read by the caller."""
+    if events is None:
+        events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
     by_version: dict[str, dict[Pair, int]] = {}
     last: dict[str, int] = {}
