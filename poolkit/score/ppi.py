@@ -229,11 +229,12 @@ def _weights(n: int, weights: Sequence[float] | np.ndarray | None,
     return w / w.sum() * n
 
 
-def check_lam_max(lam_max: float) -> float:
-    """The upper clip of a tuned lam: a finite number >= 0 (module docstring)."""
+def check_lam_max(lam_max: float, name: str = "lam_max") -> float:
+    """The upper clip of a tuned lam: a finite number >= 0 (module docstring); ``name`` is
+    how the caller spells it (``--lambda-max`` on the command line)."""
     if not (math.isfinite(lam_max) and lam_max >= 0.0):
-        raise PPIError(f"lam_max (the tuned lambda's upper bound) must be a finite number "
-                       f">= 0, got {lam_max}")
+        raise PPIError(f"{name} {lam_max}: the tuned lambda's upper bound must be a finite "
+                       f"number >= 0")
     return float(lam_max)
 
 
