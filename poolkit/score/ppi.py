@@ -51,10 +51,11 @@ slope of h on m, which exceeds 1 when the machine's values vary less than the pe
 That is what a recalibrated predictor does (:mod:`poolkit.score.ppi_calibrate`: AP of soft
 labels, each pair's relevance a probability between 0 and 1, shrinks each query's
 differences between runs towards 0; on TREC DL 2019 with FLAN-T5 the slope of the people's
-AP differences on the recalibrated ones is 1.5-3.2 over the 15 pairs of runs), and the clip
-at 1 then discards part of what the predictor knows. A larger lam is also a larger bet on
-a lam estimated from n queries, so the bound stays an explicit choice (``ppi-replay`` and
-``estimate`` take ``--lambda-max``), measured on the replay before it is trusted.
+AP differences on the recalibrated ones, the table fitted on all 43 queries, is 1.5-3.2 over
+the 15 pairs of runs), and the clip at 1 then discards part of what the predictor knows. A
+larger lam is also a larger bet on a lam estimated from n queries, so the bound stays an
+explicit choice (``ppi-replay`` and ``estimate`` take ``--lambda-max``), measured on the
+replay before it is trusted.
 
 **Intervals.** ``interval="normal"``: estimate +- z se, se with ddof = 0 (ppi-python's
 interval, to the last digit). ``interval="t"``, the small-sample version: both variances with
