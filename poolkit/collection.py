@@ -32,7 +32,7 @@ from poolkit.store.contract import StoreBackend
 
 if TYPE_CHECKING:
     from poolkit.io.run import Run
-    from poolkit.policies import Labels
+    from poolkit.policies import Labels, MachineVersion
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
 
@@ -188,9 +188,10 @@ class Collection:
 
     def labels(self, version: int | None = None, policy: str = "latest",
                assessors: Iterable[str] | None = None,
-               machines: Iterable[str] | None = None) -> Labels:
+               machines: Iterable[str] | Sequence[MachineVersion] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest) under ``policy``; ``machines``:
-        machine judges whose grades fill the pairs no person graded."""
+        machine judges (names, or ``policies.chosen_machines``' versions) whose grades fill
+        the pairs no person graded."""
         from poolkit.policies import Labels
 
         return Labels.as_of(self.store, self.version(version), assessors, policy, machines)

@@ -41,6 +41,7 @@ from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.qrels import Qrels
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
+from poolkit.store.records import Event
 
 Pair = tuple[str, str]
 
@@ -222,19 +223,26 @@ class Labels:
     @classmethod
     def as_of(cls, store: StoreBackend, version: int | None = None,
               assessors: Iterable[str] | None = None,
-              policy: str = DEFAULT_POLICY, machines: Iterable[str] | None = None) -> Labels:
+              policy: str = DEFAULT_POLICY,
+              machines: Iterable[str] | Sequence[MachineVersion] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then,
         with the pool's membership (``pooled``) and named ``pool vN`` in reports.
 
         Several assessors on one pair are resolved by ``policy``; ``assessors`` limits whose
         grades count (e.g. only ``nist``) and must name assessors the store knows;
         ``machines`` names machine judges whose grades fill the pairs no person graded
-        (``chosen_machines``; default: people's grades only).
+        (``chosen_machines``; default: people's grades only), or gives the versions
+        ``chosen_machines`` returned (a report reading several versions reads the machines'
+        events once).
         """
         version = store.resolve_pool_version(version)
         if assessors is not None:
             assessors = check_assessors(assessors, store.assessors(), f"{store.path}")
-        chosen = chosen_machines(store, machines, f"{store.path}")
+        given = list(machines or ())
+        chosen = [m for m in given if isinstance(m, MachineVersion)]
+        if len(chosen) < len(given):
+            chosen = chosen_machines(store, [m for m in given if isinstance(m, str)],
+                                     f"{store.path}")
         labels = cls.from_store(store, policy, assessors, pool_version=version,
                                 machines=chosen)
         labels.pooled = {(m.qid, m.docid) for m in store.pool(max_version=version)}
@@ -397,10 +405,19 @@ class MachineVersion:
         return f"{self.judge}@{self.version}"
 
 
-def machine_versions(store: StoreBackend, judge: str) -> list[MachineVersion]:
+def machine_events(store: StoreBackend, judge: str) -> list[Event]:
+    """Machine judge ``judge``'s grading and undo events, in id order (what
+    ``machine_versions`` reads)."""
+    return store.events(kinds=[*VOTE_KINDS, "undo"], machine=judge)
+
+
+def machine_versions(store: StoreBackend, judge: str,
+                     events: Sequence[Event] | None = None) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event):
-    the last one is the judge's latest version."""
-    events = store.events(kinds=[*VOTE_KINDS, "undo"], machine=judge)
+    the last one is the judge's latest version. ``events``: ``machine_events`` already
+    read by the caller."""
+    if events is None:
+        events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
     by_version: dict[str, dict[Pair, int]] = {}
     last: dict[str, int] = {}

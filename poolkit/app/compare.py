@@ -89,7 +89,8 @@ def compare_labels(request: CompareRequest) -> CompareReport:
     else:
         level = chosen.config.judge.relevance_level if r.level is None else r.level
         with chosen as collection:
-            chosen_machines(collection.store, r.machines, collection.config.store_label)
+            machines = chosen_machines(collection.store, r.machines,
+                                       collection.config.store_label)
             v_after = collection.version(r.after)
             if r.before is not None:
                 collection.version(r.before)
@@ -101,8 +102,8 @@ def compare_labels(request: CompareRequest) -> CompareReport:
                 raise PoolkitError(f"pool version {v_after} has no earlier version to compare "
                                    f"with; expand the pool (`poolkit pool` with a deeper depth "
                                    f"or another system) first")
-            before = collection.labels(v_before, r.policy, r.assessors, r.machines)
-            after = collection.labels(v_after, r.policy, r.assessors, r.machines)
+            before = collection.labels(v_before, r.policy, r.assessors, machines)
+            after = collection.labels(v_after, r.policy, r.assessors, machines)
             runs = collection.runs(paths, r.order, r.run_format)
             contributions = store_contributions(collection.provenance(v_after), v_before,
                                                 after.qrels, level)

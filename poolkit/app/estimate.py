@@ -22,6 +22,9 @@ recalibrated to the people's, cross-fitted on the human queries
 (:mod:`poolkit.score.ppi_calibrate`, the path ``ppi-replay --calibrate`` replays; nDCG@K and
 AP only). The ``machine`` column stays the raw grades' mean; a line says the estimate used
 the recalibrated values.
+
+``lambda_max``: the tuned lambda's upper clip (:func:`poolkit.score.ppi.tuned_lambda`; 1,
+ppi-python's, by default), for every run and pair; a line says the bound when it is not 1.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class EstimateRequest:
     qrels_format: str | None = None
     run_format: str | None = None
     calibrate: bool = False
+    lambda_max: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -92,14 +96,17 @@ def estimate(request: EstimateRequest) -> EstimateReport:
     human = _labels(r.human, r.qrels_format)
     runs = [p if isinstance(p, Run) else read_any_run(p, "score", r.run_format) for p in r.runs]
     return estimate_labels(machine, human, runs, shown, level=r.level,
-                           correction=r.correction, calibrate=r.calibrate)
+                           correction=r.correction, calibrate=r.calibrate,
+                           lambda_max=r.lambda_max)
 
 
 def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure]:
     """``score``'s checks of measures, level and correction (and that ``--calibrate`` has a
-    soft form of each measure), before any file is read."""
+    soft form of each measure, and ``--lambda-max``), before any file is read."""
+    from poolkit.score.ppi import check_lam_max
     from poolkit.score.ppi_calibrate import check_measure
 
+    check_lam_max(r.lambda_max, "--lambda-max")
     runs = list(r.runs) or (["<the collection's runs>"] if isinstance(r, EstimateStoreRequest)
                             else [])
     if not runs:
@@ -141,6 +148,7 @@ class EstimateStoreRequest:
     correction: str = DEFAULT_CORRECTION
     run_format: str | None = None
     calibrate: bool = False
+    lambda_max: float = 1.0
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -182,7 +190,8 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                            f" under the {r.policy} policy: nothing to anchor the estimate")
     return estimate_labels(machine, human, list(runs.values()), shown, level=level,
                            correction=r.correction, design=design,
-                           notes=_version_notes(versions), calibrate=r.calibrate)
+                           notes=_version_notes(versions), calibrate=r.calibrate,
+                           lambda_max=r.lambda_max)
 
 
 def machine_qrels(version: MachineVersion) -> Qrels:
@@ -228,9 +237,10 @@ def _labels(source: PathLike | Qrels, fmt: str | None) -> Qrels:
 def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                     shown: Sequence[Measure], *, level: int = 1,
                     correction: str = DEFAULT_CORRECTION, design: Design = Design(),
-                    notes: Sequence[str] = (), calibrate: bool = False) -> EstimateReport:
+                    notes: Sequence[str] = (), calibrate: bool = False,
+                    lambda_max: float = 1.0) -> EstimateReport:
     """The report from labels and runs in memory; ``notes`` are lines the caller adds (the
-    store form's judge versions); ``calibrate`` (module docstring)."""
+    store form's judge versions); ``calibrate`` and ``lambda_max`` (module docstring)."""
     judge = _agreement(machine, human, level)  # first: a grade off the scale names its line
     require_scorable(machine, level)
     require_scorable(human, level)
@@ -286,11 +296,15 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
             lines.append("the recalibration's cross-fitting is unbiased for a uniform draw; "
                          "this draw's inclusion probabilities differ, so the estimate may "
                          "carry a small bias")
+    if lambda_max != 1.0:
+        lines.append(f"tuned lambda in [0, {lambda_max:g}] (--lambda-max; 1 is ppi-python's "
+                     f"clip)")
     for n in names:
         runs_doc[n] = {"measures": {m.name: {**_entry(ppi_mean(
-            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights)),
-            "machine": raw[m.name][n]} for m in shown}}
-    pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, weights, correction, raw)
+            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights,
+            lam_max=lambda_max)), "machine": raw[m.name][n]} for m in shown}}
+    pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, (weights, lambda_max), correction,
+                       raw)
     for m in shown:
         est = {k: [runs_doc[n]["measures"][m.name][k] for n in names]
                for k in ("estimate", "machine", "human")}
@@ -302,7 +316,7 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                                         "human": used, "left_out": left_out},
         design={"drawn_by_poolkit": design.inclusion is not None, "source": design.source},
         runs=runs_doc, pairs=pairs_doc, tau=tau, agreement=judge, notes=lines,
-        calibrate=calibrate, warnings=tuple(warnings))
+        calibrate=calibrate, lambda_max=lambda_max, warnings=tuple(warnings))
 
 
 def _calibrated(all_m: dict[str, dict[str, np.ndarray]],
@@ -387,13 +401,16 @@ def _entry(est: PPIEstimate) -> dict[str, Any]:
 def _pairs(names: Sequence[str], shown: Sequence[Measure],
            all_m: Mapping[str, Mapping[str, np.ndarray]],
            all_h: Mapping[str, Mapping[str, np.ndarray]],
-           all_mh: Mapping[str, Mapping[str, np.ndarray]], weights: Sequence[float] | None,
-           correction: str, raw: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+           all_mh: Mapping[str, Mapping[str, np.ndarray]],
+           tuning: tuple[Sequence[float] | None, float], correction: str,
+           raw: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
     """Every pair on every measure; p adjusted over all of them at once, as ``score``;
-    ``machine`` the difference of the raw machine means ``raw``."""
+    ``machine`` the difference of the raw machine means ``raw``; ``tuning`` the human
+    queries' weights and the tuned lambda's upper clip."""
+    weights, lam_max = tuning
     found = [(m.name, d) for m in shown for d in pairwise_differences(
         dict(all_m[m.name]), dict(all_h[m.name]), dict(all_mh[m.name]), correction="none",
-        weights=weights)]
+        weights=weights, lam_max=lam_max)]
     adjusted: Sequence[float] = (CORRECTIONS[correction]([d.p for _m, d in found]).tolist()
                                  if found else [])
     out: dict[str, Any] = {}
@@ -446,6 +463,8 @@ class EstimateReport(Report):
     notes: list[str] = field(default_factory=list)
     #: the machine's grades recalibrated to the people's, cross-fitted (``--calibrate``)
     calibrate: bool = False
+    #: the tuned lambda's upper clip (``--lambda-max``; 1 is ppi-python's)
+    lambda_max: float = 1.0
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
     command: str = "estimate"
     poolkit_version: str = __version__

@@ -12,7 +12,8 @@ measure code, ``Measure.from_facts``). For each n and each of ``seeds`` draws, p
 
 ``calibrate`` (query design only): the machine's value of a query is its metric under the
 machine's grades recalibrated to the people's, cross-fitted on the draw's human queries
-(:mod:`poolkit.score.ppi_calibrate`), refitted for every draw.
+(:mod:`poolkit.score.ppi_calibrate`), refitted for every draw. ``lambda_max`` (query design
+only): the tuned lambda's upper clip (:func:`poolkit.score.ppi.tuned_lambda`; 1 by default).
 
 Human-only at the same effort is always the query design's classical interval (lam = 0) on
 the same n queries. Reported per n and measure: per run the bias of the mean estimate,
@@ -66,6 +67,7 @@ class PPIReplayRequest:
     measures: Sequence[str] | str = ("nDCG@10", "AP")
     level: int = 2
     calibrate: bool = False
+    lambda_max: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     from poolkit.app.score import require_positive
     from poolkit.io import read_any_run, read_labels
     from poolkit.score.measures import parse_measure
+    from poolkit.score.ppi import check_lam_max
     from poolkit.score.ppi_calibrate import check_measure as calibrated_measure
     from poolkit.score.ppi_pairs import check_measure
 
@@ -104,6 +107,10 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     if r.calibrate:
         for m in measures:
             calibrated_measure(m)
+    lambda_max = check_lam_max(r.lambda_max, "--lambda-max")
+    if r.design == "pairs" and lambda_max != 1.0:
+        raise PoolkitError("--lambda-max: the pair design tunes no lambda; it is the query "
+                           "design's")
     if len(r.runs) < 2:
         raise PoolkitError("ppi-replay orders and compares runs: give two RUNs or more")
     truth, machine = read_labels(r.qrels), read_labels(r.machine)
@@ -121,7 +128,7 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     results = [_replay_n(inputs, r, n, m) for n in ns for m in measures]
     return PPIReplayReport(design=r.design, level=r.level, seeds=r.seeds,
                            queries=len(queries), runs=names, results=results,
-                           calibrate=r.calibrate)
+                           calibrate=r.calibrate, lambda_max=lambda_max)
 
 
 def _texts(value: Sequence[str] | str) -> list[str]:
@@ -178,12 +185,13 @@ class _Intervals:
 
 
 def _query_design(truth: np.ndarray, machine: np.ndarray, draws: np.ndarray,
-                  lam: float | None) -> tuple[_Intervals, _Intervals]:
-    """PPI++ (lam None) or human-only (lam 0) for every run and every pair of runs."""
+                  lam: float | None, lam_max: float = 1.0) -> tuple[_Intervals, _Intervals]:
+    """PPI++ (lam None, tuned in [0, lam_max]) or human-only (lam 0) for every run and every
+    pair of runs."""
     from poolkit.score.ppi import ppi_mean_many
 
     def one(t: np.ndarray, m: np.ndarray) -> PPIBatch:
-        return ppi_mean_many(m, t[draws], m[draws], lam=lam)
+        return ppi_mean_many(m, t[draws], m[draws], lam=lam, lam_max=lam_max)
 
     runs = [one(t, m) for t, m in zip(truth, machine)]
     pairs = [one(truth[a] - truth[b], machine[a] - machine[b])
@@ -192,9 +200,9 @@ def _query_design(truth: np.ndarray, machine: np.ndarray, draws: np.ndarray,
 
 
 def _calibrated_design(truth: np.ndarray, soft: SoftMetric, calibration: Calibration,
-                       draws: np.ndarray) -> tuple[_Intervals, _Intervals]:
+                       draws: np.ndarray, lam_max: float) -> tuple[_Intervals, _Intervals]:
     """PPI++ on the cross-fitted recalibrated machine values, refitted for every draw."""
-    rows = [_query_design(truth, calibration.cross_fit(soft, d), d[None, :], None)
+    rows = [_query_design(truth, calibration.cross_fit(soft, d), d[None, :], None, lam_max)
             for d in draws]
 
     def joined(parts: list[_Intervals]) -> _Intervals:
@@ -240,9 +248,10 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
     human, human_pairs = _query_design(truth, machine, draws, 0.0)
     judgments = float(inputs.sizes[draws].sum(axis=1).mean())
     if r.design == "queries" and r.calibrate:
-        est, est_pairs = _calibrated_design(truth, *inputs.calibrated[measure.name], draws)
+        est, est_pairs = _calibrated_design(truth, *inputs.calibrated[measure.name], draws,
+                                            r.lambda_max)
     elif r.design == "queries":
-        est, est_pairs = _query_design(truth, machine, draws, None)
+        est, est_pairs = _query_design(truth, machine, draws, None, r.lambda_max)
     else:
         budget = round(n * float(inputs.sizes.mean()) / N)  # n queries' pairs, expected
         est, est_pairs, made = _pair_design(inputs, measure, budget, r.seeds, r.level, rng)
@@ -332,6 +341,8 @@ class PPIReplayReport(Report):
     results: list[dict[str, Any]] = field(default_factory=list)
     #: the machine's grades recalibrated to the people's, cross-fitted (query design)
     calibrate: bool = False
+    #: the tuned lambda's upper clip (query design; 1 is ppi-python's)
+    lambda_max: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"command": self.kind, **super().to_dict()}

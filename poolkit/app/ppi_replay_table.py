@@ -12,6 +12,8 @@ def _share(x: float | None) -> str:
 
 def replay_table(report: Any) -> str:
     calibrated = "; machine grades recalibrated (cross-fitted)" if report.calibrate else ""
+    if report.lambda_max != 1.0:
+        calibrated += f"; tuned lambda in [0, {report.lambda_max:g}]"
     lines = [f"Design: {report.design}{calibrated}; {report.seeds} seeds; truth: the FULL qrels on "
              f"{report.queries} queries; level {report.level}; 95% intervals (t below 30 "
              f"human queries in the query design). Human-only: the same n queries judged "

@@ -65,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("--calibrate", action="store_true",
         help="recalibrate the machine's grades to the people's, cross-fitted on the human "
              "queries (nDCG@K and AP; the machine column stays the raw grades')")
+    add("--lambda-max", type=float, default=1.0, metavar="L",
+        help="the tuned lambda's upper bound (default 1, ppi-python's clip; 2 lets a "
+             "--calibrate AP predictor count fully)")
     add_format_options(p)
     add("--format", choices=list(EstimateReport.formats), default="table",
         help="output format (default: table)")
@@ -88,14 +91,15 @@ def run(args: argparse.Namespace) -> int:
             config=args.inputs[0], machine=args.machine, runs=args.runs, level=args.level,
             humans=None if args.human is None else [args.human], policy=args.policy,
             measures=args.measures, correction=args.correction, run_format=args.run_format,
-            calibrate=args.calibrate))
+            calibrate=args.calibrate, lambda_max=args.lambda_max))
     elif args.human is None:
         raise PoolkitError("--human: give the people's labels (file form)")
     else:
         report = estimate(EstimateRequest(
             machine=args.machine, human=args.human, runs=args.inputs, measures=args.measures,
             level=args.level or 1, correction=args.correction, run_format=args.run_format,
-            qrels_format=args.qrels_format, calibrate=args.calibrate))
+            qrels_format=args.qrels_format, calibrate=args.calibrate,
+            lambda_max=args.lambda_max))
     sys.stdout.write(report.render(args.format))
     say_warnings(report.warnings)
     return 0

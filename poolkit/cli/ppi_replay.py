@@ -50,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibrate", action="store_true",
                    help="query design: recalibrate the machine's grades to the people's, "
                         "cross-fitted on the human queries (nDCG@K and AP)")
+    p.add_argument("--lambda-max", type=float, default=1.0, metavar="L",
+                   help="query design: the tuned lambda's upper bound (default 1, "
+                        "ppi-python's clip; 2 lets a recalibrated AP predictor count fully)")
     p.add_argument("--format", choices=list(PPIReplayReport.formats),
                    default=PPIReplayReport.formats[0], help="output format (default: table)")
     p.set_defaults(handler=run)
@@ -60,6 +63,6 @@ def run(args: argparse.Namespace) -> int:
 
     report = ppi_replay(PPIReplayRequest(args.qrels, args.machine, args.runs, args.n,
                                          args.seeds, args.design, args.measures, args.level,
-                                         args.calibrate))
+                                         args.calibrate, args.lambda_max))
     sys.stdout.write(report.render(args.format))
     return 0

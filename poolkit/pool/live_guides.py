@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from poolkit.config import Config
 from poolkit.errors import ConfigError, one_of
-from poolkit.policies import grade_distribution, machine_versions
+from poolkit.policies import grade_distribution, machine_events, machine_versions
 from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
@@ -35,13 +35,14 @@ def expected_grade(note: str | None, grade: int) -> float:
 def machine_grades(store: StoreBackend, judge: str) -> dict[str, dict[str, float]]:
     """``{qid: {docid: grade}}``: the judge's newest version's standing grades, expected
     grades where a distribution was recorded."""
-    versions = machine_versions(store, judge)
+    events = machine_events(store, judge)
+    versions = machine_versions(store, judge, events)
     if not versions:
         return {}
     newest = versions[-1]
-    notes = {(e.qid, e.docid, e.grade): e.note for e in store.events(kinds=["grade"],
-                                                                     machine=judge)
-             if e.judge_version == newest.version}  # id order: the latest note of a grade
+    notes = {(e.qid, e.docid, e.grade): e.note for e in events
+             if e.kind == "grade" and e.judge_version == newest.version}  # id order: the
+    # latest note of a grade
     out: dict[str, dict[str, float]] = {}
     for (qid, docid), grade in newest.grades.items():
         out.setdefault(qid, {})[docid] = expected_grade(notes.get((qid, docid, grade)), grade)

@@ -45,6 +45,18 @@ default; ppi-python always clips). Choosing lam from the same data costs nothing
 asymptotically: theta(lam_hat) - theta(lam*) = (lam_hat - lam*)(mean_N(m) - mean_n(w m)),
 a product of two vanishing terms.
 
+``lam_max`` moves the upper clip (the clip is [0, lam_max]; 1 is ppi-python's). Nothing in
+the estimator needs lam <= 1: theta(lam) is unbiased for every fixed lam, and lam* is the
+slope of h on m, which exceeds 1 when the machine's values vary less than the people's.
+That is what a recalibrated predictor does (:mod:`poolkit.score.ppi_calibrate`: AP of soft
+labels, each pair's relevance a probability between 0 and 1, shrinks each query's
+differences between runs towards 0; on TREC DL 2019 with FLAN-T5 the slope of the people's
+AP differences on the recalibrated ones, the table fitted on all 43 queries, is 1.5-3.2 over
+the 15 pairs of runs), and the clip at 1 then discards part of what the predictor knows. A
+larger lam is also a larger bet on a lam estimated from n queries, so the bound stays an
+explicit choice (``ppi-replay`` and ``estimate`` take ``--lambda-max``), measured on the
+replay before it is trusted.
+
 **Intervals.** ``interval="normal"``: estimate +- z se, se with ddof = 0 (ppi-python's
 interval, to the last digit). ``interval="t"``, the small-sample version: both variances with
 ddof = 1 and a Student t quantile with n - 1 degrees of freedom. se^2 is dominated by the
@@ -218,9 +230,19 @@ def _weights(n: int, weights: Sequence[float] | np.ndarray | None,
     return w / w.sum() * n
 
 
+def check_lam_max(lam_max: float, name: str = "lam_max") -> float:
+    """The upper clip of a tuned lam: a finite number >= 0 (module docstring); ``name`` is
+    how the caller spells it (``--lambda-max`` on the command line)."""
+    if not (math.isfinite(lam_max) and lam_max >= 0.0):
+        raise PPIError(f"{name} {lam_max}: the tuned lambda's upper bound must be a finite "
+                       f"number >= 0")
+    return float(lam_max)
+
+
 def tuned_lambda(human: np.ndarray, machine_on_human: np.ndarray, machine_all: np.ndarray,
-                 w: np.ndarray, clip: bool = True) -> float:
-    """PPI++'s variance-minimising lam (module docstring), as ppi-python computes it."""
+                 w: np.ndarray, clip: bool = True, lam_max: float = 1.0) -> float:
+    """PPI++'s variance-minimising lam (module docstring), as ppi-python computes it,
+    clipped to [0, ``lam_max``] unless ``clip`` is False."""
     n, N = human.size, machine_all.size
     theta1 = float(machine_all.mean() + (w * (human - machine_on_human)).mean())
     g = w * (human - theta1)
@@ -231,18 +253,20 @@ def tuned_lambda(human: np.ndarray, machine_on_human: np.ndarray, machine_all: n
     if var == 0.0:
         return 0.0  # the machine gives every query the same value: it carries no information
     lam = cov / ((1.0 + n / N) * var)
-    return min(1.0, max(0.0, lam)) if clip else lam
+    return min(lam_max, max(0.0, lam)) if clip else lam
 
 
 def ppi_mean(machine_all: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray,
              machine_on_human: Sequence[float] | np.ndarray, *, lam: float | None = None,
-             clip: bool = True, weights: Sequence[float] | np.ndarray | None = None,
+             clip: bool = True, lam_max: float = 1.0,
+             weights: Sequence[float] | np.ndarray | None = None,
              inclusion: Sequence[float] | np.ndarray | None = None,
              confidence: float = CONFIDENCE, interval: str = "auto") -> PPIEstimate:
     """The PPI++ estimate of the mean of the human values over the N queries (module
     docstring for the estimator, its variance and the interval rule).
 
-    ``lam=None`` tunes lam (clipped to [0, 1] unless ``clip=False``); ``lam=1`` is plain PPI
+    ``lam=None`` tunes lam (clipped to [0, ``lam_max``] unless ``clip=False``); ``lam=1`` is
+    plain PPI
     and ``lam=0`` the human-only mean. ``weights`` (any positive scale) or ``inclusion``
     (probabilities pi_i; weights 1/pi_i) weight the human sample.
     """
@@ -262,8 +286,9 @@ def ppi_mean(machine_all: Sequence[float] | np.ndarray, human: Sequence[float] |
     if not 0.0 < confidence < 1.0:
         raise PPIError(f"confidence must be in (0, 1), got {confidence}")
     w = _weights(n, weights, inclusion)
+    lam_max = check_lam_max(lam_max)
     if lam is None:
-        lam = tuned_lambda(h, m_h, m_all, w, clip=clip)
+        lam = tuned_lambda(h, m_h, m_all, w, clip=clip, lam_max=lam_max)
     lam = float(lam)
     rectifier = w * (h - lam * m_h)
     estimate = float((lam * m_all).mean() + rectifier.mean())
@@ -353,11 +378,12 @@ class PPIBatch:
 
 
 def ppi_mean_many(machine_all: np.ndarray, human: np.ndarray, machine_on_human: np.ndarray,
-                  *, lam: float | None = None, confidence: float = CONFIDENCE,
-                  interval: str = "auto") -> PPIBatch:
-    """:func:`ppi_mean` (uniform weights, lam clipped to [0, 1] when tuned) for every row of
-    ``human`` and ``machine_on_human`` (shape S x n: S draws of n human queries) against one
-    ``machine_all`` (N): the same numbers, row by row (a test), without a Python loop."""
+                  *, lam: float | None = None, lam_max: float = 1.0,
+                  confidence: float = CONFIDENCE, interval: str = "auto") -> PPIBatch:
+    """:func:`ppi_mean` (uniform weights, lam clipped to [0, ``lam_max``] when tuned) for
+    every row of ``human`` and ``machine_on_human`` (shape S x n: S draws of n human queries)
+    against one ``machine_all`` (N): the same numbers, row by row (a test), without a
+    Python loop."""
     m_all = np.asarray(machine_all, dtype=float)
     h = np.asarray(human, dtype=float)
     m_h = np.asarray(machine_on_human, dtype=float)
@@ -372,7 +398,8 @@ def ppi_mean_many(machine_all: np.ndarray, human: np.ndarray, machine_on_human: 
                * (gh - gh.mean(axis=1, keepdims=True))).mean(axis=1)
         var = np.var(np.concatenate([gh, gu], axis=1), axis=1, ddof=1)
         lams = np.where(var == 0.0, 0.0,
-                        np.clip(cov / ((1.0 + n / N) * np.where(var == 0, 1.0, var)), 0.0, 1.0))
+                        np.clip(cov / ((1.0 + n / N) * np.where(var == 0, 1.0, var)), 0.0,
+                                check_lam_max(lam_max)))
     else:
         lams = np.full(h.shape[0], float(lam))
     rectifier = h - lams[:, None] * m_h

@@ -267,3 +267,44 @@ def test_calibrate_refuses_a_measure_without_a_soft_form(files, capsys):
     assert err.splitlines() == ["poolkit estimate: error: -m P@3: --calibrate recalibrates "
                                 "nDCG@K (linear gain) and AP only"]
     assert digest(list(files.values())) == before
+
+
+def test_lambda_max_is_ppi_mean_with_that_clip(dl19, capsys):
+    """--lambda-max 2 (with --calibrate, as ppi-replay's README command): every run's and
+    pair's estimate is ppi_mean with lam_max 2 on the values --calibrate alone uses, a
+    lambda above 1 where the people's slope on them is; the JSON and a note say the bound;
+    the default is 1 (ppi-python's clip)."""
+    args = ["estimate", "--machine", dl19["machine"], "--human", dl19["human"], *dl19["runs"],
+            "-m", "AP", "--level", "2", "--calibrate", "--format", "json"]
+    base = run_json(capsys, *args)
+    doc = run_json(capsys, *args, "--lambda-max", "2")
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    assert base["lambda_max"] == 1.0 and doc["lambda_max"] == 2.0
+    assert any("tuned lambda in [0, 2]" in n for n in doc["notes"])
+    assert not any("tuned lambda in" in n for n in base["notes"])
+    lams = []
+    for kind in ("runs", "pairs"):
+        for key, by_measure in doc[kind].items():
+            ours = by_measure["measures"]["AP"] if kind == "runs" else by_measure["AP"]
+            old = (base[kind][key]["measures"]["AP"] if kind == "runs"
+                   else base[kind][key]["AP"])
+            assert 0.0 <= ours["lambda"] <= 2.0 and 0.0 <= old["lambda"] <= 1.0
+            assert ours["human"] == pytest.approx(old["human"], abs=1e-12)
+            if ours["lambda"] <= 1.0:  # the clip did not bind: the same estimate
+                assert ours["estimate"] == pytest.approx(old["estimate"], abs=1e-12)
+            lams.append(ours["lambda"])
+    assert max(lams) > 1.0
+
+
+@pytest.mark.parametrize("value, message", [
+    ("-1", "--lambda-max -1.0: the tuned lambda's upper bound must be a finite number >= 0"),
+    ("inf", "--lambda-max inf: the tuned lambda's upper bound must be a finite number >= 0"),
+])
+def test_a_bad_lambda_max_is_one_line_exit_2_files_unchanged(files, capsys, value, message):
+    before = digest(list(files.values()))
+    code = main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"]), "--lambda-max", value])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"poolkit estimate: error: {message}"]
+    assert digest(list(files.values())) == before

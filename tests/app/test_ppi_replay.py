@@ -83,6 +83,31 @@ def test_calibrate_reports_every_figure_and_says_so(tmp_path: Path,
     assert "machine grades recalibrated (cross-fitted)" in capsys.readouterr().out
 
 
+def test_lambda_max_moves_only_the_tuned_lambdas_upper_clip(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--lambda-max 1 is the default's replay to the bit; --lambda-max 2 (with and without
+    --calibrate) validates, says its bound in the JSON and the table, and draws the same
+    human queries (the human-only figures unchanged)."""
+    full, machine, runs = _write(tmp_path)
+    base = ppi_replay(PPIReplayRequest(full, machine, runs, n="5", seeds=6))
+    assert base.lambda_max == 1.0
+    assert ppi_replay(PPIReplayRequest(full, machine, runs, n="5", seeds=6,
+                                       lambda_max=1.0)).results == base.results
+    for extra in ([], ["--calibrate"]):
+        code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                     *map(str, runs), "--n", "5", "--seeds", "6", "--lambda-max", "2",
+                     *extra, "--format", "json"])
+        doc = json.loads(capsys.readouterr().out)
+        assert code == 0 and doc["lambda_max"] == 2.0
+        jsonschema.validate(doc, load_schema("ppi-replay"), cls=jsonschema.Draft202012Validator)
+        for r, p in zip(doc["results"], base.results):
+            assert r["summary"]["human_width"] == pytest.approx(p["summary"]["human_width"])
+            assert r["pairs"]["human_width"] == pytest.approx(p["pairs"]["human_width"])
+    main(["ppi-replay", "--qrels", str(full), "--machine", str(machine), *map(str, runs),
+          "--n", "5", "--seeds", "2", "--lambda-max", "2"])
+    assert "tuned lambda in [0, 2]" in capsys.readouterr().out
+
+
 def test_a_machine_equal_to_the_truth_is_exact_in_the_pair_design(tmp_path: Path) -> None:
     full, _, runs = _write(tmp_path)
     report = ppi_replay(PPIReplayRequest(full, full, runs, n="5", seeds=6, design="pairs"))
@@ -108,6 +133,11 @@ def test_the_pair_design_spends_the_query_designs_judgments(tmp_path: Path) -> N
     (["--seeds", "0"], "--seeds"),
     (["--calibrate", "-m", "P@10"], "-m P@10: --calibrate recalibrates nDCG@K"),
     (["--calibrate", "--design", "pairs"], "--calibrate: the pair design already corrects"),
+    (["--lambda-max", "-1"], "--lambda-max -1.0: the tuned lambda's upper bound must be a "
+                             "finite number >= 0"),
+    (["--lambda-max", "nan"], "--lambda-max nan: the tuned lambda's upper bound"),
+    (["--lambda-max", "2", "--design", "pairs"], "--lambda-max: the pair design tunes no "
+                                                 "lambda"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             args: list[str], message: str) -> None:

@@ -390,6 +390,23 @@ def test_compare_and_reusability_take_a_judges_grades_only_when_named(sample, ca
     jsonschema.validate(named | {"date": "x"}, load_schema("compare"))
 
 
+def test_compare_reads_a_named_judges_events_once(sample, capsys, monkeypatch):
+    """Both label sets (before and after) fill from the one reading of the judge's events."""
+    import poolkit.policies as policies
+
+    config, data = sample
+    assert main(["import", str(config), str(data / "golden.yaml"), "--as", "llm", "--machine",
+                 "m-1"]) == 0
+    reads: list[str] = []
+    real = policies.machine_versions
+    monkeypatch.setattr(policies, "machine_versions",
+                        lambda store, judge: reads.append(judge) or real(store, judge))
+    capsys.readouterr()
+    named = _json(capsys, "compare", str(config), "--with-machine", "llm")
+    assert named["after"]["machine_graded"] > 0 and named["before"]["machine_graded"] > 0
+    assert reads == ["llm"]
+
+
 def machine_versions_of(config: Path) -> str:
     with open_store(config.parent / "s.sqlite") as store:
         return machine_versions(store, "llm")[-1].version

@@ -101,6 +101,37 @@ def test_lambda_zero_is_human_only_and_one_is_plain_ppi(seed: int, n: int, extra
 
 
 @settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), extra=st.integers(0, 60),
+       lam_max=st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]))
+def test_tuned_lambda_is_the_unclipped_one_clipped_to_0_lam_max(seed: int, n: int, extra: int,
+                                                                 lam_max: float) -> None:
+    """lam_max only moves the upper clip: the tuned lam is PPI++'s unclipped one clipped to
+    [0, lam_max] (lam_max = 1, the default, is ppi-python's clip), and the estimate is the
+    fixed-lam estimate at that lam, so it stays unbiased for every lam it can take."""
+    h, m, idx, _ = _data(seed, N=n + extra, n=n, bias=-0.1, noise=0.05)
+    free = ppi_mean(m, h[idx], m[idx], clip=False).lam
+    tuned = ppi_mean(m, h[idx], m[idx], lam_max=lam_max)
+    assert tuned.lam == pytest.approx(min(lam_max, max(0.0, free)), abs=1e-12)
+    assert tuned == ppi_mean(m, h[idx], m[idx], lam=tuned.lam)
+    if lam_max == 1.0:
+        assert tuned == ppi_mean(m, h[idx], m[idx])
+
+
+def test_a_compressed_machine_takes_lambda_above_1_when_allowed() -> None:
+    """A machine whose values are the people's shrunk by half towards their mean (as soft
+    labels shrink AP's differences) has a tuned lam well above 1 (its slope 2, less what ten
+    noisy queries say): the clip at 1 throws part of its information away, lam_max = 2
+    keeps it and the interval narrows."""
+    rng = np.random.default_rng(4)
+    h = rng.beta(2, 3, 80)
+    m = 0.5 * (h - h.mean()) + h.mean() + rng.normal(0, 0.03, 80)
+    idx = rng.choice(80, 10, replace=False)
+    clipped, free = ppi_mean(m, h[idx], m[idx]), ppi_mean(m, h[idx], m[idx], lam_max=2.0)
+    assert clipped.lam == 1.0 and 1.2 < free.lam <= 2.0
+    assert free.width < 0.9 * clipped.width
+
+
+@settings(max_examples=60, deadline=None)
 @given(values=st.lists(st.floats(0, 1), min_size=3, max_size=30), n=st.integers(2, 30),
        seed=st.integers(0, 1000))
 def test_machine_equal_to_humans(values: list[float], n: int, seed: int) -> None:
@@ -161,6 +192,9 @@ def test_refusals() -> None:
         ppi_mean([0.1, 0.2, 0.3], [0.3, 0.4], [0.1, 0.2], weights=[1, 1], inclusion=[1, 1])
     with pytest.raises(PPIError, match="finite"):
         ppi_mean([0.1, math.nan, 0.3], [0.3, 0.4], [0.1, 0.2])
+    for bad in (-0.5, math.nan, math.inf):
+        with pytest.raises(PPIError, match="lam_max"):
+            ppi_mean([0.1, 0.2, 0.3], [0.3, 0.4], [0.1, 0.2], lam_max=bad)
 
 
 # --- coverage on simulated data -----------------------------------------------------------------
@@ -335,22 +369,26 @@ def test_dl19_ppi_at_ten_human_queries(judge: str, max_ratio: float,
 
 
 
+@pytest.mark.parametrize("lam_max", [1.0, 2.0])
 @pytest.mark.parametrize("lam", [None, 0.0, 0.6])
 @pytest.mark.parametrize("n", [5, 12, 40])
-def test_the_batch_gives_ppi_mean_row_by_row(lam: float | None, n: int) -> None:
+def test_the_batch_gives_ppi_mean_row_by_row(lam: float | None, n: int, lam_max: float) -> None:
     """ppi_mean_many over 30 draws equals ppi_mean on each draw (estimate, interval, lam,
-    p-value), t below 30 human queries and normal from there, tuned and fixed lam."""
+    p-value), t below 30 human queries and normal from there, tuned (up to lam_max) and
+    fixed lam."""
     from poolkit.score.ppi import ppi_mean_many
 
     rng = np.random.default_rng(n)
     N = 60
     truth = rng.random(N)
-    machine = truth + rng.normal(0.1, 0.2, N)
+    machine = 0.4 * truth + rng.normal(0.1, 0.05, N)
     draws = np.argsort(rng.random((30, N)), axis=1)[:, :n]
-    batch = ppi_mean_many(machine, truth[draws], machine[draws], lam=lam)
+    batch = ppi_mean_many(machine, truth[draws], machine[draws], lam=lam, lam_max=lam_max)
     p = batch.p_values()
+    if lam is None and lam_max > 1:
+        assert batch.lam.max() > 1.0  # the test reaches above the default clip
     for i, idx in enumerate(draws):
-        one = ppi_mean(machine, truth[idx], machine[idx], lam=lam)
+        one = ppi_mean(machine, truth[idx], machine[idx], lam=lam, lam_max=lam_max)
         assert batch.estimate[i] == pytest.approx(one.estimate, abs=1e-12)
         assert batch.low[i] == pytest.approx(one.low, abs=1e-12)
         assert batch.high[i] == pytest.approx(one.high, abs=1e-12)
