@@ -71,6 +71,19 @@ class NextPassage:
         return bool(getattr(self.strategy, "adaptive", False))
 
     @property
+    def fallback(self) -> str | None:
+        """Why the strategy runs in a slower way than meant (``cal``'s fits on a thread when
+        their process could not start), or None."""
+        return getattr(self.strategy, "fallback", None)
+
+    def close(self) -> None:
+        """End what the strategy runs beside the session (``cal``'s fitting process); the
+        judging app calls it as it exits."""
+        close = getattr(self.strategy, "close", None)
+        if close is not None:
+            close()
+
+    @property
     def active(self) -> bool:
         """Whether the session needs this at all (a learner, a budget or a stopping rule)."""
         return self.adaptive or self.budget is not None or self.stop is not None
