@@ -95,8 +95,9 @@ class Item(NamedTuple):
 
 @dataclass(frozen=True)
 class JudgingProgress:
-    """Where the assessor is: this query's passages done and in all, the session's, and the
-    pace (median seconds per judgment) with the time left it suggests."""
+    """Where the assessor is: this query's passages done and in all, the session's, the
+    pace (median seconds per judgment) with the time left it suggests, and the stopping
+    rule with its promise (``stop: quant — no guarantee, heuristic``; None without one)."""
 
     query_done: int
     query_total: int
@@ -104,6 +105,7 @@ class JudgingProgress:
     total: int
     seconds_per_judgment: float | None
     seconds_left: float | None
+    stop: str | None = None
 
 
 class PassageChooser(Protocol):
@@ -119,6 +121,8 @@ class PassageChooser(Protocol):
              allowed: Set[str] | None = None) -> str | None: ...
     @property
     def fallback(self) -> str | None: ...
+    @property
+    def promise(self) -> str | None: ...
     def close(self) -> None: ...
 
 
@@ -309,7 +313,8 @@ class JudgingSession:
         # A time left from one or two judgments swings wildly: wait for a few.
         left = (pace * (total - done) if pace is not None and len(recent) >= PACE_MIN
                 else None)
-        return JudgingProgress(q_done, q_total, done, total, pace, left)
+        return JudgingProgress(q_done, q_total, done, total, pace, left,
+                               self.chooser.promise if self.chooser is not None else None)
 
     # -- events ---------------------------------------------------------------------------
     def _event(self, kind: str, item: Item, now: datetime | None = None,
