@@ -24,6 +24,8 @@ then drives the real app headless with Textual's Pilot:
   waits), so the figure includes what sending the jobs and taking the models back costs
   the screen. ``trained`` says how many models were fitted while the keys were typed, and
   ``fallback`` why the fits ran on the thread instead (the process could not start).
+  ``cal-thread`` is ``cal`` with its fits on the worker thread, as before they had a
+  process (``--orders priority,cal,cal-thread``: both ways in one run).
   ``--budget`` adds a ``pool.budget`` (and its check before every passage) to every order.
 
 Aim (issue 4): under 50 ms per keystroke, under 1.5 s to start.
@@ -130,7 +132,7 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
     """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``) for
     judging order ``order`` over the store's pool with its provenance."""
     from poolkit.pool.budget import Budget
-    from poolkit.pool.cal_live import BackgroundCal
+    from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
     from poolkit.pool.guided import ContinuousActiveLearning
     from poolkit.pool.live_guides import texts_from
     from poolkit.pool.next_passage import NextPassage
@@ -145,9 +147,15 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
                                                   for s in sources.get((q, d), ()))
                                          for d in ds})
              for q, ds in docs.items()}
-    strategy: Any = order_strategy(order)
+    strategy: Any = order_strategy(order.removesuffix("-thread"))
     if isinstance(strategy, ContinuousActiveLearning):  # as Collection.next_passage wraps it
-        strategy = BackgroundCal(strategy, texts_from(store))
+        cal = strategy
+
+        def in_thread(pool: Any, grades: Any) -> Any:
+            return scores_by_doc(cal, pool, grades)
+
+        strategy = BackgroundCal(strategy, texts_from(store),
+                                 trainer=in_thread if order.endswith("-thread") else None)
     return NextPassage(store, pools, strategy,
                        budget=Budget.parse(budget) if budget is not None else None)
 
