@@ -261,3 +261,24 @@ def test_one_reading_of_a_recorded_distribution_serves_the_order_and_the_review(
                 '{"distribution": [1]}', '{"grade": 2}', "", None):
         assert grade_distribution(bad) is None
         assert expected_grade(bad, 3) == 3
+
+
+def test_the_exit_lines_say_that_cal_fitted_on_a_thread(tmp_path):
+    """``poolkit judge``'s lines on exit carry the fallback, once, before the closures."""
+    from poolkit.app.judge import session_summary
+
+    guided_store(tmp_path / "s.sqlite")
+    config = configured(tmp_path, tmp_path / "s.sqlite", "{order: cal}")
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        cal = chooser.strategy
+        assert isinstance(cal, BackgroundCal)
+        cal._fitters = no_process
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        cal.next(text_pool(), {"d0": 3, "d1": 0}, DOCS[2:])
+        cal.wait()
+        chooser.close()
+        lines = session_summary(session, "s.sqlite")
+    assert lines[1] == f"  {cal.fallback}" and "fitting on a thread" in lines[1]
+    assert sum(cal.fallback in line for line in lines) == 1
