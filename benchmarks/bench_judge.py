@@ -20,10 +20,16 @@ then drives the real app headless with Textual's Pilot:
   their ratio to ``priority`` is what learning costs per keystroke. ``cal`` is timed as
   ``poolkit judge`` runs it (``pool.cal_live.BackgroundCal``): each query's stored texts
   read on the screen's thread when the session reaches it, the classifier retrained at
-  BMI's batch boundaries on a worker thread that shares the interpreter with the screen;
-  the figure includes what that thread takes from it. ``trained`` says how many models were
-  fitted while the keys were typed. ``--budget`` adds a ``pool.budget`` (and its check
-  before every passage) to every order. ``--team`` judges under issue 28's team features
+  BMI's batch boundaries in a separate process (a worker thread hands it the fits and
+  waits), so the figure includes what sending the jobs and taking the models back costs
+  the screen. ``trained`` says how many models were fitted while the keys were typed, and
+  ``fallback`` why the fits ran on the thread instead (the process could not start).
+  ``cal-thread`` is ``cal`` with its fits on the worker thread, as before they had a
+  process (``--orders priority,cal,cal-thread``: both ways in one run). ``cal``'s fitting
+  process starts as the first passage is chosen; the keys wait until it answers, as an
+  assessor reads the first passage (``fitter_wait_s``: how long after the first paint).
+  ``--budget`` adds a ``pool.budget`` (and its check before every passage) to every order.
+  ``--team`` judges under issue 28's team features
   on every copy: an assignment plan (``poolkit assign``: alice, bob and carol, every pair to
   two of them, by query), so each grade first takes alice's slot of its pair in the write
   transaction, and a gold set (``poolkit gold``: ``GOLD_PER_QUERY`` unpooled passages per
@@ -38,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import shutil
 import statistics
@@ -158,7 +165,7 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
     """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``) for
     judging order ``order`` over the store's pool with its provenance."""
     from poolkit.pool.budget import Budget
-    from poolkit.pool.cal_live import BackgroundCal
+    from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
     from poolkit.pool.guided import ContinuousActiveLearning
     from poolkit.pool.live_guides import texts_from
     from poolkit.pool.next_passage import NextPassage
@@ -173,9 +180,15 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
                                                   for s in sources.get((q, d), ()))
                                          for d in ds})
              for q, ds in docs.items()}
-    strategy: Any = order_strategy(order)
+    strategy: Any = order_strategy(order.removesuffix("-thread"))
     if isinstance(strategy, ContinuousActiveLearning):  # as Collection.next_passage wraps it
-        strategy = BackgroundCal(strategy, texts_from(store))
+        cal = strategy
+
+        def in_thread(pool: Any, grades: Any) -> Any:
+            return scores_by_doc(cal, pool, grades)
+
+        strategy = BackgroundCal(strategy, texts_from(store),
+                                 trainer=in_thread if order.endswith("-thread") else None)
     return NextPassage(store, pools, strategy,
                        budget=Budget.parse(budget) if budget is not None else None)
 
@@ -208,6 +221,11 @@ async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | No
         screen = app.judge_screen
         while screen.painted == 0:
             await asyncio.sleep(0)
+        started = getattr(picks.strategy if picks is not None else None, "started", None)
+        waited = time.perf_counter()
+        while started is not None and not started.is_set():  # cal's fitting process
+            await asyncio.sleep(0.01)  # (an assessor reads the first passage meanwhile)
+        waited = time.perf_counter() - waited
         for i in range(keys):
             key = "0123"[i % 4]
             before = screen.painted
@@ -218,10 +236,13 @@ async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | No
                 await asyncio.sleep(0)
             latencies.append(screen.painted_at - sent)
     trained = getattr(picks.strategy, "trained", None) if picks is not None else None
+    fallback = picks.fallback if picks is not None else None
     store.close()
     ms = sorted(x * 1000 for x in latencies)
     return {"assessor": assessor, "mode": mode, "order": order, "budget": budget,
-            "trained": trained, "keys": len(ms), "median_ms": statistics.median(ms),
+            "trained": trained, "fallback": fallback, "fitter_wait_s": round(waited, 2),
+            "keys": len(ms),
+            "median_ms": statistics.median(ms),
             "p95_ms": ms[max(0, round(0.95 * len(ms)) - 1)], "max_ms": ms[-1]}
 
 
@@ -256,15 +277,18 @@ def main(argv: list[str] | None = None) -> int:
             built["team"] = add_team(path)
         starts = [] if args.no_startup else startups(path, Path(tmp) / "small.sqlite")
         keys: list[dict[str, Any]] = []
+        built["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
         for order in args.orders.split(","):
             copy = Path(tmp) / f"{order}.sqlite"
             shutil.copyfile(path, copy)  # every order starts from the same store
             who = "carol" if args.team else "alice"  # (alice's plan is what she settled)
             keys.append(asyncio.run(drive(copy, who, "judge", args.keys, order, args.budget)))
             copy.unlink()
-    base = next((k["median_ms"] for k in keys if k["order"] == "priority"), None)
+        built["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    base = next((k for k in keys if k["order"] == "priority"), None)
     for k in keys:
-        k["ratio_to_priority"] = round(k["median_ms"] / base, 2) if base else None
+        k["ratio_to_priority"] = round(k["median_ms"] / base["median_ms"], 2) if base else None
+        k["p95_ratio_to_priority"] = round(k["p95_ms"] / base["p95_ms"], 2) if base else None
     if args.json:
         json.dump({"store": built, "startup": starts, "keystrokes": keys}, sys.stdout, indent=2)
         print()
@@ -285,9 +309,14 @@ def main(argv: list[str] | None = None) -> int:
         ratio = (f" ({k['ratio_to_priority']:.2f} x priority)"
                  if k["ratio_to_priority"] is not None else "")
         ratio += f", {k['trained']} models trained" if k["trained"] is not None else ""
+        ratio += f" ({k['fallback']})" if k["fallback"] else ""
+        p95_ratio = (f" ({k['p95_ratio_to_priority']:.2f} x priority)"
+                     if k["p95_ratio_to_priority"] is not None else "")
         print(f"keystroke -> next passage ({k['assessor']}, order {k['order']}{budget}, "
               f"{k['keys']} grades): median {k['median_ms']:.1f} ms{ratio}, p95 "
-              f"{k['p95_ms']:.1f} ms, max {k['max_ms']:.1f} ms")
+              f"{k['p95_ms']:.1f} ms{p95_ratio}, max {k['max_ms']:.1f} ms")
+    print(f"load average (1, 5, 15 min) before the keystrokes {built['load_average_before']}, "
+          f"after {built['load_average_after']}")
     print("aim: < 50 ms per keystroke, < 1.5 s to start")
     return 0
 

@@ -220,9 +220,9 @@ class Collection:
 
     def next_passage(self, version: int | None = None, double: bool = False) -> NextPassage:
         """The judging session's next-passage decision from the ``pool:`` section: the
-        judging order, ``pool.budget`` and the stopping rule (``pool.stop_recall``) over the
-        pool as of ``version``; the learner's relevance level is the judge's."""
-        from poolkit.pool.live_guides import live_order
+        judging order, ``pool.budget`` and the stopping rule (``pool.stop``, ``stop_recall``)
+        over the pool as of ``version``; the learner's relevance level is the judge's."""
+        from poolkit.pool.live_guides import live_order, texts_from
         from poolkit.pool.next_passage import NextPassage
         from poolkit.pool.section import budget_of, order_of, stop_rule_of
 
@@ -231,7 +231,8 @@ class Collection:
                                      order_of(config))
         return NextPassage(self.store, pools, strategy,
                            budget=budget_of(config), stop=stop_rule_of(config),
-                           level=config.judge.relevance_level, double=double)
+                           level=config.judge.relevance_level, double=double,
+                           texts=texts_from(self.store))
 
     def run_path(self, name: str) -> Path | None:
         """Where system ``name``'s run file is: ``runs_dir/NAME.run`` (what ``poolkit pool``

@@ -18,6 +18,7 @@
       order: shuffle     # judging order strategy (shuffle, docid, priority, mtf, mm-ns)
       budget: 0.5        # judgments per query: a number, or a fraction of the query's pool
       stop_recall: 0.9   # stop a query once its estimated pool recall is at least this
+      stop: model        # which stopping rule (model, knee, quant, quant-sample)
     judge:
       keys: {undo: u}    # remap any action's key
       guidelines: guidelines.md  # text, a file, or a folder (guidelines.md and QID.md;
@@ -58,7 +59,8 @@ DEFAULT_GRADES = DEFAULT_SCALE.label_map()
 TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "pool", "judge",
             "runs_dir", "cache_dir", "name", "judges")
 # the others are the strategies' own (pool/); budget and stopping are checked in pool/section
-POOL_KEYS = ("depth", "order", "strategy", "budget", "stop_recall", "stop_confidence")
+POOL_KEYS = ("depth", "order", "strategy", "budget", "stop", "stop_recall",
+             "stop_confidence")
 JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
               "topic_card", "highlight", "require_read")
 HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections

@@ -87,6 +87,12 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
                                    "json"))
     out["agreement"].append(call("agreement", cfg, "--reference", "bob", "--format", "json"))
     assert out["agreement"][-1]["machines"] and out["status"][-1]["machine_judges"]
+    # a stopping rule (pool.stop): its name and promise in the status (issue 26)
+    stopping = collection / "c_stop.yaml"
+    stopping.write_text((collection / "c.yaml").read_text().replace(
+        "pool: {depth: 5}", "pool: {depth: 5, stop: quant, stop_recall: 0.8}"))
+    out["status"].append(call("status", str(stopping), "--format", "json"))
+    assert out["status"][-1]["stop_rule"]["rule"] == "quant"
     machine_golden = collection / "machine.yaml"
     call("export", cfg, "--format", "golden", "--policy", "latest", "--with-machine", "llm",
          "-o", str(machine_golden))

@@ -126,6 +126,8 @@ def session_summary(session: JudgingSession, store_label: str) -> list[str]:
     lines = [f"{session.assessor}: {progress.done}/{progress.total} done in {session.mode} "
              f"mode (store {store_label})"]
     if session.chooser:
+        if session.chooser.fallback:
+            lines.append(f"  {session.chooser.fallback}")
         for qid in session.query_ids:
             why = session.chooser.closed(qid)
             if why:

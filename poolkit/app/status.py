@@ -24,6 +24,7 @@ from poolkit.tables import table
 if TYPE_CHECKING:
     from poolkit.analysis.gold import GoldAgreement
     from poolkit.collection import Collection
+    from poolkit.pool.stopping import StoppingRule
     from poolkit.store.contract import StoreBackend
     from poolkit.store.judging import StatusCounts
 
@@ -199,9 +200,7 @@ def plan_progress(collection: Collection, version: int, qids: Iterable[str]) -> 
     return PlanProgress(
         order=config.pool.order,
         budget=str(chooser.budget) if chooser.budget else None,
-        stop_rule=({"target": settings["stop_recall"],
-                    "confidence": settings.get("stop_confidence", 0.9)}
-                   if "stop_recall" in settings else None),
+        stop_rule=_stop_rule(chooser.stop_rule, settings.get("stop_confidence", 0.9)),
         queries=queries)
 
 
@@ -210,6 +209,14 @@ def budget_progress(queries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     budget (judged before the budget was set) counts its budget, not more."""
     rows = [(q["judged"], q["budget"]) for q in queries if q.get("budget") is not None]
     return {"judged": sum(min(j, b) for j, b in rows), "allowed": sum(b for _, b in rows)}
+
+
+def _stop_rule(rule: StoppingRule | None, confidence: float) -> dict[str, Any] | None:
+    """The stopping rule's entry: its name, target recall, confidence and promise."""
+    if rule is None:
+        return None
+    return {"rule": rule.name, "target": rule.target, "confidence": confidence,
+            "promise": rule.promise()}
 
 
 def watch(draw: Callable[[], str], seconds: float, refreshes: int | None = None,

@@ -71,6 +71,8 @@ class JudgeApp(App[None]):
             self.set_interval(self.heartbeat_every, self._heartbeat)
 
     def on_unmount(self) -> None:
+        if self.session.chooser is not None:  # (order cal: its fitting process ends here)
+            self.session.chooser.close()
         if self._store_thread is not None:
             # (the thread's own connection goes with it; the session's handle stays open)
             self._store_thread.submit(self.session.close_thread).result()

@@ -114,8 +114,9 @@ class Item(NamedTuple):
 
 @dataclass(frozen=True)
 class JudgingProgress:
-    """Where the assessor is: this query's passages done and in all, the session's, and the
-    pace (median seconds per judgment) with the time left it suggests."""
+    """Where the assessor is: this query's passages done and in all, the session's, the
+    pace (median seconds per judgment) with the time left it suggests, and the stopping
+    rule with its promise (``stop: quant — no guarantee, heuristic``; None without one)."""
 
     query_done: int
     query_total: int
@@ -123,6 +124,7 @@ class JudgingProgress:
     total: int
     seconds_per_judgment: float | None
     seconds_left: float | None
+    stop: str | None = None
 
 
 class PassageChooser(Protocol):
@@ -137,6 +139,11 @@ class PassageChooser(Protocol):
     def allowed(self, qid: str) -> int | None: ...
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None: ...
+    @property
+    def fallback(self) -> str | None: ...
+    @property
+    def promise(self) -> str | None: ...
+    def close(self) -> None: ...
 
 
 class TooSoon(PoolkitError):
@@ -388,7 +395,8 @@ class JudgingSession:
         # A time left from one or two judgments swings wildly: wait for a few.
         left = (pace * (total - done) if pace is not None and len(recent) >= PACE_MIN
                 else None)
-        return JudgingProgress(q_done, q_total, done, total, pace, left)
+        return JudgingProgress(q_done, q_total, done, total, pace, left,
+                               self.chooser.promise if self.chooser is not None else None)
 
     # -- events ---------------------------------------------------------------------------
     def _event(self, kind: str, item: Item, now: datetime | None = None,

@@ -250,6 +250,8 @@ def progress_text(progress: JudgingProgress, terse: int = 0) -> Text:
         if progress.seconds_left is not None and progress.done < progress.total:
             left = duration(progress.seconds_left)
             out.append(f" · {'' if left.startswith('<') else '~'}{left} left")
+    if progress.stop:
+        out.append(f" · {progress.stop}")
     return out
 
 

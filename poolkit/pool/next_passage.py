@@ -1,5 +1,6 @@
 """The judging session's "next passage" decision under a learning order, a budget or a
-stopping rule (``pool.order``, ``pool.budget``, ``pool.stop_recall`` in the config).
+stopping rule (``pool.order``, ``pool.budget``, ``pool.stop`` / ``pool.stop_recall`` in the
+config).
 
 Every decision is made from the store's current state, so several assessors (in several
 processes) judging one query feed one learner:
@@ -7,7 +8,11 @@ processes) judging one query feed one learner:
 - the learner's history is every assessor's standing grade on the query's pooled passages,
   in the order those grades were given (a pair judged by several assessors: its latest grade);
 - a query is closed, for everyone, once its judged passages reach the budget or the stopping
-  rule fires; ``closed`` says why;
+  rule fires; ``closed`` says why. The rule is ``remaining.StopRule`` (``stop_recall``, the
+  model rule) or one of ``stopping.STOP_RULES`` (``stop: NAME``): its ``fires`` on the
+  query's grades in the order given, the very code ``simulate --stop`` replays, from
+  ``stopping.MIN_JUDGED`` judgments on and never once the pool is all judged, as there;
+  ``promise`` is what the rule promises (the screen's status line says it);
 - under an adaptive strategy, the passage offered is the strategy's next one, leaving out the
   passages other assessors have on screen (shown within ``claim_minutes``) and the ones this
   assessor skipped (they come back through the session's skip rule). With ``double`` the
@@ -22,7 +27,7 @@ learner state. Each decision reads the query's own grades (``history``), never t
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -30,6 +35,7 @@ from typing import Any
 from poolkit.pool.budget import Budget
 from poolkit.pool.learners import Judged, as_grades
 from poolkit.pool.remaining import StopRule, estimate_remaining, relevant_found
+from poolkit.pool.stopping import MIN_JUDGED, ModelRule, StoppingRule
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS
@@ -58,17 +64,48 @@ class NextPassage:
     pools: dict[str, QueryPool]
     strategy: Any
     budget: Budget | None = None
-    stop: StopRule | None = None
+    stop: StopRule | StoppingRule | None = None
     level: int = 1
     double: bool = False
     claim_minutes: float = 30.0
+    #: gives a query's pool its texts, for a rule that reads them (``quant``'s classifier);
+    #: applied once per query, when the rule is first asked
+    texts: Callable[[QueryPool], QueryPool] | None = None
     # qid -> ((pool size, the grades it was decided on), why closed or None)
     _closed: dict[str, tuple[tuple[int, tuple[Judged, ...]], str | None]] = field(
         default_factory=dict, init=False, repr=False)
+    _texts: dict[str, QueryPool] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def adaptive(self) -> bool:
         return bool(getattr(self.strategy, "adaptive", False))
+
+    @property
+    def stop_rule(self) -> StoppingRule | None:
+        """The stopping rule as ``stopping.STOP_RULES`` names it (``stop_recall``'s model rule
+        as ``ModelRule``), for its name and promise; None without one."""
+        if isinstance(self.stop, StopRule):
+            return ModelRule(self.stop.target, self.stop.confidence)
+        return self.stop
+
+    @property
+    def promise(self) -> str | None:
+        """``stop: NAME — what it promises`` (the screen's status line), None without a rule."""
+        rule = self.stop_rule
+        return None if rule is None else f"stop: {rule.name} — {rule.promise()}"
+
+    @property
+    def fallback(self) -> str | None:
+        """Why the strategy runs in a slower way than meant (``cal``'s fits on a thread when
+        their process could not start), or None."""
+        return getattr(self.strategy, "fallback", None)
+
+    def close(self) -> None:
+        """End what the strategy runs beside the session (``cal``'s fitting process); the
+        judging app calls it as it exits."""
+        close = getattr(self.strategy, "close", None)
+        if close is not None:
+            close()
 
     @property
     def active(self) -> bool:
@@ -98,17 +135,30 @@ class NextPassage:
             if len(judged) >= allowed:
                 return f"budget {len(judged)}/{allowed} spent"
         if self.stop is not None and len(judged) < len(pool.docs):
+            count = f"{len(judged)}/{len(pool.docs)} judged"
+            if isinstance(self.stop, StoppingRule):
+                if len(judged) >= MIN_JUDGED and self.stop.fires(self._read(pool), judged,
+                                                                  self.level):
+                    return f"stop: {self.stop.name} says it may stop ({count})"
+                return None
             recall = self.stop.recall(pool, judged, self.level)
             if recall is not None:
                 return (f"estimated pool recall {recall:.2f} ≥ target {self.stop.target:g} "
-                        f"(with probability ≥ {self.stop.confidence:g}; "
-                        f"{len(judged)}/{len(pool.docs)} judged)")
+                        f"(with probability ≥ {self.stop.confidence:g}; {count})")
         return None
 
     def allowed(self, qid: str) -> int | None:
         """The judgments ``qid``'s budget allows (None: no budget, or not in the pools)."""
         pool = self.pools.get(qid)
         return None if self.budget is None or pool is None else self.budget.count(len(pool.docs))
+
+    def _read(self, pool: QueryPool) -> QueryPool:
+        """The pool as the stopping rule reads it (with its texts when the rule reads them)."""
+        if self.texts is None or not getattr(self.stop, "reads_text", False):
+            return pool
+        if pool.qid not in self._texts:
+            self._texts[pool.qid] = self.texts(pool)
+        return self._texts[pool.qid]
 
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None:

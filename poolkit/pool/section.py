@@ -10,6 +10,7 @@ check, so every command refuses a bad pool section before it does anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from poolkit.config import POOL_KEYS, Config
@@ -21,6 +22,7 @@ from poolkit.pool.pooling import POOLING_STRATEGIES, PoolingStrategy, pooling_st
 
 if TYPE_CHECKING:
     from poolkit.pool.remaining import StopRule
+    from poolkit.pool.stopping import StoppingRule
 
 
 def declared_params() -> dict[str, Param]:
@@ -60,6 +62,8 @@ def check_pool_section(config: Config) -> None:
             Budget.parse(pool.settings["budget"])
         except ValueError as exc:
             fail("budget", f"pool.budget: {exc}")
+    if "stop" in pool.settings:
+        _check_stop(pool.settings["stop"], fail)
     for key in ("stop_recall", "stop_confidence"):
         value = pool.settings.get(key)
         if key in pool.settings and (isinstance(value, bool)
@@ -68,21 +72,47 @@ def check_pool_section(config: Config) -> None:
             fail(key, f"pool.{key} must be a number in (0, 1], found {value!r}")
 
 
+def _check_stop(value: object, fail: Callable[[str, str], None]) -> None:
+    """``pool.stop`` names a stopping rule the judging session can apply: one with a live
+    ``fires`` (``target`` judges its random sample before the order, which only ``simulate
+    --stop`` replays)."""
+    from poolkit.pool.stopping import STOP_RULES, StoppingRule
+
+    live = [n for n, cls in STOP_RULES.items() if cls.fires is not StoppingRule.fires]
+    if not isinstance(value, str) or value not in STOP_RULES:
+        fail("stop", "pool.stop: " + one_of(str(value), live, "stopping rule"))
+    elif value not in live:
+        fail("stop", f"pool.stop: {value!r} judges a random sample before the order, which "
+                     f"the judging session does not do (simulate --stop {value} replays it); "
+                     f"valid: {', '.join(sorted(live))}")
+
+
 def budget_of(config: Config) -> Budget | None:
     """``pool.budget``: judgments per query (a number or a fraction of its pool), or None."""
     value = config.pool.settings.get("budget")
     return None if value is None else Budget.parse(value)
 
 
-def stop_rule_of(config: Config, target: float | None = None) -> StopRule | None:
-    """The stopping rule ``pool.stop_recall`` sets (``target`` overrides it), or None."""
-    target = target if target is not None else config.pool.settings.get("stop_recall")
-    if target is None:
+def stop_rule_of(config: Config, target: float | None = None,
+                 ) -> StopRule | StoppingRule | None:
+    """The stopping rule of ``pool:``, or None: ``stop: NAME`` (``stopping.STOP_RULES``, the
+    rules ``simulate --stop`` replays) at recall ``stop_recall`` (default 0.9); without
+    ``stop:`` (or ``stop: model``), the model rule once ``stop_recall`` is set. ``target``
+    overrides ``stop_recall``."""
+    settings = config.pool.settings
+    target = target if target is not None else settings.get("stop_recall")
+    name = settings.get("stop", "model")
+    if target is None and "stop" not in settings:
         return None
-    from poolkit.pool.remaining import StopRule  # NumPy: only when a rule is asked for
+    recall = float(target) if target is not None else 0.9
+    confidence = float(settings.get("stop_confidence", 0.9))
+    if name == "model":
+        from poolkit.pool.remaining import StopRule  # NumPy: only when a rule is asked for
 
-    return StopRule(target=float(target),
-                    confidence=float(config.pool.settings.get("stop_confidence", 0.9)))
+        return StopRule(target=recall, confidence=confidence)
+    from poolkit.pool.stopping import stopping_rule
+
+    return stopping_rule(name, recall, confidence)
 
 
 def order_of(config: Config, name: str | None = None) -> OrderStrategy:

@@ -79,6 +79,8 @@ def _found(seq: Sequence[Judged], level: int) -> int:
 class StoppingRule:
     target: float = 0.9
     name: ClassVar[str]
+    #: whether the rule reads the passages' text (the judging session then gives it them)
+    reads_text: ClassVar[bool] = False
 
     def promise(self) -> str:
         return "no guarantee, heuristic"
@@ -101,7 +103,7 @@ class ModelRule(StoppingRule):
 
     def promise(self) -> str:
         return (f"estimated pool recall >= {self.target:g} with model probability >= "
-                f"{self.confidence:g} (the rank model's estimate, not a guarantee)")
+                f"{self.confidence:g} (the model's estimate, not a guarantee)")
 
     def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
         return StopRule(self.target, self.confidence, MIN_JUDGED).fires(pool, judged, level)
@@ -184,6 +186,7 @@ class TargetRule(StoppingRule):
 @dataclass(frozen=True)
 class QuantRule(StoppingRule):
     name: ClassVar[str] = "quant"
+    reads_text: ClassVar[bool] = True
     #: holds the TF-IDF features per query across calls (``cal``'s cache)
     cal: ContinuousActiveLearning = field(default_factory=ContinuousActiveLearning,
                                           compare=False, repr=False)
@@ -223,6 +226,7 @@ class SampledQuantRule(StoppingRule):
     window: int = 10
     l2: float = 0.01
     name: ClassVar[str] = "quant-sample"
+    reads_text: ClassVar[bool] = True
     cal: ContinuousActiveLearning = field(default_factory=ContinuousActiveLearning,
                                           compare=False, repr=False)
 

@@ -1,13 +1,20 @@
 """``order: judge`` and ``order: cal`` on the judging screen (issue 26, A): the machine judge's
 grades read from the store (its newest version, the expected grade where a distribution was
 recorded), ``cal`` trained on every assessor's grades and the passages' stored text on a
-worker thread, so the next passage never waits for a fit; both blind on screen, on both
-backends. The trainer is held by an Event where a test needs it slow, never by a time."""
+worker thread that hands each fit to a separate process (the thread when no process can
+start), so the next passage never waits for a fit and no fit holds the screen's GIL; both
+blind on screen, on both backends. The trainer is held by an Event where a test needs it
+slow, never by a time."""
 
 from __future__ import annotations
 
 import json
+import logging
+import multiprocessing
+import os
+import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 from hypothesis import given
@@ -20,7 +27,7 @@ from poolkit.collection import Collection
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
-from poolkit.pool.cal_live import BackgroundCal
+from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
 from poolkit.pool.guided import ContinuousActiveLearning
 from poolkit.pool.live_guides import expected_grade, machine_grades
 from poolkit.pool.view import Hit, QueryPool
@@ -112,13 +119,24 @@ async def test_judge_order_follows_the_stored_machine_grades_blind(store_locatio
     assert shown == ["d3", "d1", "d5", "d2", "d0", "d4"]
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie has ended: its state is Z)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 @sync
 async def test_cal_trains_off_the_keystroke_and_follows_the_text(store_location, tmp_path):
     """The fit is held until the test lets it go: the screen moves on meanwhile in the
-    fused order; once the model of the first two grades is ready, armyworm comes first."""
+    fused order; once the model of the first two grades is ready (fitted in a child
+    process), armyworm comes first. The child is gone once the app has exited."""
     guided_store(store_location)
     config = configured(tmp_path, store_location, "{order: cal}")
     gate = threading.Event()
+    children: list[int] = []
     with Collection.open(config, write=True) as collection:
         chooser = collection.next_passage()
         cal = chooser.strategy
@@ -133,10 +151,14 @@ async def test_cal_trains_off_the_keystroke_and_follows_the_text(store_location,
             if i == 1:  # d0 relevant, d1 not: the first model can be trained
                 gate.set()
                 cal.wait()
+                children.extend(p.pid for p in multiprocessing.active_children())
 
         shown = await judged_in_order(app, session, "3000", release)
     assert shown[:3] == ["d0", "d1", "d2"]  # the fit waited; the screen did not
     assert shown[3] == "d4" and cal.trained >= 1 and cal.error is None
+    assert cal.fallback is None and children and os.getpid() not in children
+    assert not [pid for pid in children if alive(pid)]  # the app's exit ended the fitter
+    assert not multiprocessing.active_children()
     with open_store(store_location) as store:
         assert [e.docid for e in store.events(kinds=["grade"])][:4] == shown
 
@@ -162,6 +184,54 @@ def test_the_next_passage_never_waits_for_a_slow_trainer():
     release.set()
     cal.wait()
     assert cal.next(pool, {"d0": 3, "d1": 0}, DOCS[2:]) == "d5"
+
+
+def text_pool() -> QueryPool:
+    return QueryPool("q1", tuple(DOCS), {d: (Hit("bm25", i + 1),) for i, d in enumerate(DOCS)},
+                     query="fall armyworm in maize", texts=dict(zip(DOCS, TEXTS)))
+
+
+def test_the_fitting_process_gives_the_threads_scores():
+    """A fit in the child process is the fit the worker thread would make."""
+    cal = BackgroundCal(ContinuousActiveLearning())
+    pool, grades = text_pool(), {"d0": 3, "d1": 0, "d2": 0}
+    try:
+        assert cal.next(pool, grades, DOCS[3:]) == "d3"  # no model yet: the fused order
+        cal.wait()
+        assert cal.fallback is None and cal.error is None and cal.trained == 1
+        assert cal._ready["q1"] == pytest.approx(
+            scores_by_doc(ContinuousActiveLearning(), pool, grades), abs=1e-9)
+        assert cal.next(pool, grades, DOCS[3:]) in ("d4", "d5")  # armyworm first
+    finally:
+        cal.close()
+    assert not multiprocessing.active_children()
+
+
+def no_process(strategy):
+    raise OSError("no processes here")
+
+
+def dying_process(strategy):
+    """A process that exits as it starts (the pool is broken at the first result)."""
+    return ProcessPoolExecutor(1, multiprocessing.get_context("spawn"),
+                               initializer=sys.exit, initargs=(3,))
+
+
+@pytest.mark.parametrize("fitters", [no_process, dying_process])
+def test_fits_fall_back_to_the_thread_said_once(fitters, caplog):
+    cal = BackgroundCal(ContinuousActiveLearning(), fitters=fitters)
+    pool = text_pool()
+    with caplog.at_level(logging.WARNING, logger="poolkit.pool.cal_live"):
+        for grades in ({"d0": 3, "d1": 0}, {"d0": 3, "d1": 0, "d2": 0}):
+            cal.next(pool, grades, [d for d in DOCS if d not in grades])
+            cal.wait()
+    cal.close()
+    assert cal.trained == 2 and cal.error is None  # both fitted, on the thread
+    assert cal.fallback is not None and "fitting on a thread" in cal.fallback
+    assert [r.getMessage() for r in caplog.records] == [cal.fallback]  # said once
+    assert cal._ready["q1"] == pytest.approx(
+        scores_by_doc(ContinuousActiveLearning(), pool, {"d0": 3, "d1": 0, "d2": 0}))
+    assert not multiprocessing.active_children()
 
 
 @pytest.mark.parametrize("pool", ["{order: judge, judge_order: gpt}",
@@ -191,3 +261,24 @@ def test_one_reading_of_a_recorded_distribution_serves_the_order_and_the_review(
                 '{"distribution": [1]}', '{"grade": 2}', "", None):
         assert grade_distribution(bad) is None
         assert expected_grade(bad, 3) == 3
+
+
+def test_the_exit_lines_say_that_cal_fitted_on_a_thread(tmp_path):
+    """``poolkit judge``'s lines on exit carry the fallback, once, before the closures."""
+    from poolkit.app.judge import session_summary
+
+    guided_store(tmp_path / "s.sqlite")
+    config = configured(tmp_path, tmp_path / "s.sqlite", "{order: cal}")
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        cal = chooser.strategy
+        assert isinstance(cal, BackgroundCal)
+        cal._fitters = no_process
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        cal.next(text_pool(), {"d0": 3, "d1": 0}, DOCS[2:])
+        cal.wait()
+        chooser.close()
+        lines = session_summary(session, "s.sqlite")
+    assert lines[1] == f"  {cal.fallback}" and "fitting on a thread" in lines[1]
+    assert sum(cal.fallback in line for line in lines) == 1
