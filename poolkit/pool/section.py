@@ -73,18 +73,11 @@ def check_pool_section(config: Config) -> None:
 
 
 def _check_stop(value: object, fail: Callable[[str, str], None]) -> None:
-    """``pool.stop`` names a stopping rule the judging session can apply: one with a live
-    ``fires`` (``target`` judges its random sample before the order, which only ``simulate
-    --stop`` replays)."""
-    from poolkit.pool.stopping import STOP_RULES, StoppingRule
+    """``pool.stop`` names a stopping rule (``stopping.STOP_RULES``)."""
+    from poolkit.pool.stopping import STOP_RULES
 
-    live = [n for n, cls in STOP_RULES.items() if cls.fires is not StoppingRule.fires]
     if not isinstance(value, str) or value not in STOP_RULES:
-        fail("stop", "pool.stop: " + one_of(str(value), live, "stopping rule"))
-    elif value not in live:
-        fail("stop", f"pool.stop: {value!r} judges a random sample before the order, which "
-                     f"the judging session does not do (simulate --stop {value} replays it); "
-                     f"valid: {', '.join(sorted(live))}")
+        fail("stop", "pool.stop: " + one_of(str(value), STOP_RULES, "stopping rule"))
 
 
 def budget_of(config: Config) -> Budget | None:

@@ -48,10 +48,11 @@ their random sample).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, NamedTuple
 
 import numpy as np
@@ -131,6 +132,16 @@ def _binomial_tail(r: int, p: float, j: int) -> float:
     return sum(math.comb(r, i) * p ** i * (1 - p) ** (r - i) for i in range(j, r + 1))
 
 
+def target_order(pool: QueryPool) -> list[str]:
+    """The pool in the target sample's random order: by SHA-256 of ("target", qid, docid),
+    the one seed every replay, session and assessor of any store draws with, so the sample
+    is the same wherever it is drawn and independent of the judging order."""
+    def key(d: str) -> bytes:
+        return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
+
+    return sorted(pool.docs, key=key)
+
+
 def qbcb(target: float, confidence: float, r: int) -> int | None:
     """The fewest sampled relevant passages j the order must meet again, of ``r``, for
     recall >= ``target`` with probability ``confidence``; None if no j <= r suffices."""
@@ -138,8 +149,21 @@ def qbcb(target: float, confidence: float, r: int) -> int | None:
                  if _binomial_tail(r, target, j) <= 1 - confidence), None)
 
 
+@functools.lru_cache(maxsize=None)
+def _sample_size(target: float, confidence: float) -> int:
+    return next(r for r in range(1, 10_000) if qbcb(target, confidence, r))
+
+
 @dataclass(frozen=True)
 class TargetRule(StoppingRule):
+    """The target rule. ``fires`` reads the judging sequence as the judging session makes
+    it: the target sample first (``target_order``'s passages up to the r-th relevant), then
+    the order; "the order" is the pool's stored order (``pool.docs``), and a sampled
+    relevant passage counts as met once every passage before it in that order is judged.
+    The stored order is fixed before the sample is drawn, so QBCB's bound holds whatever
+    else the session judged; ``stop`` (the replay) walks ``fires`` over the sample followed
+    by the replayed order, the stored order being that order."""
+
     confidence: float = 0.95
     name: ClassVar[str] = "target"
 
@@ -149,38 +173,62 @@ class TargetRule(StoppingRule):
 
     def sample_size(self) -> int:
         """r: the fewest sampled relevant passages for which QBCB has a stopping count."""
-        return next(r for r in range(1, 10_000) if qbcb(self.target, self.confidence, r))
+        return _sample_size(self.target, self.confidence)
 
-    def sample(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> list[Judged]:
-        """The target sample: the pool in a seeded random order, up to its r-th relevant."""
-        grade = {j.docid: j.grade for j in seq}
-
-        def key(d: str) -> bytes:
-            return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
-
-        out, found, r = [], 0, self.sample_size()
-        for d in sorted(pool.docs, key=key):
-            out.append(Judged(d, grade.get(d, 0)))
-            found += is_relevant(grade.get(d, 0), level)
+    def sample(self, pool: QueryPool, judged: Sequence[Judged], level: int,
+               ) -> tuple[list[str], bool]:
+        """The target sample as far as ``judged`` has drawn it (the passages of
+        ``target_order`` up to the first unjudged one or the r-th relevant), and whether it
+        is complete (r relevant found, or the whole pool drawn)."""
+        grade = {j.docid: j.grade for j in judged}
+        out: list[str] = []
+        found, r = 0, self.sample_size()
+        for d in target_order(pool):
+            if d not in grade:
+                return out, False
+            out.append(d)
+            found += is_relevant(grade[d], level)
             if found == r:
-                break
-        return out
+                return out, True
+        return out, True
 
-    def stop(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> Stop:
-        sample = self.sample(pool, seq, level)
-        positives = {j.docid for j in sample if is_relevant(j.grade, level)}
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        sample, complete = self.sample(pool, judged, level)
+        grade = {j.docid: j.grade for j in judged}
+        positives = {d for d in sample if is_relevant(grade[d], level)}
         r = self.sample_size()
-        if len(positives) < r:  # the pool holds fewer relevant passages: all judged
-            return Stop(len(seq), _found(seq, level))
+        if not complete or len(positives) < r:  # fewer relevant than r: judged whole
+            return False
         need = qbcb(self.target, self.confidence, r) or r
         met = 0
-        sampled = {j.docid for j in sample}
-        for k, j in enumerate(seq, 1):
-            met += j.docid in positives
-            if met >= need:
-                judged = sampled | {x.docid for x in seq[:k]}
-                return Stop(len(judged), _found([x for x in seq if x.docid in judged], level))
-        return Stop(len(seq), _found(seq, level))
+        for d in pool.docs:  # the order's judged prefix
+            if d not in grade:
+                break
+            met += d in positives
+        return met >= need
+
+    def stop(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> Stop:
+        """The replay: ``fires`` walked over the sample (judged first) and then ``seq``'s
+        passages not in it, ``seq`` being the order (the pool's stored order for ``fires``)."""
+        grade = {j.docid: j.grade for j in seq}
+        order = tuple(dict.fromkeys([j.docid for j in seq] + list(pool.docs)))
+        drawn, _ = self.sample(pool, [Judged(d, grade.get(d, 0)) for d in order], level)
+        live = [Judged(d, grade.get(d, 0)) for d in drawn]
+        live += [j for j in seq if j.docid not in set(drawn)]
+        ordered = replace(pool, docs=order)
+        for k in range(1, len(live)):
+            if self.fires(ordered, live[:k], level):
+                return Stop(k, _found(live[:k], level))
+        return Stop(len(live), _found(live, level))
+
+    def due(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> list[str]:
+        """The sample passages to judge next, in draw order (the session serves the first it
+        may): empty once the sample is complete."""
+        sample, complete = self.sample(pool, judged, level)
+        if complete:
+            return []
+        grade = {j.docid for j in judged}
+        return [d for d in target_order(pool) if d not in grade]
 
 
 @dataclass(frozen=True)
@@ -209,12 +257,8 @@ class QuantRule(StoppingRule):
 
 
 def target_sample(pool: QueryPool, size: int) -> list[str]:
-    """The first ``size`` passages of the pool in a seeded random order per query (the
-    target rule's draw, so both rules draw alike)."""
-    def key(d: str) -> bytes:
-        return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
-
-    return sorted(pool.docs, key=key)[:size]
+    """The first ``size`` passages of ``target_order`` (so both rules draw alike)."""
+    return target_order(pool)[:size]
 
 
 @dataclass(frozen=True)

@@ -790,11 +790,7 @@ CONFIG_CASES = [
          r"bad.yaml:6: pool.stop_recall must be a number in \(0, 1\], found 2"),
     Case("config-pool-stop-unknown", _config(SYS + "pool: {stop: kne}\n", "judge"),
          r"bad.yaml:6: pool.stop: unknown stopping rule 'kne'; valid: knee, model, quant, "
-         r"quant-sample \(did you mean 'knee'\?\)"),
-    Case("config-pool-stop-target-on-screen", _config(SYS + "pool: {stop: target}\n", "judge"),
-         r"bad.yaml:6: pool.stop: 'target' judges a random sample before the order, which the "
-         r"judging session does not do \(simulate --stop target replays it\); valid: knee, "
-         r"model, quant, quant-sample"),
+         r"quant-sample, target \(did you mean 'knee'\?\)"),
     Case("config-pool-key-typo", _config(SYS + "pool: {dpeth: 3}\n", "pool"),
          r"bad.yaml:6: unknown key in pool 'dpeth'.*\(did you mean 'depth'\?\)"),
     Case("config-pool-seed-a-word", _config(SYS + "pool: {seed: abc}\n", "pool"),

@@ -4,6 +4,8 @@ keeping its promise over many draws of its sample, even under an adversarial ord
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from poolkit.errors import PoolkitError
 from poolkit.pool.learners import Judged
@@ -69,3 +71,63 @@ def test_sampled_quant_waits_for_its_sample_and_stops_after_the_relevant_run():
     assert all(docs.index(d) < stop.judged for d in veto)  # every sampled relevant met
     assert rule.promise().startswith("no guarantee, heuristic")
     assert not rule.fires(pool, seq[:5], 1) or sample <= {j.docid for j in seq[:5]}
+
+
+def _reference_target_stop(rule, pool, seq, level):
+    """The target rule's replay as it was written before ``fires`` (the sample judged
+    aside, then the order walked until it has met ``need`` of the sample's relevant)."""
+    from poolkit.pool.learners import is_relevant
+    from poolkit.pool.stopping import qbcb, target_order
+
+    grade = {j.docid: j.grade for j in seq}
+    sample, found = [], 0
+    for d in target_order(pool):
+        sample.append(d)
+        found += is_relevant(grade.get(d, 0), level)
+        if found == rule.sample_size():
+            break
+    positives = {d for d in sample if is_relevant(grade.get(d, 0), level)}
+    everything = (len(seq), sum(is_relevant(j.grade, level) for j in seq))
+    if len(positives) < rule.sample_size():
+        return everything
+    need, met = qbcb(rule.target, rule.confidence, rule.sample_size()), 0
+    for k, j in enumerate(seq, 1):
+        met += j.docid in positives
+        if met >= need:
+            judged = set(sample) | {x.docid for x in seq[:k]}
+            return len(judged), sum(is_relevant(grade[d], level) for d in judged)
+    return everything
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=30), st.randoms(use_true_random=False),
+       st.sampled_from([(0.5, 0.7), (0.6, 0.8), (0.7, 0.9)]))
+def test_target_replay_walks_fires_and_stops_where_it_always_did(grades, rnd, setting):
+    """``stop`` is now ``fires`` walked over the sample then the order: it stops where the
+    replay's own walk (judge the sample aside, count the order's meetings) stopped."""
+    docs = [f"d{i:02d}" for i in range(len(grades))]
+    pool = pool_from_ranks("q", {"r": {d: i + 1 for i, d in enumerate(docs)}}, docs=tuple(docs))
+    order = docs[:]
+    rnd.shuffle(order)
+    seq = [Judged(d, grades[int(d[1:])]) for d in order]
+    rule = TargetRule(*setting)
+    assert tuple(rule.stop(pool, seq, 1)) == _reference_target_stop(rule, pool, seq, 1)
+
+
+def test_target_fires_only_once_its_sample_is_complete():
+    from poolkit.pool.stopping import target_order
+
+    docs = [f"d{i:02d}" for i in range(20)]
+    pool = pool_from_ranks("q", {"r": {d: i + 1 for i, d in enumerate(docs)}}, docs=tuple(docs))
+    rule = TargetRule(0.5, 0.7)                       # r = 2, need 2
+    everything = [Judged(d, 1) for d in docs]          # all relevant, judged in stored order
+    drawn = target_order(pool)
+    assert rule.due(pool, [], 1) == drawn
+    assert not rule.fires(pool, [Judged(drawn[0], 1)], 1)   # the sample holds 1 of 2
+    first_two = [Judged(d, 1) for d in drawn[:2]]
+    assert rule.due(pool, first_two, 1) == []
+    met = max(docs.index(d) for d in drawn[:2]) + 1    # the order's prefix holding both
+    assert rule.fires(pool, first_two + everything[:met], 1)
+    gap = max(i for i in range(met) if docs[i] not in drawn[:2])  # one left unjudged
+    assert not rule.fires(pool, first_two + [j for j in everything[:gap]
+                                             if j.docid not in drawn[:2]], 1)
