@@ -143,6 +143,11 @@ class PassageChooser(Protocol):
     def fallback(self) -> str | None: ...
     @property
     def promise(self) -> str | None: ...
+    def sample_due(self, qid: str, assessor: str, exclude: Set[str],
+                   allowed: Set[str] | None = None) -> str | None: ...
+    def sample_note(self, qid: str) -> str | None: ...
+    @property
+    def from_start(self) -> bool: ...
     def close(self) -> None: ...
 
 
@@ -395,8 +400,14 @@ class JudgingSession:
         # A time left from one or two judgments swings wildly: wait for a few.
         left = (pace * (total - done) if pace is not None and len(recent) >= PACE_MIN
                 else None)
-        return JudgingProgress(q_done, q_total, done, total, pace, left,
-                               self.chooser.promise if self.chooser is not None else None)
+        return JudgingProgress(q_done, q_total, done, total, pace, left, self._stop_line(item))
+
+    def _stop_line(self, item: Item | None) -> str | None:
+        """The stopping rule's promise, and where the query's target sample is."""
+        if self.chooser is None or self.chooser.promise is None:
+            return None
+        note = self.chooser.sample_note(item.qid) if item is not None else None
+        return self.chooser.promise if note is None else f"{self.chooser.promise} · {note}"
 
     # -- events ---------------------------------------------------------------------------
     def _event(self, kind: str, item: Item, now: datetime | None = None,
@@ -768,6 +779,12 @@ class JudgingSession:
                     self.closed[qid] = why
                     self._untold.append(qid)
                 return None
+            if not skipped:
+                sampled = self._sample_due(qid)
+                if sampled is not None:
+                    return sampled
+            if self.chooser.from_start:
+                after = None
             if self.chooser.adaptive and not skipped:
                 gold = self._gold_due(qid)
                 if gold is not None:
@@ -790,6 +807,17 @@ class JudgingSession:
         waiting = [it for it in items if it.pair in self.skips and it.pair not in self.deferred
                    and not self.is_done(it)]
         return min(waiting, key=lambda it: self.skips[it.pair]) if waiting else None
+
+    def _sample_due(self, qid: str) -> Item | None:
+        """The target rule's sample passage due in ``qid`` (served before the order; it
+        looks like any other passage), or None."""
+        assert self.chooser is not None
+        items = self.items[qid]
+        exclude = {it.docid for it in items if self.is_done(it) or it.pair in self.skips
+                   or it.pair in self.deferred}
+        allowed = {it.docid for it in items if it.pair not in self.gold}
+        doc = self.chooser.sample_due(qid, self.assessor, exclude, allowed)
+        return self._index.get((qid, doc)) if doc is not None else None
 
     def _gold_due(self, qid: str) -> Item | None:
         """Under a learning order: the query's first gold passage not done, skipped or

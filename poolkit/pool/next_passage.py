@@ -35,7 +35,7 @@ from typing import Any
 from poolkit.pool.budget import Budget
 from poolkit.pool.learners import Judged, as_grades
 from poolkit.pool.remaining import StopRule, estimate_remaining, relevant_found
-from poolkit.pool.stopping import MIN_JUDGED, ModelRule, StoppingRule
+from poolkit.pool.stopping import MIN_JUDGED, ModelRule, StoppingRule, TargetRule
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
 from poolkit.store.judging import VOTE_KINDS
@@ -159,6 +159,43 @@ class NextPassage:
         if pool.qid not in self._texts:
             self._texts[pool.qid] = self.texts(pool)
         return self._texts[pool.qid]
+
+    @property
+    def from_start(self) -> bool:
+        """Whether the session's walk takes a query's first pending passage in stored order
+        rather than the one after the passage last shown: the target rule counts the
+        order's judged prefix, and its sample passages lie anywhere in it."""
+        return isinstance(self.stop, TargetRule)
+
+    def sample_due(self, qid: str, assessor: str, exclude: Set[str],
+                   allowed: Set[str] | None = None) -> str | None:
+        """The target rule's sample passage to offer ``assessor`` next in ``qid`` (the
+        sample is judged before the order), recorded as on their screen; None once the
+        sample is complete, under another rule, or when every passage due is on another
+        assessor's screen or in ``exclude`` (this assessor's skipped, deferred or
+        can't-judge ones: those stay due, so the sample, and the rule, waits for them)."""
+        pool = self.pools.get(qid)
+        if not isinstance(self.stop, TargetRule) or pool is None:
+            return None
+        wanted = self.stop.due(pool, history(self.store, qid, pool), self.level)
+        if not wanted:
+            return None
+        since = datetime.now(timezone.utc) - timedelta(minutes=self.claim_minutes)
+        others = self.store.shown_to_others(assessor, qid, stamp(since))
+        doc = next((d for d in wanted if d not in exclude and d not in others
+                    and (allowed is None or d in allowed)), None)
+        if doc is not None:
+            self.store.mark_shown(assessor, qid, doc)
+        return doc
+
+    def sample_note(self, qid: str) -> str | None:
+        """``target sample: 12 judged`` while ``qid``'s target sample is being judged (no
+        grade, count of relevant or place in the draw: the screen stays blind), else None."""
+        pool = self.pools.get(qid)
+        if not isinstance(self.stop, TargetRule) or pool is None:
+            return None
+        drawn, complete = self.stop.sample(pool, history(self.store, qid, pool), self.level)
+        return None if complete else f"target sample: {len(drawn)} judged"
 
     def pick(self, qid: str, assessor: str, mine: Set[str], skipped: Set[str],
              allowed: Set[str] | None = None) -> str | None:

@@ -6,6 +6,7 @@ the live closure comes where the replay stops, on the same grades."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -112,3 +113,75 @@ def test_every_live_rule_states_its_promise(rule, tmp_path):
         chooser = collection.next_passage()
         assert chooser.stop_rule is not None and chooser.stop_rule.name == rule
         assert chooser.promise == f"stop: {rule} — {chooser.stop_rule.promise()}"
+
+
+def _relevant(docid: str) -> bool:
+    """q0's truth in the target pilot: the first ten passages relevant (the sample of
+    seven holds five of them; the order has met them all again at its 12th judgment)."""
+    return int(docid[1:]) < 10
+
+
+@sync
+async def test_target_serves_its_sample_first_blind_and_closes_where_the_replay_stops(
+        store_location, tmp_path):
+    """``stop: target`` at recall 0.5 (r = 5 sampled relevant, all 5 to be met again): the
+    session serves the seeded random sample first, then the stored (docid) order; the query
+    closes at the judgment where ``simulate --stop target``'s replay of the same grades
+    stops, and the screen shows only how many sample passages are judged."""
+    from poolkit.pool.stopping import TargetRule, target_order
+
+    config = configured(tmp_path, store_location, "{order: docid, stop: target, "
+                                                  "stop_recall: 0.5}")
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        pool = chooser.pools["q0"]
+        rule = TargetRule(0.5)
+        assert rule.sample_size() == 5
+        truth = [Judged(d, int(_relevant(d))) for d in pool.docs]
+        drawn, _ = rule.sample(pool, truth, 1)
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        app = JudgeApp(session, JudgeConfig(topic_card=False))
+        shown, notes = [], []
+        async with app.run_test(size=SIZE) as pilot:
+            while session.current is not None and session.current.qid == "q0":
+                current = session.current
+                shown.append(current.docid)
+                said = screen_text(app)
+                notes.append(re.findall(r"target sample: \d+ judged", said))
+                assert not re.search(r"target sample[^\n]*(relevant|/)", said)  # no grades
+                await pilot.press("1" if _relevant(current.docid) else "0")
+                await until(lambda c=current: session.current != c, "the next passage")
+            closed = screen_text(app)
+    assert shown[:len(drawn)] == drawn                       # the sample first, as drawn
+    assert drawn == target_order(pool)[:len(drawn)]
+    rest = [d for d in pool.docs if d not in drawn]
+    assert shown[len(drawn):] == rest[:len(shown) - len(drawn)]  # then the stored order
+    stop = rule.stop(pool, truth, 1)                         # the replay, the same grades
+    assert len(shown) == stop.judged < len(pool.docs)
+    assert f"query q0 closed: stop: target says it may stop ({stop.judged}/14 judged)" in closed
+    assert notes[:len(drawn)] == [[f"target sample: {i} judged"] for i in range(len(drawn))]
+    assert all(n == [] for n in notes[len(drawn):])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=MIN_JUDGED + 1, max_size=24),
+       st.sampled_from([0.5, 0.6]))
+def test_the_live_target_rule_closes_where_the_replay_stops(grades, recall):
+    """The session's sequence (the sample as ``due`` serves it, then the stored order): the
+    check closes the query at the judgment where the replay of the same grades stops."""
+    from poolkit.pool.stopping import TargetRule
+
+    pool = pool_of(len(grades))
+    truth = {d: g for d, g in zip(pool.docs, grades)}
+    rule = TargetRule(recall)
+    chooser = NextPassage(None, {"q": pool}, order_strategy("docid"),  # type: ignore[arg-type]
+                          stop=rule)
+    live: list[Judged] = []
+    while len(live) < len(pool.docs) and not chooser.closed("q", live):
+        due = rule.due(pool, live, 1)
+        done = {j.docid for j in live}
+        doc = due[0] if due else next(d for d in pool.docs if d not in done)
+        live.append(Judged(doc, truth[doc]))
+    replay = rule.stop(pool, [Judged(d, truth[d]) for d in pool.docs], 1)
+    assert len(live) == replay.judged
