@@ -58,6 +58,7 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
     assessor = collection.assessor(request.assessor, kind, "--assessor")
     version = collection.version(request.pool_version)
     chooser = collection.next_passage(version, request.double)
+    chooser.check_in_background()  # a rule that refits: off the keystroke path
     only = sampled_queries(collection) if request.sample else None
     review = None
     if request.review_machine is not None:  # (the machine's grades are read here only)

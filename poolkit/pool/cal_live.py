@@ -45,10 +45,10 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from poolkit.params import Param
 from poolkit.pool.guided import ContinuousActiveLearning, batch_boundary
@@ -59,10 +59,11 @@ from poolkit.pool.view import QueryPool
 #: None while the grades hold a single class
 Trainer = Callable[[QueryPool, Mapping[str, int]], Mapping[str, float] | None]
 
-_Job = tuple[QueryPool, tuple[tuple[str, int], ...]]
+#: (the strategy, or None) -> the executor a fit runs on; the default starts one spawned
+#: process
+Fitters = Callable[[ContinuousActiveLearning | None], Executor]
 
-#: (the strategy) -> the executor a fit runs on; the default starts one spawned process
-Fitters = Callable[[ContinuousActiveLearning], Executor]
+T = TypeVar("T")
 
 LOG = logging.getLogger(__name__)
 
@@ -78,9 +79,10 @@ def scores_by_doc(strategy: ContinuousActiveLearning, pool: QueryPool,
 
 
 _CHILD: ContinuousActiveLearning | None = None  # the fitting process's copy of the strategy
+_RULES: dict[Hashable, Any] = {}  # the fitting process's copy of each stopping rule asked
 
 
-def _child_start(strategy: ContinuousActiveLearning) -> None:
+def _child_start(strategy: ContinuousActiveLearning | None) -> None:
     """In the fitting process: keep the strategy, write nothing to the judging screen's
     terminal (a NumPy warning would land in the middle of the UI), and yield the CPU to
     the screen (a fit is background work)."""
@@ -93,7 +95,7 @@ def _child_start(strategy: ContinuousActiveLearning) -> None:
 
 
 def _child_ready() -> bool:
-    return _CHILD is not None
+    return True
 
 
 def _child_fit(pool: QueryPool, grades: Mapping[str, int]) -> dict[str, float] | None:
@@ -101,7 +103,13 @@ def _child_fit(pool: QueryPool, grades: Mapping[str, int]) -> dict[str, float] |
     return scores_by_doc(_CHILD, pool, grades)
 
 
-def process_fitter(strategy: ContinuousActiveLearning) -> Executor:
+def _child_fires(rule: Any, pool: QueryPool, judged: Sequence[Any], level: int) -> bool:
+    """A stopping rule's ``fires`` in the fitting process, on the process's own copy of
+    the rule (the first sent), so the features it caches per query are built there once."""
+    return bool(_RULES.setdefault(rule, rule).fires(pool, judged, level))
+
+
+def process_fitter(strategy: ContinuousActiveLearning | None) -> Executor:
     """One spawned process (never forked: the judging app runs threads) holding a copy of
     ``strategy``."""
     _tracker_started()
@@ -124,50 +132,53 @@ def _tracker_started() -> None:
         sys.stderr = captured
 
 
-class BackgroundCal(OrderStrategy):
-    """A ``cal`` strategy whose ``next`` never waits for a fit (see the module docstring)."""
+class Background:
+    """One daemon worker thread taking tasks (``run``) in queue order, and behind it one
+    spawned process (``elsewhere`` runs a function there) holding a copy of ``strategy``:
+    what ``BackgroundCal``'s fits and the stopping rules' checks on the judging screen
+    (``stop_live``) share. The thread touches no store connection. If the process cannot
+    start or dies, ``elsewhere`` runs its fallback on the thread and ``fallback`` says why,
+    logged once. ``close()`` drops the queued tasks, ends the thread and the process."""
 
-    name: ClassVar[str] = ContinuousActiveLearning.name
-    summary: ClassVar[str] = ContinuousActiveLearning.summary
-    params: ClassVar[tuple[Param, ...]] = ContinuousActiveLearning.params
-    blind: ClassVar[bool] = True
-    adaptive: ClassVar[bool] = True
+    #: who the fallback line names
+    label: str = "background checks"
 
-    def __init__(self, strategy: ContinuousActiveLearning,
-                 texts: Callable[[QueryPool], QueryPool] = lambda pool: pool,
-                 trainer: Trainer | None = None, fitters: Fitters = process_fitter) -> None:
+    def __init__(self, strategy: ContinuousActiveLearning | None = None,
+                 fitters: Fitters = process_fitter) -> None:
         self.strategy = strategy
-        self._texts = texts
-        self.trainer: Trainer = trainer or self._fit_elsewhere
         self._fitters = fitters
         self._fitter: Executor | None = None
         #: why the fits run on the worker thread instead of their process (None: they don't)
         self.fallback: str | None = None
         self._closed = False
-        self._pools: dict[str, QueryPool] = {}
-        self._asked: dict[str, tuple[tuple[str, int], ...]] = {}
-        self._ready: dict[str, Mapping[str, float]] = {}
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
-        self.error: BaseException | None = None  # the last fit that failed (order falls back)
-        self.trained = 0                         # models made
+        self.error: BaseException | None = None  # the last task that failed
         #: set once the fitting process answers (or the fits fell back to the thread)
         self.started = threading.Event()
 
-    def _fit(self, pool: QueryPool, grades: Mapping[str, int]) -> Mapping[str, float] | None:
-        return scores_by_doc(self.strategy, pool, grades)
+    def eager(self) -> bool:
+        """Whether the worker starts the process as it starts (else at first use)."""
+        return False
 
-    def _fit_elsewhere(self, pool: QueryPool,
-                       grades: Mapping[str, int]) -> Mapping[str, float] | None:
-        """The fit in the fitting process (started on first use); on the worker thread if
-        that process cannot start or has died (``fallback``, logged once)."""
+    def run(self, task: Callable[[], None]) -> None:
+        """Queue ``task`` for the worker thread (started on first use)."""
+        if self._closed:
+            return
+        if self._worker is None:
+            self._start_worker()
+        self._jobs.put(task)
+
+    def elsewhere(self, fn: Callable[..., T], *args: Any, here: Callable[[], T]) -> T:
+        """``fn(*args)`` in the fitting process (started on first use); ``here()`` on the
+        worker thread if that process cannot start or has died (``fallback``)."""
         fitter = self._start_fitter()
         if fitter is not None:
             try:
-                return fitter.submit(_child_fit, pool, dict(grades)).result()
+                return fitter.submit(fn, *args).result()
             except BrokenProcessPool as exc:  # the process died
                 self._fall_back(exc)
-        return None if self._closed else self._fit(pool, grades)
+        return here()
 
     def _start_fitter(self) -> Executor | None:
         """The fitting process, started and answering (on the worker thread), or None when
@@ -182,11 +193,87 @@ class BackgroundCal(OrderStrategy):
         return self._fitter
 
     def _fall_back(self, exc: BaseException) -> None:
-        self.fallback = (f"order cal: the classifier's fitting process could not run "
+        self.fallback = (f"{self.label}: the classifier's fitting process could not run "
                          f"({type(exc).__name__}: {exc}); fitting on a thread of the judging "
                          f"app instead (keystrokes may be slower)")
         LOG.warning(self.fallback)
         self._stop_fitter()
+
+    def _start_worker(self) -> None:
+        self._worker = threading.Thread(target=self._work, name="cal-trainer", daemon=True)
+        self._worker.start()
+
+    def _work(self) -> None:
+        if self.eager():
+            self._start_fitter()
+        else:
+            self.started.set()
+        while True:
+            task = self._jobs.get()
+            if task is None:  # close(): the end
+                self._jobs.task_done()
+                return
+            try:
+                if not self._closed:
+                    task()
+            except Exception as exc:  # noqa: BLE001 - a failed task must not end the session
+                self.error = exc
+            finally:
+                self._jobs.task_done()
+
+    def wait(self) -> None:
+        """Block until every queued task is done (tests and the benchmark)."""
+        self._jobs.join()
+
+    def close(self) -> None:
+        """Drop the queued tasks, end the worker thread (after the task at hand) and shut
+        the fitting process down."""
+        self._closed = True
+        if self._worker is not None:
+            self._jobs.put(None)
+            self._worker.join()
+            self._worker = None
+        self._stop_fitter()
+
+    def _stop_fitter(self) -> None:
+        if self._fitter is not None:
+            self._fitter.shutdown(wait=True, cancel_futures=True)
+            self._fitter = None
+
+
+class BackgroundCal(Background, OrderStrategy):
+    """A ``cal`` strategy whose ``next`` never waits for a fit (see the module docstring)."""
+
+    name: ClassVar[str] = ContinuousActiveLearning.name
+    summary: ClassVar[str] = ContinuousActiveLearning.summary
+    params: ClassVar[tuple[Param, ...]] = ContinuousActiveLearning.params
+    blind: ClassVar[bool] = True
+    adaptive: ClassVar[bool] = True
+    label = "order cal"
+
+    def __init__(self, strategy: ContinuousActiveLearning,
+                 texts: Callable[[QueryPool], QueryPool] = lambda pool: pool,
+                 trainer: Trainer | None = None, fitters: Fitters = process_fitter) -> None:
+        super().__init__(strategy, fitters)
+        self.strategy: ContinuousActiveLearning = strategy
+        self._texts = texts
+        self.trainer: Trainer = trainer or self._fit_elsewhere
+        self._pools: dict[str, QueryPool] = {}
+        self._asked: dict[str, tuple[tuple[str, int], ...]] = {}
+        self._ready: dict[str, Mapping[str, float]] = {}
+        self.trained = 0                         # models made
+
+    def eager(self) -> bool:
+        return self.trainer == self._fit_elsewhere
+
+    def _fit(self, pool: QueryPool, grades: Mapping[str, int]) -> Mapping[str, float] | None:
+        return scores_by_doc(self.strategy, pool, grades)
+
+    def _fit_elsewhere(self, pool: QueryPool,
+                       grades: Mapping[str, int]) -> Mapping[str, float] | None:
+        """The fit in the fitting process; on the worker thread if it cannot run."""
+        return self.elsewhere(_child_fit, pool, dict(grades),
+                              here=lambda: None if self._closed else self._fit(pool, grades))
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
         return self.strategy.keys(pool)
@@ -203,61 +290,16 @@ class BackgroundCal(OrderStrategy):
         trained = tuple(list(grades.items())[:batch_boundary(len(grades))])
         if trained and self._asked.get(pool.qid) != trained:
             self._asked[pool.qid] = trained
-            self._submit((pool, trained))
+            self.run(lambda: self._train(pool, trained))
         scores = self._ready.get(pool.qid)
         if scores is None:
             keys = self.strategy.keys(pool)  # cal's order before a model: judge's or fused
             return min(pending, key=lambda d: keys[d])
         return max(pending, key=lambda d: scores.get(d, float("-inf")))
 
-    def _submit(self, job: _Job) -> None:
-        if self._closed:
-            return
-        if self._worker is None:
-            self._start_worker()
-        self._jobs.put(job)
-
-    def _start_worker(self) -> None:
-        self._worker = threading.Thread(target=self._work, name="cal-trainer", daemon=True)
-        self._worker.start()
-
-    def _work(self) -> None:
-        if self.trainer == self._fit_elsewhere:
-            self._start_fitter()
-        else:
-            self.started.set()
-        while True:
-            job = self._jobs.get()
-            if job is None:  # close(): the end
-                self._jobs.task_done()
-                return
-            pool, trained = job
-            try:
-                if not self._closed and self._asked.get(pool.qid) == trained:  # not replaced
-                    scores = self.trainer(pool, dict(trained))
-                    if scores is not None:
-                        self._ready[pool.qid] = scores
-                        self.trained += 1
-            except Exception as exc:  # noqa: BLE001 - a failed fit must not end the session
-                self.error = exc
-            finally:
-                self._jobs.task_done()
-
-    def wait(self) -> None:
-        """Block until every queued training set is trained (tests and the benchmark)."""
-        self._jobs.join()
-
-    def close(self) -> None:
-        """Drop the queued jobs, end the worker thread (after the fit at hand) and shut the
-        fitting process down. The order keeps answering, from the models it has."""
-        self._closed = True
-        if self._worker is not None:
-            self._jobs.put(None)
-            self._worker.join()
-            self._worker = None
-        self._stop_fitter()
-
-    def _stop_fitter(self) -> None:
-        if self._fitter is not None:
-            self._fitter.shutdown(wait=True, cancel_futures=True)
-            self._fitter = None
+    def _train(self, pool: QueryPool, trained: tuple[tuple[str, int], ...]) -> None:
+        if self._asked.get(pool.qid) == trained:  # not replaced by a newer training set
+            scores = self.trainer(pool, dict(trained))
+            if scores is not None:
+                self._ready[pool.qid] = scores
+                self.trained += 1

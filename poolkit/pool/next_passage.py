@@ -33,8 +33,10 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from poolkit.pool.budget import Budget
+from poolkit.pool.cal_live import Background, BackgroundCal
 from poolkit.pool.learners import Judged, as_grades
 from poolkit.pool.remaining import StopRule, estimate_remaining, relevant_found
+from poolkit.pool.stop_live import BackgroundStop
 from poolkit.pool.stopping import MIN_JUDGED, ModelRule, StoppingRule, TargetRule
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
@@ -75,6 +77,23 @@ class NextPassage:
     _closed: dict[str, tuple[tuple[int, tuple[Judged, ...]], str | None]] = field(
         default_factory=dict, init=False, repr=False)
     _texts: dict[str, QueryPool] = field(default_factory=dict, init=False, repr=False)
+    #: the rule's check off the keystroke path (``check_in_background``), or None
+    background: BackgroundStop | None = field(default=None, init=False, repr=False)
+    _own_worker: Background | None = field(default=None, init=False, repr=False)
+
+    def check_in_background(self) -> None:
+        """Run a rule that fits a classifier (``quant``, ``quant-sample``) off the keystroke
+        path (``stop_live``), on ``cal``'s worker when the order is ``cal``; the judging
+        app asks for it, ``status`` and the tests keep the check in line."""
+        if not (isinstance(self.stop, StoppingRule) and self.stop.reads_text):
+            return
+        worker: Background
+        if isinstance(self.strategy, BackgroundCal):
+            worker = self.strategy
+        else:
+            worker = self._own_worker = Background()
+            worker.label = f"stop {self.stop.name}"
+        self.background = BackgroundStop(self.stop, self.level, worker)
 
     @property
     def adaptive(self) -> bool:
@@ -98,7 +117,8 @@ class NextPassage:
     def fallback(self) -> str | None:
         """Why the strategy runs in a slower way than meant (``cal``'s fits on a thread when
         their process could not start), or None."""
-        return getattr(self.strategy, "fallback", None)
+        own = self._own_worker.fallback if self._own_worker is not None else None
+        return getattr(self.strategy, "fallback", None) or own
 
     def close(self) -> None:
         """End what the strategy runs beside the session (``cal``'s fitting process); the
@@ -106,6 +126,8 @@ class NextPassage:
         close = getattr(self.strategy, "close", None)
         if close is not None:
             close()
+        if self._own_worker is not None:
+            self._own_worker.close()
 
     @property
     def active(self) -> bool:
@@ -123,7 +145,7 @@ class NextPassage:
             judged = history(self.store, qid, pool)
         key = (len(pool.docs), tuple(judged))
         known = self._closed.get(qid)
-        if known is not None and known[0] == key:
+        if known is not None and known[0] == key and self.background is None:
             return known[1]  # the same grades, the same answer (the model fit is the cost)
         why = self._why_closed(pool, judged)
         self._closed[qid] = (key, why)
@@ -137,6 +159,8 @@ class NextPassage:
         if self.stop is not None and len(judged) < len(pool.docs):
             count = f"{len(judged)}/{len(pool.docs)} judged"
             if isinstance(self.stop, StoppingRule):
+                if self.background is not None:
+                    return self._asked(pool, judged)
                 if len(judged) >= MIN_JUDGED and self.stop.fires(self._read(pool), judged,
                                                                   self.level):
                     return f"stop: {self.stop.name} says it may stop ({count})"
@@ -145,6 +169,17 @@ class NextPassage:
             if recall is not None:
                 return (f"estimated pool recall {recall:.2f} ≥ target {self.stop.target:g} "
                         f"(with probability ≥ {self.stop.confidence:g}; {count})")
+        return None
+
+    def _asked(self, pool: QueryPool, judged: list[Judged]) -> str | None:
+        """The background check's answer: closed at the judgment the rule fired on, or
+        None (open) while it has not, with the check of these grades queued."""
+        assert self.background is not None and isinstance(self.stop, StoppingRule)
+        at = self.background.fired_at(pool.qid, judged)
+        if at is not None:
+            return f"stop: {self.stop.name} says it may stop ({at}/{len(pool.docs)} judged)"
+        if len(judged) >= MIN_JUDGED:
+            self.background.ask(self._read(pool), judged)
         return None
 
     def allowed(self, qid: str) -> int | None:

@@ -185,3 +185,104 @@ def test_the_live_target_rule_closes_where_the_replay_stops(grades, recall):
         live.append(Judged(doc, truth[doc]))
     replay = rule.stop(pool, [Judged(d, truth[d]) for d in pool.docs], 1)
     assert len(live) == replay.judged
+
+
+def _in_line(rule, pool, judged, level):
+    """The check on the worker thread (the fitting process is tested on its own below)."""
+    return rule.fires(pool, judged, level)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=MIN_JUDGED + 1, max_size=20))
+def test_the_background_check_closes_where_the_replay_stops(grades):
+    """With the check off the keystroke path, the answer for each judgment (once it has
+    come) closes the query at the judgment where the replay stops."""
+    pool = pool_of(len(grades))
+    seq = [Judged(d, g) for d, g in zip(pool.docs, grades)]
+    rule = QuantRule()
+    chooser = NextPassage(None, {"q": pool}, order_strategy("docid"),  # type: ignore[arg-type]
+                          stop=rule)
+    chooser.check_in_background()
+    assert chooser.background is not None
+    chooser.background.check = _in_line
+    try:
+        closed_at = len(seq)
+        for k in range(len(seq)):
+            chooser.closed("q", seq[:k])
+            chooser.background.worker.wait()
+            if chooser.closed("q", seq[:k]):
+                closed_at = k
+                break
+    finally:
+        chooser.close()
+    assert closed_at == rule.stop(pool, seq, 1).judged
+
+
+def test_the_fitting_process_answers_as_the_thread_would():
+    """``quant-sample``'s check in the fitting process gives the rule's own answer."""
+    import multiprocessing
+
+    from poolkit.pool.cal_live import Background
+    from poolkit.pool.stop_live import BackgroundStop
+
+    docs = tuple(f"d{i:02d}" for i in range(12))
+    pool = QueryPool("q", docs, {d: (Hit("r", i + 1),) for i, d in enumerate(docs)},
+                     query="armyworm maize", texts={d: ("armyworm maize larvae" if i < 4
+                                                        else "grain weevil") for i, d
+                                                    in enumerate(docs)})
+    judged = [Judged(d, 2 if i < 4 else 0) for i, d in enumerate(docs[:9])]
+    worker = Background()
+    stop = BackgroundStop(SampledQuantRule(0.5), 1, worker)
+    try:
+        stop.ask(pool, judged)
+        worker.wait()
+        assert worker.fallback is None and worker.error is None
+        expected = SampledQuantRule(0.5).fires(pool, judged, 1)
+        assert (stop.fired_at("q", judged) == len(judged)) == expected
+    finally:
+        worker.close()
+    assert not multiprocessing.active_children()
+
+
+@sync
+async def test_a_held_check_does_not_hold_the_screen(store_location, tmp_path):
+    """``quant``'s check held on an Event: the screen goes on judging q0 meanwhile; once it
+    answers that the rule fired at the 5th judgment, the next grade closes q0, naming the
+    5th, and the session moves on. No fitting process is left once the app has exited."""
+    import multiprocessing
+    import threading
+
+    config = configured(tmp_path, store_location, "{order: docid, stop: quant}")
+    gate, asked = threading.Event(), []
+
+    def held(rule, pool, judged, level):
+        asked.append(len(judged))
+        gate.wait()
+        return True
+
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        chooser.check_in_background()
+        assert chooser.background is not None
+        chooser.background.check = held
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        app = JudgeApp(session, JudgeConfig(topic_card=False))
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(MIN_JUDGED + 2):  # 7 grades: the 5th's check is held
+                current = session.current
+                assert current is not None and current.qid == "q0"
+                await pilot.press("3")
+                await until(lambda c=current: session.current != c, "the next passage")
+            await until(lambda: asked == [MIN_JUDGED], "the 5th judgment's check")
+            assert not gate.is_set()  # the screen went on while the check was held
+            assert session.current is not None and session.current.qid == "q0"
+            gate.set()
+            chooser.background.worker.wait()
+            current = session.current
+            await pilot.press("0")
+            await until(lambda: session.current != current, "the next passage")
+            said = screen_text(app)
+            assert "query q0 closed: stop: quant says it may stop (5/14 judged)" in said
+            assert session.current is not None and session.current.qid == "q1"
+    assert not multiprocessing.active_children()
