@@ -2,6 +2,7 @@
 
     python benchmarks/bench_judge.py [--events 100000] [--keys 300] [--json]
         [--orders priority,mtf,mm-ns,cal] [--budget 0.9] [--team]
+        [--stop RULE [--stop-recall 0.9] [--stop-in-line]]
 
 Builds a store (default: 1,000 queries x 60 pooled passages = 60,000 pool members, each
 ranked by four runs, and 100,000 grade events: alice has judged 55,000 pairs, bob 45,000),
@@ -29,6 +30,13 @@ then drives the real app headless with Textual's Pilot:
   process starts as the first passage is chosen; the keys wait until it answers, as an
   assessor reads the first passage (``fitter_wait_s``: how long after the first paint).
   ``--budget`` adds a ``pool.budget`` (and its check before every passage) to every order.
+  ``--stop RULE`` adds ``pool.stop: RULE`` (``model``, ``knee``, ``target``, ``quant``,
+  ``quant-sample``; at ``--stop-recall``) to every order, checked as ``poolkit judge``
+  checks it: a rule that refits a classifier (``quant``, ``quant-sample``) in the
+  background (``pool.stop_live``, on ``cal``'s worker under ``cal``), the others in line;
+  ``--stop-in-line`` checks every rule on the screen's thread after each grade, as before
+  the background check (both ways: two runs). ``stop_fired`` says on how many queries the
+  background check has answered that the rule fired.
   ``--team`` judges under issue 28's team features
   on every copy: an assignment plan (``poolkit assign``: alice, bob and carol, every pair to
   two of them, by query), so each grade first takes alice's slot of its pair in the write
@@ -161,9 +169,12 @@ def startup(path: Path, assessor: str, mode: str, repeat: int = 3) -> dict[str, 
     return {"assessor": assessor, "mode": mode, "startup_s": statistics.median(times)}
 
 
-def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
-    """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``) for
-    judging order ``order`` over the store's pool with its provenance."""
+def chooser(store: Store, order: str, budget: float | None, stop: str | None = None,
+            recall: float = 0.9, in_line: bool = False) -> NextPassage:
+    """The next-passage decision ``poolkit judge`` builds (``Collection.next_passage``,
+    ``app.judge.open_session``) for judging order ``order`` over the store's pool with its
+    provenance, with stopping rule ``stop`` at ``recall`` (checked on the screen's thread
+    if ``in_line``)."""
     from poolkit.pool.budget import Budget
     from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
     from poolkit.pool.guided import ContinuousActiveLearning
@@ -189,8 +200,21 @@ def chooser(store: Store, order: str, budget: float | None) -> NextPassage:
 
         strategy = BackgroundCal(strategy, texts_from(store),
                                  trainer=in_thread if order.endswith("-thread") else None)
-    return NextPassage(store, pools, strategy,
-                       budget=Budget.parse(budget) if budget is not None else None)
+    rule: Any = None
+    if stop == "model":
+        from poolkit.pool.remaining import StopRule
+
+        rule = StopRule(recall, 0.9)
+    elif stop is not None:
+        from poolkit.pool.stopping import stopping_rule
+
+        rule = stopping_rule(stop, recall, 0.9)
+    picks = NextPassage(store, pools, strategy,
+                        budget=Budget.parse(budget) if budget is not None else None,
+                        stop=rule, texts=texts_from(store))
+    if not in_line:
+        picks.check_in_background()
+    return picks
 
 
 def startups(path: Path, small: Path) -> list[dict[str, object]]:
@@ -202,7 +226,8 @@ def startups(path: Path, small: Path) -> list[dict[str, object]]:
 
 
 async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | None = None,
-                budget: float | None = None) -> dict[str, Any]:
+                budget: float | None = None, stop: str | None = None, recall: float = 0.9,
+                in_line: bool = False) -> dict[str, Any]:
     from textual import events
 
     from poolkit.config import JudgeConfig
@@ -213,7 +238,8 @@ async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | No
     # Grade to next passage only: the topic card at each new query waits for a key, and the
     # double-tap guard (min_display) would drop keys sent as soon as a passage is drawn,
     # so its hint, not the next passage, would be what got timed.
-    picks = chooser(store, order, budget) if order is not None else None
+    picks = (chooser(store, order, budget, stop, recall, in_line) if order is not None
+             else None)
     app = JudgeApp(JudgingSession(store, assessor, mode=mode, chooser=picks),
                    JudgeConfig(topic_card=False, min_display=0.0))
     latencies: list[float] = []
@@ -237,9 +263,17 @@ async def drive(path: Path, assessor: str, mode: str, keys: int, order: str | No
             latencies.append(screen.painted_at - sent)
     trained = getattr(picks.strategy, "trained", None) if picks is not None else None
     fallback = picks.fallback if picks is not None else None
+    background = picks.background if picks is not None else None
+    fired = None
+    if background is not None:
+        background.worker.wait()
+        fired = len(background._fired)
+    if picks is not None:
+        picks.close()
     store.close()
     ms = sorted(x * 1000 for x in latencies)
     return {"assessor": assessor, "mode": mode, "order": order, "budget": budget,
+            "stop": stop, "stop_in_line": in_line if stop else None, "stop_fired": fired,
             "trained": trained, "fallback": fallback, "fitter_wait_s": round(waited, 2),
             "keys": len(ms),
             "median_ms": statistics.median(ms),
@@ -256,6 +290,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="judging orders whose keystroke-to-next-passage is timed")
     parser.add_argument("--budget", type=float, default=None,
                         help="a pool.budget for every order (a fraction of each query's pool)")
+    parser.add_argument("--stop", default=None, metavar="RULE",
+                        help="a pool.stop rule for every order (model, knee, target, quant, "
+                             "quant-sample)")
+    parser.add_argument("--stop-recall", type=float, default=0.9,
+                        help="the rule's recall (pool.stop_recall)")
+    parser.add_argument("--stop-in-line", action="store_true",
+                        help="check the rule on the screen's thread after each grade")
     parser.add_argument("--team", action="store_true",
                         help="judge under an assignment plan with a gold set mixed in")
     parser.add_argument("--no-startup", action="store_true",
@@ -282,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             copy = Path(tmp) / f"{order}.sqlite"
             shutil.copyfile(path, copy)  # every order starts from the same store
             who = "carol" if args.team else "alice"  # (alice's plan is what she settled)
-            keys.append(asyncio.run(drive(copy, who, "judge", args.keys, order, args.budget)))
+            keys.append(asyncio.run(drive(copy, who, "judge", args.keys, order, args.budget,
+                                          args.stop, args.stop_recall, args.stop_in_line)))
             copy.unlink()
         built["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     base = next((k for k in keys if k["order"] == "priority"), None)
@@ -305,11 +347,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['assigned_alice']:,} slots), gold set of {t['gold']:,} passages mixed in "
               f"at {t['gold_rate']:g}")
     budget = f", budget {args.budget:g}" if args.budget is not None else ""
+    if args.stop is not None:
+        budget += (f", stop {args.stop} at {args.stop_recall:g} "
+                   f"({'in line' if args.stop_in_line else 'in the background'})")
     for k in keys:
         ratio = (f" ({k['ratio_to_priority']:.2f} x priority)"
                  if k["ratio_to_priority"] is not None else "")
         ratio += f", {k['trained']} models trained" if k["trained"] is not None else ""
         ratio += f" ({k['fallback']})" if k["fallback"] else ""
+        ratio += (f", the rule fired on {k['stop_fired']} queries"
+                  if k["stop_fired"] is not None else "")
         p95_ratio = (f" ({k['p95_ratio_to_priority']:.2f} x priority)"
                      if k["p95_ratio_to_priority"] is not None else "")
         print(f"keystroke -> next passage ({k['assessor']}, order {k['order']}{budget}, "
