@@ -31,6 +31,11 @@ judging session:
   the queued jobs, ends the worker thread and shuts the process down: no child outlives
   the session.
 
+The worker thread and the fitting process are ``Background``'s; ``BackgroundCal`` is that
+with ``cal``'s order on top, and ``stop_live.BackgroundStop`` queues a stopping rule's
+check on the same ``Background`` (``cal``'s under ``order: cal``, its own otherwise,
+whose process starts at the first check).
+
 What differs from the replay: the live order uses the newest model *ready*, so a fast
 assessor may see a passage or two chosen by the previous batch's model; the replay
 (``simulate``) waits for every model. ``wait()`` (tests, the benchmark) blocks until the
