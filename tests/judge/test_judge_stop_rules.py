@@ -106,7 +106,7 @@ def test_the_live_rule_closes_where_the_replay_stops(grades, rule):
             f"stop: {rule.name} says it may stop ({closed_at}/{len(seq)} judged)")
 
 
-@pytest.mark.parametrize("rule", ["model", "knee", "quant", "quant-sample"])
+@pytest.mark.parametrize("rule", ["model", "knee", "target", "quant", "quant-sample"])
 def test_every_live_rule_states_its_promise(rule, tmp_path):
     config = configured(tmp_path, tmp_path / "s.sqlite", f"{{stop: {rule}}}")
     with Collection.open(config) as collection:
@@ -286,3 +286,30 @@ async def test_a_held_check_does_not_hold_the_screen(store_location, tmp_path):
             assert "query q0 closed: stop: quant says it may stop (5/14 judged)" in said
             assert session.current is not None and session.current.qid == "q1"
     assert not multiprocessing.active_children()
+
+
+def test_a_target_sample_passage_nobody_can_judge_keeps_the_query_open(store_location,
+                                                                       tmp_path):
+    """A sample passage marked can't-judge is never graded: the sample never completes, so
+    the rule never fires and the query is judged to its end (its promise kept, at recall 1);
+    the sample's next passage comes after it, then the order."""
+    from poolkit.pool.stopping import TargetRule
+
+    config = configured(tmp_path, store_location, "{order: docid, stop: target, "
+                                                  "stop_recall: 0.5}")
+    with Collection.open(config, write=True) as collection:
+        chooser = collection.next_passage()
+        pool = chooser.pools["q0"]
+        drawn, _ = TargetRule(0.5).sample(pool, [Judged(d, int(_relevant(d)))
+                                                for d in pool.docs], 1)
+        session = JudgingSession(collection.store, "alice", clock=TickClock(),
+                                 chooser=chooser)
+        assert session.current is not None and session.current.docid == drawn[0]
+        session.cant_judge("broken text")
+        shown = []
+        while session.current is not None and session.current.qid == "q0":
+            shown.append(session.current.docid)
+            session.grade(int(_relevant(session.current.docid)))
+        assert shown[0] == drawn[1]
+        assert sorted(shown) == sorted(set(pool.docs) - {drawn[0]})  # every other passage
+        assert "q0" not in session.closed
