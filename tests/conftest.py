@@ -8,6 +8,7 @@ names (``from judge_helpers import build_store``): pyproject.toml puts tests/ on
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,13 @@ from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
 if TYPE_CHECKING:
     from poolkit.io.corpus import Corpus, QueryRecord
+
+# One compute thread for torch and OpenBLAS (both read OMP_NUM_THREADS when they load, after
+# this line; the CLI's subprocesses inherit it). Their default is a thread per core, and with
+# two xdist workers on two cores (or the other sessions of a shared machine) those threads
+# spin waiting for each other: tests/retrieve/test_dense.py took 66.8 CPU-s with two and 29.8
+# with one, single-process. A value set outside is kept.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.hookimpl(trylast=True)

@@ -69,6 +69,27 @@ def features(pool: QueryPool) -> dict[str, np.ndarray]:
     return out
 
 
+class _LastFeatures:
+    """features() of the last pool asked about, kept while the same pool object is asked
+    again: the stopping rule refits one query's pool after every judgment (Cranfield's
+    replay refits 36,644 times over 1,125 pools), and the features depend on the pool
+    alone. A QueryPool is frozen; a new pool object is computed anew."""
+
+    def __init__(self) -> None:
+        self._last: tuple[QueryPool, dict[str, np.ndarray], int] | None = None
+
+    def of(self, pool: QueryPool) -> tuple[dict[str, np.ndarray], int]:
+        """(doc -> feature row, the row's width)."""
+        last = self._last  # one read: another thread may replace it meanwhile
+        if last is None or last[0] is not pool:
+            last = (pool, features(pool), 2 + len(pool.systems()))
+            self._last = last
+        return last[1], last[2]
+
+
+_FEATURES = _LastFeatures()
+
+
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """MAP logistic regression with a N(0, PRIOR_SD^2) prior: (coefficients, covariance)."""
     k = x.shape[1]
@@ -106,10 +127,9 @@ class RelevanceModel:
         # Rows in docid order, not the pool's listed order: the draws pair random numbers
         # with the unjudged rows, so a store's pool (judging order) and the same pool rebuilt
         # from run files (docid order) would otherwise stop at different points.
-        feats = features(pool)
+        feats, width = _FEATURES.of(pool)
         done = {j.docid for j in judged}
         graded = sorted((j for j in judged if j.docid in feats), key=lambda j: j.docid)
-        width = 2 + len(pool.systems())
         x = np.array([feats[j.docid] for j in graded]).reshape(len(graded), width)
         y = np.array([1.0 if is_relevant(j.grade, level) else 0.0 for j in graded])
         beta, cov = _fit(x, y)

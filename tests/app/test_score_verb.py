@@ -200,10 +200,10 @@ def test_runs_written_ahead_on_threads_are_the_whole_documents_json(
 
 def test_the_collector_is_paused_only_while_the_verb_runs(tmp_path: Path,
                                                           monkeypatch) -> None:
-    """The cyclic collector is off while runs are scored; the labels and then each finished
-    run are collected once and frozen out of later passes; the verb gives the collector
-    back as it found it, and leaves it alone when its caller froze objects or turned it
-    off."""
+    """The cyclic collector is off while runs are scored; what the caller had is frozen
+    first, uncollected, then the labels and each finished run are collected once and
+    frozen out of later passes; the verb gives the collector back as it found it, and
+    leaves it alone when its caller froze objects or turned it off."""
     import gc
 
     settled: list[tuple[bool, int]] = []
@@ -213,7 +213,8 @@ def test_the_collector_is_paused_only_while_the_verb_runs(tmp_path: Path,
     runs = _mixed_runs(tmp_path)[:3]
     assert gc.get_freeze_count() == 0 and gc.isenabled()
     score_runs(ScoreRequest(GOLDEN, runs, jobs=2))
-    assert settled == [(False, 1)] * 4  # the labels, then 3 runs, with the collector off
+    # the caller's objects, the labels, then 3 runs, with the collector off
+    assert settled == [(False, 1)] * 5
     assert gc.get_freeze_count() == 0 and gc.isenabled()
     real_freeze()
     try:

@@ -226,9 +226,12 @@ def test_compare_errors(collection, capsys, argv, message):
     assert code != 0 and message in err and err.startswith("poolkit compare: error:")
 
 
-def test_run_names_mean_the_same_with_or_without_their_extension(collection, tmp_path):
+def test_run_names_mean_the_same_with_or_without_their_extension(collection, tmp_path,
+                                                                 monkeypatch):
     """compare names its runs lex, neu; `lex.run` (the file's name) names the same run, as
-    `--plot-pair a,b` names score's a.run, b.run."""
+    `--plot-pair a,b` names score's a.run, b.run. The reports' clock is pinned
+    (SOURCE_DATE_EPOCH): two reports made a second apart differ in their `date` alone."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     (tmp_path / "old.qrels").write_text("q1 0 a 2\nq1 0 b 0\n")
     (tmp_path / "new.qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 d 3\nq2 0 g 2\n")
     docs = [compared(tmp_path / "lex.run", tmp_path / "neu.run",

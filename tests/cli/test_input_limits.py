@@ -53,7 +53,10 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def limited(root: Path, argv: list[str], which: int, value: int) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # The limits below are where NumPy stops fitting with OpenBLAS's own thread count (a
+    # thread per core, each with its buffers); conftest's OMP_NUM_THREADS=1 would move them.
+    env = {**{k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"},
+           "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "poolkit", *argv], cwd=root, env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           preexec_fn=lambda: resource.setrlimit(which, (value, value)))

@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+import oracle_cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,11 +34,18 @@ def _paired_samples(seed: int, count: int):
 
 # --- t-test and Wilcoxon: equal to scipy's -----------------------------------------------------
 
+def _scipy(name: str, inputs: list) -> list[float]:
+    """scipy.stats.NAME(a, b).pvalue for each pair, kept between sessions (oracle_cache)."""
+    scipy = pytest.importorskip("scipy")
+    test = getattr(pytest.importorskip("scipy.stats"), name)
+    return oracle_cache.answers(f"scipy.stats.{name}", scipy.__version__, inputs,
+                                lambda a, b: test(a, b).pvalue)
+
+
 def test_t_test_equals_scipy_ttest_rel() -> None:
-    stats = pytest.importorskip("scipy.stats")
     checked = 0
-    for a, b in _paired_samples(1, 400):
-        expected = stats.ttest_rel(a, b).pvalue
+    samples = list(_paired_samples(1, 400))
+    for (a, b), expected in zip(samples, _scipy("ttest_rel", samples), strict=True):
         if np.isnan(expected):  # every difference 0: poolkit says p = 1 (nothing to test)
             assert sig.t_test(a - b) == 1.0
             continue
@@ -67,25 +75,27 @@ def test_incomplete_beta_equals_scipy() -> None:
 def test_wilcoxon_equals_scipy_on_every_null_distribution() -> None:
     """Exact (no ties or zeros, n <= 50), sign-flip (ties or zeros, n <= 13) and normal
     approximation with tie correction (the rest), as scipy's method='auto' picks them."""
-    stats = pytest.importorskip("scipy.stats")
     paths = {"exact": 0, "sign-flip": 0, "normal": 0}
     # Short samples, n from 2 to 13 (the last n on the sign-flip path). scipy's sign-flip
     # enumerates the 2^n signs one call at a time (11 s at n = 13 on a busy machine), so from
     # n = 9 on each of the four shapes comes once rather than twice: that keeps every n with
     # and without zeros that eight per n reached, and 46 sign-flip cases (56 before), for
     # 40% fewer sign vectors for scipy to enumerate (sum of 2^n over the cases).
-    for a, b in itertools.chain(_paired_samples(2, 300),
-                                ((a[:k], b[:k]) for k in range(2, 14)
-                                 for a, b in _paired_samples(k, 8 if k <= 8 else 4))):
+    # scipy's answers are kept between sessions (oracle_cache): later sessions compute
+    # only poolkit's, on every case.
+    cases = list(itertools.chain(_paired_samples(2, 300),
+                                 ((a[:k], b[:k]) for k in range(2, 14)
+                                  for a, b in _paired_samples(k, 8 if k <= 8 else 4))))
+    for a, b in cases:
+        if not np.any(a - b):
+            assert sig.wilcoxon(a - b) == 1.0
+    tested = [(a, b) for a, b in cases if np.any(a - b)]  # scipy is asked about these
+    for (a, b), expected in zip(tested, _scipy("wilcoxon", tested), strict=True):
         d = a - b
-        if not np.any(d):
-            assert sig.wilcoxon(d) == 1.0
-            continue
         ties = len(np.unique(np.abs(d[d != 0]))) < np.count_nonzero(d) or not np.all(d)
         path = ("exact" if d.size <= 50 and not ties else
                 "sign-flip" if d.size <= 13 else "normal")
         paths[path] += 1
-        expected = stats.wilcoxon(a, b).pvalue
         assert sig.wilcoxon(d) == pytest.approx(expected, abs=1e-9, rel=0), (path, d.size)
     assert min(paths.values()) >= 20, paths
 
