@@ -387,14 +387,8 @@ class JudgingSession:
     def progress(self) -> JudgingProgress:
         item = self.current
         q_done, q_total = self.span(item.qid) if item else (0, 0)
-        if self.chooser is None:  # (no budget, nothing closed: every passage counts)
-            done, total = sum(self.done_count.values()), sum(self._caps().values())
-        else:
-            done = total = 0
-            for qid, cap in self._caps().items():
-                d = self.done_count[qid]
-                cap = d if qid in self.closed else cap
-                done, total = done + min(d, cap), total + cap
+        spans = [self.span(qid) for qid in self._caps()]
+        done, total = sum(d for d, _ in spans), sum(t for _, t in spans)
         recent = self.durations[-PACE_WINDOW:]
         pace = statistics.median(recent) if recent else None
         # A time left from one or two judgments swings wildly: wait for a few.
