@@ -13,7 +13,9 @@ that run at once and checkouts that differ never read a stale one.
 from __future__ import annotations
 
 import os
+import subprocess
 
+import killpoints
 from shared_data import LASTING_CACHE
 
 #: what a child's environment adds to (or overrides in) this process's
@@ -24,3 +26,10 @@ BYTECODE = {"PYTHONDONTWRITEBYTECODE": "",  # empty is unset, for Python
 def child_env(**extra: str) -> dict[str, str]:
     """This process's environment with poolkit's bytecode kept, then ``extra``."""
     return {**os.environ, **BYTECODE, **extra}
+
+
+def kill(signame: str, target: str, when: str, argv: list[str],
+         nth: int = 1) -> subprocess.CompletedProcess[str]:
+    """``killpoints.kill`` (``poolkit argv`` in a subprocess, signalled at that moment) with
+    poolkit's bytecode kept."""
+    return killpoints.kill(signame, target, when, argv, nth, env=BYTECODE)

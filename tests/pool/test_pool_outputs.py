@@ -11,7 +11,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from killpoints import kill, run
+from child_env import kill
+from killpoints import run
 from pool_helpers import SAMPLE
 from pool_world import PoolWorld, check_runs_as_recorded, sha
 
