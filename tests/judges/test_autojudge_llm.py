@@ -11,7 +11,6 @@ a third of the sample's pairs get a bare grade), so failures are expected here a
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from child_env import child_env
 from llm_server import LlmServer
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
@@ -65,7 +65,7 @@ def run_autojudge(config: Path) -> dict:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO)}
+    return child_env(PYTHONPATH=str(REPO))
 
 
 def machine_events(config: Path, kind: str) -> list:
