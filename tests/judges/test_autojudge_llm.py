@@ -26,6 +26,7 @@ from shared_data import REPO, SAMPLE
 
 from poolkit.app.agreement import AgreementRequest, label_agreement
 from poolkit.app.pool import PoolRequest, pool
+from poolkit.cli import main
 from poolkit.config import load_config
 from poolkit.store.backends import open_store
 
@@ -52,16 +53,20 @@ def sample_collection(tmp_path: Path, server: LlmServer) -> Path:
     return config
 
 
-def autojudge_command(config: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "poolkit", "autojudge", str(config), "--judge", "small",
-            "--format", "json", "--queries", ",".join(QUERIES), *args]
+def autojudge_argv(config: Path) -> list[str]:
+    return ["autojudge", str(config), "--judge", "small", "--format", "json", "--queries",
+            ",".join(QUERIES)]
 
 
-def run_autojudge(config: Path) -> dict:
-    done = subprocess.run(autojudge_command(config), cwd=REPO, capture_output=True,
-                          text=True, timeout=300, env=_env())
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+def run_autojudge(config: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    """``poolkit autojudge`` in this process (its JSON report): the resume and the re-run
+    check the store and the report, not a process's start; the killed run is the command's
+    end-to-end subprocess."""
+    capsys.readouterr()
+    code = main(autojudge_argv(config))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)  # type: ignore[no-any-return]
 
 
 def _env() -> dict[str, str]:
@@ -81,11 +86,12 @@ def machine_qrels(config: Path, path: Path) -> Path:
     return path
 
 
-def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_path,
+def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_path, capsys,
                                                                              llm_server):
     config = sample_collection(tmp_path, llm_server)
     started = time.monotonic()
-    killed = subprocess.Popen(autojudge_command(config), cwd=REPO, env=_env(),
+    killed = subprocess.Popen([sys.executable, "-m", "poolkit", *autojudge_argv(config)],
+                              cwd=REPO, env=_env(),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while len(machine_events(config, "grade")) + len(machine_events(config, "note")) < 3:
@@ -98,7 +104,7 @@ def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_
     before = {(e.qid, e.docid) for e in machine_events(config, "grade")}
     assert 0 < len(before) + len(machine_events(config, "note")) < PAIRS
 
-    resumed = run_autojudge(config)
+    resumed = run_autojudge(config, capsys)
     pairs = resumed["pairs"]
     assert pairs["total"] == PAIRS and pairs["already"] == len(before)
     assert pairs["already"] + pairs["graded"] + pairs["failed"] == PAIRS
@@ -124,7 +130,7 @@ def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_
             assert set(note["distribution"]) == {"0", "1", "2", "3"}
             assert abs(sum(note["distribution"].values()) - 1) < 1e-3
 
-    again = run_autojudge(config)  # graded pairs are not asked again; failures are
+    again = run_autojudge(config, capsys)  # graded pairs are not asked again; failures are
     assert again["version"] == resumed["version"] and again["pairs"]["graded"] == 0
     assert again["pairs"]["already"] == len(counts)
     assert again["pairs"]["already"] + again["pairs"]["failed"] == PAIRS
