@@ -11,7 +11,6 @@ a third of the sample's pairs get a bare grade), so failures are expected here a
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,27 +19,32 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from child_env import child_env
 from llm_server import LlmServer
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
 
 from poolkit.app.agreement import AgreementRequest, label_agreement
 from poolkit.app.pool import PoolRequest, pool
+from poolkit.cli import main
 from poolkit.config import load_config
 from poolkit.store.backends import open_store
 
-pytestmark = pytest.mark.slow  # a minute or more: the llama server answers a dozen prompts
+pytestmark = pytest.mark.slow  # half a minute or more: the llama server answers ~9 prompts
 
-# One of the sample's four queries: every assertion below holds on its 10 pairs, at half the
-# LLM calls of two queries (measured on this server: q_milk gets 7 bare grades of 10, 4 of
-# them pairs bob graded too; q_store 5), and the re-run asks only its 3 failures.
+# One of the sample's four queries, pooled to depth 6: every assertion below holds on its 6
+# pairs, and each prompt is ~300 tokens the one-thread server reads at a few dozen a second,
+# so the pairs are the test's time (measured on this server: q_milk's top 6 get 4 bare
+# grades, 3 of them pairs bob graded too; s2 and d1 fail, and the re-run asks only those 2).
+# Six still fail a resume that asks graded pairs again and a re-run that skips failures.
 QUERIES = ("q_milk",)
-PAIRS = 10  # seed.run's top 10 of it
+PAIRS = 6  # seed.run's top 6 of it
 POLL_LIMIT = 60.0  # seconds to wait for the first grades before the kill
 
 
 def sample_collection(tmp_path: Path, server: LlmServer) -> Path:
-    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}")
+    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}",
+                          pool=f"depth: {PAIRS}")
     options = {"kind": "openai", "base_url": server.base_url, "model": server.model,
                "concurrency": 2, "max_attempts": 1, "timeout": 60.0}
     config.write_text(config.read_text() + f"cache_dir: {tmp_path / 'cache'}\n"
@@ -49,20 +53,24 @@ def sample_collection(tmp_path: Path, server: LlmServer) -> Path:
     return config
 
 
-def autojudge_command(config: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "poolkit", "autojudge", str(config), "--judge", "small",
-            "--format", "json", "--queries", ",".join(QUERIES), *args]
+def autojudge_argv(config: Path) -> list[str]:
+    return ["autojudge", str(config), "--judge", "small", "--format", "json", "--queries",
+            ",".join(QUERIES)]
 
 
-def run_autojudge(config: Path) -> dict:
-    done = subprocess.run(autojudge_command(config), cwd=REPO, capture_output=True,
-                          text=True, timeout=300, env=_env())
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+def run_autojudge(config: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    """``poolkit autojudge`` in this process (its JSON report): the resume and the re-run
+    check the store and the report, not a process's start; the killed run is the command's
+    end-to-end subprocess."""
+    capsys.readouterr()
+    code = main(autojudge_argv(config))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)  # type: ignore[no-any-return]
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO)}
+    return child_env(PYTHONPATH=str(REPO))
 
 
 def machine_events(config: Path, kind: str) -> list:
@@ -78,11 +86,12 @@ def machine_qrels(config: Path, path: Path) -> Path:
     return path
 
 
-def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_path,
+def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_path, capsys,
                                                                              llm_server):
     config = sample_collection(tmp_path, llm_server)
     started = time.monotonic()
-    killed = subprocess.Popen(autojudge_command(config), cwd=REPO, env=_env(),
+    killed = subprocess.Popen([sys.executable, "-m", "poolkit", *autojudge_argv(config)],
+                              cwd=REPO, env=_env(),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while len(machine_events(config, "grade")) + len(machine_events(config, "note")) < 3:
@@ -95,7 +104,7 @@ def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_
     before = {(e.qid, e.docid) for e in machine_events(config, "grade")}
     assert 0 < len(before) + len(machine_events(config, "note")) < PAIRS
 
-    resumed = run_autojudge(config)
+    resumed = run_autojudge(config, capsys)
     pairs = resumed["pairs"]
     assert pairs["total"] == PAIRS and pairs["already"] == len(before)
     assert pairs["already"] + pairs["graded"] + pairs["failed"] == PAIRS
@@ -121,7 +130,7 @@ def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_
             assert set(note["distribution"]) == {"0", "1", "2", "3"}
             assert abs(sum(note["distribution"].values()) - 1) < 1e-3
 
-    again = run_autojudge(config)  # graded pairs are not asked again; failures are
+    again = run_autojudge(config, capsys)  # graded pairs are not asked again; failures are
     assert again["version"] == resumed["version"] and again["pairs"]["graded"] == 0
     assert again["pairs"]["already"] == len(counts)
     assert again["pairs"]["already"] + again["pairs"]["failed"] == PAIRS

@@ -11,7 +11,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from killpoints import kill, run
+from child_env import kill
+from killpoints import run
 from pool_helpers import SAMPLE
 from pool_world import PoolWorld, check_runs_as_recorded, sha
 
@@ -102,14 +103,24 @@ SIGNALS = ["SIGINT", "SIGTERM", "SIGKILL"]
 EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGKILL": -signal.SIGKILL}
 
 
+def pool_here(world: PoolWorld, capsys: pytest.CaptureFixture[str]) -> str:
+    """``poolkit pool`` in this process (its stderr): the pools around a kill check what the
+    store and the folder hold, not how a process ends, so they need not start one (the
+    killed pool is the end-to-end subprocess)."""
+    capsys.readouterr()
+    code = main(["pool", str(world.config)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    return err
+
+
 @pytest.fixture
-def pooled_once(tmp_path):
+def pooled_once(tmp_path, capsys):
     """A world pooled once (depth 3), then its user run and BM25's depth changed."""
     world = PoolWorld(tmp_path / "w", tmp_path / "w" / "store.sqlite")
     rng = random.Random(7)
     first = world.write_user_run(rng)
-    done = run(["pool", str(world.config)])
-    assert done.returncode == 0, done.stderr
+    pool_here(world, capsys)
     check_runs_as_recorded(world, first)
     changed = world.write_user_run(rng)
     world.write_config(b_depth=8, pool_depth=4)
@@ -119,8 +130,8 @@ def pooled_once(tmp_path):
 @pytest.mark.parametrize("signame", SIGNALS)
 @pytest.mark.parametrize("target,when,nth", MOMENTS,
                          ids=["after-register", "after-queries", "after-add-version"])
-def test_a_killed_pool_leaves_the_run_folder_as_the_store_records(pooled_once, signame, target,
-                                                                  when, nth):
+def test_a_killed_pool_leaves_the_run_folder_as_the_store_records(pooled_once, capsys, signame,
+                                                                  target, when, nth):
     world, first, changed = pooled_once
     runs_before = snapshot(world.runs)
     done = kill(signame, target, when, ["pool", str(world.config)], nth)
@@ -138,8 +149,7 @@ def test_a_killed_pool_leaves_the_run_folder_as_the_store_records(pooled_once, s
     if signame != "SIGKILL":  # item 4: nothing left behind
         assert world.temporaries() == []
     # The next pool settles what a kill left and leaves no temporary file.
-    again = run(["pool", str(world.config)])
-    assert again.returncode == 0, again.stderr
+    pool_here(world, capsys)
     assert world.temporaries() == []
     check_runs_as_recorded(world, changed)
 
@@ -157,7 +167,7 @@ def test_a_signal_after_the_commit_waits_for_the_renames(pooled_once, signame):
     check_runs_as_recorded(world, changed)
 
 
-def test_a_kill_after_the_commit_is_recovered_by_the_next_pool(pooled_once):
+def test_a_kill_after_the_commit_is_recovered_by_the_next_pool(pooled_once, capsys):
     """SIGKILL after the commit, before any rename: the store records the new runs, the
     folder still holds the old ones; the next pool renames the staged ones into place."""
     world, _, changed = pooled_once
@@ -170,14 +180,13 @@ def test_a_kill_after_the_commit_is_recovered_by_the_next_pool(pooled_once):
     with world.store() as s:
         assert s.systems()["user"]["run_sha256"] == changed
         assert len(s.pool_versions()) == 2
-    again = run(["pool", str(world.config)])
-    assert again.returncode == 0, again.stderr
-    assert "reused" in again.stderr  # b's staged run was recovered, so not searched again
+    again = pool_here(world, capsys)
+    assert "reused" in again  # b's staged run was recovered, so not searched again
     assert world.temporaries() == []
     check_runs_as_recorded(world, changed)
 
 
-def test_registering_and_the_pool_version_are_one_transaction(pooled_once):
+def test_registering_and_the_pool_version_are_one_transaction(pooled_once, capsys):
     """Killed after registering the changed run: the store still records the old one, so
     the analyses still refuse the changed file (item 2)."""
     world, first, changed = pooled_once
@@ -188,9 +197,10 @@ def test_registering_and_the_pool_version_are_one_transaction(pooled_once):
         assert s.systems()["user"]["run_sha256"] == first
     labels = world.folder / "labels.qrels"
     labels.write_text("".join(f"{q} 0 {d} 1\n" for q, d in sorted(world.pooled())))
-    imported = run(["import", str(world.config), str(labels), "--as", "nist"])
-    assert imported.returncode == 0, imported.stderr
-    refused = run(["reusability", str(world.config)])
+    assert main(["import", str(world.config), str(labels), "--as", "nist"]) == 0, \
+        capsys.readouterr().err
+    refused = run(  # poolkit reusability's one end-to-end run in a process of its own
+        ["reusability", str(world.config)])
     assert refused.returncode == 2
     assert refused.stderr.splitlines() == [
         f"poolkit reusability: error: {world.user_run}: systems.user's run file changed since "
