@@ -9,13 +9,13 @@ one stderr line naming the limit, exit 2, and nothing written.
 from __future__ import annotations
 
 import hashlib
+import os
 import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from child_env import child_env
 
 from poolkit.cli import main
 
@@ -55,7 +55,8 @@ def snapshot(root: Path) -> dict[str, str]:
 def limited(root: Path, argv: list[str], which: int, value: int) -> subprocess.CompletedProcess:
     # The limits below are where NumPy stops fitting with OpenBLAS's own thread count (a
     # thread per core, each with its buffers); conftest's OMP_NUM_THREADS=1 would move them.
-    env = {k: v for k, v in child_env(PYTHONPATH=str(ROOT)).items() if k != "OMP_NUM_THREADS"}
+    env = {**{k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"},
+           "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "poolkit", *argv], cwd=root, env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           preexec_fn=lambda: resource.setrlimit(which, (value, value)))

@@ -10,7 +10,7 @@ import signal
 import sqlite3
 
 import pytest
-from child_env import kill
+from killpoints import kill
 from mounts import fill, tmpfs
 from test_adversarial_cli import World, snapshot
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from child_env import child_env
 
 from poolkit.app.score import corpus_size
 from poolkit.cli import main
@@ -301,8 +301,9 @@ CORE = {"poolkit", "numpy", "yaml"}
 
 
 def _imports(*argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True,
-                          text=True, env=child_env(PYTHONPATH=str(REPO)), cwd=REPO, timeout=120)
+                          text=True, env=env, cwd=REPO, timeout=120)
     return proc, {line.split("|")[-1].strip().split(".")[0]
                   for line in proc.stderr.splitlines()
                   if line.startswith("import time:") and not line.endswith("imported package")}

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from child_env import child_env
 
 import poolkit.io.common as common
 from poolkit.io import read_run
@@ -124,6 +123,7 @@ def _limited_poolkit(args: list[str], cwd: Path, address_space: int,
                      env: dict[str, str] | None = None) -> Any:
     """``python -m poolkit ARGS`` under an RLIMIT_AS: whatever it does, it cannot take more
     than ``address_space`` bytes of this (shared) machine."""
+    import os
     import resource
     import subprocess
     import sys
@@ -131,7 +131,7 @@ def _limited_poolkit(args: list[str], cwd: Path, address_space: int,
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
-    full_env = child_env(OPENBLAS_NUM_THREADS="1", **(env or {}))
+    full_env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", **(env or {})}
     return subprocess.run([sys.executable, "-m", "poolkit", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, preexec_fn=limit, timeout=600)
 

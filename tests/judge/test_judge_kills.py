@@ -19,7 +19,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from child_env import child_env
 from judging_screen_helpers import pooled_store
 
 from poolkit.store.backends import open_store
@@ -31,8 +30,8 @@ OPS = 60
 
 
 def _spawn(location, *args: object) -> subprocess.Popen:
-    env = child_env(PYTHONPATH=os.pathsep.join(
-        [str(WORKER.parent), os.environ.get("PYTHONPATH", "")]))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, str(WORKER), str(location), *map(str, args)],
                             env=env, stderr=subprocess.PIPE, text=True)
 

@@ -11,6 +11,7 @@ a third of the sample's pairs get a bare grade), so failures are expected here a
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,7 +20,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from child_env import child_env
 from llm_server import LlmServer
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
@@ -70,7 +70,7 @@ def run_autojudge(config: Path, capsys: pytest.CaptureFixture[str]) -> dict:
 
 
 def _env() -> dict[str, str]:
-    return child_env(PYTHONPATH=str(REPO))
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def machine_events(config: Path, kind: str) -> list:

@@ -11,8 +11,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from child_env import kill
-from killpoints import run
+from killpoints import kill, run
 from pool_helpers import SAMPLE
 from pool_world import PoolWorld, check_runs_as_recorded, sha
 
