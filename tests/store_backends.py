@@ -79,3 +79,16 @@ def store_location(backend: str, tmp_path: Path) -> Iterator[str | Path]:
     else:
         with fresh_database() as url:
             yield url
+
+
+@contextmanager
+def initialised_database() -> Iterator[str]:
+    """A new database holding a store made by ``poolkit store init`` (as the server's
+    admin, its owner), dropped afterwards; yields its URL. Built once per session by the
+    tests of the roles, each of which takes a copy (``fresh_database(template=...)``): the
+    grants are to the group roles and live in the database, so the copy has them."""
+    from poolkit.cli import main
+
+    with fresh_database() as url:
+        assert main(["store", "init", url]) == 0
+        yield url

@@ -32,11 +32,8 @@ REFUSED_ID = (psycopg.errors.InsufficientPrivilege, psycopg.errors.GeneratedAlwa
 
 @pytest.fixture(scope="session")
 def initialised():
-    """A store made by `poolkit store init` (as the server's admin, its owner), once per
-    session: each test gets a copy (``team``). Its grants are to the group roles and live in
-    the database, so the copy has them; nobody stays connected to it."""
-    with store_backends.fresh_database() as url:
-        assert main(["store", "init", url]) == 0
+    """The store `poolkit store init` made, once per session: each test gets a copy."""
+    with store_backends.initialised_database() as url:
         yield url
 
 
