@@ -66,20 +66,26 @@ def _role(admin_url: str, name: str, password: str, group: str) -> str:
     return name
 
 
-@pytest.fixture
-def team(pg_url, monkeypatch):
-    """A store set up by `poolkit store init`, and two login roles: an assessor and a lead."""
-    from poolkit.cli import main
+@pytest.fixture(scope="session")
+def initialised():
+    """The store `poolkit store init` made, once per session: each test gets a copy."""
+    with store_backends.initialised_database() as url:
+        yield url
 
-    assert main(["store", "init", pg_url]) == 0
-    suffix = uuid.uuid4().hex[:8]
-    alice = _role(pg_url, f"alice_{suffix}", "pw-alice", "poolkit_assessor")
-    lead = _role(pg_url, f"lead_{suffix}", "pw-lead", "poolkit_admin")
-    yield {"url": pg_url, "alice": alice, "lead": lead}
-    with store_backends.admin_connect(pg_url) as admin:
-        for role in (alice, lead):
-            admin.execute(f"DROP OWNED BY {role}")
-            admin.execute(f"DROP ROLE IF EXISTS {role}")
+
+@pytest.fixture
+def team(initialised, monkeypatch):
+    """A copy of a store set up by `poolkit store init`, and two login roles: an assessor
+    and a lead."""
+    with store_backends.fresh_database(template=initialised) as url:
+        suffix = uuid.uuid4().hex[:8]
+        alice = _role(url, f"alice_{suffix}", "pw-alice", "poolkit_assessor")
+        lead = _role(url, f"lead_{suffix}", "pw-lead", "poolkit_admin")
+        yield {"url": url, "alice": alice, "lead": lead}
+        with store_backends.admin_connect(url) as admin:
+            for role in (alice, lead):
+                admin.execute(f"DROP OWNED BY {role}")
+                admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def _as(team, role, password, monkeypatch) -> PgStore:

@@ -30,12 +30,18 @@ EVENT = "(qid, docid, assessor, kind, grade, judged_at)"
 REFUSED_ID = (psycopg.errors.InsufficientPrivilege, psycopg.errors.GeneratedAlways)
 
 
+@pytest.fixture(scope="session")
+def initialised():
+    """The store `poolkit store init` made, once per session: each test gets a copy."""
+    with store_backends.initialised_database() as url:
+        yield url
+
+
 @pytest.fixture
-def team(monkeypatch):
-    """A store made by `poolkit store init` (as the server's admin, its owner) and four
-    login roles: assessors alice and bob, lead, and mallory, who was granted nothing."""
-    with store_backends.fresh_database() as url:
-        assert main(["store", "init", url]) == 0
+def team(initialised, monkeypatch):
+    """A copy of the store ``poolkit store init`` made (``initialised``) and four login
+    roles: assessors alice and bob, lead, and mallory, who was granted nothing."""
+    with store_backends.fresh_database(template=initialised) as url:
         suffix = uuid.uuid4().hex[:8]
         roles = {who: f"{who}_{suffix}" for who in PASSWORDS}
         with store_backends.admin_connect(url) as admin:

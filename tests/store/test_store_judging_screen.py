@@ -2,7 +2,10 @@
 15): the store contract holds for the app, not only for ``JudgingSession``.
 
 The heartbeat runs every few milliseconds (``heartbeat_every``), and the tests wait for
-states (heartbeats counted, grades saved, retries tried), never for a time.
+states (heartbeats counted, grades saved, retries tried), never for a time. Under such a
+heartbeat the keys are typed (``type_key``), not pressed: ``pilot.press`` waits for the app
+to fall idle, which it never does, so each press would wait out Textual's one-second limit
+twice and the test would wait on that instead of on the state it checks.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ from judging_screen_helpers import (
 )
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from poolkit.app.status import watch
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
+from poolkit.judge.dialogs import PromptScreen
 from poolkit.judge.session import JudgingSession
 from poolkit.store import Store
 from poolkit.store.backends import open_store
@@ -59,8 +63,15 @@ def recorded(screen) -> list[str]:
 
 def type_key(app: JudgeApp, key: str) -> None:
     """A key as the terminal sends it (no waiting for the app to be idle: with a heartbeat
-    every millisecond it never is)."""
-    app._driver.send_message(events.Key(key, key))  # type: ignore[union-attr]
+    every millisecond it never is). The caller waits for the state the key leads to."""
+    character = {"enter": "\r"}.get(key, key)
+    app._driver.send_message(events.Key(key, character))  # type: ignore[union-attr]
+
+
+def prompt_open(app: JudgeApp) -> bool:
+    """A prompt dialog is on screen with its input focused: typed letters go there."""
+    inputs = app.screen.query(Input) if isinstance(app.screen, PromptScreen) else []
+    return bool(inputs) and app.focused is inputs[0]
 
 
 def judge_app(store, heartbeat_every: float) -> tuple[JudgeApp, object]:
@@ -77,16 +88,23 @@ async def test_many_grades_under_constant_heartbeats_are_each_kept_once(store_lo
     rng = random.Random(22)
     grades = [rng.randint(0, 3) for _ in range(GRADE_KEYS)]
     app, mine = judge_app(store, heartbeat_every=0.005)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: app.heartbeats >= 3, "three heartbeats before the first key")
+        first = app.heartbeats
         for i, grade in enumerate(grades):  # typed ahead: keys wait their turn in order
             type_key(app, str(grade))
             if i in (10, 60):  # a highlight word (key t) on each query, as a write too
                 await until(lambda: app.session.progress().done == i + 1, "the grades so far")
-                await pilot.press("t", *"traps", "enter")
+                type_key(app, "t")
+                await until(lambda: prompt_open(app), "the highlight prompt")
+                for key in [*"traps", "enter"]:
+                    type_key(app, key)
                 await until(lambda: app.session.terms(app.session.current.qid),
                             "the word saved")
+                beats = app.heartbeats
+                await until(lambda: app.heartbeats > beats, "a heartbeat between grades")
         await until(lambda: app.session.progress().done == GRADE_KEYS, "every grade saved")
+        assert app.heartbeats >= first + 2  # (at least the two waited for between grades)
         beats = app.heartbeats
         await until(lambda: app.heartbeats > beats + 3, "heartbeats after the last grade")
         assert app.heartbeat_failures == 0
@@ -108,20 +126,22 @@ async def test_sqlite_a_writer_holding_the_store_past_the_wait_is_said_and_retri
     store = Store(path, busy_timeout=0.05)
     app, mine = judge_app(store, heartbeat_every=0.01)
     holder = sqlite3.connect(path, isolation_level=None)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         screen = app.judge_screen
         screen.retry_after = (0.01,)
         said = recorded(screen)
-        await pilot.press("2")
+        type_key(app, "2")
         await until(lambda: app.session.current.docid == "d001", "the first grade saved")
         holder.execute("BEGIN IMMEDIATE")  # another writer holds the store...
         await until(lambda: app.heartbeat_failures >= 2, "two heartbeats refused")
         assert message(app).startswith("heartbeat not renewed (tried again in 0.01 s): ")
-        await pilot.press("3")
+        type_key(app, "3")
         await until(lambda: screen.tries >= 2, "the grade tried twice")
         assert app.session.current.docid == "d001"  # ...the grade stays on screen
         tried = screen.tries
-        await pilot.press("1")  # refused, and said: nothing queued behind an unsaved grade
+        type_key(app, "1")  # refused, and said: nothing queued behind an unsaved grade
+        await until(lambda: any(text.startswith("waiting: ") for text in said),
+                    "the key refused")
         assert any(text.startswith(f"waiting: the grade of d001 is not saved yet (tried "
                                    f"{n}x, trying again); keys wait until it is saved")
                    for text in said for n in range(tried, screen.tries + 1))
@@ -142,14 +162,14 @@ async def test_postgresql_a_server_outage_keeps_the_grade_on_screen_until_it_is_
     with store_backends.fresh_database() as url:
         store = pooled_store(url)
         app, mine = judge_app(store, heartbeat_every=0.01)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE):
             screen = app.judge_screen
             screen.retry_after = (0.01,)
             said = recorded(screen)
-            await pilot.press("2")
+            type_key(app, "2")
             await until(lambda: app.session.current.docid == "d001", "the first grade saved")
             server_down(url, True)  # every connection cut, new ones refused
-            await pilot.press("3")
+            type_key(app, "3")
             await until(lambda: screen.tries >= 3 and app.heartbeat_failures >= 1,
                         "the grade and a heartbeat tried while the server is down")
             assert app.session.current.docid == "d001"
@@ -160,7 +180,7 @@ async def test_postgresql_a_server_outage_keeps_the_grade_on_screen_until_it_is_
             server_down(url, False)  # the server is back
             await until(lambda: screen.unsaved is None, "the grade saved after the outage")
             assert app.session.current.docid == "d002"
-            await pilot.press("1")
+            type_key(app, "1")
             await until(lambda: app.session.current.docid == "d003", "a grade after it")
             beats = app.heartbeats
             await until(lambda: app.heartbeats > beats, "a heartbeat renewed again")
@@ -177,11 +197,11 @@ async def test_postgresql_a_cut_connection_at_a_grade_is_reopened_and_the_grade_
     with store_backends.fresh_database() as url:
         store = pooled_store(url)
         app, mine = judge_app(store, heartbeat_every=0.01)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE):
             app.judge_screen.retry_after = (0.01,)
             for n, key in enumerate("0123"):
                 drop_connections(url)
-                await pilot.press(key)
+                type_key(app, key)
                 await until(lambda: app.session.progress().done == n + 1, "the grade saved")
             await until(lambda: app.session.progress().done == 4, "four grades saved")
         release(store, mine)

@@ -1,9 +1,10 @@
 """A judging team on one store, on both backends: six assessor processes judging through the
-judging-session API (2,000 grades each) while a seventh expands the pool and an eighth
-imports a label file; one assessor is killed with SIGKILL mid-way and restarted. Afterwards
-every grade sent is in the log exactly once, and the labels equal between the backends.
+judging-session API (every passage of pool version 1: 600 grades each) while a seventh
+expands the pool and an eighth imports a label file; one assessor is killed with SIGKILL
+a quarter of the way and restarted. Afterwards every grade sent is in the log exactly once,
+and the labels equal between the backends.
 
-Nothing here waits on the clock: the kill happens once the store holds 500 of that
+Nothing here waits on the clock: the kill happens once the store holds a quarter of that
 assessor's grades, whenever that is; the time limits only stop a hung run.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import store_backends
-from team_worker import grade_of, members, pairs
+from team_worker import DOCS, QUERIES, grade_of, members, pairs
 
 from poolkit.policies import Labels
 from poolkit.store import QueryRecord
@@ -27,7 +28,8 @@ from poolkit.store.backends import open_store
 
 WORKER = Path(__file__).with_name("team_worker.py")
 ASSESSORS = [f"a{i}" for i in range(6)]
-PER_ASSESSOR = 2000
+PER_ASSESSOR = QUERIES * DOCS  # all of pool version 1
+KILL_AT = PER_ASSESSOR // 4
 HUNG = 900  # seconds: a run this long has hung
 
 
@@ -53,7 +55,7 @@ def play(location, tmp_path: Path) -> dict:
         store.upsert_queries(QueryRecord(q, f"query {q}") for q in sorted({q for q, _ in
                                                                             pairs()}))
         ms, sources = members()
-        store.add_pool_version({"bm25": 100}, "docid", ms, sources)
+        store.add_pool_version({"bm25": DOCS}, "docid", ms, sources)
     logs = {a: tmp_path / f"{a}.log" for a in ASSESSORS}
     procs = {a: _spawn(location, "judge", a, str(PER_ASSESSOR), str(logs[a]))
              for a in ASSESSORS}
@@ -61,8 +63,8 @@ def play(location, tmp_path: Path) -> dict:
     victim = ASSESSORS[3]
     deadline = time.monotonic() + HUNG
     with open_store(location, read_only=True) as watcher:
-        while _grades_by(watcher, victim) < 500 and procs[victim].poll() is None:
-            assert time.monotonic() < deadline, "the victim never reached 500 grades"
+        while _grades_by(watcher, victim) < KILL_AT and procs[victim].poll() is None:
+            assert time.monotonic() < deadline, f"the victim never reached {KILL_AT} grades"
             time.sleep(0.05)
     procs[victim].send_signal(signal.SIGKILL)
     procs[victim].wait(timeout=HUNG)
