@@ -137,12 +137,20 @@ def target_order(pool: QueryPool) -> list[str]:
     """The pool in the target sample's random order: by SHA-256 of ("target", qid, docid),
     the one seed every replay, session and assessor of any store draws with, so the sample
     is the same wherever it is drawn and independent of the judging order."""
+    return list(_target_order(pool.qid, frozenset(pool.docs)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _target_order(qid: str, docs: frozenset[str]) -> tuple[str, ...]:
+    """``target_order`` of a pool (it hangs on the query and the set of passages alone):
+    the rules ask after every judgment, and the hashes were most of a replay's time."""
     def key(d: str) -> bytes:
-        return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
+        return hashlib.sha256(f"target\0{qid}\0{d}".encode()).digest()
 
-    return sorted(pool.docs, key=key)
+    return tuple(sorted(docs, key=key))
 
 
+@functools.lru_cache(maxsize=None)
 def qbcb(target: float, confidence: float, r: int) -> int | None:
     """The fewest sampled relevant passages j the order must meet again, of ``r``, for
     recall >= ``target`` with probability ``confidence``; None if no j <= r suffices."""
