@@ -60,6 +60,7 @@ import numpy as np
 from poolkit.errors import PoolkitError, one_of
 from poolkit.pool.guided import ContinuousActiveLearning
 from poolkit.pool.learners import Judged, is_relevant
+from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.remaining import RelevanceModel, StopRule
 from poolkit.pool.text_model import RelevanceModel as TextModel
 from poolkit.pool.view import QueryPool
@@ -136,12 +137,20 @@ def target_order(pool: QueryPool) -> list[str]:
     """The pool in the target sample's random order: by SHA-256 of ("target", qid, docid),
     the one seed every replay, session and assessor of any store draws with, so the sample
     is the same wherever it is drawn and independent of the judging order."""
+    return list(_target_order(pool.qid, frozenset(pool.docs)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _target_order(qid: str, docs: frozenset[str]) -> tuple[str, ...]:
+    """``target_order`` of a pool (it hangs on the query and the set of passages alone):
+    the rules ask after every judgment, and the hashes were most of a replay's time."""
     def key(d: str) -> bytes:
-        return hashlib.sha256(f"target\0{pool.qid}\0{d}".encode()).digest()
+        return hashlib.sha256(f"target\0{qid}\0{d}".encode()).digest()
 
-    return sorted(pool.docs, key=key)
+    return tuple(sorted(docs, key=key))
 
 
+@functools.lru_cache(maxsize=None)
 def qbcb(target: float, confidence: float, r: int) -> int | None:
     """The fewest sampled relevant passages j the order must meet again, of ``r``, for
     recall >= ``target`` with probability ``confidence``; None if no j <= r suffices."""
@@ -276,10 +285,10 @@ class SampledQuantRule(StoppingRule):
 
     def probabilities(self, pool: QueryPool, judged: Sequence[Judged], level: int,
                       ) -> tuple[dict[str, int], np.ndarray]:
-        row, X, extra = self.cal.features(pool)
-        idx = [row[j.docid] for j in judged]
-        y = [int(is_relevant(j.grade, level)) for j in judged]
-        return row, TextModel.fit(X.rows(idx), y, extra[idx], l2=self.l2).probability(X, extra)
+        row = self.cal.features(pool)[0]
+        scores = self.cal.log_odds(
+            pool, [(j.docid, int(is_relevant(j.grade, level))) for j in judged], self.l2)
+        return row, 1.0 / (1.0 + np.exp(-scores))  # TextModel.probability of the fit
 
     def _fires_at(self, pool: QueryPool, seq: Sequence[Judged], k: int, level: int,
                   before: Sequence[float], model: tuple[dict[str, int], np.ndarray]) -> bool:
@@ -356,9 +365,16 @@ def parse_stops(text: str) -> list[str]:
     return names
 
 
-def stopping_rule(name: str, target: float, confidence: float) -> StoppingRule:
+def stopping_rule(name: str, target: float, confidence: float,
+                  beside: OrderStrategy | None = None) -> StoppingRule:
     """The rule ``name`` at ``target`` recall (``confidence``: the model rule's; the target
-    rule keeps its 0.95)."""
+    rule keeps its 0.95). ``beside``: the order replayed with the rule; when it is ``cal``
+    with the rule's features (the same fused-rank constant), a rule that reads text shares
+    its features and trained classifiers (the same results, trained once)."""
     if name == "model":
         return ModelRule(target, confidence)
-    return STOP_RULES[name](target)
+    rule = STOP_RULES[name](target)
+    if isinstance(rule, (QuantRule, SampledQuantRule)) \
+            and isinstance(beside, ContinuousActiveLearning) and beside.rrf_k == rule.cal.rrf_k:
+        return replace(rule, cal=beside)
+    return rule

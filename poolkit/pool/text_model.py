@@ -99,7 +99,8 @@ class TextVectorizer:
                 if col is not None:
                     tf[col] = tf.get(col, 0) + 1
             cols = sorted(tf)
-            values = np.array([1.0 + np.log(tf[c]) for c in cols]) * self.idf[cols]
+            counts = np.fromiter((tf[c] for c in cols), dtype=float, count=len(cols))
+            values = (1.0 + np.log(counts)) * self.idf[cols]  # one log call per text
             norm = float(np.sqrt(values @ values)) if cols else 0.0
             indices.extend(cols)
             data.extend((values / norm).tolist() if norm else [])
@@ -138,14 +139,15 @@ class RelevanceModel:
             parts.append(np.asarray(extra, dtype=float))
         D = np.hstack(parts)
         w = np.zeros(D.shape[1])
+        ridge = l2 * np.eye(len(D))
         for _ in range(iterations):
             p = 1.0 / (1.0 + np.exp(-(D @ w)))
             g = D.T @ (p - target) + l2 * w
             S = np.sqrt(p * (1 - p))[:, None] * D
-            inner = l2 * np.eye(len(D)) + S @ S.T
+            inner = ridge + S @ S.T
             step = (g - S.T @ np.linalg.solve(inner, S @ g)) / l2
             w -= step
-            if float(np.max(np.abs(step), initial=0.0)) < 1e-8:
+            if np.abs(step).max(initial=0.0) < 1e-8:
                 break
         text = np.zeros(X.n_columns)
         text[used] = w[:len(used)]

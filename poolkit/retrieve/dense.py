@@ -121,6 +121,10 @@ def length_batches(texts: Sequence[str], prefix: str, batch_size: int) -> list[n
     return [order[a:a + batch_size] for a in range(0, len(order), batch_size)]
 
 
+#: [key, embeddings] of the last ``Encoder.encode_queries`` call
+_LAST_QUERIES: list[Any] = []
+
+
 class Encoder:
     """A bi-encoder with the query/document split (prefixes differ for e5-style models)."""
 
@@ -157,13 +161,23 @@ class Encoder:
         return np.asarray(out, dtype=np.float32)
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The queries' embeddings (read only). The last call's are kept: a dense system and
+        a bi-encoder reranker of one pool encode the same queries with the same model, and
+        the same call gives the same array."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        key = (self.ref, self.max_length, self.device, self.query_prefix, self.batch_size,
+               tuple(texts))
+        if _LAST_QUERIES and _LAST_QUERIES[0] == key:
+            return _LAST_QUERIES[1]
         out = self.model.encode([self.query_prefix + t for t in texts] if self.query_prefix
                                 else list(texts), batch_size=self.batch_size,
                                 normalize_embeddings=True, convert_to_numpy=True,
                                 show_progress_bar=False)
-        return np.asarray(out, dtype=np.float32)
+        emb = np.asarray(out, dtype=np.float32)
+        emb.flags.writeable = False
+        _LAST_QUERIES[:] = [key, emb]
+        return emb
 
     def encode_documents(self, texts: Sequence[str],
                          sink: Callable[[int, int], RowSink] | None = None) -> np.ndarray:

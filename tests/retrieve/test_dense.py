@@ -18,13 +18,28 @@ def fresh_memo(monkeypatch):
     monkeypatch.setattr(dense, "_EMBEDDINGS", {})
 
 
+@pytest.fixture(scope="module")
+def sample_embeddings(sample_corpus, minilm):
+    """The sample's document embeddings as the default encoder makes them, encoded once for
+    the tests that check what is done with them, not how they are made or kept."""
+    return minilm.encode_documents(dense.Passages(sample_corpus))
+
+
+@pytest.fixture
+def encoded_memo(monkeypatch, sample_corpus, minilm, sample_embeddings):
+    """An in-process memo holding only the sample's embeddings (``sample_embeddings``): a
+    search test reads them without encoding again; nothing leaks to other tests."""
+    monkeypatch.setattr(dense, "_EMBEDDINGS",
+                        {(minilm.key(), sample_corpus.sha256): sample_embeddings})
+
+
 def test_default_model_is_the_packaged_minilm(minilm):
     assert minilm.ref == str(default_model_path())
     assert (default_model_path() / "model.safetensors").is_file()
     assert minilm.encode_queries(["x"]).shape == (1, 384)
 
 
-def test_dense_on_the_sample(sample_corpus, sample_queries, minilm, tmp_path, fresh_memo):
+def test_dense_on_the_sample(sample_corpus, sample_queries, minilm, tmp_path, encoded_memo):
     r = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
     runs = {q: [h.docid for h in hits] for q, hits in r.search(sample_queries, 24).items()}
     assert set(runs["q_faw"][:3]) == {"m1", "m2", "m3"}
@@ -34,7 +49,7 @@ def test_dense_on_the_sample(sample_corpus, sample_queries, minilm, tmp_path, fr
 
 
 def test_exact_search_is_brute_force_cosine(sample_corpus, sample_queries, minilm, tmp_path,
-                                            fresh_memo):
+                                            encoded_memo):
     r = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)
     emb = np.asarray(r.embeddings)
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
@@ -81,14 +96,16 @@ def test_a_damaged_cache_is_re_encoded(sample_corpus, minilm, tmp_path, fresh_me
 
 
 @pytest.mark.parametrize("batch_size", [1, 5, 32])
-def test_document_embeddings_are_plain_encodes(sample_corpus, minilm, batch_size):
+def test_document_embeddings_are_plain_encodes(sample_corpus, minilm, batch_size,
+                                               sample_embeddings):
     """poolkit encodes sentence-transformers' own batches one by one: the same embeddings
     as one ``encode`` call over the whole corpus, bit for bit."""
     texts = sample_corpus.passages()
-    encoder = Encoder(batch_size=batch_size)
     plain = minilm.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                 convert_to_numpy=True)
-    ours = encoder.encode_documents(dense.Passages(sample_corpus))
+    # At the default batch size poolkit's encode is the module's (encoded once).
+    ours = (sample_embeddings if batch_size == minilm.batch_size else
+            Encoder(batch_size=batch_size).encode_documents(dense.Passages(sample_corpus)))
     assert ours.dtype == np.float32 and ours.shape == plain.shape
     np.testing.assert_array_equal(ours, plain)
 
@@ -105,13 +122,12 @@ def test_length_batches_are_sentence_transformers_order():
 
 
 def test_the_cache_file_is_written_row_by_row_and_mapped(sample_corpus, minilm, tmp_path,
-                                                        fresh_memo):
+                                                        fresh_memo, sample_embeddings):
     emb, hit = dense.document_embeddings(minilm, sample_corpus, tmp_path)
     assert hit is False and isinstance(emb, np.memmap)
     path = EmbeddingCache(tmp_path).path(minilm, sample_corpus)
     assert Path(emb.filename) == path and not emb.flags.writeable
-    np.testing.assert_array_equal(np.load(path), minilm.encode_documents(
-        dense.Passages(sample_corpus)))
+    np.testing.assert_array_equal(np.load(path), sample_embeddings)  # encode_documents
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
     note = path.with_suffix(".json").read_text()
     assert '"device": "cpu"' in note and '"docs": 24' in note
@@ -158,7 +174,7 @@ def test_re_pool_reads_the_cache_without_encoding_or_loading_it_whole(
 
 
 def test_chunked_search_is_ranking_every_exact_cosine(sample_corpus, sample_queries, minilm,
-                                                      tmp_path, fresh_memo, monkeypatch):
+                                                      tmp_path, encoded_memo, monkeypatch):
     from poolkit.retrieve.base import top_k
     from poolkit.retrieve.exact import exact_scores
 
