@@ -35,7 +35,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.linalg import _umath_linalg
 
 from poolkit.pool.learners import Judged, is_relevant
 from poolkit.pool.view import QueryPool
@@ -101,15 +100,6 @@ def _prior(k: int) -> np.ndarray:
     return prior
 
 
-def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.linalg.solve(a, b)`` for one matrix and one vector: the LAPACK gufunc it calls
-    (the same bits) without the error-state set-up it wraps each call in, which is most of
-    the time of a solve this small (5 x 5; a replay solves ~7 per fit and fits after every
-    judgment). ``a`` is the posterior's precision, positive definite (the prior is added),
-    so the singular-matrix error that set-up would raise cannot arise."""
-    return _umath_linalg.solve1(a, b, signature="dd->d")  # type: ignore[no-any-return]
-
-
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """MAP logistic regression with a N(0, PRIOR_SD^2) prior: (coefficients, covariance)."""
     k = x.shape[1]
@@ -119,7 +109,7 @@ def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p = 1.0 / (1.0 + np.exp(-(x @ beta)))
         grad = x.T @ (y - p) - prior @ beta
         hessian = (x.T * (p * (1 - p))) @ x + prior
-        step = _solve(hessian, grad)
+        step = np.linalg.solve(hessian, grad)
         beta = beta + step
         if np.abs(step).max() < 1e-8:
             break
