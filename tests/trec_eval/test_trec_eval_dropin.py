@@ -110,12 +110,12 @@ def _content_key(path: str) -> str:
 
 
 def reference(binary: Path, args: list[str]) -> str:
-    """The binary's stdout for ``args``, kept in the lasting cache under the binary's name
-    (which holds its source's hash), the arguments and the contents of the files named: the
-    DL19 grid asks the same 1,000-deep runs 200 times, and the binary's answer to the same
-    bytes does not change."""
+    """The binary's stdout for ``args``, kept in the lasting cache under the hashes of the
+    binary and of the files named, and the other arguments: the DL19 grid asks the same
+    1,000-deep runs 200 times, and the binary's answer to the same bytes does not change."""
     words = [f"file:{_content_key(a)}" if Path(a).is_file() else a for a in args]
-    key = hashlib.sha256("\0".join([binary.name, *words]).encode()).hexdigest()[:24]
+    key = hashlib.sha256("\0".join([_content_key(str(binary)), *words]).encode()
+                         ).hexdigest()[:24]
     with lasting_cache("trec_eval-outputs") as cache:
         kept = cache / f"{key}.out"
         if kept.is_file():
