@@ -200,7 +200,7 @@ def test_ties_in_a_sorted_file_still_break_by_doc_id(tmp_path: Path, monkeypatch
 
 
 @pytest.mark.slow
-@SETTINGS
+@settings(SETTINGS, max_examples=100)
 @given(text=qrels_files(), block=st.sampled_from([8, 32, 1 << 16]))
 def test_read_qrels_matches_the_plain_reading(tmp_path: Path, monkeypatch, text: str,
                                               block: int) -> None:
@@ -318,7 +318,7 @@ score_texts = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(texts=st.lists(score_texts, min_size=1, max_size=30))
 def test_columnar_scores_are_pythons_float_of_the_text(tmp_path_factory, texts) -> None:
     path = tmp_path_factory.mktemp("scores") / "r.run"
@@ -348,7 +348,7 @@ def tied_queries(draw) -> list[list[tuple[float, str]]]:
     return queries
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(queries=tied_queries())
 def test_ordering_columns_is_sorting_each_query(queries) -> None:
     import numpy as np
