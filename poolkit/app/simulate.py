@@ -135,8 +135,7 @@ def simulate_judging(request: SimulateRequest) -> SimulateReport:
         plot_backend()  # fail before the replay, not after it, when matplotlib is missing
     doc = simulate(pools, qrels, strategies, r.budgets, runs, tau=kendall_tau, level=r.level,
                    measures=r.measures, stop_rule=rule,
-                   stops=[stopping_rule(n, rule.target, rule.confidence, strategies.get("cal"))
-                          for n in r.stops])
+                   stops=[stopping_rule(n, rule.target, rule.confidence) for n in r.stops])
     del doc["command"]
     if r.find:
         doc["find"] = _find(r, pools, qrels, runs, corpus_path, queries_path)

@@ -101,7 +101,7 @@ class ContinuousActiveLearning(OrderStrategy):
         Param("cal_l2", (float,), 0.01, "the classifier's L2 penalty", minimum=1e-9,
               attr="l2"))
     adaptive: ClassVar[bool] = True
-    #: features per query's pool; log-odds per training set (``log_odds``)
+    #: (qid, grades up to the batch boundary) -> scores; features per qid
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def keys(self, pool: QueryPool) -> dict[str, float]:
@@ -110,7 +110,7 @@ class ContinuousActiveLearning(OrderStrategy):
     def features(self, pool: QueryPool) -> tuple[dict[str, int], SparseRows, np.ndarray]:
         """Row of each passage, its TF-IDF rows, and the extra features (fused rank score,
         machine grade / 3 when there is a machine judge)."""
-        key = ("features", pool.qid, frozenset(pool.docs))  # they do not hang on the order
+        key = ("features", pool.qid, pool.docs)
         if key not in self.cache:
             docs = sorted(pool.docs)
             texts = [pool.texts.get(d, "") for d in docs]
@@ -129,23 +129,12 @@ class ContinuousActiveLearning(OrderStrategy):
         labels = [int(is_relevant(g, self.level)) for _, g in trained]
         if len(set(labels)) < 2:
             return None
-        row = self.features(pool)[0]
-        return self.log_odds(pool, [(d, lab) for (d, _), lab in zip(trained, labels)
-                                    if d in row], self.l2)
-
-    def log_odds(self, pool: QueryPool, labelled: Sequence[tuple[str, int]],
-                 l2: float) -> np.ndarray:
-        """Every passage's log-odds under the classifier trained on ``labelled`` ((passage,
-        1 relevant or 0), in training order) at penalty ``l2``: trained once per training
-        set, whoever asks. The order trains at its batch boundaries and ``quant-sample``
-        after every grade on the same features, so a replay of ``cal`` that shares this
-        object with the rule trains most of the rule's models once."""
-        key = ("scores", pool.qid, frozenset(pool.docs), tuple(labelled), l2)
+        key = ("scores", pool.qid, pool.docs, tuple(trained))
         if key not in self.cache:
             row, X, extra = self.features(pool)
-            idx = [row[d] for d, _ in labelled]
-            model = RelevanceModel.fit(X.rows(idx), [y for _, y in labelled], extra[idx],
-                                       l2=l2)
+            idx = [row[d] for d, _ in trained if d in row]
+            y = [lab for (d, _), lab in zip(trained, labels) if d in row]
+            model = RelevanceModel.fit(X.rows(idx), y, extra[idx], l2=self.l2)
             self.cache[key] = model.score(X, extra)
         return self.cache[key]  # type: ignore[no-any-return]
 

@@ -60,7 +60,6 @@ import numpy as np
 from poolkit.errors import PoolkitError, one_of
 from poolkit.pool.guided import ContinuousActiveLearning
 from poolkit.pool.learners import Judged, is_relevant
-from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.remaining import RelevanceModel, StopRule
 from poolkit.pool.text_model import RelevanceModel as TextModel
 from poolkit.pool.view import QueryPool
@@ -285,10 +284,10 @@ class SampledQuantRule(StoppingRule):
 
     def probabilities(self, pool: QueryPool, judged: Sequence[Judged], level: int,
                       ) -> tuple[dict[str, int], np.ndarray]:
-        row = self.cal.features(pool)[0]
-        scores = self.cal.log_odds(
-            pool, [(j.docid, int(is_relevant(j.grade, level))) for j in judged], self.l2)
-        return row, 1.0 / (1.0 + np.exp(-scores))  # TextModel.probability of the fit
+        row, X, extra = self.cal.features(pool)
+        idx = [row[j.docid] for j in judged]
+        y = [int(is_relevant(j.grade, level)) for j in judged]
+        return row, TextModel.fit(X.rows(idx), y, extra[idx], l2=self.l2).probability(X, extra)
 
     def _fires_at(self, pool: QueryPool, seq: Sequence[Judged], k: int, level: int,
                   before: Sequence[float], model: tuple[dict[str, int], np.ndarray]) -> bool:
@@ -365,16 +364,9 @@ def parse_stops(text: str) -> list[str]:
     return names
 
 
-def stopping_rule(name: str, target: float, confidence: float,
-                  beside: OrderStrategy | None = None) -> StoppingRule:
+def stopping_rule(name: str, target: float, confidence: float) -> StoppingRule:
     """The rule ``name`` at ``target`` recall (``confidence``: the model rule's; the target
-    rule keeps its 0.95). ``beside``: the order replayed with the rule; when it is ``cal``
-    with the rule's features (the same fused-rank constant), a rule that reads text shares
-    its features and trained classifiers (the same results, trained once)."""
+    rule keeps its 0.95)."""
     if name == "model":
         return ModelRule(target, confidence)
-    rule = STOP_RULES[name](target)
-    if isinstance(rule, (QuantRule, SampledQuantRule)) \
-            and isinstance(beside, ContinuousActiveLearning) and beside.rrf_k == rule.cal.rrf_k:
-        return replace(rule, cal=beside)
-    return rule
+    return STOP_RULES[name](target)
