@@ -330,11 +330,15 @@ class SampledQuantRule(StoppingRule):
         if len(judged) < MIN_JUDGED or \
                 not set(target_sample(pool, self.sample_size)) <= {j.docid for j in judged}:
             return False
-        before = [math.nan]
-        for i in range(1, len(judged)):
+        # Only the last ``window`` prequential probabilities are read (``_fires_at``), so
+        # only their models are trained: a check costs window + 1 fits, not one per grade.
+        k = len(judged)
+        lo = max(1, k - self.window)
+        before = [math.nan] * lo
+        for i in range(lo, k):
             row, probs = self.probabilities(pool, judged[:i], level)
             before.append(float(probs[row[judged[i].docid]]))
-        return self._fires_at(pool, judged, len(judged), level, before,
+        return self._fires_at(pool, judged, k, level, before,
                               self.probabilities(pool, judged, level))
 
     def stop(self, pool: QueryPool, seq: Sequence[Judged], level: int) -> Stop:
