@@ -11,7 +11,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 from pool_helpers import two_run_config
-from settled_pilot import drive
 from shared_data import SAMPLE
 from store_backends import BACKENDS, store_location
 
@@ -108,7 +107,7 @@ def judge_the_draw(config: Path, assessor: str) -> list[str]:
     from poolkit.judge.app import JudgeApp
 
     async def grade_all(app: JudgeApp) -> None:
-        async with drive(app, size=(80, 24)) as pilot:
+        async with app.run_test(size=(80, 24)) as pilot:
             for i in range(len(app.session._walk)):
                 await pilot.press("2" if i % 2 == 0 else "0")
             await pilot.press("q")

@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 from dashboard_helpers import DAY2, NOW, grade, judge_team, team_config
 from judge_helpers import sync
-from settled_pilot import drive
 from store_backends import BACKENDS, store_location
 from textual.widgets import Static
 
@@ -39,7 +38,7 @@ def text_of(app: DashboardApp, widget_id: str) -> str:
 @sync
 async def test_per_query_rows_only_on_demand(team, size):
     app = DashboardApp(board_draw(team, None, lambda: NOW), 5.0)
-    async with drive(app, size=size) as pilot:
+    async with app.run_test(size=size) as pilot:
         queries = app.query_one("#queries")
         assert not queries.display and "q_faw" not in text_of(app, "#team-text")
         assert "alice" in text_of(app, "#team-text") and app.query_one("#team").region.height
@@ -62,7 +61,7 @@ async def test_the_timer_picks_up_a_grade_another_process_wrote(tmp_path, backen
         with Collection.open(config) as collection:
             app = DashboardApp(board_draw(collection, None, lambda: next(clock)), 5.0,
                                close=collection.store.close_thread)
-            async with drive(app, size=size) as pilot:
+            async with app.run_test(size=size) as pilot:
                 assert app.timer is not None and app.timer._interval == 5.0
                 assert "as of 12:00:00" in text_of(app, "#team-text")
                 assert "judged 24/40" in text_of(app, "#team-text")

@@ -7,7 +7,6 @@ from both assessors' grades; budgets close a query for everyone; blind stays bli
 from __future__ import annotations
 
 from judge_helpers import sync
-from settled_pilot import drive
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
@@ -53,13 +52,13 @@ async def test_two_assessors_get_different_passages_and_feed_one_learner(tmp_pat
         assert alice.current is not None and bob.current is not None
         assert (alice.current.docid, bob.current.docid) == ("a1", "a2")
         app_bob = JudgeApp(bob, JudgeConfig(topic_card=False))
-        async with drive(app_bob, size=SIZE) as pilot:
+        async with app_bob.run_test(size=SIZE) as pilot:
             await pilot.press("0")           # bob: a2 is not relevant
             await pilot.pause()
             # runA's posterior is now Beta(1, 2): bob moves to runB's best passage
             assert bob.current is not None and bob.current.docid == "b1"
         app_alice = JudgeApp(alice, JudgeConfig(topic_card=False))
-        async with drive(app_alice, size=SIZE) as pilot:
+        async with app_alice.run_test(size=SIZE) as pilot:
             await pilot.press("0")           # alice: a1 is not relevant either
             await pilot.pause()
             # the learner saw both misses (runA at Beta(1, 3)) and b1 is on bob's screen
@@ -77,7 +76,7 @@ async def test_blind_screen_shows_no_run_rank_or_learner_state(tmp_path, clock):
     with two_run_store(tmp_path / "j.sqlite") as store:
         session = JudgingSession(store, "alice", clock=clock, chooser=chooser(store))
         app = JudgeApp(session)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             from textual.widgets import Static
 

@@ -15,7 +15,6 @@ from judge_helpers import (
     sync,
 )
 from rich.text import Text
-from settled_pilot import drive
 from textual import events
 from textual.widgets import Input, OptionList, Static
 
@@ -68,7 +67,7 @@ async def test_judge_a_whole_sample_query_with_keystrokes(sample_store, clock):
     first_query = sample_store.pool()[0].qid
     expected = [m for m in sample_store.pool() if m.qid == first_query]
     assert len(expected) == POOL_SIZE
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert "Passage 1 of 6" in text_of(app, "#head")
         assert sample_store.queries()[first_query].text in text_of(app, "#query")
         keys = ["3", "2", "1", "0", "2", "1"]
@@ -96,7 +95,7 @@ async def test_judge_a_whole_sample_query_with_keystrokes(sample_store, clock):
 @sync
 async def test_undo_key_appends_an_undo_event(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2", "3", "u")
         assert app.session.current.docid == "d2"
         assert "your grade" not in text_of(app, "#head")
@@ -112,10 +111,10 @@ async def test_undo_key_appends_an_undo_event(tiny_store, clock):
 @sync
 async def test_reopening_resumes_at_first_unjudged(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "1", "q")
     again = make_app(tiny_store, clock)
-    async with drive(again, size=SIZE):
+    async with again.run_test(size=SIZE):
         assert again.session.current.docid == "d3"
         assert "Passage 3 of 3" in text_of(again, "#head")
         assert "this query 2/3" in text_of(again, "#progress")
@@ -125,7 +124,7 @@ async def test_reopening_resumes_at_first_unjudged(tiny_store, clock):
 async def test_skip_records_an_event_and_the_passage_returns_at_the_end_of_its_query(
         tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")
         assert app.session.current.docid == "d2"
         assert text_of(app, "#message") == "skipped"
@@ -143,7 +142,7 @@ async def test_skip_records_an_event_and_the_passage_returns_at_the_end_of_its_q
 @sync
 async def test_note_is_saved_and_carried_on_the_grade(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
         assert is_note_dialog(app.screen)
         await pilot.press(*"unclear date", "enter")
@@ -161,7 +160,7 @@ async def test_note_is_saved_and_carried_on_the_grade(tiny_store, clock):
 async def test_jump_to_another_query(sample_store, clock):
     app = make_app(sample_store, clock)
     qids = list(app.session.items)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("j")
         assert isinstance(app.screen, JumpScreen)
         await pilot.press("down", "down", "enter")
@@ -176,7 +175,7 @@ async def test_jump_to_another_query(sample_store, clock):
 @sync
 async def test_back_regrades_the_previous_passage(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "b")
         assert app.session.current.docid == "d1"
         assert "your grade: 1 (related)" in text_of(app, "#head")
@@ -191,7 +190,7 @@ async def test_remapped_keys_from_config(tiny_store, clock):
     keys = {**DEFAULT_KEYS, "grade_0": "a", "grade_1": "w", "grade_2": "e", "grade_3": "r",
             "undo": "z", "skip": "x"}
     app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys, topic_card=False))
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         footer = text_of(app, "#keys")
         assert footer.startswith("a w e r grade") and "z undo" in footer and "x skip" in footer
         assert " a  not relevant" in text_of(app, "#grades")
@@ -207,7 +206,7 @@ async def test_keys_written_as_characters_work(tiny_store, clock):
     # A config naturally says "?" or "/" where Textual's key names are question_mark, slash.
     keys = {**DEFAULT_KEYS, "guidelines": "?", "note": "/", "skip": " ", "search": "f"}
     app = make_app(tiny_store, clock, judge=JudgeConfig(keys=keys, topic_card=False))
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert "? keys" in text_of(app, "#keys") and "/ note" in text_of(app, "#keys")
         assert "space skip" in text_of(app, "#keys")
         await pilot.press("question_mark")
@@ -222,13 +221,13 @@ async def test_keys_written_as_characters_work(tiny_store, clock):
 @sync
 async def test_footer_lists_every_binding_where_there_is_room(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=(160, 45)) as pilot:
+    async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  c can't  "
                                          "d later  b back  r review  j jump  / search  t terms  "
                                          "e topic  ? help  q quit")
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:  # one line: help lists the rest
+    async with app.run_test(size=SIZE) as pilot:  # one line: help lists the rest
         await pilot.pause()
         assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  c can't  "
                                          "d later  ? keys  q quit")
@@ -238,7 +237,7 @@ async def test_footer_lists_every_binding_where_there_is_room(tiny_store, clock)
 @sync
 async def test_footer_wraps_between_bindings_on_a_very_narrow_terminal(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=(40, 24)):
+    async with app.run_test(size=(40, 24)):
         lines = text_of(app, "#keys").split("\n")
         assert len(lines) > 1 and all(len(line) <= 38 for line in lines)
         assert "q quit" in lines[-1]
@@ -247,7 +246,7 @@ async def test_footer_wraps_between_bindings_on_a_very_narrow_terminal(tiny_stor
 @sync
 async def test_a_wrapped_footer_is_wholly_on_screen(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=(50, 16)) as pilot:
+    async with app.run_test(size=(50, 16)) as pilot:
         await pilot.pause()
         keys = app.judge_screen.query_one("#keys")
         assert keys.size.height == 3 and keys.region.bottom == 16
@@ -256,7 +255,7 @@ async def test_a_wrapped_footer_is_wholly_on_screen(tiny_store, clock):
 @sync
 async def test_jump_dialog_lines_up_its_columns(sample_store, clock):
     app = make_app(sample_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("j")
         options = app.screen.query_one("#jump-list").options
         prompts = [str(o.prompt) for o in options]
@@ -267,7 +266,7 @@ async def test_jump_dialog_lines_up_its_columns(sample_store, clock):
 @sync
 async def test_wide_terminal_puts_the_topic_beside_the_passage(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=(200, 40)) as pilot:
+    async with app.run_test(size=(200, 40)) as pilot:
         await pilot.pause()
         topic = app.judge_screen.query_one("#query").outer_size.width
         assert app.judge_screen.query_one("#passage").size.width == 200 - topic - 4
@@ -277,7 +276,7 @@ async def test_wide_terminal_puts_the_topic_beside_the_passage(tiny_store, clock
 async def test_a_long_narrative_folds_at_80x24_and_unfolds_with_a_key(tmp_path, clock):
     with narrative_store(tmp_path / "n.sqlite") as store:
         app = make_app(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             shown = text_of(app, "#query").split("\n")
             assert shown[0] == TINY_QUERIES[0].text
             assert shown[1] == TINY_QUERIES[0].description
@@ -300,7 +299,7 @@ async def test_a_long_narrative_folds_at_80x24_and_unfolds_with_a_key(tmp_path, 
 async def test_a_tall_terminal_shows_the_whole_topic(tmp_path, clock):
     with narrative_store(tmp_path / "n.sqlite") as store:
         app = make_app(store, clock)
-        async with drive(app, size=(160, 45)):
+        async with app.run_test(size=(160, 45)):
             shown = text_of(app, "#query")
             assert "Point 11: passages about stored-grain insects are related." in shown
             assert "whole topic" not in shown
@@ -310,7 +309,7 @@ async def test_a_tall_terminal_shows_the_whole_topic(tmp_path, clock):
 async def test_guidelines_open_over_the_passage_and_block_grading(tiny_store, clock):
     judge = JudgeConfig(guidelines="Grade for a smallholder farmer.", topic_card=False)
     app = make_app(tiny_store, clock, judge=judge)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, GuidelinesScreen)
         shown = app.screen.query_one("#guidelines-text", Static).content
@@ -324,17 +323,17 @@ async def test_guidelines_open_over_the_passage_and_block_grading(tiny_store, cl
 @sync
 async def test_blind_by_default_and_sources_only_when_not_blind(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE):
+    async with app.run_test(size=SIZE):
         assert "sysA" not in screen_text(app)
     seeing = make_app(tiny_store, clock, judge=JudgeConfig(blind=False, topic_card=False))
-    async with drive(seeing, size=SIZE):
+    async with seeing.run_test(size=SIZE):
         assert "pooled by sysA #1" in text_of(seeing, "#head")
 
 
 @sync
 async def test_long_passage_scrolls_at_80x24(tiny_store, clock):
     app = make_app(tiny_store, clock, start_qid="q1")
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1")  # d2 is the long one
         box = app.judge_screen.query_one("#passage-box")
         assert box.max_scroll_y > 0
@@ -364,7 +363,7 @@ async def test_a_failed_write_keeps_the_passage(tiny_store, clock, monkeypatch):
         return real(event)
 
     monkeypatch.setattr(tiny_store, "record_event", flaky)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
         assert app.session.current.docid == "d1" and tiny_store.events() == []
         await pilot.press("2")
@@ -378,7 +377,7 @@ async def test_adjudication_view_shows_both_grades_and_records_the_ruling(tiny_s
     tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
     tiny_store.record_event(Event("q1", "d2", "bob", "note", note="only termites"))
     app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate")
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         dispute = text_of(app, "#dispute")
         assert "assessor 1: 3 (perfectly relevant) · assessor 2: 0 (not relevant)" in dispute
         assert "alice" not in screen_text(app) and "bob" not in screen_text(app)
@@ -398,7 +397,7 @@ async def test_adjudication_with_names(tiny_store, clock):
     tiny_store.record_event(Event("q1", "d2", "alice", "grade", grade=3))
     tiny_store.record_event(Event("q1", "d2", "bob", "grade", grade=0))
     app = make_app(tiny_store, clock, assessor="carol", mode="adjudicate", show_names=True)
-    async with drive(app, size=SIZE):
+    async with app.run_test(size=SIZE):
         assert "alice: 3 (perfectly relevant) · bob: 0 (not relevant)" in text_of(app, "#dispute")
 
 
@@ -416,7 +415,7 @@ async def test_the_screen_keeps_running_while_a_write_waits(tiny_store, clock, m
 
     monkeypatch.setattr(tiny_store, "record_event", slow)
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE):
+    async with app.run_test(size=SIZE):
         screen = app.judge_screen
         painted = screen.painted
         app._driver.send_message(events.Key("2", "2"))
@@ -438,7 +437,7 @@ async def test_item_1_regrade_after_going_back_moves_on_in_order(six_store, cloc
     # Grade three, back twice, regrade: the next grade lands on passage 3 (not on 4, which
     # nobody has read).
     app = make_app(six_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "1", "1", "b", "b")
         assert "Passage 2 of 6" in text_of(app, "#head")
         assert "your grade: 1" in text_of(app, "#head")
@@ -454,7 +453,7 @@ async def test_item_1_regrade_after_going_back_moves_on_in_order(six_store, cloc
 @sync
 async def test_arrows_and_h_l_move_without_grading(six_store, clock):
     app = make_app(six_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("right", "l")
         assert "Passage 3 of 6" in text_of(app, "#head")
         await pilot.press("h")
@@ -470,7 +469,7 @@ async def test_a_burst_of_four_grade_keys_records_one_grade(six_store):
     clock = TickClock(step=0)  # time stands still unless the test moves it
     session = JudgingSession(six_store, "alice", clock=clock, min_display=0.25)
     app = JudgeApp(session)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")  # the topic card goes; the key grades nothing
         assert six_store.events() == []
         clock.now += timedelta(seconds=2)  # passage 1 has been read
@@ -486,10 +485,10 @@ async def test_a_burst_of_four_grade_keys_records_one_grade(six_store):
 @sync
 async def test_a_restart_can_go_back_and_regrade_the_first_passage(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "2", "q")
     again = make_app(tiny_store, clock)
-    async with drive(again, size=SIZE) as pilot:
+    async with again.run_test(size=SIZE) as pilot:
         assert "Passage 3 of 3" in text_of(again, "#head")
         await pilot.press("b", "b")
         assert "Passage 1 of 3" in text_of(again, "#head")
@@ -503,7 +502,7 @@ async def test_a_restart_can_go_back_and_regrade_the_first_passage(tiny_store, c
 @sync
 async def test_undo_skip_and_back_confirm_in_one_line(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
         assert text_of(app, "#message") == "d1 -> 2 highly relevant"
         await pilot.press("u")
@@ -522,7 +521,7 @@ async def test_undo_skip_and_back_confirm_in_one_line(tiny_store, clock):
 @sync
 async def test_topic_card_on_start_and_on_each_new_query_any_key_dismisses(tiny_store, clock):
     app = make_app(tiny_store, clock, judge=JudgeConfig())
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, TopicScreen)
         card = str(app.screen.query_one("#topic-text", Static).content)
         assert card.startswith(TINY_QUERIES[0].text) and "Description" in card
@@ -543,7 +542,7 @@ async def test_topic_card_on_start_and_on_each_new_query_any_key_dismisses(tiny_
 @sync
 async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_store, clock):
     app = make_app(six_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2", "0", "2", "s")
         await pilot.press("r")
         review = app.screen
@@ -573,10 +572,10 @@ async def test_review_list_filters_by_grade_and_opens_a_passage_to_regrade(six_s
 @sync
 async def test_after_a_restart_the_review_list_still_reaches_the_first_passage(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "1", "1", "1", "1", "q")  # everything, then quit
     again = make_app(tiny_store, clock)
-    async with drive(again, size=SIZE) as pilot:
+    async with again.run_test(size=SIZE) as pilot:
         assert again.session.current is None
         await pilot.press("r")
         assert isinstance(again.screen, ReviewScreen) and again.screen.qid == "q2"
@@ -591,7 +590,7 @@ async def test_after_a_restart_the_review_list_still_reaches_the_first_passage(t
 @sync
 async def test_jump_list_filters_by_id_or_text(sample_store, clock):
     app = make_app(sample_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("j")
         jump = app.screen
         options = jump.query_one("#jump-list", OptionList)
@@ -617,7 +616,7 @@ async def test_jump_list_filters_by_id_or_text(sample_store, clock):
 @sync
 async def test_search_highlights_hits_and_n_moves_between_them(tiny_store, clock):
     app = make_app(tiny_store, clock, start_qid="q1")
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("right")  # d2: "termite" in many paragraphs
         await pilot.press("slash", *"termite", "enter")
         view = app.judge_screen.query_one(PassageView)  # the passage and its search
@@ -642,7 +641,7 @@ async def test_search_highlights_hits_and_n_moves_between_them(tiny_store, clock
 async def test_added_terms_are_highlighted_and_remembered_per_assessor_and_query(tiny_store,
                                                                                  clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("t", *"egg masses", "enter")
         assert text_of(app, "#message") == "highlighting 'egg masses'"
         passage = app.judge_screen.query_one("#passage", Static).content
@@ -650,7 +649,7 @@ async def test_added_terms_are_highlighted_and_remembered_per_assessor_and_query
                   if str(s.style) == TERM_HIGHLIGHT]
         assert marked == ["egg masses", "Egg masses"] or marked == ["egg masses"] * 2
     again = make_app(tiny_store, clock)
-    async with drive(again, size=SIZE) as pilot:
+    async with again.run_test(size=SIZE) as pilot:
         assert again.session.terms("q1") == ["egg masses"]
         assert make_app(tiny_store, clock, assessor="bob").session  # others: their own
         await pilot.press("t", *"Egg  Masses", "enter")  # the same term: removed
@@ -661,7 +660,7 @@ async def test_added_terms_are_highlighted_and_remembered_per_assessor_and_query
 @sync
 async def test_a_note_is_shown_on_its_passage_and_can_be_edited(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", *"date?", "enter")
         assert text_of(app, "#note") == "note: date?  (n edits)"
         await pilot.press("n")
@@ -681,7 +680,7 @@ async def test_a_session_taken_over_elsewhere_refuses_further_grades(tiny_store,
     mine = claim(tiny_store, "alice")
     app = JudgeApp(JudgingSession(tiny_store, "alice", clock=clock),
                    JudgeConfig(topic_card=False), claim=mine)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1")
         claim(tiny_store, "alice", host="laptop", pid=4242, take_over=True)
         await pilot.press("2")
@@ -694,7 +693,7 @@ async def test_a_session_taken_over_elsewhere_refuses_further_grades(tiny_store,
 @sync
 async def test_the_scroll_hint_is_gone_when_the_passage_fits(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.judge_screen.query_one("#passage-box").border_subtitle == ""
 
@@ -702,7 +701,7 @@ async def test_the_scroll_hint_is_gone_when_the_passage_fits(tiny_store, clock):
 @sync
 async def test_an_open_session_sees_a_new_pool_version_at_the_next_query(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1")
         tiny_store.add_pool_version({"sysB": 5}, "shuffle",
                                     [NewMember("q1", "d9", "Late", "armyworm traps", 9.0)], [])

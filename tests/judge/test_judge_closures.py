@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from judge_helpers import sync
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
@@ -71,7 +70,7 @@ async def test_a_spent_budget_is_said_on_screen_and_the_walk_moves_on(tmp_path, 
     store, pools = build(tmp_path / "j.sqlite")
     with store:
         session, app = judging(store, pools, "mm-ns", clock, budget=Budget.parse(2))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert not closure_line(app).display          # nothing closed yet
             assert session.current is not None and session.current.qid == "q1"
@@ -109,7 +108,7 @@ async def test_a_fired_stopping_rule_is_said_with_the_estimated_recall(tmp_path,
                                stop=StopRule(target=0.7, confidence=0.6))
         assert session.chooser is not None
         assert session.chooser.closed("q1") is None       # not sure enough yet
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert session.current is not None and session.current.docid == "a5"
             assert not closure_line(app).display
@@ -131,7 +130,7 @@ async def test_a_query_closed_by_others_is_said_when_the_session_opens(tmp_path,
     with store:
         store.record_events([Event("q1", d, "bob", "grade", grade=0) for d in ("a1", "b1")])
         session, app = judging(store, pools, "mtf", clock, budget=Budget.parse(2))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert str(closure_line(app).content) == "query q1 closed: budget 2/2 spent"
             assert session.current is not None and session.current.qid == "q2"
@@ -143,7 +142,7 @@ async def test_the_topic_card_of_the_next_query_says_why_the_last_one_closed(tmp
     with store:
         session, app = judging(store, pools, "mm-ns", clock, JudgeConfig(topic_card=True),
                                budget=Budget.parse(1))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, TopicScreen)    # q1's card, nothing closed yet
             assert app.screen.notice == ""

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from judge_helpers import sync
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
@@ -61,7 +60,7 @@ async def test_the_footer_counts_the_budget_not_the_pool(tmp_path, clock):
     with store:
         chooser = NextPassage(store, pools, order_strategy("priority"), budget=Budget.parse(5))
         session, app = judging(store, clock, chooser=chooser)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             for _ in range(5):
                 await pilot.press("1")
                 await pilot.pause()
@@ -81,7 +80,7 @@ async def test_undo_says_what_it_undid(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite")
     with store:
         _, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.press("2")
             await pilot.press("0")
             await pilot.press("u")
@@ -101,7 +100,7 @@ async def test_a_half_judged_query_is_announced_as_resumed(tmp_path, clock):
         for g in (1, 0, 2):
             earlier.grade(g)
         _, app = judging(store, clock, JudgeConfig())
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             title = dialog_title(app)
             assert title.startswith("Resumed query q0 (1 of 3) · 3 of 20 judged"), title
@@ -119,7 +118,7 @@ async def test_a_query_skipped_all_round_is_deferred_not_cycled(tmp_path, clock)
     store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
     with store:
         session, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             shown = []
             for _ in range(6):
                 assert session.current is not None
@@ -143,7 +142,7 @@ async def test_a_key_moves_on_to_the_next_query(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite", queries=2, docs=3)
     with store:
         session, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.press("1")
             await pilot.press("right_square_bracket")
             await pilot.pause()
@@ -188,7 +187,7 @@ async def test_regrading_from_review_returns_to_the_passage_you_were_on(tmp_path
     store, _ = day_store(tmp_path / "j.sqlite")
     with store:
         session, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             for _ in range(4):
                 await pilot.press("1")
             assert session.current is not None and session.current.docid == "q0d04"
@@ -213,7 +212,7 @@ async def test_the_review_list_shows_each_passages_first_line(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
         _, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.press("2", "r")
             await pilot.pause()
             options = app.screen.query_one(OptionList)
@@ -244,7 +243,7 @@ async def test_under_a_ranked_order_the_header_counts_judged_not_the_position(tm
     with store:
         for chooser in (None, NextPassage(store, pools, order_strategy("mm-ns"))):
             session, app = judging(store, clock, chooser=chooser)
-            async with drive(app, size=SIZE) as pilot:
+            async with app.run_test(size=SIZE) as pilot:
                 await pilot.press("0", "0", "0")
                 await pilot.pause()
                 head = text_of(app, "#head")
@@ -266,7 +265,7 @@ async def test_an_ended_search_takes_its_hint_with_it(tmp_path, clock):
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
         _, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.press("slash", *"heated", "enter")
             await pilot.pause()
             assert "next/previous" in text_of(app, "#message")
@@ -284,7 +283,7 @@ async def test_an_ungraded_passage_does_not_say_note_kept_for_this_grade(tmp_pat
     store, _ = day_store(tmp_path / "j.sqlite", queries=1, docs=3)
     with store:
         session, app = judging(store, clock)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.press("n", *"unclear", "enter")
             await pilot.pause()
             assert session.pending_note == "unclear"
@@ -317,7 +316,7 @@ async def test_stem_highlighting_marks_inflections(tmp_path, clock):
                                          "transferred", "heats"])):
             app = JudgeApp(JudgingSession(store, "alice", clock=clock),
                            JudgeConfig(topic_card=False, highlight=mode))
-            async with drive(app, size=SIZE) as pilot:
+            async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 assert lit(app, HIGHLIGHT) == expected, mode
         assert JudgeConfig().highlight == "exact"
@@ -374,7 +373,7 @@ async def test_a_querys_own_guidelines_show_on_its_card_and_under_help(tmp_path,
         judge = JudgeConfig(guidelines="Grade for the question asked.",
                             topic_guidelines={"q0": "Only flat plates count for q0."})
         _, app = judging(store, clock, judge)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, TopicScreen)
             card = "\n".join(str(w.content) for w in app.screen.query(Static))

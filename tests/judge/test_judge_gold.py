@@ -10,7 +10,6 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from judge_helpers import sync
-from settled_pilot import drive
 from test_judge_app import SIZE, make_app, text_of
 
 from poolkit.judge.gold_mix import mix_gold
@@ -120,7 +119,7 @@ async def test_a_gold_passage_on_screen_looks_exactly_like_any_other(sample_stor
     app = make_app(sample_store, clock)
     heads: dict[bool, set[str]] = {True: set(), False: set()}
     footers: dict[bool, set[str]] = {True: set(), False: set()}
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         query = app.session.current.qid
         while app.session.current is not None and app.session.current.qid == query:
             item = app.session.current

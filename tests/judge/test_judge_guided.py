@@ -21,7 +21,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from judge_helpers import write_config
 from judging_screen_helpers import TickClock, screen_text, sync, until
-from settled_pilot import drive
 
 from poolkit.cli import main
 from poolkit.collection import Collection
@@ -75,7 +74,7 @@ async def judged_in_order(app: JudgeApp, session: JudgingSession, keys: str,
                           between=None) -> list[str]:
     """The passages shown, one per grade key typed; ``between(i)`` runs after key i."""
     shown: list[str] = []
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         for i, key in enumerate(keys):
             current = session.current
             assert current is not None

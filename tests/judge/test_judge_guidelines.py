@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, sync, write_config
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.app.judge import judging_config
@@ -43,7 +42,7 @@ async def test_a_querys_guidelines_field_shows_on_its_card_and_under_help(tmp_pa
     with Collection.open(config, write=True) as collection:
         judge = judging_config(collection)
         app = JudgeApp(JudgingSession(collection.store, "alice", clock=clock), judge)
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, TopicScreen) and app.screen.query_record.qid == "q1"
             assert "Guidelines for this query\nOnly maize counts, not sorghum." in card_text(app)

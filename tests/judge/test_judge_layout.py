@@ -7,7 +7,6 @@ import pytest
 from judge_helpers import TickClock, sync
 from judging_screen_helpers import pooled_store
 from rich.text import Text
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
@@ -35,7 +34,7 @@ def test_a_dialog_leaves_the_passage_readable(tiny_store, size, keys):
     @sync
     async def run() -> None:
         app = make_app(tiny_store)
-        async with drive(app, size=size) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.press("right")  # d2: a passage longer than the box
             await pilot.press(*keys)
             await pilot.pause()
@@ -59,7 +58,7 @@ async def test_at_80x24_the_footer_is_one_line_and_the_message_whole(tmp_path):
     # 3 queries x 60 passages: the progress line is long (the report: `925 -> 0 not`)
     with pooled_store(tmp_path / "p.sqlite") as store:
         app = make_app(store)
-        async with drive(app, size=(80, 24)) as pilot:
+        async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("0", "1", "2", "3", "0")  # time left is estimated by now
             await pilot.pause()
             screen = app.judge_screen
@@ -83,7 +82,7 @@ async def test_at_80x24_the_footer_is_one_line_and_the_message_whole(tmp_path):
 async def test_a_wide_screen_puts_the_topic_beside_the_passage(tiny_store):
     # At 160x45 the text wrapped at about 100 columns under the topic, half the screen empty.
     app = make_app(tiny_store)
-    async with drive(app, size=(160, 45)) as pilot:
+    async with app.run_test(size=(160, 45)) as pilot:
         await pilot.press("right")
         await pilot.pause()
         topic = app.judge_screen.query_one("#query").region
@@ -98,7 +97,7 @@ async def test_a_wide_screen_puts_the_topic_beside_the_passage(tiny_store):
 async def test_below_the_breakpoint_the_topic_stays_above_and_the_passage_takes_the_width(
         tiny_store):
     app = make_app(tiny_store)
-    async with drive(app, size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("right")
         await pilot.pause()
         topic = app.judge_screen.query_one("#query").region
@@ -110,7 +109,7 @@ async def test_below_the_breakpoint_the_topic_stays_above_and_the_passage_takes_
 @sync
 async def test_a_long_passage_says_how_much_is_unseen(tiny_store):
     app = make_app(tiny_store)
-    async with drive(app, size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("right")  # d2: 24 lines in a box of 15
         await pilot.pause()
         box = app.judge_screen.query_one(PassageView)
@@ -123,7 +122,7 @@ async def test_a_long_passage_says_how_much_is_unseen(tiny_store):
 @sync
 async def test_require_read_scrolls_on_until_the_end_was_shown(tiny_store):
     app = make_app(tiny_store, JudgeConfig(topic_card=False, require_read=True))
-    async with drive(app, size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("3")  # d1 fits: graded at once
         assert [(e.docid, e.grade) for e in tiny_store.events()] == [("d1", 3)]
         box = app.judge_screen.query_one(PassageView)
@@ -138,13 +137,13 @@ async def test_require_read_scrolls_on_until_the_end_was_shown(tiny_store):
 @sync
 async def test_require_read_counts_the_end_seen_by_scrolling_and_is_off_by_default(tiny_store):
     app = make_app(tiny_store, JudgeConfig(topic_card=False, require_read=True))
-    async with drive(app, size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("right", "end", "home")  # seen, then back to the top
         await pilot.pause()
         await pilot.press("1")
         assert [(e.docid, e.grade) for e in tiny_store.events()] == [("d2", 1)]
     app = make_app(tiny_store)
-    async with drive(app, size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("right", "0")
         assert [(e.docid, e.grade) for e in tiny_store.events()][-1] == ("d2", 0)
 
@@ -154,7 +153,7 @@ def test_the_key_bar_shows_cant_judge_and_later(tiny_store, size):
     @sync
     async def run() -> None:
         app = make_app(tiny_store)
-        async with drive(app, size=size) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             keys = text_of(app, "#keys")
             assert "c can't" in keys and "d later" in keys and "\n" not in keys

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from judge_helpers import TickClock, sync, write_config
 from rich.text import Text
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.config import load_config
@@ -34,7 +33,7 @@ def app_for(tmp_path, store, grades: str) -> JudgeApp:
 @sync
 async def test_a_0_to_4_collection_grades_4_and_shows_its_scale(tiny_store, tmp_path):
     app = app_for(tmp_path, tiny_store, FIVE)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert "0-4 grade" in text_of(app, "#keys")
         bar = text_of(app, "#grades")
         assert all(label in bar for label in ("none", "weak", "fair", "good", "perfect"))
@@ -53,7 +52,7 @@ async def test_a_0_to_4_collection_grades_4_and_shows_its_scale(tiny_store, tmp_
 @sync
 async def test_a_binary_collection_takes_0_and_1_only(tiny_store, tmp_path):
     app = app_for(tmp_path, tiny_store, BINARY)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert "0-1 grade" in text_of(app, "#keys")
         assert "relevant" in text_of(app, "#grades")
         assert "2" not in text_of(app, "#grades").replace("d2", "")
@@ -71,6 +70,6 @@ async def test_a_binary_collection_may_give_a_digit_to_another_action(tiny_store
                                       + "judge: {topic_card: false, keys: {undo: '2'}}\n"))
     tiny_store.record_scale(config.grades)
     app = JudgeApp(JudgingSession(tiny_store, "alice", clock=TickClock()), config.judge)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("1", "2")
     assert [e.kind for e in tiny_store.events()] == ["grade", "undo"]

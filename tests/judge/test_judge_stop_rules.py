@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from judge_helpers import write_config
 from judging_screen_helpers import TickClock, pooled_store, screen_text, sync, until
-from settled_pilot import drive
 
 from poolkit.cli import main
 from poolkit.collection import Collection
@@ -49,7 +48,7 @@ async def test_the_status_line_states_the_rule_and_a_fired_rule_moves_on(store_l
         session = JudgingSession(collection.store, "alice", clock=TickClock(),
                                  chooser=chooser)
         app = JudgeApp(session, JudgeConfig(topic_card=False))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             assert "stop: knee — no guarantee, heuristic" in screen_text(app)
             for i, key in enumerate(KEYS):
                 current = session.current
@@ -144,7 +143,7 @@ async def test_target_serves_its_sample_first_blind_and_closes_where_the_replay_
                                  chooser=chooser)
         app = JudgeApp(session, JudgeConfig(topic_card=False))
         shown, notes = [], []
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             while session.current is not None and session.current.qid == "q0":
                 current = session.current
                 shown.append(current.docid)
@@ -269,7 +268,7 @@ async def test_a_held_check_does_not_hold_the_screen(store_location, tmp_path):
         session = JudgingSession(collection.store, "alice", clock=TickClock(),
                                  chooser=chooser)
         app = JudgeApp(session, JudgeConfig(topic_card=False))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             for _ in range(MIN_JUDGED + 2):  # 7 grades: the 5th's check is held
                 current = session.current
                 assert current is not None and current.qid == "q0"

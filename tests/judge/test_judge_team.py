@@ -6,7 +6,6 @@ end."""
 from __future__ import annotations
 
 from judge_helpers import sync
-from settled_pilot import drive
 from test_judge_app import SIZE, make_app, text_of
 
 from poolkit.judge.cant_judge import CantJudgeScreen
@@ -79,7 +78,7 @@ def test_judge_later_defers_to_the_end_of_the_session(tiny_store, clock):
 @sync
 async def test_c_asks_why_and_records_cant_judge_not_a_grade(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("c")
         assert isinstance(app.screen, CantJudgeScreen)
         await pilot.press("2")  # broken text
@@ -99,7 +98,7 @@ async def test_c_asks_why_and_records_cant_judge_not_a_grade(tiny_store, clock):
 @sync
 async def test_d_defers_the_passage_to_the_end_of_the_session(tiny_store, clock):
     app = make_app(tiny_store, clock)
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.press("d")
         assert app.session.current.docid == "d2"
         assert text_of(app, "#message") == "d1 deferred: it comes back at the end"

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from judging_screen_helpers import TickClock, pooled_store, screen_text, sync, until
-from settled_pilot import drive
 from textual.widgets import Static
 
 from poolkit.config import JudgeConfig
@@ -104,7 +103,7 @@ async def test_the_review_screen_walks_the_disagreements_and_records_adjudicatio
     review = machine_review(store, "alice", "llm", "here")
     session = JudgingSession(store, "alice", mode="review", review=review, clock=TickClock())
     app = JudgeApp(session, JudgeConfig(topic_card=False))
-    async with drive(app, size=SIZE) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await until(lambda: "judge llm said" in dispute(app), "the review line")
         assert session.current.pair == ORDER[0]
         assert "judge llm said 0, you said 3" in dispute(app)
@@ -172,7 +171,7 @@ async def test_the_judging_screen_never_shows_or_reads_a_machines_grade(store_lo
         store.events, store.live_marks = spy(events), spy(live_marks)  # type: ignore[method-assign]
         session = JudgingSession(store, "bob", clock=TickClock())
         app = JudgeApp(session, JudgeConfig(topic_card=False))
-        async with drive(app, size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as pilot:
             for key in "0120":
                 shown = session.current
                 assert "llm" not in screen_text(app) and "machine" not in screen_text(app)
