@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TextIO, TypeVar
 
 T = TypeVar("T")
@@ -23,6 +24,19 @@ def set_quiet(quiet: bool) -> None:
     """Silence (or allow) every progress bar of this process (``--quiet``)."""
     global _QUIET
     _QUIET = quiet
+
+
+@contextmanager
+def quieted(quiet: bool) -> Iterator[None]:
+    """Bars silenced for the block when ``quiet`` (a command's ``--quiet``), then as before: a
+    command run in-process (``poolkit.cli.main``) leaves the process's bars as it found them."""
+    global _QUIET
+    before = _QUIET
+    _QUIET = before or quiet
+    try:
+        yield
+    finally:
+        _QUIET = before
 
 
 def enabled(stream: TextIO | None = None) -> bool:

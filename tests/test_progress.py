@@ -73,3 +73,20 @@ def test_no_progress_in_parsed_output(capsys: pytest.CaptureFixture[str]) -> Non
     code = main(["score", str(SAMPLE / "golden.yaml"), str(SAMPLE / "seed.run"), "--quiet"])
     out, err = capsys.readouterr()
     assert code == 0 and err == "" and "scoring" not in out
+
+
+def test_a_quiet_command_run_in_process_leaves_the_bars_as_it_found_them(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--quiet`` lasts as long as its command: a later command of the same process (a
+    script, a test) that is not quiet still shows its bars on a terminal."""
+    from shared_data import SAMPLE
+
+    term = Terminal()
+    assert main(["score", str(SAMPLE / "golden.yaml"), str(SAMPLE / "seed.run"), "--quiet"]) == 0
+    assert progress.enabled(term)
+    progress.set_quiet(True)  # a process silenced by its own choice stays silenced
+    assert main(["score", str(SAMPLE / "golden.yaml"), str(SAMPLE / "seed.run")]) == 0
+    assert not progress.enabled(term)
+    with progress.quieted(True):
+        assert not progress.enabled(term)
+    capsys.readouterr()

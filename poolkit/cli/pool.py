@@ -49,11 +49,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.pool import PoolRequest, pool
-    from poolkit.progress import set_quiet
+    from poolkit.progress import quieted
 
-    set_quiet(args.quiet)
-    report = pool(PoolRequest(args.config, depth=args.depth, systems=args.systems,
-                              order=args.order, note=args.note, report_only=args.report_only,
-                              pool_version=args.pool_version, find=args.find))
+    with quieted(args.quiet):
+        report = pool(PoolRequest(args.config, depth=args.depth, systems=args.systems,
+                                  order=args.order, note=args.note,
+                                  report_only=args.report_only,
+                                  pool_version=args.pool_version, find=args.find))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -14,7 +14,7 @@ from poolkit.cli.formats import add_format_options
 from poolkit.cli.options import add_test_options, say_warnings
 from poolkit.errors import AuditFailure
 from poolkit.io import RUN_ORDERS
-from poolkit.progress import set_quiet
+from poolkit.progress import quieted
 from poolkit.score import audit, intervals, measures, significance
 from poolkit.score.report import ScoreReport
 from poolkit.threads import DEFAULT_MAX_JOBS
@@ -145,10 +145,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cutoffs = parse_cutoffs(args.cutoff)  # first, as every check before a file is read
-    set_quiet(args.quiet)
     names = {f.name for f in fields(ScoreRequest)}  # every other field is its option's dest
-    report = score_runs(ScoreRequest(**{k: v for k, v in vars(args).items() if k in names},
-                                     cutoffs=cutoffs, prepare_format=args.format))
+    with quieted(args.quiet):
+        report = score_runs(ScoreRequest(**{k: v for k, v in vars(args).items() if k in names},
+                                         cutoffs=cutoffs, prepare_format=args.format))
     sys.stdout.write(report.render(args.format, per_query=args.per_query))
     sys.stdout.flush()
     say_warnings(report.warnings)
