@@ -99,6 +99,17 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
+def compiled_poolkit() -> None:
+    """poolkit's modules compiled into the bytecode folder above, as a pip install leaves
+    them. A command run under a tight memory limit then fails where the command itself does,
+    not while compiling a module that no other process of the run happened to import first
+    (CPython's compile can fail there with a SystemError instead of a MemoryError)."""
+    import compileall
+
+    compileall.compile_dir(REPO / "poolkit", quiet=2)
+
+
+@pytest.fixture(scope="session")
 def trec_eval_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """trec_eval built from ../shared/reference/trec_eval-src (once per machine: cached)."""
     from trec_eval_binary import cached_trec_eval

@@ -33,7 +33,7 @@ TOO_MANY_FILES = ("too many open files (`ulimit -n` is {}): raise the limit and 
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def world(tmp_path_factory: pytest.TempPathFactory, compiled_poolkit: None) -> Path:
     root = tmp_path_factory.mktemp("limits")
     (root / "corpus.jsonl").write_text('{"id": "d1", "text": "a"}\n{"id": "d2", "text": "b"}\n')
     (root / "queries.tsv").write_text("q1\tfall armyworm\n")
