@@ -3,6 +3,8 @@ the randomization test against ranx's Fisher test on the six real runs."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import io
 import json
 import math
@@ -10,6 +12,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import numpy as np
+import oracle_cache
 import pytest
 
 from poolkit.app.compare import CompareRequest, compare_labels
@@ -75,20 +78,28 @@ def test_readme_counts(loop: dict) -> None:
 
 def test_randomization_agrees_with_ranx_fisher(loop: dict) -> None:
     """On the six runs' per-query nDCG@10 under the depth-20 pool, pair by pair, within
-    Monte-Carlo error of both estimates (10,000 draws each)."""
-    pytest.importorskip("ranx")
-    from ranx.statistical_tests import fisher_randomization_test
+    Monte-Carlo error of both estimates (10,000 draws each). ranx's answers are kept between
+    sessions (oracle_cache: importing ranx is most of this test's time)."""
+    if importlib.util.find_spec("ranx") is None:
+        pytest.skip("ranx is not installed")
+
+    def fisher(a: np.ndarray, b: np.ndarray) -> float:
+        from ranx.statistical_tests import fisher_randomization_test
+
+        return float(fisher_randomization_test(a, b, 10_000, 0.01, 42)[0])
 
     doc = loop["json"]
     per_query = {r["name"]: r["measures"]["nDCG@10"]["per_query"] for r in doc["runs"]}
     queries = list(next(iter(per_query.values())))
+    tests = doc["tests"]["after"]["nDCG@10"]
+    pairs = [(np.array([per_query[t["a"]][q]["after"] for q in queries]),
+              np.array([per_query[t["b"]][q]["after"] for q in queries])) for t in tests]
+    answers = oracle_cache.answers("ranx.fisher_randomization_test",
+                                   importlib.metadata.version("ranx"), pairs, fisher)
     checked = 0
-    for t in doc["tests"]["after"]["nDCG@10"]:
-        a = np.array([per_query[t["a"]][q]["after"] for q in queries])
-        b = np.array([per_query[t["b"]][q]["after"] for q in queries])
+    for t, (a, b), theirs in zip(tests, pairs, answers):
         ours = t["p"]["randomization"]
         assert ours == sig.randomization(a - b)
-        theirs, _ = fisher_randomization_test(a, b, 10_000, 0.01, 42)
         p = max((ours + theirs) / 2, 1e-4)
         tolerance = 4 * math.sqrt(2 * p * (1 - p) / 10_000) + 2 / 10_000
         assert abs(ours - theirs) <= tolerance, (t["a"], t["b"], ours, theirs)
