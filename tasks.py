@@ -49,17 +49,16 @@ def ensure_env(extras: str) -> None:
 
 
 def offline_env() -> dict[str, str]:
-    """The environment every task runs its commands in: offline model loading, and compiled
-    bytecode kept under ``.venv/pycache``.
+    """The environment every task runs its commands in: offline model loading, and Python
+    allowed to keep compiled bytecode (``__pycache__``, which .gitignore lists).
 
-    The bytecode folder matters for the test suite: its two workers and the few hundred
-    ``python -m poolkit`` processes the tests start would otherwise each compile poolkit (and
-    pytest rewrite every test module) again, a third of a subprocess test's CPU, whenever
-    bytecode is not written. ``PYTHONDONTWRITEBYTECODE`` is usually set to keep ``__pycache__``
-    folders out of a source tree; with the prefix none is written there, so it is lifted for
-    the task's commands. A ``PYTHONPYCACHEPREFIX`` of the user's own is kept."""
+    Where ``PYTHONDONTWRITEBYTECODE`` is set (this machine, many CI images) the test suite's
+    two workers each rewrote every test module, and each of the few hundred ``python -m
+    poolkit`` processes the tests start compiled every poolkit module it imports again:
+    about a third of a small command's CPU. A pycache prefix would avoid writing into the
+    checkout, but Python then ignores the installed packages' own bytecode and compiles
+    torch and the rest again, so the variable is lifted instead."""
     env = dict(os.environ)
-    env.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -17,7 +17,7 @@ import pytest
 import store_backends
 from file_order import Timer, longest_first
 from llm_server import llm_gguf, llm_server  # noqa: F401  (the fixtures, for tests in any folder)
-from shared_data import LASTING_CACHE, REPO, SAMPLE, SHARED, shared_path  # noqa: F401
+from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
 
 if TYPE_CHECKING:
     from poolkit.io.corpus import Corpus, QueryRecord
@@ -29,18 +29,14 @@ if TYPE_CHECKING:
 # with one, single-process. A value set outside is kept.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-# Compiled bytecode kept between processes, outside the checkout. Where PYTHONDONTWRITEBYTECODE
-# is set (this machine, many CI images) every `python -m poolkit` a test starts compiled each
-# module it imports from source again (about a third of a small command's CPU), and every
-# worker rewrote every test module's asserts. Under a pycache prefix nothing is written into
-# the checkout; Python keys each file by its source's modification time and size and writes
-# it atomically, so workers and checkouts sharing the folder never read a stale one. This
-# process's own later imports use it too; its subprocesses inherit it. `python tasks.py
-# test` sets a prefix (in .venv) for the workers from their start; one set outside is kept.
-if not os.environ.get("PYTHONPYCACHEPREFIX"):
-    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = str(LASTING_CACHE / "pycache")
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    sys.dont_write_bytecode = False
+# Compiled bytecode kept (``__pycache__``, which .gitignore lists). Where
+# PYTHONDONTWRITEBYTECODE is set (this machine, many CI images) every `python -m poolkit` a
+# test starts compiled each poolkit module it imports from source again (about a third of a
+# small command's CPU), and every worker rewrote every test module's asserts. (Not a pycache
+# prefix: Python would then ignore the installed packages' bytecode and compile them again.)
+# This process's later imports keep theirs too; its subprocesses inherit the environment.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.hookimpl(trylast=True)
@@ -100,7 +96,7 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def compiled_poolkit() -> None:
-    """poolkit's modules compiled into the bytecode folder above, as a pip install leaves
+    """poolkit's modules compiled (``__pycache__``, see above), as a pip install leaves
     them. A command run under a tight memory limit then fails where the command itself does,
     not while compiling a module that no other process of the run happened to import first
     (CPython's compile can fail there with a SystemError instead of a MemoryError)."""
