@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, TickClock, build_store
 
@@ -389,9 +389,11 @@ def test_unknown_pool_version_is_refused(tiny_store):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(["g0", "g2", "skip", "back", "left", "right", "undo"]),
                 max_size=25))
+@example(["g0", "g0", "skip", "skip"])  # q1's last passage skipped twice: q1 is deferred
 def test_what_comes_next_never_leaves_a_query_with_work_in_it(actions):
     """Laws of next_item over any sequence of keys: after a first grade or a skip the next
-    passage is pending, and in the same query while that query has pending passages; after
+    passage is pending, and in the same query while that query has pending passages not
+    deferred (``_skipped_round``: all it has left skipped twice); after
     a regrade it is the passage that follows in judging order (same query), if any."""
     with tempfile.TemporaryDirectory() as tmp:
         pools = {"q1": ["d1", "d2", "d3"], "q2": ["d4", "d5"]}
@@ -419,7 +421,8 @@ def test_what_comes_next_never_leaves_a_query_with_work_in_it(actions):
                     if place + 1 < len(items):
                         assert after == items[place + 1]
                         continue
-                if any(not s.is_done(it) for it in items):
+                # (a second round of skips over all the query has left defers the query)
+                if any(not s.is_done(it) and it.pair not in s.deferred for it in items):
                     assert after is not None and after.qid == before.qid
                 if after is not None:
                     assert not s.is_done(after)
