@@ -121,8 +121,9 @@ def length_batches(texts: Sequence[str], prefix: str, batch_size: int) -> list[n
     return [order[a:a + batch_size] for a in range(0, len(order), batch_size)]
 
 
-#: [key, embeddings] of the last ``Encoder.encode_queries`` call
-_LAST_QUERIES: list[Any] = []
+#: (key, embeddings) of the last ``Encoder.encode_queries`` call, replaced whole (a thread
+#: reads it once: it never pairs one call's key with another's embeddings)
+_last_queries: tuple[tuple[Any, ...], np.ndarray] | None = None
 
 
 class Encoder:
@@ -166,17 +167,19 @@ class Encoder:
         the same call gives the same array."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        global _last_queries
         key = (self.ref, self.max_length, self.device, self.query_prefix, self.batch_size,
                tuple(texts))
-        if _LAST_QUERIES and _LAST_QUERIES[0] == key:
-            return _LAST_QUERIES[1]
+        last = _last_queries
+        if last is not None and last[0] == key:
+            return last[1]
         out = self.model.encode([self.query_prefix + t for t in texts] if self.query_prefix
                                 else list(texts), batch_size=self.batch_size,
                                 normalize_embeddings=True, convert_to_numpy=True,
                                 show_progress_bar=False)
         emb = np.asarray(out, dtype=np.float32)
         emb.flags.writeable = False
-        _LAST_QUERIES[:] = [key, emb]
+        _last_queries = (key, emb)
         return emb
 
     def encode_documents(self, texts: Sequence[str],

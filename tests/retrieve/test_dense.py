@@ -185,3 +185,18 @@ def test_chunked_search_is_ranking_every_exact_cosine(sample_corpus, sample_quer
                 for q, v in zip(sample_queries, q_emb)}
     monkeypatch.setattr(dense.exact, "SCORE_BUDGET", 3)  # one document per chunk
     assert r.search(sample_queries, 24) == expected
+
+
+def test_the_same_queries_are_encoded_once_and_read_only(minilm, monkeypatch):
+    """A dense system and a bi-encoder reranker of one pool ask for the same queries'
+    embeddings: the second call is the first's array, which nobody can change."""
+    monkeypatch.setattr(dense, "_last_queries", None)
+    calls = []
+    encode = minilm.model.encode
+    monkeypatch.setattr(minilm.model, "encode", lambda *a, **k: calls.append(a) or encode(*a, **k))
+    first = minilm.encode_queries(["solar energy", "fall armyworm"])
+    again = minilm.encode_queries(["solar energy", "fall armyworm"])
+    assert again is first and len(calls) == 1 and not first.flags.writeable
+    other = minilm.encode_queries(["solar energy"])
+    assert len(calls) == 2 and other.shape == (1, 384)
+    np.testing.assert_allclose(other[0], first[0], atol=1e-6)
