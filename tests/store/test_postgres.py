@@ -66,13 +66,6 @@ def _role(admin_url: str, name: str, password: str, group: str) -> str:
     return name
 
 
-@pytest.fixture(scope="session")
-def initialised():
-    """The store `poolkit store init` made, once per session: each test gets a copy."""
-    with store_backends.initialised_database() as url:
-        yield url
-
-
 @pytest.fixture
 def team(initialised, monkeypatch):
     """A copy of a store set up by `poolkit store init`, and two login roles: an assessor

@@ -5,7 +5,7 @@ slot with her own SQL; a full pair is refused her inside poolkit's write transac
 from __future__ import annotations
 
 import pytest
-from test_postgres_security import initialised, sql_as, store_as, team  # noqa: F401  (fixtures)
+from test_postgres_security import sql_as, store_as, team  # noqa: F401  (the fixture)
 
 from poolkit.errors import OverlapFull
 from poolkit.store import Event

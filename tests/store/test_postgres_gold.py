@@ -5,14 +5,7 @@ records it."""
 from __future__ import annotations
 
 import pytest
-from test_postgres_security import (  # noqa: F401  (the fixtures)
-    EVENT,
-    initialised,
-    sql_as,
-    store_as,
-    team,
-    url_of,
-)
+from test_postgres_security import EVENT, sql_as, store_as, team, url_of  # noqa: F401 (fixture)
 
 from poolkit.store.gold_sql import GoldSet
 

@@ -30,13 +30,6 @@ EVENT = "(qid, docid, assessor, kind, grade, judged_at)"
 REFUSED_ID = (psycopg.errors.InsufficientPrivilege, psycopg.errors.GeneratedAlways)
 
 
-@pytest.fixture(scope="session")
-def initialised():
-    """The store `poolkit store init` made, once per session: each test gets a copy."""
-    with store_backends.initialised_database() as url:
-        yield url
-
-
 @pytest.fixture
 def team(initialised, monkeypatch):
     """A copy of the store ``poolkit store init`` made (``initialised``) and four login
