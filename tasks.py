@@ -49,17 +49,7 @@ def ensure_env(extras: str) -> None:
 
 
 def offline_env() -> dict[str, str]:
-    """The environment every task runs its commands in: offline model loading, and Python
-    allowed to keep compiled bytecode (``__pycache__``, which .gitignore lists).
-
-    Where ``PYTHONDONTWRITEBYTECODE`` is set (this machine, many CI images) the test suite's
-    two workers each rewrote every test module, and each of the few hundred ``python -m
-    poolkit`` processes the tests start compiled every poolkit module it imports again:
-    about a third of a small command's CPU. A pycache prefix would avoid writing into the
-    checkout, but Python then ignores the installed packages' own bytecode and compiles
-    torch and the rest again, so the variable is lifted instead."""
     env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -34,7 +34,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # test starts compiled each poolkit module it imports from source again (about a third of a
 # small command's CPU), and every worker rewrote every test module's asserts. (Not a pycache
 # prefix: Python would then ignore the installed packages' bytecode and compile them again.)
-# This process's later imports keep theirs too; its subprocesses inherit the environment.
+# This process's later imports keep theirs too; the xdist workers and every subprocess a
+# test starts inherit the environment (so `python tasks.py test` needs nothing of its own).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
