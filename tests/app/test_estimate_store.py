@@ -62,7 +62,8 @@ def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, c
 
 def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
     """llm's second version (named: no config defines llm) graded q_faw and q_store only:
-    the estimate takes its labels alone, says so, and q_broad and q_milk (graded by the old version only) take none."""
+    the estimate takes its labels alone, says so, and q_broad and q_milk (graded by the old
+    version only) take none."""
     newer = world.parent / "newer.qrels"
     newer.write_text("".join(  # a grade the first version did not give: a new event
         f"{q} 0 {d} {3 - int(g)}\n" for q, _z, d, g in (

@@ -27,9 +27,9 @@ from poolkit.collection import Collection
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
+from poolkit.machine_choice import MachineChoice
 from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
 from poolkit.pool.guided import ContinuousActiveLearning
-from poolkit.machine_choice import MachineChoice
 from poolkit.pool.live_guides import expected_grade, machine_grades
 from poolkit.pool.view import Hit, QueryPool
 from poolkit.store import Event, NewMember, QueryRecord
