@@ -8,6 +8,7 @@ Between the CLI and the stages. Built from a config, a ``Collection`` owns:
   new (a missing store is the one ``NoStoreError``, naming the command that makes one);
 - ``version(v)``: a pool version resolved (None: the latest) and checked, once;
 - ``labels(version, policy, assessors)``: the labels as of a pool version;
+- ``machines(names)``: the machine judge versions names mean (the configured judge's);
 - ``runs()``: the configured systems' run files (or explicit ones);
 - ``pool(version)``: the pooled documents in judging order, each with its provenance;
 - ``provenance(version)``: the pool-provenance value (who brought what in, at which rank).
@@ -32,6 +33,7 @@ from poolkit.store.contract import StoreBackend
 
 if TYPE_CHECKING:
     from poolkit.io.run import Run
+    from poolkit.machine_choice import MachineChoice
     from poolkit.policies import Labels, MachineVersion
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
@@ -190,11 +192,28 @@ class Collection:
                assessors: Iterable[str] | None = None,
                machines: Iterable[str] | Sequence[MachineVersion] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest) under ``policy``; ``machines``:
-        machine judges (names, or ``policies.chosen_machines``' versions) whose grades fill
-        the pairs no person graded."""
-        from poolkit.policies import Labels
+        machine judges (``NAME[@VERSION]``, read as ``machines`` reads them, or its
+        versions) whose grades fill the pairs no person graded."""
+        from poolkit.policies import Labels, MachineVersion
 
-        return Labels.as_of(self.store, self.version(version), assessors, policy, machines)
+        given = list(machines or ())
+        chosen = [m for m in given if isinstance(m, MachineVersion)]
+        if len(chosen) < len(given):
+            chosen = self.machines([m for m in given if isinstance(m, str)])
+        return Labels.as_of(self.store, self.version(version), assessors, policy, chosen)
+
+    def machines(self, names: Iterable[str] | None,
+                 flag: str = "--with-machine") -> list[MachineVersion]:
+        """The machine judge versions ``names`` (``NAME`` or ``NAME@VERSION``, repeated or
+        ``a,b``) ask for, by the one rule (``machine_choice``: a bare NAME is the version
+        the config defines); ``flag``: the caller's option, said in a refusal."""
+        return self.machine_choice().chosen(names, flag)
+
+    def machine_choice(self) -> MachineChoice:
+        """Which machine judge versions of the store the config's names mean."""
+        from poolkit.machine_choice import MachineChoice
+
+        return MachineChoice(self.store, self.config.store_label, self.config)
 
     def provenance(self, version: int | None = None) -> PoolProvenance:
         """The pool as of ``version`` (default: latest) with its provenance: which systems

@@ -98,14 +98,6 @@ class AutojudgeReport(Report):
         return text
 
 
-def _template(spec: JudgeSpec, scale: Any) -> str:
-    """The judge's template on the collection's scale: a config's own as written (its
-    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
-    from poolkit.judges.prompt import builtin_template
-
-    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
-
-
 def judge_spec(config: Any, name: str) -> JudgeSpec:
     """The judge ``name`` of the config, or one line naming the judges it has."""
     from poolkit.errors import one_of
@@ -127,6 +119,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     from poolkit.collection import Collection
     from poolkit.io.scale import DEFAULT_SCALE
     from poolkit.judges import judge_kind, on_scale
+    from poolkit.judges.config import template_on
 
     started = time.monotonic()
     collection = Collection.open(request.config, write=not request.dry_run)
@@ -144,7 +137,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if not request.dry_run:
             collection.assessor(spec.name, "grade", "--judge")
         pairs = _pairs(store, request.queries)
-        judge = kind.build(on_scale(spec.settings, scale), _template(spec, scale),
+        judge = kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
                            cache_dir=config.cache_dir,
                            read_cache=not request.regrade,
                            calibration=_calibration(store, pairs))

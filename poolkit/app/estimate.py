@@ -40,9 +40,9 @@ from poolkit import __version__
 from poolkit.analysis.agreement import LabelSource, agreement, file_source
 from poolkit.analysis.stats import kendall_tau
 from poolkit.app.score import ScoreRequest, check, score_run
-from poolkit.errors import InputError, PoolkitError, StoreError, one_of
+from poolkit.errors import InputError, PoolkitError
 from poolkit.io import Qrels, Run, read_any_run, read_labels
-from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names, machine_versions
+from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names
 from poolkit.reports import STDERR, Report, register_report
 from poolkit.score.document import Settings, distinct_names
 from poolkit.score.evaluate import require_scorable
@@ -50,7 +50,6 @@ from poolkit.score.measures import Measure
 from poolkit.score.mismatch import query_mismatch
 from poolkit.score.ppi import CONFIDENCE, PPIEstimate, pairwise_differences, ppi_mean
 from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
-from poolkit.store.contract import StoreBackend
 
 #: the measures when none is asked for (those the issue's DL19 figures are about)
 DEFAULT_MEASURES = ("nDCG@10", "AP")
@@ -154,10 +153,11 @@ class EstimateStoreRequest:
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     """The estimate report of the store form.
 
-    The rule for judge versions: only the judge's newest version (the one that graded last)
-    labels queries; versions are never mixed. Queries only an older version graded take no
-    machine label (a human one among them is left out, and said), and the report says how
-    many versions there are and which one it used.
+    The rule for judge versions: one version labels queries, the one ``--machine`` names
+    (``NAME@VERSION``, or ``NAME``: the version the config defines, ``machine_choice``);
+    versions are never mixed. Queries only another version graded take no machine label (a
+    human one among them is left out, and said), and the report says how many versions
+    there are and which one it used.
     """
     from poolkit.analysis.inputs import read_runs
     from poolkit.collection import Collection
@@ -167,11 +167,15 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     with Collection.open(r.config) as collection:
         level = collection.config.judge.relevance_level if r.level is None else r.level
         store, where = collection.store, collection.config.store_label
-        versions = judge_versions(store, r.machine, where)
+        choice = collection.machine_choice()
+        chosen = choice.choose(r.machine, "--machine")
+        versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")
         # every labelled pair, as export takes them (the machine's too): not only the pool's
         people = Labels.from_store(store, r.policy, humans)
+        by = f" by {', '.join(humans)}" if humans else ""
+        people.name = f"{where} (the people's labels{by})"  # what errors name
         runs = collection.runs(order="score")
         for name, run in read_runs([str(p) for p in r.runs], "score", r.run_format).items():
             if name in runs:
@@ -182,7 +186,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     design = Design() if not draws else Design(
         draws[-1].inclusion, f"drawn by poolkit sample-queries (draw {draws[-1].draw}, "
                              f"{draws[-1].design}, seed {draws[-1].seed})")
-    machine = machine_qrels(versions[-1])
+    machine = machine_qrels(chosen)
     human = people.qrels
     if not human.grades:
         raise PoolkitError(f"{where}: no label by " + (", ".join(humans) if humans else
@@ -190,7 +194,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                            f" under the {r.policy} policy: nothing to anchor the estimate")
     return estimate_labels(machine, human, list(runs.values()), shown, level=level,
                            correction=r.correction, design=design,
-                           notes=_version_notes(versions), calibrate=r.calibrate,
+                           notes=_version_notes(chosen, versions), calibrate=r.calibrate,
                            lambda_max=r.lambda_max)
 
 
@@ -202,31 +206,18 @@ def machine_qrels(version: MachineVersion) -> Qrels:
     return Qrels.from_mapping(grades, name=version.label)
 
 
-def judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
-    """Every version of machine judge ``judge``, oldest first; an unknown one is one line."""
-    known = store.machine_judges()
-    if judge not in known:
-        raise StoreError(f"{where}: --machine: " + one_of(judge, known, "machine judge"))
-    versions = machine_versions(store, judge)
-    if not versions:
-        raise StoreError(f"{where}: --machine: machine judge {judge!r} has no standing grade")
-    return versions
-
-
-def _version_notes(versions: Sequence[MachineVersion]) -> list[str]:
-    """What the report says when the judge changed version: which one it used, and the
-    queries only an older version graded (they take no machine label)."""
+def _version_notes(chosen: MachineVersion, versions: Sequence[MachineVersion]) -> list[str]:
+    """What the report says when the judge has several versions: which one it used, and the
+    queries only another version graded (they take no machine label)."""
     if len(versions) < 2:
         return []
-    newest = versions[-1]
-    covered = {q for q, _d in newest.grades}
-    older = sorted({q for v in versions[:-1] for q, _d in v.grades} - covered)
-    line = (f"machine judge {newest.judge!r} has {len(versions)} versions: the estimate uses "
-            f"the newest, {newest.version}, alone (versions are never mixed)")
-    if older:
-        line += (f"; {len(older)} quer{'y' if len(older) == 1 else 'ies'} only an older "
-                 f"version graded ({_listed(older)}) take no "
-                 f"machine label")
+    covered = {q for q, _d in chosen.grades}
+    others = sorted({q for v in versions if v is not chosen for q, _d in v.grades} - covered)
+    line = (f"machine judge {chosen.judge!r} has {len(versions)} versions: the estimate uses "
+            f"{chosen.version} alone (versions are never mixed)")
+    if others:
+        line += (f"; {len(others)} quer{'y' if len(others) == 1 else 'ies'} only another "
+                 f"version graded ({_listed(others)}) take no machine label")
     return [line]
 
 

@@ -23,7 +23,8 @@ had no machine label (they are left out)."""
 EPILOG = """\
 forms:
   poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...    file form
-  poolkit estimate CONFIG --machine JUDGE [--human NAME...] [--run RUN]  store form
+  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...] [--run RUN]
+                                                                          store form
   (the store form when the first input is a .yaml/.yml config and --machine is no file)
 
 examples:
@@ -44,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("inputs", nargs="+", metavar="CONFIG|RUN",
         help="file form: RUN files; store form: the CONFIG")
     add("--machine", required=True, metavar="QRELS|JUDGE",
-        help="file form: the machine judge's labels; store form: the judge's name")
+        help="file form: the machine judge's labels; store form: the judge, JUDGE (the "
+             "version the config defines) or JUDGE@VERSION")
     add("--human", metavar="QRELS|NAMES",
         help="file form: the people's labels (on some queries); store form: whose grades "
              "count (NAME,NAME; default: every person)")

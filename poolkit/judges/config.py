@@ -44,6 +44,24 @@ class JudgeSpec:
     line: int | None = None
 
 
+def template_on(spec: JudgeSpec, scale: Any) -> str:
+    """The judge's template on the collection's ``scale``: a config's own as written (its
+    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
+    from poolkit.judges.prompt import builtin_template
+
+    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
+
+
+def configured_version(spec: JudgeSpec, scale: Any) -> str | None:
+    """The version ``autojudge --judge NAME`` records for the judge as the config defines it
+    on the collection's ``scale`` (``JudgeKind.configured_version``; None where a run
+    decides it)."""
+    from poolkit.judges import judge_kind, on_scale
+
+    return judge_kind(spec.kind).configured_version(on_scale(spec.settings, scale),
+                                                    template_on(spec, scale))
+
+
 def parse_judges(path: Path, node: yaml.Node, base: Path) -> dict[str, JudgeSpec]:
     """The ``judges:`` mapping of the config at ``path`` (relative files from ``base``)."""
     if not isinstance(node, yaml.MappingNode):
@@ -140,4 +158,4 @@ def _prompt_file(path: Path, base: Path, where: str, value: str,
     return text, str(file)
 
 
-__all__ = ["COMMON_JUDGE_KEYS", "JudgeSpec", "parse_judges"]
+__all__ = ["COMMON_JUDGE_KEYS", "JudgeSpec", "configured_version", "parse_judges", "template_on"]

@@ -17,6 +17,7 @@ from store_backends import BACKENDS, store_location
 from poolkit.app.estimate import EstimateRequest, estimate
 from poolkit.cli import main
 from poolkit.schemas import load_schema
+from poolkit.store.imports import machine_import_version
 
 
 def sample_config(tmp_path: Path, store: str | Path) -> Path:
@@ -60,8 +61,9 @@ def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, c
 
 
 def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
-    """llm's second version graded q_faw and q_store only: the estimate takes its labels
-    alone, says so, and q_broad and q_milk (graded by the old version only) take none."""
+    """llm's second version (named: no config defines llm) graded q_faw and q_store only:
+    the estimate takes its labels alone, says so, and q_broad and q_milk (graded by the old
+    version only) take none."""
     newer = world.parent / "newer.qrels"
     newer.write_text("".join(  # a grade the first version did not give: a new event
         f"{q} 0 {d} {3 - int(g)}\n" for q, _z, d, g in (
@@ -69,10 +71,13 @@ def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
             if line.startswith(("q_faw", "q_store")))))
     assert call("import", world, newer, "--as", "llm", "--machine", "m-2") == 0
     capsys.readouterr()
-    assert call("estimate", world, "--machine", "llm", "-m", "P@5", "--format", "json") == 0
+    second = machine_import_version("m-2")
+    assert call("estimate", world, "--machine", f"llm@{second}", "-m", "P@5",
+                "--format", "json") == 0
     doc = json.loads(capsys.readouterr().out)
     said = [n for n in doc["notes"] if "has 2 versions" in n]
-    assert len(said) == 1 and "2 queries only an older version graded" in said[0]
+    assert len(said) == 1 and f"the estimate uses {second} alone" in said[0]
+    assert "2 queries only another version graded" in said[0]
     assert doc["queries"]["N"] == 2 and sorted(doc["queries"]["left_out"]) == ["q_broad",
                                                                               "q_milk"]
 
