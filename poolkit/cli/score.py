@@ -94,8 +94,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("-k", "--cutoff", action="append", default=[], metavar="K,...",
         help=f"cutoffs for the default measures and the audit (repeatable or comma separated; "
              f"default: the cutoffs of -m, else {DEFAULT_K})")
+    add("-v", "--verbose", action="store_true",
+        help="the whole table: every run's intervals and per-query audit with its warnings, "
+             "and every paired test's p-value (the default shows what fits 80 columns; JSON "
+             "always has everything)")
     add("--per-query", action="store_true",
-        help="list every query's values and audit row (JSON always has them)")
+        help="list every query's values and audit row (implies --verbose; JSON always has "
+             "them)")
     add("--format", choices=list(ScoreReport.formats), default="table",
         help="output format (default: table)")
     add("--order", choices=list(RUN_ORDERS), default="score",
@@ -149,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     with quieted(args.quiet):
         report = score_runs(ScoreRequest(**{k: v for k, v in vars(args).items() if k in names},
                                          cutoffs=cutoffs, prepare_format=args.format))
-    sys.stdout.write(report.render(args.format, per_query=args.per_query))
+    sys.stdout.write(report.render(args.format, per_query=args.per_query, verbose=args.verbose))
     sys.stdout.flush()
     say_warnings(report.warnings)
     if report.failures:
