@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="do not run or pool anything; report the store's pool")
     p.add_argument("--pool-version", "--version", type=_positive, dest="pool_version",
                    metavar="V", help="with --report-only: report the pool as of version V")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="the whole table: each system's run file and hash, every query's "
+                        "rows (the default shows what fits 80 columns; JSON has everything)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bars (encoding, BM25 indexing, reranking); there are "
                         "none when stderr is not a terminal")
@@ -56,5 +59,6 @@ def run(args: argparse.Namespace) -> int:
                                   order=args.order, note=args.note,
                                   report_only=args.report_only,
                                   pool_version=args.pool_version, find=args.find))
-    sys.stdout.write(report.render(args.format))
+    sys.stdout.write(report.render(args.format, **({'verbose': True} if args.verbose
+                                                   and args.format == 'table' else {})))
     return 0
