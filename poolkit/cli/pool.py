@@ -59,6 +59,5 @@ def run(args: argparse.Namespace) -> int:
                                   order=args.order, note=args.note,
                                   report_only=args.report_only,
                                   pool_version=args.pool_version, find=args.find))
-    sys.stdout.write(report.render(args.format, **({'verbose': True} if args.verbose
-                                                   and args.format == 'table' else {})))
+    sys.stdout.write(report.render(args.format, verbose=args.verbose))
     return 0

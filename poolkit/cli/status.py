@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=StatusReport.formats, default=StatusReport.formats[0])
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="count against the pool as of version V (default: the latest)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="one table with every assessor's row under every query (the default "
+                        "shows a table per query and one per assessor, in 80 columns)")
     p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
                    help="the lead's dashboard: every assessor's progress, pace, agreement "
                         "and flags, redrawn every SECONDS (default 5) until Ctrl-C (q); on a "
@@ -43,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
             collection.version(args.pool_version)
 
         if args.watch is None:
-            sys.stdout.write(status(collection, args.pool_version).render(args.format))
+            report = status(collection, args.pool_version)
+            sys.stdout.write(report.render(args.format, verbose=args.verbose))
         else:  # as of each redraw: a new pool version is picked up too
             live(collection, args.pool_version, args.watch, args.format)
     return 0

@@ -369,8 +369,8 @@ def _design_lines(design: Mapping[str, Any]) -> list[str]:
     rows.append(["all", str(design["pooled"]), str(design["drawn"]),
                  f"{design['drawn'] / design['pooled']:.1%}"])
     grid = table(["stratum (best rank)", "pooled", "drawn", "rate"], rows, align="lr")
-    return [*_wrapped("sample design: pairs pooled per stratum and those drawn to judge; "
-                      + said), *grid[:-1], "-" * len(grid[0]), grid[-1]]
+    return ["sample design: pairs pooled per stratum and those drawn to judge",
+            *_wrapped(said, "  "), *grid[:-1], "-" * len(grid[0]), grid[-1]]
 
 
 MAX_PAIR_COLUMNS = 6  # up to four systems: every pair gets a column, one row per query

@@ -100,13 +100,13 @@ class ScoreReport(Report):
         run's block, each query's audit and the paired tests' matrices."""
         return render.render_table(self.to_dict(), per_query, verbose)
 
-    def render_json(self, per_query: bool = False, verbose: bool = False) -> str:
+    def render_json(self, per_query: bool = False) -> str:
         """Every per-query value whatever ``per_query`` says: JSON is for programs."""
         return render.render_json(self.to_dict(), per_query)
 
-    def render_csv(self, per_query: bool = False, verbose: bool = False) -> str:
+    def render_csv(self, per_query: bool = False) -> str:
         return render.render_csv(self.to_dict(), per_query)
 
-    def render_markdown(self, per_query: bool = False, verbose: bool = False) -> str:
+    def render_markdown(self, per_query: bool = False) -> str:
         """Every run's block, as ``verbose`` tables are (a document, not a terminal)."""
         return render.render_markdown(self.to_dict(), per_query)
