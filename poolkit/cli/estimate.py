@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p)
     add("--format", choices=list(EstimateReport.formats), default="table",
         help="output format (default: table)")
+    add("-v", "--verbose", action="store_true",
+        help="every pair's difference in a table, with its p-values (the default lists the "
+             "significant ones, in 80 columns; JSON has everything)")
     p.set_defaults(handler=run)
 
 
@@ -102,6 +105,6 @@ def run(args: argparse.Namespace) -> int:
             level=args.level or 1, correction=args.correction, run_format=args.run_format,
             qrels_format=args.qrels_format, calibrate=args.calibrate,
             lambda_max=args.lambda_max))
-    sys.stdout.write(report.render(args.format))
+    sys.stdout.write(report.render(args.format, verbose=args.verbose))
     say_warnings(report.warnings)
     return 0
