@@ -36,6 +36,7 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.estimate import DEFAULT_MEASURES, EstimateReport
     from poolkit.cli.formats import add_format_options
+    from poolkit.cli.options import add_verbose
     from poolkit.policies import DEFAULT_POLICY, POLICIES
     from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
 
@@ -73,9 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p)
     add("--format", choices=list(EstimateReport.formats), default="table",
         help="output format (default: table)")
-    add("-v", "--verbose", action="store_true",
-        help="every pair's difference in a table, with its p-values (the default lists the "
-             "significant ones, in 80 columns; JSON has everything)")
+    add_verbose(p, "every pair's difference, with its lambda and p-values")
     p.set_defaults(handler=run)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from poolkit.cli.options import add_verbose
 from poolkit.cli.options import positive as _positive
 from poolkit.pool.report import PoolReport
 
@@ -41,9 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="do not run or pool anything; report the store's pool")
     p.add_argument("--pool-version", "--version", type=_positive, dest="pool_version",
                    metavar="V", help="with --report-only: report the pool as of version V")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="the whole table: each system's run file and hash, every query's "
-                        "rows (the default shows what fits 80 columns; JSON has everything)")
+    add_verbose(p, "each system's run file and hash, every query's rows")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bars (encoding, BM25 indexing, reranking); there are "
                         "none when stderr is not a terminal")

@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from poolkit.app.score import DEFAULT_FAMILIES, DEFAULT_K, ScoreRequest, parse_cutoffs, score_runs
 from poolkit.cli.formats import add_format_options
-from poolkit.cli.options import add_test_options, say_warnings
+from poolkit.cli.options import add_test_options, add_verbose, say_warnings
 from poolkit.errors import AuditFailure
 from poolkit.io import RUN_ORDERS
 from poolkit.progress import quieted
@@ -94,10 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("-k", "--cutoff", action="append", default=[], metavar="K,...",
         help=f"cutoffs for the default measures and the audit (repeatable or comma separated; "
              f"default: the cutoffs of -m, else {DEFAULT_K})")
-    add("-v", "--verbose", action="store_true",
-        help="the whole table: every run's intervals and per-query audit with its warnings, "
-             "and every paired test's p-value (the default shows what fits 80 columns; JSON "
-             "always has everything)")
+    add_verbose(p, "every run's intervals and each query's audit with its warnings, and "
+                   "every paired test's p-value")
     add("--per-query", action="store_true",
         help="list every query's values and audit row (implies --verbose; JSON always has "
              "them)")

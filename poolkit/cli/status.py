@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from poolkit.app.status import StatusReport
+from poolkit.cli.options import add_verbose
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,9 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=StatusReport.formats, default=StatusReport.formats[0])
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="count against the pool as of version V (default: the latest)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="one table with every assessor's row under every query (the default "
-                        "shows a table per query and one per assessor, in 80 columns)")
+    add_verbose(p, "one table, every assessor's row under every query")
     p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
                    help="the lead's dashboard: every assessor's progress, pace, agreement "
                         "and flags, redrawn every SECONDS (default 5) until Ctrl-C (q); on a "

@@ -129,6 +129,17 @@ MIN_QUERIES = 10
 BRIEF_READINGS = 20
 
 
+def too_few(tests: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """The lines that say the paired tests cannot be read, when some pair has fewer than
+    ``MIN_QUERIES`` queries (else [])."""
+    fewest = min((e["n"] for es in tests.values() for e in es), default=MIN_QUERIES)
+    if fewest >= MIN_QUERIES:
+        return []
+    return ["", f"significance: {fewest} {'query' if fewest == 1 else 'queries'} — too few to "
+                f"read paired tests (needs at least {MIN_QUERIES})",
+            "  (--verbose shows every pair's p-value)"]
+
+
 def brief_lines(tests: Mapping[str, Sequence[Mapping[str, Any]]], settings: Mapping[str, Any],
                 name: Callable[[str], str] = str, limit: int = BRIEF_READINGS) -> list[str]:
     """The default output's paired tests: one line per significant difference after the
@@ -137,11 +148,9 @@ def brief_lines(tests: Mapping[str, Sequence[Mapping[str, Any]]], settings: Mapp
     entries = [(m, e) for m, es in tests.items() for e in es]
     if not entries:
         return []
-    fewest = min(e["n"] for _, e in entries)
-    if fewest < MIN_QUERIES:
-        return ["", f"significance: {fewest} {'query' if fewest == 1 else 'queries'} — too "
-                    f"few to read paired tests (needs at least {MIN_QUERIES})",
-                "  (--verbose shows every pair's p-value)"]
+    few = too_few(tests)
+    if few:
+        return few
     sig = [(m, e) for m, e in entries if e["significant"]]
     how = (f"{TEST_NAMES[settings['test']]}, {CORRECTION_NAMES[settings['correction']]}, "
            f"alpha {settings['alpha']:g}")
