@@ -9,11 +9,11 @@ matrices under each label set, and every line whole.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from poolkit.io.paths import shown_path
 from poolkit.score.mismatch import shared_phrase
+from poolkit.tables import wrap
 
 
 def short_name(name: str) -> str:
@@ -42,12 +42,8 @@ def _n(x: int | None) -> str:
     return "-" if x is None else str(x)
 
 
-WIDTH = 80
-
-
 def _wrapped(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=more,
-                         break_on_hyphens=False)
+    return wrap(text, indent, more)
 
 
 def render_table(doc: dict[str, Any], per_query: bool = False, verbose: bool = False) -> str:

@@ -8,19 +8,12 @@ table, every p-value in it, is ``verbose``'s.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from poolkit.score.significance import ALPHA
 from poolkit.score.significance_render import MIN_QUERIES
 from poolkit.tables import table
-
-WIDTH = 80
-
-
-def _wrapped(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "  ", break_on_hyphens=False)
+from poolkit.tables import wrap as _wrapped
 
 
 def _f(value: float | None, digits: int = 3) -> str:

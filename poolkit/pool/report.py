@@ -27,7 +27,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolkit.io.paths import shown_path
 from poolkit.reports import Report, register_report
-from poolkit.tables import table
+from poolkit.tables import WIDTH, table, wrap
 
 if TYPE_CHECKING:  # kept out of the import: the command line's parser reads PoolReport.formats
     from poolkit.store.contract import StoreBackend
@@ -264,13 +263,11 @@ def _short(path: str | None) -> str:
     return shown_path(path) if path else "-"
 
 
-WIDTH = 80  # the default table fits an 80-column terminal
 LISTED = 20  # queries listed per table unless verbose
 
 
 def _wrapped(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "    ",
-                         break_on_hyphens=False)
+    return wrap(text, indent, indent + "    ")
 
 
 def _fields(fields: list[str], indent: str = "  ") -> list[str]:

@@ -12,7 +12,6 @@ Like every rendering, it reads the report's document and computes no number.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,8 +32,8 @@ from poolkit.score.render import (
     _truth_rows,
 )
 from poolkit.score.significance_render import brief_lines
+from poolkit.tables import WIDTH, wrap
 
-WIDTH = 80  # the default output stays readable in an 80-column terminal
 LISTED = 10  # stage and truth tables list at most this many queries before --verbose
 
 
@@ -130,8 +129,7 @@ def _audit(doc: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
                          f"{a['mean_share_of_ceiling']:.0%}", _f(a["mean_judged"]),
                          str(s["repeats"]["slots"]) if i == 0 else ""])
         if len(runs) > 1 and _notes(doc, run):
-            notes += textwrap.wrap(f"{shown_as}: {'; '.join(_notes(doc, run))}", WIDTH,
-                                   initial_indent="  ", subsequent_indent="    ")
+            notes += wrap(f"{shown_as}: {'; '.join(_notes(doc, run))}", "  ")
     headers = ["run", "K", "ceiling", "R@K/ceiling", "Judged@K", "repeats"]
     return ["", "audit: means over the queries (--verbose: each query, with its warnings)",
             *_grid(headers, rows, width=WIDTH), *notes]
