@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from poolkit import __version__
+from poolkit.helptext import plain_help
 from poolkit.errors import PoolkitError, out_of_memory, printable, tell, too_many_open_files
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
@@ -105,6 +106,7 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
     parser = Parser(
         prog="poolkit",
         description="Pool, judge and score relevance labels for retrieval evaluation.",
+        epilog="example:\n  poolkit score qrels.txt bm25.run -m nDCG@10",
     )
     parser.add_argument("--version", action="version", version=f"poolkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -113,6 +115,7 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
             importlib.import_module(f"poolkit.cli.{module}").register(sub)
         else:
             sub.add_parser(name, help=SUMMARIES[name], add_help=False)
+    plain_help(parser)  # every --help as plain text, paragraphs filled to the terminal
     return parser
 
 

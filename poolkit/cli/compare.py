@@ -32,7 +32,7 @@ forms:
 examples:
   poolkit compare configs/sample.yaml --before 1 --after 2
   poolkit compare configs/sample.yaml -m nDCG@10 -m AP --per-query --format json
-  poolkit compare --before-qrels v1.qrels --after-qrels v2.qrels runs/*.run --depth 10
+  poolkit compare --before-qrels v1.qrels --after-qrels v2.qrels runs/*.run
 """
 
 
@@ -48,8 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "compare", help="re-score every run under two label sets (pool versions or files)",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=EPILOG)
     add_inputs(p)
     p.add_argument("--before", type=int, default=None, metavar="V",
                    help="store form: the earlier pool version")

@@ -21,15 +21,15 @@ report says so when they were not drawn by poolkit's sampler, and says which hum
 had no machine label (they are left out)."""
 
 EPILOG = """\
-forms:
-  poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...    file form
-  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...] [--run RUN]
-                                                                          store form
-  (the store form when the first input is a .yaml/.yml config and --machine is no file)
+forms (file form; store form, when the first input is a .yaml/.yml config and --machine
+is no file):
+  poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...
+  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAMES] [--run RUN]
 
 examples:
-  poolkit estimate --machine llm.qrels --human nist.qrels bm25.run dense.run -m nDCG@10
-  poolkit estimate --machine llm.qrels --human nist.qrels *.run --level 2 --format json
+  poolkit estimate --machine llm.qrels --human nist.qrels bm25.run dense.run
+  poolkit estimate --machine llm.qrels --human nist.qrels *.run --level 2 -v
+  poolkit estimate configs/sample.yaml --machine llm --human alice
 """
 
 
@@ -40,8 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.policies import DEFAULT_POLICY, POLICIES
     from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
 
-    p = subparsers.add_parser("estimate", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("estimate", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG)
     add = p.add_argument
     add("inputs", nargs="+", metavar="CONFIG|RUN",
         help="file form: RUN files; store form: the CONFIG")

@@ -15,11 +15,18 @@ from poolkit.cli.options import add_verbose
 from poolkit.cli.options import positive as _positive
 from poolkit.pool.report import PoolReport
 
+EXAMPLES = """\
+examples:
+  poolkit pool configs/sample.yaml
+  poolkit pool configs/sample.yaml --depth 20 --note "deeper"
+  poolkit pool configs/sample.yaml --report-only --verbose
+"""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "pool", help="run the configured systems and pool their top N per query",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__, epilog=EXAMPLES)
     p.add_argument("config", help="collection config (YAML)")
     p.add_argument("--format", choices=PoolReport.formats, default=PoolReport.formats[0],
                    help="report format (default: table)")

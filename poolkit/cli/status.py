@@ -14,7 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "status", help="judging progress: judged/pooled, grades, pace, double judgments",
         description="Per query and per assessor: judged / pooled, the grade histogram, the "
                     "median seconds per judgment (judged_at - shown_at) and how many pairs "
-                    "carry grades from two or more assessors.")
+                    "carry grades from two or more assessors.",
+        epilog="examples:\n  poolkit status configs/sample.yaml\n"
+               "  poolkit status configs/sample.yaml --watch 10\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--format", choices=StatusReport.formats, default=StatusReport.formats[0])
     p.add_argument("--pool-version", type=int, metavar="V",

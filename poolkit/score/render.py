@@ -166,14 +166,10 @@ def _fail_on_lines(doc: dict[str, Any]) -> list[str]:
             *(f"  ! {f['message']}" for f in failed)]
 
 
-def render_table(doc: dict[str, Any], per_query: bool = False, verbose: bool = False) -> str:
-    """The default table (:mod:`poolkit.score.render_brief`: an 80-column terminal's worth),
-    or with ``verbose`` (``per_query`` implies it) every run's block: intervals, the audit
-    per query with its warnings, and the paired tests' matrices."""
-    if not (verbose or per_query):
-        from poolkit.score.render_brief import render_brief
-
-        return render_brief(doc)
+def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
+    """The whole table (``--verbose``; the default is :mod:`poolkit.score.render_brief`):
+    every run's block, its intervals, the audit per query with its warnings, and the paired
+    tests' matrices."""
     out = _head(doc)
     if len(doc["runs"]) > 1:
         out += _runs_side_by_side(doc["runs"])

@@ -98,7 +98,11 @@ class ScoreReport(Report):
     def render_table(self, per_query: bool = False, verbose: bool = False) -> str:
         """What fits an 80-column terminal; ``verbose`` (``per_query`` implies it): every
         run's block, each query's audit and the paired tests' matrices."""
-        return render.render_table(self.to_dict(), per_query, verbose)
+        if not (verbose or per_query):
+            from poolkit.score.render_brief import render_brief
+
+            return render_brief(self.to_dict())
+        return render.render_table(self.to_dict(), per_query)
 
     def render_json(self, per_query: bool = False) -> str:
         """Every per-query value whatever ``per_query`` says: JSON is for programs."""
