@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from poolkit import __version__
-from poolkit.helptext import plain_help
 from poolkit.errors import PoolkitError, out_of_memory, printable, tell, too_many_open_files
+from poolkit.helptext import plain_help
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
 SUBCOMMANDS = {
