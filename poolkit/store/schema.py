@@ -114,6 +114,17 @@ _GOLD_TABLES = """
     """
 
 
+#: gold's rows rewritten in (qid, docid) order (migration 12): SQL both backends speak
+_GOLD_IN_PAIR_ORDER = """
+    CREATE TEMP TABLE gold_pairs_sorted AS
+        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs;
+    DELETE FROM gold_pairs;
+    INSERT INTO gold_pairs (qid, docid, grade, text_hash, gset)
+        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs_sorted ORDER BY qid, docid;
+    DROP TABLE gold_pairs_sorted;
+    """
+
+
 MIGRATIONS: list[Dialects] = [
     # 0 -> 1: the first schema.
     Dialects(
@@ -411,16 +422,8 @@ MIGRATIONS: list[Dialects] = [
     # hash order too, and the grants and policies every migration re-applies
     # (``store.pg_access``) then hide the file, its sha256, gold's grades and others' gold
     # answers from assessors, and hold an assessor's grades to her slots of the plan.
-    Dialects(
-        sqlite="""
-    CREATE TEMP TABLE gold_pairs_sorted AS
-        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs;
-    DELETE FROM gold_pairs;
-    INSERT INTO gold_pairs (qid, docid, grade, text_hash, gset)
-        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs_sorted ORDER BY qid, docid;
-    DROP TABLE gold_pairs_sorted;
-    """,
-        postgresql=pg.GOLD_ORDER),
+    Dialects(sqlite=_GOLD_IN_PAIR_ORDER,
+             postgresql=_GOLD_IN_PAIR_ORDER + pg.TEXTS_IN_HASH_ORDER),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

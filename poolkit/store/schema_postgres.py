@@ -275,19 +275,9 @@ CREATE TABLE gold_pairs (
 );
 """
 
-#: 11 -> 12: gold's rows in (qid, docid) order, not the file's (see ``store.schema``); and
-#: ``texts`` rewritten in hash order (CLUSTER), since a scan returns rows in the physical
-#: order an older poolkit stored a gold file's passages in.
-GOLD_ORDER = """
-CREATE TEMP TABLE gold_pairs_sorted AS
-    SELECT qid, docid, grade, text_hash, gset FROM gold_pairs;
-
-DELETE FROM gold_pairs;
-
-INSERT INTO gold_pairs (qid, docid, grade, text_hash, gset)
-    SELECT qid, docid, grade, text_hash, gset FROM gold_pairs_sorted ORDER BY qid, docid;
-
-DROP TABLE gold_pairs_sorted;
-
+#: 11 -> 12: after gold's rows are rewritten in (qid, docid) order (the same SQL on both
+#: backends, in ``store.schema``), ``texts`` in hash order (CLUSTER): a scan returns rows in
+#: the physical order an older poolkit stored a gold file's passages in.
+TEXTS_IN_HASH_ORDER = """
 CLUSTER texts USING texts_pkey
 """
