@@ -246,25 +246,25 @@ def test_a_judge_configured_under_a_persons_name_is_refused(named, capsys, argv)
             r"share a name: name the judge otherwise", capsys)
 
 
-@pytest.mark.parametrize("argv", [["import", "{config}", "{bob}", "--as", "gpt"],
-                                  ["judge", "{config}", "--assessor", "gpt"]])
-def test_a_person_may_not_take_a_configured_judges_name(named, capsys, argv):
-    config = _with_judges(named, f"  gpt: {OPENAI}\n")
-    flag = "--as" if argv[0] == "import" else "--assessor"
-    refused(named, [a.format(config=config, bob=named.bob) for a in argv],
-            rf"poolkit \w+: error: {re.escape(str(config))}:\d+: {flag} 'gpt' names a machine "
-            r"judge \(judges\.gpt\); a judge and a person never share a name: give the person "
-            r"another", capsys)
+#: a judge's name a person may not take: configured (gpt, no events yet), or one a judge
+#: graded under (llm, imported with --machine); what the line says of it
+JUDGES_NAMES = {
+    "configured": (f"  gpt: {OPENAI}\n", "gpt", r"{config}:\d+: {flag} 'gpt' names a machine "
+                                                r"judge \(judges\.gpt\)"),
+    "graded": ("", "llm", r".+: {flag} 'llm' names a machine judge there \(its grades are a "
+                          r"machine's\)"),
+}
 
 
-@pytest.mark.parametrize("argv", [["import", "{config}", "{bob}", "--as", "llm"],
-                                  ["judge", "{config}", "--assessor", "llm"]])
-def test_a_person_may_not_take_a_name_a_judge_graded_under(named, capsys, argv):
-    flag = "--as" if argv[0] == "import" else "--assessor"
-    refused(named, [a.format(config=named.config, bob=named.bob) for a in argv],
-            rf"poolkit \w+: error: .+: {flag} 'llm' names a machine judge there \(its grades "
-            r"are a machine's\); a judge and a person never share a name: give the person "
-            r"another", capsys)
+@pytest.mark.parametrize("verb, flag", [("import", "--as"), ("judge", "--assessor")])
+@pytest.mark.parametrize("whose", list(JUDGES_NAMES))
+def test_a_person_may_not_take_a_judges_name(named, capsys, verb, flag, whose):
+    judges, name, says = JUDGES_NAMES[whose]
+    config = _with_judges(named, judges) if judges else named.config
+    argv = [verb, config, *([named.bob] if verb == "import" else []), flag, name]
+    refused(named, argv, rf"poolkit {verb}: error: "
+            + says.format(config=re.escape(str(config)), flag=flag)
+            + r"; a judge and a person never share a name: give the person another", capsys)
 
 
 def test_a_judge_may_not_take_a_name_a_person_graded_under(named, capsys):
