@@ -135,7 +135,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     with collection:
         store = collection.store
         if not request.dry_run:
-            collection.assessor(spec.name, "grade", "--judge")
+            collection.assessor(spec.name, "grade", "--judge", machine=True)
         pairs = _pairs(store, request.queries)
         judge = kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
                            cache_dir=config.cache_dir,

@@ -16,7 +16,9 @@ looking exactly like any other passage, and records the answers as gold events: 
 labels. `poolkit status` shows each assessor's agreement with gold (exact, quadratic
 kappa with its interval) and flags a lenient or strict assessor and a drift over time. A
 query or doc the collection lacks, or a grade off its scale, is one error naming the line,
-and nothing is recorded."""
+and nothing is recorded; so is a file that says a machine judge graded some of its pairs
+(`poolkit export --with-machine` marks them), unless --accept-machine takes them as gold
+(the gold set's file name then says whose they were)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="gold passages per passage of the pool, in (0, 1] (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="where the gold passages go in each queue (default: 0)")
+    p.add_argument("--accept-machine", action="store_true",
+                   help="take the grades the file says are a machine judge's as gold all the "
+                        "same (the gold set records whose they were)")
     p.add_argument("--format", choices=list(GoldReport.formats), default="table",
                    help="output format (default: table)")
     from poolkit.cli.formats import add_format_options
@@ -41,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from poolkit.app.gold import GoldRequest, gold
 
     report = gold(GoldRequest(args.config, args.labels, args.rate, args.seed,
-                              qrels_format=args.qrels_format))
+                              qrels_format=args.qrels_format,
+                              accept_machine=args.accept_machine))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -128,6 +128,13 @@ class LogSql(SqlBase):
         return [r[0] for r in self.conn.execute(
             f"SELECT DISTINCT assessor FROM events WHERE origin = '{PERSON}' ORDER BY assessor")]
 
+    def has_events_as(self, assessor: str, origin: str) -> bool:
+        """Whether ``assessor`` has any event of ``origin`` (``person`` or ``machine``): a
+        name is a person's or a machine judge's, never both (``Collection.assessor``)."""
+        return self.conn.execute(
+            f"SELECT 1 FROM events WHERE assessor = {self.mark} AND origin = {self.mark} "
+            "LIMIT 1", (assessor, origin)).fetchone() is not None
+
     def machine_judges(self) -> list[str]:
         """The machine judges that have events in the log, by name."""
         return [r[0] for r in self.conn.execute(
