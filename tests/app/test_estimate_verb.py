@@ -325,6 +325,18 @@ def estimate_cli(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
     return code, out, err.splitlines()
 
 
+def said_once(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+              line: str) -> tuple[str, dict]:
+    """The table and the strict, schema-valid JSON, each exit 0 with ``line`` the one line on
+    stderr (and the JSON's one warning)."""
+    code, table, err = estimate_cli(files, capsys)
+    assert code == 0 and err == [line]
+    code, out, err = estimate_cli(files, capsys, "--format", "json")
+    doc = report_json(out, "estimate")
+    assert code == 0 and err == [line] and doc["warnings"] == [line]
+    return table, doc
+
+
 def entries(doc: dict, measure: str = "P@3") -> dict[str, dict]:
     """Every run's and pair's entry of ``measure``, by run name or ``A - B``."""
     out = {name: r["measures"][measure] for name, r in doc["runs"].items()}
@@ -342,12 +354,8 @@ def test_a_zero_width_interval_from_identical_human_scores_is_said(files, capsys
     with a line that width 0 is not certainty, and ``zero_width`` in the JSON."""
     files["human"].write_text("".join(f"q{q} 0 d{d} 2\n" for q in (1, 2, 3, 4)
                                       for d in range(1, 6)))
-    code, out, err = estimate_cli(files, capsys)
-    assert code == 0 and err == [ZERO_WIDTH]
-    assert "a.run    0.722        1.000     1.000  [1.000, 1.000]" in out
-    code, out, err = estimate_cli(files, capsys, "--format", "json")
-    doc = report_json(out, "estimate")
-    assert code == 0 and err == [ZERO_WIDTH] and doc["warnings"] == [ZERO_WIDTH]
+    table, doc = said_once(files, capsys, ZERO_WIDTH)
+    assert "a.run    0.722        1.000     1.000  [1.000, 1.000]" in table
     assert {k: (e["low"], e["high"], e["zero_width"]) for k, e in entries(doc).items()} == {
         "a.run": (1.0, 1.0, True), "b.run": (1.0, 1.0, True),
         "a.run - b.run": (0.0, 0.0, True)}
@@ -364,12 +372,8 @@ def test_an_interval_beyond_the_measures_range_is_said(files, capsys):
     corrects below 0), one line names every such interval, ``beyond_range`` marks each."""
     files["human"].write_text("q1 0 d1 2\nq1 0 d2 0\nq2 0 d5 1\nq2 0 d1 0\nq3 0 d5 1\n"
                               "q3 0 d1 0\nq4 0 d5 1\nq4 0 d1 0\n")
-    code, out, err = estimate_cli(files, capsys)
-    assert code == 0 and err == [BEYOND]
-    assert "a.run    0.722        0.083     0.083  [-0.182, 0.349]" in out
-    code, out, err = estimate_cli(files, capsys, "--format", "json")
-    doc = report_json(out, "estimate")
-    assert code == 0 and err == [BEYOND] and doc["warnings"] == [BEYOND]
+    table, doc = said_once(files, capsys, BEYOND)
+    assert "a.run    0.722        0.083     0.083  [-0.182, 0.349]" in table
     assert {k: e["beyond_range"] for k, e in entries(doc).items()} == {
         "a.run": True, "b.run": True, "a.run - b.run": False}
     assert not any(e["zero_width"] for e in entries(doc).values())
