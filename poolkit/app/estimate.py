@@ -210,8 +210,6 @@ def unresolved_warning(pairs: int, policy: str, config: PathLike,
     """The line for the pairs people disagree on that ``policy`` left out of their labels
     (the people's mean, and so the estimate, reads such a pair as not judged), with the
     command that lists them."""
-    from poolkit.policies import DEFAULT_POLICY
-
     options = "" if policy == DEFAULT_POLICY else f" --policy {policy}"
     if humans:
         options += " --assessor " + " ".join(machine_names(humans))
