@@ -13,7 +13,16 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
-from test_adversarial_cli import BASE, Case, World, c, run_case, snapshot
+from test_adversarial_cli import (  # noqa: F401 (template: the fixture)
+    BASE,
+    Case,
+    World,
+    _tokens,
+    c,
+    run_case,
+    snapshot,
+    template,
+)
 
 from poolkit.cli import main
 from poolkit.store import Event, NewMember, QueryRecord, Store
@@ -42,15 +51,6 @@ def _planned(*argv: str) -> Callable[[World], list[str]]:
     return setup
 
 
-def _args(*argv: str, files: dict[str, str] | None = None) -> Callable[[World], list[str]]:
-    """``argv`` with {config} and {root} filled in, after writing ``files``."""
-    def setup(w: World) -> list[str]:
-        for name, text in (files or {}).items():
-            w.write(name, text)
-        return [a.format(config=w.config, root=w.root) for a in argv]
-    return setup
-
-
 NAME_RULE = r"contains '{}', which options use to take names apart \(NAME,NAME, NAME@VERSION, " \
             r"OLD=NEW\): no option could name it back$"
 #: an LLM judge (nothing is asked of it: the refusals come first)
@@ -76,7 +76,7 @@ CASES = [
                                                      "--overlap", "0"),
          r"--overlap 0: each pair needs at least one assessor$"),
     Case("assign-overlap-zero-without-a-plan",
-         _args("assign", "{config}", "--assessors", "alice,bob", "--overlap", "0"),
+         _tokens("assign", "{config}", "--assessors", "alice,bob", "--overlap", "0"),
          r"--overlap 0: each pair needs at least one assessor$"),
     # -- assign --replace: chains, cycles and duplicates --
     Case("assign-replace-chain", _planned("--replace", "alice=dave", "--replace", "dave=erin"),
@@ -97,44 +97,44 @@ CASES = [
     Case("assign-replace-unnameable", _planned("--replace", "alice=d@ve"),
          r"--replace alice=d@ve: 'd@ve' " + NAME_RULE.format("@")),
     Case("assign-assessor-unnameable",
-         _args("assign", "{config}", "--assessors", "alice,b@b", "--overlap", "1"),
+         _tokens("assign", "{config}", "--assessors", "alice,b@b", "--overlap", "1"),
          r"--assessors: 'b@b' " + NAME_RULE.format("@")),
     # -- status --watch: a lower bound --
-    *(Case(f"status-watch-{seconds}", _args("status", "{config}", "--watch", seconds),
+    *(Case(f"status-watch-{seconds}", _tokens("status", "{config}", "--watch", seconds),
            rf"--watch takes at least 0.5 seconds between redraws \(each reads the whole "
            rf"store\), not {re.escape(shown)}$")
       for seconds, shown in (("1e-9", "1e-09"), ("0.49", "0.49"))),
     # -- gold: the share of the pool it may take, and its unknown pairs --
-    Case("gold-takes-most-of-the-pool", _args("gold", "{config}", "{root}/g.qrels",
+    Case("gold-takes-most-of-the-pool", _tokens("gold", "{config}", "{root}/g.qrels",
                                               files={"g.qrels": GOLD_OF_FOUR}),
          r"g.qrels: 4 of the pool's 6 pairs would become gold-only \(people see them only as "
          r"gold checks, never as labels\), leaving 2 to judge; --yes records it anyway$"),
-    Case("gold-unknown-doc-names-skip-unknown", _args(
+    Case("gold-unknown-doc-names-skip-unknown", _tokens(
         "gold", "{config}", "{root}/g.qrels", files={"g.qrels": "q1 0 d1 2\nq1 0 d9 1\n"}),
          r"g.qrels:2: doc 'd9' is not in corpus.jsonl: a gold pair must be one an assessor can "
          r"be shown \(--skip-unknown leaves such pairs out\)$"),
-    Case("gold-skip-unknown-leaves-nothing", _args(
+    Case("gold-skip-unknown-leaves-nothing", _tokens(
         "gold", "{config}", "{root}/g.qrels", "--skip-unknown",
         files={"g.qrels": "q1 0 d9 1\nq7 0 d1 2\n"}),
          r"g.qrels: no graded pair: a gold set needs known grades \(2 left out by "
          r"--skip-unknown\)$"),
     # -- names no option could name back --
-    *(Case(f"import-as-{label}", _args("import", "{config}", "{root}/labels.qrels", "--as",
+    *(Case(f"import-as-{label}", _tokens("import", "{config}", "{root}/labels.qrels", "--as",
                                        name),
            rf"--as: source name {re.escape(repr(name))} " + NAME_RULE.format(re.escape(char)))
       for label, name, char in (("at", "x@y", "@"), ("comma", "a,b", ","),
                                 ("equals", "a=b", "="))),
-    Case("import-machine-as-at", _args("import", "{config}", "{root}/labels.qrels", "--as",
+    Case("import-machine-as-at", _tokens("import", "{config}", "{root}/labels.qrels", "--as",
                                        "llm@2", "--machine", "m-1"),
          r"--as: source name 'llm@2' " + NAME_RULE.format("@")),
-    Case("judge-assessor-comma", _args("judge", "{config}", "--assessor", "ann,bob"),
+    Case("judge-assessor-comma", _tokens("judge", "{config}", "--assessor", "ann,bob"),
          r"--assessor 'ann,bob' " + NAME_RULE.format(",")),
-    Case("config-judge-name-at", _args("autojudge", "{root}/j.yaml", "--judge", "j@1", files={
+    Case("config-judge-name-at", _tokens("autojudge", "{root}/j.yaml", "--judge", "j@1", files={
         "j.yaml": BASE + "systems:\n  sysA: {kind: run, path: sys.run}\n"
                          "judges:\n  j@1: " + JUDGE + "\n"}),
          r"j.yaml:7: judges.j@1: judge name 'j@1' " + NAME_RULE.format("@")),
     # -- parse errors: the whole message, with line and column --
-    *(Case(f"json-{label}", _args("score", "{root}/" + name, "{root}/sys.run",
+    *(Case(f"json-{label}", _tokens("score", "{root}/" + name, "{root}/sys.run",
                                   files={name: text}), says)
       for label, name, text, says in (
           ("unterminated-string", "b.json", '{"q1": {"d1": 1, "d2', r"b.json:1: not valid "
@@ -153,7 +153,7 @@ CASES = [
            r"g.yaml:2: not valid YAML: mapping values are not allowed here at column 12$"),
           ("yaml-nul", "g.yaml", "- query: q1\n  grades: {d1: 1}\x00\n",
            r"g.yaml:2: not valid YAML: character '\\x00' is not allowed at column 18$"))),
-    Case("json-corpus-unterminated", _args("pool", "{root}/p.yaml", files={
+    Case("json-corpus-unterminated", _tokens("pool", "{root}/p.yaml", files={
         "p.yaml": BASE.replace("corpus.jsonl", "c.jsonl") + "systems:\n  s: {kind: run, "
                                                             "path: sys.run}\n",
         "c.jsonl": '{"id": "d1", "text": "x}\n'}),
@@ -161,18 +161,17 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return World(tmp_path_factory.mktemp("hints") / "w")
+@pytest.fixture
+def world(template, tmp_path):  # noqa: F811 (the adversarial table's world, copied)
+    return template.copied(tmp_path / "w")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_refused_with_one_line_and_nothing_changed(template, tmp_path, capsys, case):
-    run_case(template.copied(tmp_path / "w"), case, capsys)
+def test_refused_with_one_line_and_nothing_changed(world, capsys, case):
+    run_case(world, case, capsys)
 
 
-def test_the_variant_yaml_error_is_whole(template, tmp_path, capsys):
-    world = template.copied(tmp_path / "w")
+def test_the_variant_yaml_error_is_whole(world, capsys):
     config = world.write("j.yaml", BASE + "systems:\n  sysA: {kind: run, path: sys.run}\n"
                                           "judges:\n  j: " + JUDGE + "\n")
     run_case(world, Case("variant", lambda w: [
@@ -184,8 +183,7 @@ def test_the_variant_yaml_error_is_whole(template, tmp_path, capsys):
 
 # -- what the fixes make work -------------------------------------------------------------------
 
-def test_a_run_systems_format_key_settles_an_ambiguous_run(template, tmp_path, capsys):
-    world = template.copied(tmp_path / "w")
+def test_a_run_systems_format_key_settles_an_ambiguous_run(world, capsys):
     argv = _pool("{kind: run, path: amb.tsv, format: msmarco}")(world)
     run = (world / "amb.tsv").read_bytes()
     assert main([*argv, "--quiet"]) == 0, capsys.readouterr().err
@@ -195,8 +193,7 @@ def test_a_run_systems_format_key_settles_an_ambiguous_run(template, tmp_path, c
         assert store.systems()["v"]["settings"]["retriever"]["format"] == "msmarco"
 
 
-def test_assign_replace_one_leaver_still_works(template, tmp_path, capsys):
-    world = template.copied(tmp_path / "w")
+def test_assign_replace_one_leaver_still_works(world, capsys):
     argv = _planned("--replace", "alice=dave", "--replace", "bob=erin", "--format", "json")(
         world)
     capsys.readouterr()
@@ -207,8 +204,7 @@ def test_assign_replace_one_leaver_still_works(template, tmp_path, capsys):
     assert doc["assessors"].get("alice", {"assigned": 0})["assigned"] <= 1  # her judged slot
 
 
-def test_gold_skip_unknown_and_yes(template, tmp_path, capsys):
-    world = template.copied(tmp_path / "w")
+def test_gold_skip_unknown_and_yes(world, capsys):
     labels = world.write("g.qrels", "q1 0 d1 2\nq1 0 d9 1\nq7 0 d1 2\n")
     before = snapshot(world.root)
     assert main(["gold", str(world.config), str(labels), "--skip-unknown", "--format",
@@ -226,8 +222,7 @@ def test_gold_skip_unknown_and_yes(template, tmp_path, capsys):
     assert main(["gold", str(world.config), str(half)]) == 0, capsys.readouterr().err
 
 
-def test_score_coverage_counts_only_the_corpus_and_says_why(template, tmp_path, capsys):
-    world = template.copied(tmp_path / "w")
+def test_score_coverage_counts_only_the_corpus_and_says_why(world, capsys):
     small = world.write("small.jsonl", '{"id": "d1", "text": "x"}\n{"id": "d9", "text": "y"}\n')
     argv = ["score", c(world, "labels.qrels"), c(world, "sys.run"), "--format", "json"]
     before = snapshot(world.root)
