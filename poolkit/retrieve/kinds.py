@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.io.formats import RUN_FORMATS  # loaded with poolkit.io already
 from poolkit.params import Param, ParamError
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def _build_run(ctx: BuildContext) -> Built:
 
     assert ctx.path is not None  # config refuses a run without ``path``
     retriever = ExternalRun(ctx.name, ctx.path, ctx.corpus.index, [q.qid for q in ctx.queries],
-                            ctx.options.get("order", "score"))
+                            ctx.options.get("order", "score"), ctx.options.get("format"))
     return Built(retriever, lambda: Outcome(
         warnings=retriever.check.messages(ctx.name), source=retriever.path,
         source_sha256=retriever.source.sha256))
@@ -246,7 +247,9 @@ SYSTEM_KINDS: dict[str, SystemKind] = {k.name: k for k in (
     SystemKind(
         "run", "an external TREC run or ranked-list file",
         (Param("order", (str,), "score", "how the run file is ordered",
-               choices=("score", "rank", "file")),),
+               choices=("score", "rank", "file")),
+         Param("format", (str,), None, "the run file's format (default: told from its "
+               "content)", choices=tuple(RUN_FORMATS))),
         _build_run, _describe_run, reads_file=True),
 )}
 
