@@ -129,6 +129,15 @@ def _value(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return "; ".join(parts)
 
 
+def sentence(summary: str) -> str:
+    """A one-line summary as a sentence: capitalised unless it starts with a name
+    (``trec_eval's output``), with a full stop."""
+    text = cell(summary)
+    if summary[:1].islower() and "_" not in summary.split()[0]:
+        text = text[0].upper() + text[1:]
+    return text if text.endswith(".") else text + "."
+
+
 def _default(action: argparse.Action) -> str:
     d = action.default
     if d is None or d is False or d == [] or d == argparse.SUPPRESS or action.nargs == 0:
@@ -141,7 +150,7 @@ def _command_section(path: tuple[str, ...], parser: argparse.ArgumentParser,
     level = "#" * (len(path) + 1)
     out = [f"{level} `poolkit {' '.join(path)}` {{#{command_id(path)}}}"]
     if summary:
-        out.append(cell(summary[0].upper() + summary[1:]) + ".")
+        out.append(sentence(summary))
     out.append(fenced(_synopsis(path, parser)))
     if parser.description:
         out.append(paragraphs(parser.description))
@@ -238,7 +247,7 @@ def config_page() -> str:
             list(SYSTEM_KINDS), "systems-kind") if key == "kind" else "")]
     for kind in SYSTEM_KINDS.values():
         systems += [f"### `kind: {kind.name}` {{#systems-kind-{slug(kind.name)}}}",
-                    cell(kind.summary[0].upper() + kind.summary[1:]) + "."]
+                    sentence(kind.summary)]
         if kind.params:
             systems.append(_params_table(f"systems.{kind.name}", kind.params))
     strategy_params = declared_params()
@@ -281,7 +290,7 @@ def config_page() -> str:
     for name in sorted(JUDGE_KINDS):
         kind = JUDGE_KINDS[name]
         judges += [f"### `kind: {name}` {{#judges-kind-{slug(name)}}}",
-                   cell(kind.summary[0].upper() + kind.summary[1:]) + "."
+                   sentence(kind.summary)
                    + (" Required: " + ", ".join(code(k) for k in kind.required) + "."
                       if kind.required else "")]
         if kind.options:
