@@ -30,7 +30,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's poolkit, however the script is started
+if str(ROOT) not in sys.path:  # started as a script: this checkout's poolkit
+    sys.path.insert(0, str(ROOT))
 
 IMAGES = ROOT / "docs" / "images"
 SAMPLE = ROOT / "sample_corpus"

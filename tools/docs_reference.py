@@ -24,9 +24,21 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tools.docs_markdown import anchor, cell, code, fenced, page, paragraphs, slug, table
-
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # started as a script: this checkout's tools and poolkit
+    sys.path.insert(0, str(ROOT))
+
+from tools.docs_markdown import (  # noqa: E402
+    anchor,
+    cell,
+    code,
+    fenced,
+    page,
+    paragraphs,
+    slug,
+    table,
+)
+
 OUT = ROOT / "docs" / "reference"
 REGENERATE = "python -m tools.docs_reference"
 
