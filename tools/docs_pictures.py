@@ -56,17 +56,21 @@ class Clock:
 
 
 def pooled_sample(folder: Path) -> Path:
-    """A config over the bundled sample, pooled into a store in ``folder``."""
+    """The bundled sample's config (configs/sample.yaml: its grades and guidelines) with
+    BM25 and the seed's run as systems, pooled into a store in ``folder``."""
+    import yaml
+
     from poolkit.cli import main
 
-    guidelines = (ROOT / "configs" / "sample.yaml").read_text().split("guidelines: |\n", 1)[1]
+    sample = yaml.safe_load((ROOT / "configs" / "sample.yaml").read_text())
     config = folder / "sample.yaml"
-    config.write_text(
-        f"name: sample\ncorpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
-        f"store: judgments.sqlite\nsystems:\n  bm25: {{kind: bm25, depth: 100}}\n"
-        f"  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
-        f"pool: {{depth: 10, order: shuffle}}\n"
-        f"judge:\n  topic_card: false\n  guidelines: |\n{guidelines}")
+    config.write_text(yaml.safe_dump({
+        "name": "sample", "corpus": str(SAMPLE / "corpus.jsonl"),
+        "queries": str(SAMPLE / "queries.jsonl"), "store": "judgments.sqlite",
+        "systems": {"bm25": {"kind": "bm25", "depth": 100},
+                    "seed": {"kind": "run", "path": str(SAMPLE / "seed.run")}},
+        "pool": {"depth": 10, "order": "shuffle"},
+        "judge": {**sample.get("judge", {}), "topic_card": False}}, sort_keys=False))
     if main(["pool", str(config), "--quiet"]) != 0:
         raise SystemExit("poolkit pool failed on the sample")
     return config
