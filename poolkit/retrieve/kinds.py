@@ -62,6 +62,13 @@ class Built:
     outcome: Callable[[], Outcome] = Outcome
 
 
+#: the key of a kind that re-scores another system (``reranks``)
+OVER = Param("over", (str,), None, "the system whose candidates it re-scores (required)")
+#: the key of a kind that reads a run file (``reads_file``)
+PATH = Param("path", (str,), None, "the run file, relative to the config (required): any "
+             "run format poolkit score reads")
+
+
 @dataclass(frozen=True)
 class SystemKind:
     name: str
@@ -79,10 +86,16 @@ class SystemKind:
     reusable: bool = False
 
     @property
+    def params(self) -> tuple[Param, ...]:
+        """Every key this kind takes beyond the common ones, declared: ``over`` or ``path``
+        (checked by the config's loader) and its options."""
+        return (*([OVER] if self.reranks else []), *([PATH] if self.reads_file else []),
+                *self.options)
+
+    @property
     def keys(self) -> tuple[str, ...]:
         """Every key this kind takes beyond the common ones."""
-        return (*(["over"] if self.reranks else []), *(["path"] if self.reads_file else []),
-                *(p.key for p in self.options))
+        return tuple(p.key for p in self.params)
 
     def option(self, key: str) -> Param:
         return next(p for p in self.options if p.key == key)
