@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poolkit.config import Config, load_config
-from poolkit.errors import PoolkitError
+from poolkit.errors import ConfigError, PoolkitError
 from poolkit.io.paths import shown_path
 from poolkit.io.provenance import PooledBy, PoolProvenance
 from poolkit.store.backends import open_store
@@ -95,6 +95,7 @@ class Collection:
                              f"first")
             try:
                 self._check_scale(store)
+                self._check_judge_names(store)
             except PoolkitError:
                 store.close()
                 raise
@@ -120,6 +121,19 @@ class Collection:
         if self.write and scale != held:
             store.record_scale(scale)
 
+    def _check_judge_names(self, store: StoreBackend) -> None:
+        """A configured judge under a name a person has graded under is refused, naming the
+        judge's line: its grades and the person's would both read as that name's."""
+        from poolkit.store.records import PERSON
+
+        for name, spec in self.config.judges.items():
+            if store.has_events_as(name, PERSON):
+                raise ConfigError(self.config.path, spec.line,
+                                  f"judges.{name}: {name!r} is a person's name in "
+                                  f"{self.config.store_label} (they have graded under it); "
+                                  f"a judge and a person never share a name: name the judge "
+                                  f"otherwise")
+
     def inputs(self) -> dict[str, Path | None]:
         """The files this collection is made of (what -> path), which no output of a command
         may overwrite: the store (when a file), the config, the corpus and the queries."""
@@ -142,7 +156,8 @@ class Collection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def assessor(self, name: str | None, kind: str = "grade", flag: str = "assessor") -> str:
+    def assessor(self, name: str | None, kind: str = "grade", flag: str = "assessor",
+                 machine: bool = False) -> str:
         """Who writes ``kind`` events: ``name``, checked (the one check of a writer's name).
 
         ``flag`` is how the caller's user gives the name (a command's option), said in the
@@ -151,7 +166,9 @@ class Collection:
         file knows no users, so the name must be given. A database store knows its role:
         the name defaults to it, and a name the role may not write under is refused now, not
         at the first grade; so is a kind it may not record (``import`` and ``adjudicate`` are
-        for members of poolkit_admin).
+        for members of poolkit_admin). A person and a machine judge (``machine``) never share
+        a name: a person may not take a configured judge's name or one a machine judge's
+        events are under, nor a judge a name a person's events are under.
         """
         from poolkit.io.validate import check_assessor
 
@@ -163,12 +180,33 @@ class Collection:
                 raise PoolkitError(f"{flag} NAME is required (who is judging)")
             name = role
         if self.store.may_write_as(name, kind):
-            return name
+            return self._own_kind_of_name(name, flag, machine)
         if not self.store.may_write_as(role or name, kind):
             raise PoolkitError(may_not_record(self.store.path, role, kind))
         raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
                            f"{role!r}, not {name!r} (members of poolkit_admin may use any "
                            f"name)")
+
+    def _own_kind_of_name(self, name: str, flag: str, machine: bool) -> str:
+        """``name`` when no one of the other kind (person, machine judge) has it."""
+        from poolkit.store.records import MACHINE, PERSON
+
+        never = "a judge and a person never share a name"
+        where = self.config.store_label
+        if machine:
+            if self.store.has_events_as(name, PERSON):
+                raise PoolkitError(f"{where}: {flag} {name!r} is a person's name (they have "
+                                   f"graded under it); {never}: give the judge another")
+            return name
+        spec = self.config.judges.get(name)
+        if spec is not None:
+            raise ConfigError(self.config.path, spec.line,
+                              f"{flag} {name!r} names a machine judge (judges.{name}); "
+                              f"{never}: give the person another")
+        if self.store.has_events_as(name, MACHINE):
+            raise PoolkitError(f"{where}: {flag} {name!r} names a machine judge there (its grades "
+                               f"are a machine's); {never}: give the person another")
+        return name
 
     def assessors(self, names: Iterable[str] | None, flag: str = "") -> list[str] | None:
         """``names`` (None: everyone), each checked to be an assessor or source with events
