@@ -149,15 +149,22 @@ def test_estimate_fits(sample, at_root, capsys):
     assert "p holm" in cli(capsys, *args, "--verbose")
 
 
-def test_compare_fits(sample, tmp_path, monkeypatch, capsys):
-    """After the quick start's next step: a deeper pool (a second version) to compare."""
+def copy_of(sample: dict[str, object], folder: Path, monkeypatch: pytest.MonkeyPatch,
+            extra: str = "") -> Path:
+    """The pooled sample copied into ``folder`` (made the current directory), for a test
+    that changes it; its config, with ``extra`` appended."""
     root = sample["root"]
     assert isinstance(root, Path)
-    copy = tmp_path / "sample"
-    shutil.copytree(root, copy)
-    monkeypatch.chdir(copy)
-    config = copy / "sample.yaml"
-    config.write_text(config.read_text().replace(str(root), str(copy)))
+    shutil.copytree(root, folder)
+    monkeypatch.chdir(folder)
+    config = folder / "sample.yaml"
+    config.write_text(config.read_text().replace(str(root), str(folder)) + extra)
+    return config
+
+
+def test_compare_fits(sample, tmp_path, monkeypatch, capsys):
+    """After the quick start's next step: a deeper pool (a second version) to compare."""
+    config = copy_of(sample, tmp_path / "sample", monkeypatch)
     cli(capsys, "pool", config, "--depth", "20")
     out = cli(capsys, "compare", config)
     fits(out)
@@ -169,17 +176,11 @@ def test_compare_fits(sample, tmp_path, monkeypatch, capsys):
 def test_autojudge_fits(sample, tmp_path, monkeypatch, capsys):
     from llm_faults import loopback_llm
 
-    root = sample["root"]
-    assert isinstance(root, Path)
-    copy = tmp_path / "sample"
-    shutil.copytree(root, copy)
-    monkeypatch.chdir(copy)
     with loopback_llm() as (url, _script):
-        config = copy / "sample.yaml"
-        config.write_text(config.read_text().replace(str(root), str(copy))
-                          + "judges:\n  llm: " + json.dumps(
-                              {"kind": "openai", "base_url": url, "model": "judge-m",
-                               "backoff": 0.001, "max_wait": 0.01, "timeout": 5.0}) + "\n")
+        judge = {"kind": "openai", "base_url": url, "model": "judge-m", "backoff": 0.001,
+                 "max_wait": 0.01, "timeout": 5.0}
+        config = copy_of(sample, tmp_path / "sample", monkeypatch,
+                         f"judges:\n  llm: {json.dumps(judge)}\n")
         fits(cli(capsys, "autojudge", config, "--judge", "llm", "--dry-run"))
         out = cli(capsys, "autojudge", config, "--judge", "llm", "--limit", "5")
     fits(out)
