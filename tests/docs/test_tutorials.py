@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from shared_data import REPO
@@ -81,3 +82,37 @@ def test_getting_started_runs(tmp_path):
 def test_own_data_tutorial_runs(tmp_path):
     tutorial_data.make(tmp_path)
     run_page(DOCS / "tutorials" / "own-data.md", tmp_path, poolkit_on_path(tmp_path))
+
+
+def libpq_environment(env: dict[str, str]) -> dict[str, str]:
+    """The page's libpq variables for the test server (POOLKIT_TEST_POSTGRES, PGPASSWORD):
+    CI must have one; elsewhere the page is skipped without one."""
+    url = os.environ.get("POOLKIT_TEST_POSTGRES")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail("POOLKIT_TEST_POSTGRES is not set; CI must start a PostgreSQL server")
+        pytest.skip("no PostgreSQL server (source .ci/postgres.sh; start_throwaway_postgres)")
+    if shutil.which("createdb") is None or shutil.which("psql") is None:
+        pytest.skip("PostgreSQL's client programs (createdb, psql) are not on PATH")
+    server = urlsplit(url)
+    return {**env, "PGHOST": server.hostname or "", "PGPORT": str(server.port or 5432),
+            "PGUSER": server.username or "", "PGDATABASE": "postgres"}
+
+
+def drop_team(env: dict[str, str]) -> None:
+    """The page's database and roles gone (before, should a run have been cut short, and
+    after)."""
+    for sql in ("DROP DATABASE IF EXISTS judging WITH (FORCE)", "DROP ROLE IF EXISTS alice",
+                "DROP ROLE IF EXISTS bob"):
+        subprocess.run(["psql", "-q", "-c", sql], env=env, capture_output=True, check=True)
+
+
+@pytest.mark.slow
+def test_team_postgres_tutorial_runs(tmp_path):
+    env = libpq_environment(poolkit_on_path(tmp_path))
+    tutorial_data.make(tmp_path)
+    drop_team(env)
+    try:
+        run_page(DOCS / "tutorials" / "team-postgres.md", tmp_path, env)
+    finally:
+        drop_team(env)

@@ -9,6 +9,9 @@
 - ``my-data/grades.qrels``: a grade for every (query, passage), standing in for a judging
   session (bob's grades of ``sample_corpus/assessor_b.yaml``, seed 000's where bob has none,
   0 elsewhere);
+- ``team/alice.qrels`` and ``team/bob.qrels``: two assessors' grades of every pair, standing in
+  for their judging sessions (seed 000's hand grades, 0 elsewhere; bob's as above), who
+  disagree on some;
 - ``my-beir/``: the same collection as a BEIR folder (``corpus.jsonl`` with ``_id``,
   ``queries.jsonl``, ``qrels/test.tsv``).
 """
@@ -45,10 +48,11 @@ def overlap_run(corpus: list[dict], queries: list[dict], depth: int = 10) -> lis
     return lines
 
 
-def grades() -> dict[tuple[str, str], int]:
-    """Bob's grade of each pair where he has one, else seed 000's."""
+def grades(sources: tuple[str, ...] = ("golden.yaml", "assessor_b.yaml")
+           ) -> dict[tuple[str, str], int]:
+    """Each pair's grade in the last of ``sources`` that grades it."""
     found: dict[tuple[str, str], int] = {}
-    for source in ("golden.yaml", "assessor_b.yaml"):
+    for source in sources:
         for entry in yaml.safe_load((SAMPLE / source).read_text()):
             for doc, grade in entry["grades"].items():
                 found[(str(entry["query"]), str(doc))] = int(grade)
@@ -64,9 +68,15 @@ def make(folder: Path) -> None:
     (data / "runs" / "system-a.run").write_text((SAMPLE / "seed.run").read_text())
     (data / "runs" / "system-b.run").write_text("\n".join(overlap_run(corpus, queries)) + "\n")
     known = grades()
-    (data / "grades.qrels").write_text("".join(
-        f"{q['id']} 0 {d['id']} {known.get((q['id'], d['id']), 0)}\n"
-        for q in queries for d in corpus))
+    every = [(q["id"], d["id"]) for q in queries for d in corpus]
+
+    def qrels(graded: dict[tuple[str, str], int]) -> str:
+        return "".join(f"{q} 0 {d} {graded.get((q, d), 0)}\n" for q, d in every)
+
+    (data / "grades.qrels").write_text(qrels(known))
+    (folder / "team").mkdir(exist_ok=True)
+    (folder / "team" / "alice.qrels").write_text(qrels(grades(("golden.yaml",))))
+    (folder / "team" / "bob.qrels").write_text(qrels(grades(("assessor_b.yaml",))))
     beir = folder / "my-beir"
     (beir / "qrels").mkdir(parents=True, exist_ok=True)
     (beir / "corpus.jsonl").write_text("".join(
