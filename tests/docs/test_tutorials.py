@@ -116,3 +116,14 @@ def test_team_postgres_tutorial_runs(tmp_path):
         run_page(DOCS / "tutorials" / "team-postgres.md", tmp_path, env)
     finally:
         drop_team(env)
+
+
+@pytest.mark.slow
+def test_machine_judge_tutorial_runs(tmp_path):
+    """Against the tests' loopback chat-completions server (llm_faults), the page's JUDGE_URL."""
+    from llm_faults import loopback_llm
+
+    tutorial_data.make(tmp_path)
+    with loopback_llm() as (url, _script):
+        env = {**poolkit_on_path(tmp_path), "JUDGE_URL": url, "OPENAI_API_KEY": "tutorial"}
+        run_page(DOCS / "tutorials" / "machine-judge.md", tmp_path, env)
