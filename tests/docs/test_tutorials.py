@@ -17,9 +17,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from shared_data import REPO
-
 import tutorial_data
+from shared_data import REPO
 
 DOCS = REPO / "docs"
 SKIP = "<!-- test: skip -->"
