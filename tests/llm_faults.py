@@ -20,6 +20,7 @@ dict) returning the body it sends instead (bytes, with status 200):
 ``trickle``            the headers, then a space every ``trickle`` seconds for ever
 ``trickle-headers``    the status line, then a header a byte every ``trickle`` seconds
 ``down``               503 (and every request after it, once ``down``)
+``302:URL``            302 with ``Location: URL`` (a redirect)
 =====================  ===========================================================
 """
 
@@ -100,6 +101,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 retry_after = fault[4:] or "1"
                 return self._send(429, b'{"error": "slow down"}',
                                   {"Retry-After": retry_after})
+            if isinstance(fault, str) and fault.startswith("302:"):
+                return self._send(302, b"", {"Location": fault[4:]})
             if fault in ("500", "503", "down"):
                 return self._send(int(fault) if fault != "down" else 503, b'{"error": "x"}')
             if fault == "timeout":

@@ -123,11 +123,20 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         return super().do_open(partial(_HTTPSConnection, call=req.call), req, **kwargs)
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: urllib would send the request's headers, the API key's
+    ``Authorization`` among them, to whatever address the server names (a POST answered
+    302 becomes a GET there). The 3xx is an HTTPError the client reports instead."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 def _opener(url: str) -> urllib.request.OpenerDirector:
-    """urllib's opener with cuttable connections; no proxy for a loopback server (a proxy
-    there would never reach it)."""
+    """urllib's opener with cuttable connections and no redirects; no proxy for a loopback
+    server (a proxy there would never reach it)."""
     host = urlsplit(url).hostname or ""
-    handlers: list[Any] = [_HTTPHandler, _HTTPSHandler]
+    handlers: list[Any] = [_HTTPHandler, _HTTPSHandler, _NoRedirect]
     if host in ("localhost", "::1") or host.startswith("127."):
         handlers.append(urllib.request.ProxyHandler({}))
     return urllib.request.build_opener(*handlers)

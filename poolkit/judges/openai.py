@@ -319,7 +319,7 @@ class ChatJudge:
                     last = f"HTTP {status}"
                 else:
                     raise JudgeUnavailable(f"{self.shown_url}: HTTP {status} "
-                                           f"({_STATUS.get(status, 'refused')})") from None
+                                           f"({_refusal(status)})") from None
             except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
                 last = _describe(exc)
             if attempt < attempts:
@@ -342,6 +342,14 @@ class ChatJudge:
 
 _STATUS = {401: "unauthorized: check the key in the variable api_key_env names",
            403: "forbidden", 404: "not found: check base_url and model"}
+
+
+def _refusal(status: int) -> str:
+    """What an HTTP status the client does not retry means to the user."""
+    if 300 <= status < 400:
+        return ("a redirect, not followed: the request and its API key go only to base_url; "
+                "set base_url to the address the server names")
+    return _STATUS.get(status, "refused")
 
 
 def _retry_after(value: str | None, default: float) -> float:

@@ -224,3 +224,43 @@ def test_a_signal_stops_a_run_waiting_on_the_server_at_once(tmp_path, llm, capsy
     assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 3, "already": 3, "failed": 0}
     events = machine_events(config)
     assert len(events) == len({(e.qid, e.docid) for e in events}) == PAIRS
+
+
+def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(tmp_path, llm, capsys,
+                                                                  monkeypatch):
+    """A server answering 302 would have urllib send the request's headers, the API key's
+    Authorization among them, to the address it names: the judge stops with one line and
+    the other address hears nothing."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from autojudge_helpers import KEY_ENV
+
+    heard: list[dict[str, str]] = []
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            heard.append(dict(self.headers))
+            self.send_response(200)
+            self.end_headers()
+
+        do_POST = do_GET  # noqa: N815
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv(KEY_ENV, "sk-secret")
+        url, script = llm
+        config = collection(tmp_path, url, concurrency=1)
+        script.faults.append(f"302:http://127.0.0.1:{other.server_address[1]}/steal")
+        refused(capsys, config, FIELD + r"HTTP 302 \(a redirect, not followed: the request and "
+                r"its API key go only to base_url; set base_url to the address the server "
+                r"names\)" + ".*" + STOPPED_AT)
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert heard == [] and len(script.requests) == 1
+    assert script.headers[0].get("Authorization") == "Bearer sk-secret"
