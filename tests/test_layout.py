@@ -49,10 +49,11 @@ LAYERS: dict[str, int] = {
     "retrieve": 3, "policies": 3,
     "judges": 3,
     "config": 4, "exports": 4,
-    "pool": 5, "judge": 5, "analysis": 5,
-    "collection": 6,
-    "app": 7,  # the use cases: one module per verb, typed requests and reports
-    "cli": 8, "__main__": 9,
+    "machine_choice": 5,  # which judge version a name reads: the config's judges decide
+    "pool": 6, "judge": 6, "analysis": 6,
+    "collection": 7,
+    "app": 8,  # the use cases: one module per verb, typed requests and reports
+    "cli": 9, "__main__": 10,
 }
 
 

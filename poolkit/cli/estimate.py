@@ -24,9 +24,8 @@ intervals of width 0 (identical human scores), intervals beyond the measure's ra
 
 EPILOG = """\
 forms:
-  poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...    file form
-  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...] [--run RUN]
-                                                                          store form
+  file form:   poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...
+  store form:  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...]
   (the store form when the first input is a .yaml/.yml config and --machine is no file)
 
 examples:
