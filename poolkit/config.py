@@ -65,6 +65,10 @@ JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_d
               "topic_card", "highlight", "require_read")
 HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
+#: poolkit's own folder beside the store (the config, for a database store): what poolkit
+#: writes there by default (``runs_dir``: ``.poolkit/runs``) never takes a name a user's own
+#: files may have (``runs/``, the name every IR project keeps its runs under)
+OWN_FOLDER = ".poolkit"
 
 
 @dataclass(frozen=True)
@@ -243,7 +247,8 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
     store = _store_location(path, base, root)
     beside = store.parent if isinstance(store, Path) else base
-    runs_dir = (base / root.value("runs_dir", str, str(beside / "runs"))).resolve()
+    runs_dir = (base / root.value("runs_dir", str, str(beside / OWN_FOLDER / "runs"))
+                ).resolve()
     cache_dir = (base / root.value("cache_dir", str, str(beside / ".cache"))).resolve()
     corpus, queries = _corpus_and_queries(path, base, cache_dir, root)
     if not root.has("systems"):

@@ -156,10 +156,9 @@ def _check_writable(collection: Collection) -> None:
     try:
         check_writable_folder(config.runs_dir)
     except OutputError as exc:
-        given = "runs_dir" in config.lines
+        default = "" if "runs_dir" in config.lines else " (default: .poolkit/runs beside the store)"
         raise ConfigError(collection.config_arg, config.lines.get("runs_dir"),
-                          f"runs_dir{'' if given else ' (default: beside the store)'} "
-                          f"{exc}") from None
+                          f"runs_dir{default} {exc}") from None
     if not existing:
         check_new_store(config.store)  # has_store() is False only for a file
 
@@ -198,12 +197,14 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
     the run files are published as the store commits (``pool.publish``)."""
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
+    from poolkit.pool.own_files import refuse_foreign_files
     from poolkit.pool.publish import PendingRuns, recover
     from poolkit.pool.run_systems import run_systems
 
     config = collection.config
     names = list(request.systems) if request.systems else None
     _check_inputs_kept(collection, names)
+    refuse_foreign_files(collection, names)
     _check_writable(collection)
     # A pool killed between its commit and its renames: its files are made as the store says
     recover(config.runs_dir, collection.store if collection.has_store() else None)
