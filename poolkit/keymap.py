@@ -47,6 +47,7 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("previous_hit", "N", "hit(-1)", ""),  # next hit is the note key while searching
     KeyAction("terms", "t", "terms", "terms"),
     KeyAction("topic", "e", "topic", "topic"),
+    KeyAction("rubric", "i", "rubric", "rubric"),  # the grade scale's meanings, on screen
     KeyAction("guidelines", "question_mark", "guidelines", "help"),
     KeyAction("quit", "q", "quit", "quit"),
 )
