@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError, one_of, tell
 from poolkit.pool.report import PoolAdded, PoolReport, pool_report
 
@@ -114,6 +115,8 @@ def _find(collection: Collection, n: int, note: str | None,
     settings["round"] = len({f.version for f in provenance.found().values()}) + 1
     before = store.latest_pool_version()
     version = record_found(store, found, corpus.docs(), n, settings, note)
+    if version is not None:
+        interrupt.done(f"pool version {version} recorded")
     keep_snapshot()
     new = sum(len(h) for h in found.values()) if version is not None else 0
     log(f"{FIND_ORDER}: round {settings['round']}, trained on {settings['trained_on']} "
@@ -222,6 +225,8 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
             # a system registered with a run no pool version was made from.
             with store.transaction():
                 added = _record(store, runs, config, request.note, corpus, queries)
+            interrupt.done("the runs recorded, nothing new pooled" if added.version is None
+                           else f"pool version {added.version} recorded with its run files")
         except BaseException:
             try:
                 pending.settle(store)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
-from poolkit import __version__
+from poolkit import __version__, interrupt
 from poolkit.errors import PoolkitError, out_of_memory, printable, tell, too_many_open_files
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
@@ -183,16 +183,21 @@ def _main(argv: list[str]) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    interrupt.reset()
     try:
         with _sigterm_as_interrupt(args.command):
             code = args.handler(args)
     except PoolkitError as exc:
         tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
-    except Terminated:
-        return 143  # 128 + SIGTERM, as a shell reports a process SIGTERM ended
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+        terminated = isinstance(exc, Terminated)
+        command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
+        line = interrupt.interrupted_line(command, "terminated" if terminated
+                                          else "interrupted")
+        if line is not None:
+            tell(line)
+        return 143 if terminated else 130  # 128 + the signal, as a shell reports it
     except BrokenPipeError:
         return 0
     except Exception as exc:
