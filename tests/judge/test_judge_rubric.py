@@ -4,7 +4,7 @@ place; open on an assessor's first session, closed on her later ones, toggled by
 from __future__ import annotations
 
 import pytest
-from judge_helpers import TickClock, narrative_store, sync
+from judge_helpers import GUIDELINES, TickClock, narrative_store, sync
 from rich.text import Text
 from textual.widgets import Static
 
@@ -14,13 +14,6 @@ from poolkit.judge.session import JudgingSession
 from poolkit.judge.texts import grade_meanings, rubric_text
 from poolkit.judge.widgets import GradeBar, PassageView, RubricPane
 from poolkit.store import Event
-
-GUIDELINES = """\
-Grade each passage for how well it answers the question, as a smallholder farmer would need it:
-3 perfectly relevant - answers the question directly and completely;
-2 highly relevant - answers a substantial part of it;
-1 related - on topic, but would not answer the question alone;
-0 not relevant."""
 
 RUBRIC = [
     "Rubric · i hides it · ? shows the guidelines whole",

@@ -4,19 +4,12 @@ with --snapshot-update and look at the SVGs under __snapshots__ before committin
 from __future__ import annotations
 
 import pytest
-from judge_helpers import TickClock, narrative_store
+from judge_helpers import GUIDELINES, TickClock, narrative_store
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
 from poolkit.store import Event
-
-GUIDELINES = """\
-Grade each passage for how well it answers the question, as a smallholder farmer would need it:
-3 perfectly relevant - answers the question directly and completely;
-2 highly relevant - answers a substantial part of it;
-1 related - on topic, but would not answer the question alone;
-0 not relevant."""
 
 
 def app_for(store, assessor="alice", topic_card=False, rubric=False, **kwargs) -> JudgeApp:
