@@ -148,7 +148,8 @@ def gold_figures(store: StoreBackend) -> tuple[dict[str, Any] | None, dict[str, 
                  "pairs": len(store.gold_queue()), "rate": current.rate, "seed": current.seed}
     try:
         return described, gold_agreement(store)
-    except StoreError:  # an assessor on PostgreSQL: gold's grades are the lead's to read
+    except StoreError:  # an assessor on PostgreSQL: gold's grades and file are the lead's
+        del described["labels"]
         return {**described, "hidden": True}, {}
 
 

@@ -18,7 +18,9 @@ the three give; and the judge's agreement with the people (kappa, confusion, the
 `poolkit agreement`). Per-query values are `poolkit score`'s, so every measure of score is
 available. The interval assumes the human queries are a random sample of the queries: the
 report says so when they were not drawn by poolkit's sampler, and says which human queries
-had no machine label (they are left out)."""
+had no machine label (they are left out). Warnings (stderr, and `warnings` in the JSON) say
+where a figure is surer than it looks: pairs people disagree on that --policy left out,
+intervals of width 0 (identical human scores), intervals beyond the measure's range."""
 
 EPILOG = """\
 forms:

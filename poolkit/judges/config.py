@@ -26,9 +26,12 @@ from poolkit.io.validate import check_assessor
 from poolkit.io.yamlnodes import line_of, to_python
 from poolkit.judges import JUDGE_KINDS
 from poolkit.judges.prompt import BUILTIN_TEMPLATE, TemplateProblem, check_template
-from poolkit.params import ParamError
+from poolkit.params import Param, ParamError
 
-COMMON_JUDGE_KEYS = ("kind",)
+#: the keys every judge takes, whatever its kind (its kind's own: ``JudgeKind.options``)
+COMMON_JUDGE_PARAMS = (Param("kind", (str,), None, "which kind of judge (required): one of "
+                             "the kinds below"),)
+COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -158,4 +161,5 @@ def _prompt_file(path: Path, base: Path, where: str, value: str,
     return text, str(file)
 
 
-__all__ = ["COMMON_JUDGE_KEYS", "JudgeSpec", "configured_version", "parse_judges", "template_on"]
+__all__ = ["COMMON_JUDGE_KEYS", "COMMON_JUDGE_PARAMS", "JudgeSpec", "configured_version",
+           "parse_judges", "template_on"]
