@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poolkit import interrupt
 from poolkit.errors import InputError, PoolkitError
 from poolkit.reports import Report, register_report
 
@@ -104,6 +105,7 @@ def gold(request: GoldRequest) -> GoldReport:
         store.upsert_queries(queries)
         number = store.replace_gold(GoldSet(_described(path, taken), labels.sha256, rate,
                                             request.seed), rows)
+        interrupt.done(f"gold set {number} recorded")
     return GoldReport(gold_set=number, labels=path, labels_sha256=labels.sha256,
                       pairs=len(rows), queries=len(graded.grades), pooled=gold_only, rate=rate,
                       seed=request.seed, store=config.store_label, skipped_unknown=skipped,

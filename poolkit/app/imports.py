@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import InputError, PoolkitError, tell
 from poolkit.reports import Report, register_report
 
@@ -162,6 +163,7 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
                     if request.machine is None else {})
         added = record_imports(store, kept, source, source=Path(path).name,
                                machine=request.machine, notes=accepted)
+        interrupt.done(f"{added} labels recorded")
     taken = (machine_counts(labels, ((q, d) for q, ds in kept.grades.items() for d in ds))
              if accepted else None)
     return ImportReport(

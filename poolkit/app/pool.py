@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError, one_of, tell
 from poolkit.pool.report import PoolAdded, PoolReport, pool_report
 
@@ -114,6 +115,8 @@ def _find(collection: Collection, n: int, note: str | None,
     settings["round"] = len({f.version for f in provenance.found().values()}) + 1
     before = store.latest_pool_version()
     version = record_found(store, found, corpus.docs(), n, settings, note)
+    if version is not None:
+        interrupt.done(f"pool version {version} recorded")
     keep_snapshot()
     new = sum(len(h) for h in found.values()) if version is not None else 0
     log(f"{FIND_ORDER}: round {settings['round']}, trained on {settings['trained_on']} "
@@ -156,10 +159,9 @@ def _check_writable(collection: Collection) -> None:
     try:
         check_writable_folder(config.runs_dir)
     except OutputError as exc:
-        given = "runs_dir" in config.lines
+        default = "" if "runs_dir" in config.lines else " (default: .poolkit/runs beside the store)"
         raise ConfigError(collection.config_arg, config.lines.get("runs_dir"),
-                          f"runs_dir{'' if given else ' (default: beside the store)'} "
-                          f"{exc}") from None
+                          f"runs_dir{default} {exc}") from None
     if not existing:
         check_new_store(config.store)  # has_store() is False only for a file
 
@@ -198,12 +200,14 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
     the run files are published as the store commits (``pool.publish``)."""
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
+    from poolkit.pool.own_files import refuse_foreign_files
     from poolkit.pool.publish import PendingRuns, recover
     from poolkit.pool.run_systems import run_systems
 
     config = collection.config
     names = list(request.systems) if request.systems else None
     _check_inputs_kept(collection, names)
+    refuse_foreign_files(collection, names)
     _check_writable(collection)
     # A pool killed between its commit and its renames: its files are made as the store says
     recover(config.runs_dir, collection.store if collection.has_store() else None)
@@ -221,6 +225,8 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
             # a system registered with a run no pool version was made from.
             with store.transaction():
                 added = _record(store, runs, config, request.note, corpus, queries)
+            interrupt.done("the runs recorded, nothing new pooled" if added.version is None
+                           else f"pool version {added.version} recorded with its run files")
         except BaseException:
             try:
                 pending.settle(store)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
-from poolkit import __version__
+from poolkit import __version__, interrupt
 from poolkit.errors import (
     PoolkitError,
     Terminated,
@@ -185,17 +185,25 @@ def _main(argv: list[str]) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    interrupt.reset()
     try:
         with _sigterm_as_interrupt(args.command):
             code = args.handler(args)
     except PoolkitError as exc:
         tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
-    except KeyboardInterrupt as exc:
-        if str(exc):  # what the command had done when stopped (errors.Terminated)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (errors.Terminated)
+        terminated = isinstance(exc, Terminated)
+        if str(exc):  # what the command had done when stopped, in its own words
             tell(f"poolkit {args.command}: {exc}")
+        else:  # what it kept, as poolkit.interrupt knows it
+            command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
+            line = interrupt.interrupted_line(command, "terminated" if terminated
+                                              else "interrupted")
+            if line is not None:
+                tell(line)
         # 128 + the signal's number, as a shell reports a process it ended
-        return 143 if isinstance(exc, Terminated) else 130
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
     except Exception as exc:
