@@ -42,7 +42,7 @@ ASSESSOR_MAX = 64
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _surrogate_problem(char: str) -> str:
+def surrogate_problem(char: str) -> str:
     return (f"contains a lone surrogate (U+{ord(char):04X}, half of a UTF-16 pair), which "
             f"is not text: no UTF-8 file or judging store can hold it")
 
@@ -57,7 +57,7 @@ def id_problem(value: str) -> str | None:
         return None
     char = bad.group()
     if LONE_SURROGATE.match(char):
-        return _surrogate_problem(char)
+        return surrogate_problem(char)
     kind = "whitespace" if char.isspace() else "a control character"
     return f"contains {kind} ({char!r}); TREC files cannot carry it"
 
@@ -104,7 +104,7 @@ def text_problem(value: str) -> str | None:
     if not value.isascii():
         bad = LONE_SURROGATE.search(value)
         if bad is not None:
-            return _surrogate_problem(bad.group())
+            return surrogate_problem(bad.group())
     return None
 
 
