@@ -129,11 +129,11 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         if len(kept) == 0 and len(graded) > 0:
             raise _nothing_known(graded, known_q, corpus_ids, config.queries.name,
                                  config.corpus.name)
-    with collection:
+    with collection, collection.made_on_success():  # a first import that fails makes no store
         store = collection.store
         collection.assessor(source, "import", "--as")  # a lead's: refused before any write
         store.upsert_queries(queries)
-        added = record_imports(store, kept, source, source=Path(path).name,
+        added = record_imports(store, kept, source, source=_file_name(path),
                                machine=request.machine)
     return ImportReport(
         labels=path, labels_sha256=labels.sha256, source=source, pairs=len(labels),
@@ -143,6 +143,14 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         unknown_doc_pairs=unknown_pairs, kept_unknown=bool(request.keep_unknown),
         store=config.store_label, labels_name=labels.name,
         queries_file=config.queries.name, corpus_file=config.corpus.name)
+
+
+def _file_name(path: str) -> str:
+    """The label file's name as its events record it: bytes of the name that are not UTF-8
+    (a shell passes them as lone surrogates, which no store can hold) as ``\\xff`` escapes."""
+    import os
+
+    return os.fsencode(Path(path).name).decode("utf-8", "backslashreplace")
 
 
 def _nothing_known(graded: Qrels, known_q: Container[str], corpus_ids: Container[str],
