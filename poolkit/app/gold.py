@@ -52,6 +52,7 @@ def gold(request: GoldRequest) -> GoldReport:
     from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
     from poolkit.io.golden import read_golden_full
+    from poolkit.io.paths import path_text
     from poolkit.io.readers import read_labels
     from poolkit.store.gold_sql import GoldSet
     from poolkit.store.imports import split_unjudged
@@ -71,10 +72,11 @@ def gold(request: GoldRequest) -> GoldReport:
     if len(graded) == 0:
         raise InputError(path, None, "no graded pair: a gold set needs known grades")
     rows = [(q, d, g, *docs[d]) for q, ds in graded.grades.items() for d, g in ds.items()]
-    with collection:
+    with collection, collection.made_on_success():  # a first gold that fails makes no store
         store = collection.store
         store.upsert_queries(queries)
-        number = store.replace_gold(GoldSet(path, labels.sha256, rate, request.seed), rows)
+        number = store.replace_gold(GoldSet(path_text(path), labels.sha256, rate,
+                                            request.seed), rows)
         pooled = store.pooled_pairs() if store.latest_pool_version() is not None else set()
     return GoldReport(gold_set=number, labels=path, labels_sha256=labels.sha256,
                       pairs=len(rows), queries=len(graded.grades),

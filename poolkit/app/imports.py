@@ -94,6 +94,7 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
     from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
     from poolkit.io.golden import read_golden_full
+    from poolkit.io.paths import path_text
     from poolkit.io.qrels import Qrels
     from poolkit.io.readers import read_labels
     from poolkit.io.validate import check_assessor
@@ -133,7 +134,7 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         store = collection.store
         collection.assessor(source, "import", "--as")  # a lead's: refused before any write
         store.upsert_queries(queries)
-        added = record_imports(store, kept, source, source=_file_name(path),
+        added = record_imports(store, kept, source, source=path_text(Path(path).name),
                                machine=request.machine)
     return ImportReport(
         labels=path, labels_sha256=labels.sha256, source=source, pairs=len(labels),
@@ -143,14 +144,6 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         unknown_doc_pairs=unknown_pairs, kept_unknown=bool(request.keep_unknown),
         store=config.store_label, labels_name=labels.name,
         queries_file=config.queries.name, corpus_file=config.corpus.name)
-
-
-def _file_name(path: str) -> str:
-    """The label file's name as its events record it: bytes of the name that are not UTF-8
-    (a shell passes them as lone surrogates, which no store can hold) as ``\\xff`` escapes."""
-    import os
-
-    return os.fsencode(Path(path).name).decode("utf-8", "backslashreplace")
 
 
 def _nothing_known(graded: Qrels, known_q: Container[str], corpus_ids: Container[str],

@@ -27,7 +27,7 @@ from cli.test_adversarial_cli import CORPUS, QUERIES, World
 
 import poolkit.app.pool as pool_module
 from poolkit.cli import main
-from poolkit.errors import StoreError
+from poolkit.errors import StoreError, printable
 from poolkit.store.new_file import built_beside
 
 ESC = "\\ud800"  # the escape, as JSON and YAML text spell it
@@ -337,3 +337,32 @@ def test_pool_refuses_one_before_writing_anything_on_either_backend(tmp_path, ca
     code, err = _line(capsys, ["pool", _world(tmp_path, store_location, DOCS, TOPICS)])
     assert code == 0, err
     assert any("added pool version 1:" in e for e in err), err
+
+
+def test_a_config_whose_path_is_not_utf8_is_refused_before_anything(tmp_path, capsys):
+    """Every path such a config names holds those bytes, and the store and run files record
+    paths as text: pool ended in a traceback after retrieving."""
+    world = World(tmp_path / "w")
+    folder = tmp_path / os.fsdecode(b"d\xff")
+    world.root.rename(folder)
+    before = tree(tmp_path)
+    config = folder / "config.yaml"
+    for command in ("pool", "status"):
+        capsys.readouterr()
+        assert main([command, str(config)]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"poolkit {command}: error: {printable(config)}: its path holds bytes that are not "
+            f"UTF-8, and poolkit records the paths a config names as text; rename the folder "
+            f"or file"]
+    assert "\\udcff" in printable(config)  # escaped: the line prints on any stream
+    assert tree(tmp_path) == before
+
+
+def test_a_gold_set_from_a_file_named_with_bytes_that_are_not_utf8(tmp_path, capsys):
+    world = World(tmp_path / "w")
+    labels = world.write(os.fsdecode(b"gold\xff.qrels"), (world / "labels.qrels").read_text())
+    assert main(["gold", str(world.config), str(labels), "--format", "json"]) == 0
+    with sqlite3.connect(world.store) as conn:
+        [(path,)] = conn.execute("SELECT path FROM gold_sets").fetchall()
+    assert path == str(world.root / "gold\\xff.qrels")
+    capsys.readouterr()
