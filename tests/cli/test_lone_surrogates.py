@@ -8,8 +8,10 @@ The same half written raw into a file is bytes no UTF-8 decoder takes: "not vali
 naming the line, in every text format (TREC, BEIR and MS MARCO TSV, queries TSV).
 
 Also here: a first pool or import failing in its very commit leaves no store (a new store
-appears only once its command succeeded: ``store.new_file``) and no runs folder, and a
-label file whose name is not UTF-8 (a shell passes its bytes as lone surrogates) imports.
+appears only once its command succeeded: ``store.new_file``) and no runs folder; and paths
+whose bytes are not UTF-8 (a shell passes them as lone surrogates): a label or gold file so
+named imports, its name's bytes escaped where recorded, a report names it as given, and a
+config so placed is refused before anything runs.
 """
 
 from __future__ import annotations
