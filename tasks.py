@@ -4,6 +4,7 @@
     python tasks.py sample   # pool the bundled sample, show the report, score every system
     python tasks.py test     # run the whole test suite
     python tasks.py bench    # run the benchmarks (installs the peers they compare against)
+    python tasks.py docs     # build the documentation site strictly (docs serve: serve it)
 
 Each creates ``.venv`` on first use and installs poolkit into it. PyTorch is installed first
 and pinned to the CPU build (``torch==2.13.0``) so that nothing later pulls a CUDA build;
@@ -32,7 +33,7 @@ def sh(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
     subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, env=env)
 
 
-def ensure_env(extras: str) -> None:
+def ensure_env(extras: str, torch: bool = True) -> None:
     stamp = VENV / f".poolkit-installed-{extras.replace(',', '-')}"
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + TORCH.encode()).hexdigest()
     if stamp.exists() and stamp.read_text() == want:
@@ -42,7 +43,8 @@ def ensure_env(extras: str) -> None:
         venv.create(VENV, with_pip=True)
     pip = [PY, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     index = os.environ.get("POOLKIT_TORCH_INDEX")
-    sh(*pip, TORCH, *(["--index-url", index] if index else []))
+    if torch:
+        sh(*pip, TORCH, *(["--index-url", index] if index else []))
     # torch is already satisfied, so sentence-transformers cannot pull another build.
     sh(*pip, "-e", f".[{extras}]")
     stamp.write_text(want)
@@ -79,7 +81,7 @@ def sample() -> None:
 
 
 def test() -> None:
-    ensure_env("all,dev")
+    ensure_env("all,dev,docs")  # docs: tests/docs builds the site
     sh(PY, "-m", "ruff", "check", "poolkit", "tests", "benchmarks", "tools", "tasks.py")
     sh(PY, "-m", "mypy")  # files and settings in pyproject.toml
     # Whole files to a worker: a module-scoped fixture (the DL19 loop, Cranfield's pool, the
@@ -97,7 +99,21 @@ def bench() -> None:
         sh(PY, script, env=offline_env())
 
 
-TASKS = {"sample": sample, "test": test, "bench": bench}
+def docs() -> None:
+    """``docs``: build the site into site/ with ``mkdocs build --strict`` (a broken link, a
+    missing page or picture fails it); ``docs serve``: serve it on 127.0.0.1:8000, rebuilt
+    on every change. The reference pages and pictures are generated and committed
+    (docs/contributing.md says how to make them again)."""
+    ensure_env("docs", torch=False)  # mkdocstrings reads poolkit's source, never imports it
+    # Material's notice that it ends in 2027 (the move to Zensical: docs/contributing.md)
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if sys.argv[2:3] == ["serve"]:
+        sh(PY, "-m", "mkdocs", "serve", *sys.argv[3:], env=env)
+    else:
+        sh(PY, "-m", "mkdocs", "build", "--strict", *sys.argv[2:], env=env)
+
+
+TASKS = {"sample": sample, "test": test, "bench": bench, "docs": docs}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in TASKS:

@@ -9,6 +9,7 @@ Between the CLI and the stages. Built from a config, a ``Collection`` owns:
   one appears only if the command making it succeeds: ``made_on_success``);
 - ``version(v)``: a pool version resolved (None: the latest) and checked, once;
 - ``labels(version, policy, assessors)``: the labels as of a pool version;
+- ``machines(names)``: the machine judge versions names mean (the configured judge's);
 - ``runs()``: the configured systems' run files (or explicit ones);
 - ``pool(version)``: the pooled documents in judging order, each with its provenance;
 - ``provenance(version)``: the pool-provenance value (who brought what in, at which rank).
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poolkit.config import Config, load_config
-from poolkit.errors import PoolkitError
+from poolkit.errors import ConfigError, PoolkitError
 from poolkit.io.paths import shown_path
 from poolkit.io.provenance import PooledBy, PoolProvenance
 from poolkit.store.backends import open_store
@@ -34,6 +35,7 @@ from poolkit.store.contract import StoreBackend
 
 if TYPE_CHECKING:
     from poolkit.io.run import Run
+    from poolkit.machine_choice import MachineChoice
     from poolkit.policies import Labels, MachineVersion
     from poolkit.pool.next_passage import NextPassage
     from poolkit.pool.view import QueryPool
@@ -97,6 +99,7 @@ class Collection:
                              f"first")
             try:
                 self._check_scale(store)
+                self._check_judge_names(store)
             except PoolkitError:
                 store.close()
                 raise
@@ -121,6 +124,19 @@ class Collection:
                     f"grades: the store's scale, or use a new store")
         if self.write and scale != held:
             store.record_scale(scale)
+
+    def _check_judge_names(self, store: StoreBackend) -> None:
+        """A configured judge under a name a person has graded under is refused, naming the
+        judge's line: its grades and the person's would both read as that name's."""
+        from poolkit.store.records import PERSON
+
+        for name, spec in self.config.judges.items():
+            if store.has_events_as(name, PERSON):
+                raise ConfigError(self.config.path, spec.line,
+                                  f"judges.{name}: {name!r} is a person's name in "
+                                  f"{self.config.store_label} (they have graded under it); "
+                                  f"a judge and a person never share a name: name the judge "
+                                  f"otherwise")
 
     def inputs(self) -> dict[str, Path | None]:
         """The files this collection is made of (what -> path), which no output of a command
@@ -164,7 +180,8 @@ class Collection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def assessor(self, name: str | None, kind: str = "grade", flag: str = "assessor") -> str:
+    def assessor(self, name: str | None, kind: str = "grade", flag: str = "assessor",
+                 machine: bool = False) -> str:
         """Who writes ``kind`` events: ``name``, checked (the one check of a writer's name).
 
         ``flag`` is how the caller's user gives the name (a command's option), said in the
@@ -173,7 +190,9 @@ class Collection:
         file knows no users, so the name must be given. A database store knows its role:
         the name defaults to it, and a name the role may not write under is refused now, not
         at the first grade; so is a kind it may not record (``import`` and ``adjudicate`` are
-        for members of poolkit_admin).
+        for members of poolkit_admin). A person and a machine judge (``machine``) never share
+        a name: a person may not take a configured judge's name or one a machine judge's
+        events are under, nor a judge a name a person's events are under.
         """
         from poolkit.io.validate import check_assessor
 
@@ -185,12 +204,33 @@ class Collection:
                 raise PoolkitError(f"{flag} NAME is required (who is judging)")
             name = role
         if self.store.may_write_as(name, kind):
-            return name
+            return self._own_kind_of_name(name, flag, machine)
         if not self.store.may_write_as(role or name, kind):
             raise PoolkitError(may_not_record(self.store.path, role, kind))
         raise PoolkitError(f"{self.store.path}: role {role!r} may record grades only as "
                            f"{role!r}, not {name!r} (members of poolkit_admin may use any "
                            f"name)")
+
+    def _own_kind_of_name(self, name: str, flag: str, machine: bool) -> str:
+        """``name`` when no one of the other kind (person, machine judge) has it."""
+        from poolkit.store.records import MACHINE, PERSON
+
+        never = "a judge and a person never share a name"
+        where = self.config.store_label
+        if machine:
+            if self.store.has_events_as(name, PERSON):
+                raise PoolkitError(f"{where}: {flag} {name!r} is a person's name (they have "
+                                   f"graded under it); {never}: give the judge another")
+            return name
+        spec = self.config.judges.get(name)
+        if spec is not None:
+            raise ConfigError(self.config.path, spec.line,
+                              f"{flag} {name!r} names a machine judge (judges.{name}); "
+                              f"{never}: give the person another")
+        if self.store.has_events_as(name, MACHINE):
+            raise PoolkitError(f"{where}: {flag} {name!r} names a machine judge there (its grades "
+                               f"are a machine's); {never}: give the person another")
+        return name
 
     def assessors(self, names: Iterable[str] | None, flag: str = "") -> list[str] | None:
         """``names`` (None: everyone), each checked to be an assessor or source with events
@@ -214,11 +254,28 @@ class Collection:
                assessors: Iterable[str] | None = None,
                machines: Iterable[str] | Sequence[MachineVersion] | None = None) -> Labels:
         """Labels as of pool ``version`` (default: latest) under ``policy``; ``machines``:
-        machine judges (names, or ``policies.chosen_machines``' versions) whose grades fill
-        the pairs no person graded."""
-        from poolkit.policies import Labels
+        machine judges (``NAME[@VERSION]``, read as ``machines`` reads them, or its
+        versions) whose grades fill the pairs no person graded."""
+        from poolkit.policies import Labels, MachineVersion
 
-        return Labels.as_of(self.store, self.version(version), assessors, policy, machines)
+        given = list(machines or ())
+        chosen = [m for m in given if isinstance(m, MachineVersion)]
+        if len(chosen) < len(given):
+            chosen = self.machines([m for m in given if isinstance(m, str)])
+        return Labels.as_of(self.store, self.version(version), assessors, policy, chosen)
+
+    def machines(self, names: Iterable[str] | None,
+                 flag: str = "--with-machine") -> list[MachineVersion]:
+        """The machine judge versions ``names`` (``NAME`` or ``NAME@VERSION``, repeated or
+        ``a,b``) ask for, by the one rule (``machine_choice``: a bare NAME is the version
+        the config defines); ``flag``: the caller's option, said in a refusal."""
+        return self.machine_choice().chosen(names, flag)
+
+    def machine_choice(self) -> MachineChoice:
+        """Which machine judge versions of the store the config's names mean."""
+        from poolkit.machine_choice import MachineChoice
+
+        return MachineChoice(self.store, self.config.store_label, self.config)
 
     def provenance(self, version: int | None = None) -> PoolProvenance:
         """The pool as of ``version`` (default: latest) with its provenance: which systems

@@ -49,22 +49,109 @@ from poolkit.io.scale import DEFAULT_SCALE, GradeScale, scale_problem
 from poolkit.io.validate import LONE_SURROGATE, check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
 from poolkit.keymap import DEFAULT_KEYS, default_keys, key_names, same_key
-from poolkit.params import ParamError
+from poolkit.params import Param, ParamError
 from poolkit.retrieve.kinds import SYSTEM_KINDS
 
-COMMON_SYSTEM_KEYS = ("kind", "depth", "pool_depth", "group")
-# Each kind's own keys, types, defaults and bounds: retrieve/kinds.SYSTEM_KINDS.
-
 DEFAULT_GRADES = DEFAULT_SCALE.label_map()
-TOP_KEYS = ("grades", "collection", "corpus", "queries", "store", "systems", "pool", "judge",
-            "runs_dir", "cache_dir", "name", "judges")
-# the others are the strategies' own (pool/); budget and stopping are checked in pool/section
-POOL_KEYS = ("depth", "order", "strategy", "budget", "stop", "stop_recall",
-             "stop_confidence")
-JUDGE_KEYS = ("grades", "keys", "guidelines", "relevance_level", "blind", "min_display",
-              "topic_card", "highlight", "require_read")
 HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
+
+# -- every key of a config: the one declaration (type, default, allowed values, meaning) ---------
+# The loader below reads its keys and defaults from these tables, and the reference
+# (docs/reference/config.md, tools/docs_reference.py) renders them. The keys of a system's
+# kind, a pool strategy and a judge's kind are declared by their registries
+# (retrieve/kinds.SYSTEM_KINDS, the pool's strategy registries via pool/section.py,
+# judges.JUDGE_KINDS).
+
+#: the top-level keys
+TOP_PARAMS: tuple[Param, ...] = (
+    Param("grades", (dict,), DEFAULT_GRADES, "the collection's grade scale: grade -> label "
+          "for the grades 0..G, G from 1 to 9 (binary: two grades, 0 and 1)"),
+    Param("collection", (str,), None, "a whole collection instead of corpus: and queries: "
+          "beir:PATH[#SPLIT] (a BEIR folder) or irds:DATASET_ID (ir_datasets)"),
+    Param("corpus", (str,), None, "the passages: JSONL with id, title, text (required "
+          "unless collection: is given; relative to the config)"),
+    Param("queries", (str,), None, "the queries: JSONL (id, text, description?, narrative?, "
+          "guidelines?) or TSV (required unless collection: is given)"),
+    Param("store", (str,), None, "the judging store (required): a SQLite file relative to "
+          "the config, or a postgresql://USER@HOST:PORT/DB URL"),
+    Param("systems", (dict,), None, "name -> {kind: ..., ...}: the systems pooled (at least "
+          "one; see systems.NAME)"),
+    Param("pool", (dict,), None, "how the pool is drawn and ordered for judging (see pool)"),
+    Param("judge", (dict,), None, "the judging screen (see judge)"),
+    Param("runs_dir", (str,), None, "where poolkit pool writes each system's run (default: "
+          "runs beside the store file; beside the config for a database store)"),
+    Param("cache_dir", (str,), None, "corpus snapshots, indexes, embeddings and machine "
+          "judges' answers (default: .cache beside the store file; beside the config for a "
+          "database store)"),
+    Param("name", (str,), None, "the collection's name in reports (default: the config "
+          "file's name without .yaml)"),
+    Param("judges", (dict,), None, "name -> {kind: ..., ...}: machine judges for "
+          "poolkit autojudge (see judges.NAME)"),
+)
+#: the keys every system takes, whatever its kind (``systems.NAME``)
+SYSTEM_PARAMS: tuple[Param, ...] = (
+    Param("kind", (str,), None, "what the system is (required): one of the kinds below"),
+    Param("depth", (int,), None, "how deep it retrieves: its run's depth (default: the "
+          "kind's, 100; rerank 20)", minimum=1),
+    Param("pool_depth", (int,), None, "how many of its top documents enter the pool "
+          "(default: pool.depth)", minimum=1),
+    Param("group", (str,), None, "a group of systems left out together by poolkit "
+          "reusability --group"),
+)
+#: the ``pool:`` keys of its own; every other key is a strategy's parameter (pool/section.py)
+POOL_PARAMS: tuple[Param, ...] = (
+    Param("depth", (int,), 10, "top N of every system's run pooled, unless a system sets "
+          "pool_depth", minimum=1),
+    Param("order", (str,), "shuffle", "the judging order: a judging-order strategy"),
+    Param("strategy", (str,), "depth", "the pooling strategy: which documents enter the pool"),
+    Param("budget", (int, float), None, "judgments per query: a whole number (at least 1), "
+          "or a fraction of the query's pool in (0, 1]"),
+    Param("stop", (str,), None, "the stopping rule the judging screen applies (default: model "
+          "once stop_recall is set)"),
+    Param("stop_recall", (float,), None, "stop a query once its estimated pool recall is at "
+          "least this, in (0, 1] (the rule's target; 0.9 when only stop: is set)"),
+    Param("stop_confidence", (float,), 0.9, "how sure the model rule must be that the target "
+          "recall is reached, in (0, 1]"),
+)
+#: the ``judge:`` keys
+JUDGE_PARAMS: tuple[Param, ...] = (
+    Param("grades", (dict,), None, "grade -> label: rewords some labels of the collection's "
+          "scale on the judging screen"),
+    Param("keys", (dict,), None, "action -> key: remaps the judging screen's key bindings "
+          "(several keys comma separated, e.g. \"left,p\")"),
+    Param("guidelines", (str,), "", "the guidelines shown on the topic card and under ?: the "
+          "text itself, a file, or a folder (guidelines.md and one QID.md per query)"),
+    Param("relevance_level", (int,), 1, "the grade from which a passage counts as relevant "
+          "(binary measures, stopping rules)", minimum=1),
+    Param("blind", (bool,), True, "hide which systems found a passage, their ranks and "
+          "scores"),
+    Param("min_display", (float,), DEFAULT_MIN_DISPLAY, "seconds a passage is on screen "
+          "before a grade key counts (a double tap grades one passage, not two)", minimum=0,
+          maximum=5),
+    Param("topic_card", (bool,), True, "show the whole topic, any key to go on, when a query "
+          "starts"),
+    Param("highlight", (str,), "exact", "how the query's words are lit in a passage: exact "
+          "(as written) or stem (their inflections too)", choices=HIGHLIGHT_MODES),
+    Param("require_read", (bool,), False, "a grade key first scrolls a long passage on until "
+          "its end was shown"),
+)
+
+
+def _keys(params: tuple[Param, ...]) -> tuple[str, ...]:
+    return tuple(p.key for p in params)
+
+
+def _default(params: tuple[Param, ...], key: str) -> Any:
+    return next(p.default for p in params if p.key == key)
+
+
+TOP_KEYS = _keys(TOP_PARAMS)
+COMMON_SYSTEM_KEYS = _keys(SYSTEM_PARAMS)
+# Each kind's own keys, types, defaults and bounds: retrieve/kinds.SYSTEM_KINDS.
+# the others are the strategies' own (pool/); budget and stopping are checked in pool/section
+POOL_KEYS = _keys(POOL_PARAMS)
+JUDGE_KEYS = _keys(JUDGE_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -86,9 +173,9 @@ class PoolConfig:
     the pooling strategy; ``settings`` holds every key but ``depth`` as written (each
     strategy reads the keys it declares), ``lines`` where each key is."""
 
-    depth: int = 10
-    order: str = "shuffle"
-    strategy: str = "depth"
+    depth: int = _default(POOL_PARAMS, "depth")
+    order: str = _default(POOL_PARAMS, "order")
+    strategy: str = _default(POOL_PARAMS, "strategy")
     settings: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
@@ -97,13 +184,13 @@ class PoolConfig:
 class JudgeConfig:
     grades: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_GRADES))
     keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
-    guidelines: str = ""
-    relevance_level: int = 1
-    blind: bool = True
-    min_display: float = DEFAULT_MIN_DISPLAY
-    topic_card: bool = True  # show the whole topic, any key to go on, when a query starts
-    highlight: str = "exact"  # or "stem": the query's words light their inflections too
-    require_read: bool = False  # a grade key scrolls a long passage on until its end was shown
+    guidelines: str = _default(JUDGE_PARAMS, "guidelines")
+    relevance_level: int = _default(JUDGE_PARAMS, "relevance_level")
+    blind: bool = _default(JUDGE_PARAMS, "blind")
+    min_display: float = _default(JUDGE_PARAMS, "min_display")
+    topic_card: bool = _default(JUDGE_PARAMS, "topic_card")
+    highlight: str = _default(JUDGE_PARAMS, "highlight")  # or "stem": inflections too
+    require_read: bool = _default(JUDGE_PARAMS, "require_read")
     #: per query id, its own guidelines (a ``guidelines:`` folder's QID.md files), shown on
     #: the topic card and under ``?`` with the global ones; and the file each came from
     topic_guidelines: dict[str, str] = field(default_factory=dict)
@@ -406,9 +493,9 @@ def _pool(path: Path, root: _Section) -> PoolConfig:
     sec = _Section(path, root.node_of("pool"), "pool", None)
     settings = {key: to_python(sec.node_of(key)) for key in sec.items if key != "depth"}
     lines = {key: line_of(sec.node_of(key)) for key in sec.items}
-    return PoolConfig(depth=sec.positive_int("depth", 10),
-                      order=str(settings.get("order", "shuffle")),
-                      strategy=str(settings.get("strategy", "depth")),
+    return PoolConfig(depth=sec.positive_int("depth", PoolConfig.depth),
+                      order=str(settings.get("order", PoolConfig.order)),
+                      strategy=str(settings.get("strategy", PoolConfig.strategy)),
                       settings=settings, lines=lines)
 
 
@@ -455,11 +542,11 @@ def _judge(path: Path, base: Path, root: _Section,
                                   f"judge.keys: key {key!r} is bound to both "
                                   f"{shown(taken[same_key(key)])} and {shown(action)}")
             taken[same_key(key)] = action
-    min_display = sec.value("min_display", float, DEFAULT_MIN_DISPLAY)
+    min_display = sec.value("min_display", float, JudgeConfig.min_display)
     if not 0 <= min_display <= 5:
         raise ConfigError(path, sec.line("min_display"),
                           f"judge.min_display: {shown(min_display)} must be seconds from 0 to 5")
-    guidelines = sec.value("guidelines", str, "")
+    guidelines = sec.value("guidelines", str, JudgeConfig.guidelines)
     topic_files: dict[str, Path] = {}
     if guidelines:
         candidate = base / guidelines
@@ -472,21 +559,23 @@ def _judge(path: Path, base: Path, root: _Section,
             raise ConfigError(path, sec.line("guidelines"), f"judge.guidelines: no such file "
                               f"{candidate}{_neighbour(candidate)} (or write the guidelines "
                               f"themselves here)")
-    level = sec.value("relevance_level", int, 1)
+    level = sec.value("relevance_level", int, JudgeConfig.relevance_level)
     if level not in grades or level < 1:
         few = ", ".join(map(str, scale.grades[1:-1]))
         choices = f"{few} or {scale.top}" if few else str(scale.top)
         raise ConfigError(path, sec.line("relevance_level"), f"judge.relevance_level must be "
                           f"{choices} (a grade of the {scale.span} scale), found {level}")
-    highlight = sec.value("highlight", object, "exact")
+    highlight = sec.value("highlight", object, JudgeConfig.highlight)
     if highlight not in HIGHLIGHT_MODES:
         raise ConfigError(path, sec.line("highlight"), "judge.highlight: " + one_of(
             str(highlight), HIGHLIGHT_MODES, "highlight mode"))
     return JudgeConfig(grades=grades, keys=keys, guidelines=guidelines,
                        relevance_level=level,
-                       blind=sec.value("blind", bool, True), min_display=min_display,
-                       topic_card=sec.value("topic_card", bool, True), highlight=highlight,
-                       require_read=sec.value("require_read", bool, False),
+                       blind=sec.value("blind", bool, JudgeConfig.blind),
+                       min_display=min_display,
+                       topic_card=sec.value("topic_card", bool, JudgeConfig.topic_card),
+                       highlight=highlight,
+                       require_read=sec.value("require_read", bool, JudgeConfig.require_read),
                        topic_guidelines={q: decode(f, f.read_bytes())
                                          for q, f in topic_files.items()},
                        topic_files=topic_files)

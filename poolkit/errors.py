@@ -57,6 +57,13 @@ class PoolkitError(Exception):
         return printable(super().__str__())
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt (the CLI sets
+    this up: ``poolkit.cli``): every transaction open rolls back and every temporary file is
+    removed on the way out. Either, raised again with a message (what a command stopped by it
+    had done), has that message printed as the command's one line."""
+
+
 class InputError(PoolkitError):
     """A file a user gave us is malformed: names the file, the line and what was expected."""
 

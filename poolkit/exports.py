@@ -41,9 +41,13 @@ class ExportFormat:
 
 
 def _qrels(data: ExportInput) -> str:
-    from poolkit.io.qrels import qrels_text
+    """TREC qrels; a machine judge's line names the judge in column 2 (``JUDGE@VERSION``, where
+    people's lines have ``0``), so the file says which grades are a machine's."""
+    from poolkit.io.qrels import machine_mark, qrels_text
 
-    return qrels_text(data.grades)
+    marks = {q: {d: machine_mark(*by) for d, by in docs.items()}
+             for q, docs in data.labels.machine.items()}
+    return qrels_text(data.grades, marks)
 
 
 def _golden(data: ExportInput) -> str:

@@ -23,34 +23,56 @@ class KeyAction:
     key: str
     action: str
     label: str
+    meaning: str  # one line: what the key does (the docs' key reference renders it)
 
 
 #: One grade action per digit: a collection's scale (``io.scale``) uses those of 0..G.
-GRADE_ACTIONS = tuple(KeyAction(f"grade_{g}", str(g), f"grade({g})", "") for g in range(10))
+GRADE_ACTIONS = tuple(
+    KeyAction(f"grade_{g}", str(g), f"grade({g})", "",
+              f"grade the passage {g} and move on (only on a scale that has grade {g}); "
+              f"regrading a passage moves on to the one after it")
+    for g in range(10))
 
 KEY_ACTIONS: tuple[KeyAction, ...] = (
     *GRADE_ACTIONS,
-    KeyAction("undo", "u", "undo", "undo"),
-    KeyAction("skip", "s", "skip", "skip"),
-    KeyAction("note", "n", "note", "note"),
-    KeyAction("cant_judge", "c", "cant_judge", "can't"),
-    KeyAction("later", "d", "later", "later"),
+    KeyAction("undo", "u", "undo", "undo", "undo the last grade (recorded as an event: "
+              "history is never rewritten)"),
+    KeyAction("skip", "s", "skip", "skip", "skip: the passage comes back at the end of its "
+              "query"),
+    KeyAction("note", "n", "note", "note", "write or edit the passage's note; while "
+              "searching, the next hit"),
+    KeyAction("cant_judge", "c", "cant_judge", "can't", "can't judge: pick why (its own "
+              "event, never a grade)"),
+    KeyAction("later", "d", "later", "later", "judge later: the passage comes back at the end "
+              "of the session"),
     # (help's key list names these two; the key bar has no room for them at 80 columns)
-    KeyAction("next_query", "right_square_bracket", "next_query", ""),
-    KeyAction("next_unjudged", "g", "next_unjudged", ""),
-    KeyAction("back", "b", "back", "back"),
-    KeyAction("previous", "left,h", "move(-1)", ""),  # the bar shows both as one "move"
-    KeyAction("next", "right,l", "move(1)", ""),
-    KeyAction("review", "r", "review", "review"),
-    KeyAction("jump", "j", "jump", "jump"),
-    KeyAction("search", "slash", "search", "search"),
-    KeyAction("previous_hit", "N", "hit(-1)", ""),  # next hit is the note key while searching
-    KeyAction("terms", "t", "terms", "terms"),
-    KeyAction("topic", "e", "topic", "topic"),
-    KeyAction("guidelines", "question_mark", "guidelines", "help"),
-    KeyAction("quit", "q", "quit", "quit"),
+    KeyAction("next_query", "right_square_bracket", "next_query", "",
+              "move on to the next query; this one's passages left come back at the end of "
+              "the session"),
+    KeyAction("next_unjudged", "g", "next_unjudged", "",
+              "go to the next passage still to judge"),
+    KeyAction("back", "b", "back", "back", "back to the passage shown before, into earlier "
+              "sessions too"),
+    KeyAction("previous", "left,h", "move(-1)", "",  # the bar shows both as one "move"
+              "the previous passage in judging order, without grading"),
+    KeyAction("next", "right,l", "move(1)", "", "the next passage in judging order, without "
+              "grading"),
+    KeyAction("review", "r", "review", "review", "review this query: every passage with your "
+              "grade, filtered by grade, Enter opens one"),
+    KeyAction("jump", "j", "jump", "jump", "jump to another query (type to filter by id or "
+              "text)"),
+    KeyAction("search", "slash", "search", "search", "search the passage (Escape ends the "
+              "search)"),
+    KeyAction("previous_hit", "N", "hit(-1)", "",  # next hit is the note key while searching
+              "while searching, the previous hit"),
+    KeyAction("terms", "t", "terms", "terms", "add or remove a word highlighted in this "
+              "query's passages (kept per assessor)"),
+    KeyAction("topic", "e", "topic", "topic", "unfold or fold a long description and "
+              "narrative"),
+    KeyAction("guidelines", "question_mark", "guidelines", "help", "show the guidelines, the "
+              "whole topic and every key"),
+    KeyAction("quit", "q", "quit", "quit", "quit (everything graded is already saved)"),
 )
-
 
 
 def default_keys(top: int = 3) -> dict[str, str]:

@@ -204,6 +204,20 @@ class Labels:
             labels._add_machines(store, machines, pool_version)
         return labels
 
+    @classmethod
+    def of_machine(cls, store: StoreBackend, version: MachineVersion,
+                   pool_version: int | None = None) -> Labels:
+        """One machine judge version's standing grades alone, no person's (``export
+        --machine-only``): every label is the machine's, and ``machine`` says so on each.
+        ``pool_version`` keeps only pairs pooled in that version or earlier."""
+        if pool_version is not None:
+            check_pool_version(store, pool_version)
+        labels = cls(origin={"kind": "store", "store": str(store.path),
+                             "pool_version": pool_version, "machine_only": version.label},
+                     name=version.label)
+        labels._add_machines(store, [version], pool_version)
+        return labels
+
     def _add_machines(self, store: StoreBackend, machines: Sequence[MachineVersion],
                       pool_version: int | None) -> None:
         """The machines' grades on pairs no person graded, in the labels' pair order."""
@@ -376,17 +390,18 @@ def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
 # -- machine judges' grades, only when named ------------------------------------------------
 #
 # A machine judge's grades join the labels only when a command names it (``--with-machine
-# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, the judge's
-# latest version counts: the version of its most recently recorded grade. The rule when a
+# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, NAME is the
+# judge as the config defines it, never a variant's version (``machine_choice`` has the one
+# rule every command follows). The rule when a
 # person and a machine graded the same pair: the person's grade wins, always (a pair with any
 # person's grade or adjudication is decided by people under the policy, or left unresolved,
 # never filled in by a machine); machine grades fill only pairs no person graded. Of several
 # judges named, the first named that graded a pair gives its grade.
 
 #: how the options' help names the rule (one text for every command that takes the option)
-MACHINE_HELP = ("also take machine judge NAME's grades (its latest version, or NAME@VERSION) "
-                "on pairs no person graded: a person's grade always wins (repeatable, or "
-                "NAME,NAME; default: people's grades only)")
+MACHINE_HELP = ("also take machine judge NAME's grades (the version the config defines, or "
+                "NAME@VERSION) on pairs no person graded: a person's grade always wins "
+                "(repeatable, or NAME,NAME; default: people's grades only)")
 
 
 @dataclass(frozen=True)
@@ -413,9 +428,9 @@ def machine_events(store: StoreBackend, judge: str) -> list[Event]:
 
 def machine_versions(store: StoreBackend, judge: str,
                      events: Sequence[Event] | None = None) -> list[MachineVersion]:
-    """Every version of machine judge ``judge``, oldest first (by its last grading event):
-    the last one is the judge's latest version. ``events``: ``machine_events`` already
-    read by the caller."""
+    """Every version of machine judge ``judge``, oldest first (by its last grading event;
+    which one a bare NAME reads is ``machine_choice``'s rule, not this order). ``events``:
+    ``machine_events`` already read by the caller."""
     if events is None:
         events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
@@ -456,31 +471,14 @@ def machine_names(values: Iterable[str] | None) -> list[str]:
 
 def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str,
                     flag: str = "--with-machine") -> list[MachineVersion]:
-    """The machine judge versions ``names`` ask for (``NAME`` its latest, ``NAME@VERSION``
-    that one), each checked against the store: an unknown judge or version is a StoreError
-    (``where: FLAG: unknown machine judge 'x'; valid: ...``)."""
-    wanted = machine_names(names)
-    if not wanted:
-        return []
-    known = store.machine_judges()
-    out = []
-    for spec in wanted:
-        judge, _, version = spec.partition("@")
-        if judge not in known:
-            raise StoreError(f"{where}: {flag}: " + one_of(judge, known, "machine judge"))
-        versions = machine_versions(store, judge)
-        if not versions:
-            raise StoreError(f"{where}: {flag}: machine judge {judge!r} has no standing "
-                             f"grade")
-        if not version:
-            out.append(versions[-1])
-            continue
-        match = [m for m in versions if m.version == version]
-        if not match:
-            raise StoreError(f"{where}: {flag}: " + one_of(
-                version, [m.version for m in versions], f"version of machine judge {judge!r}"))
-        out.append(match[0])
-    return out
+    """The machine judge versions ``names`` ask for, read without a config: ``NAME@VERSION``
+    that one, ``NAME`` a judge's only version (``machine_choice``; a command holding a
+    config asks ``Collection.machines``, whose bare NAME is the configured judge's version).
+    An unknown judge or version, or a NAME of several versions, is a StoreError
+    (``where: FLAG: ...``)."""
+    from poolkit.machine_choice import MachineChoice
+
+    return MachineChoice(store, where).chosen(names, flag)
 
 
 def _with_machine(labels: Labels, machines: Sequence[MachineVersion], people: set[Pair],

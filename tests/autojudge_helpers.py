@@ -1,4 +1,5 @@
-"""``poolkit autojudge`` through the command line, as the judge tests run it."""
+"""``poolkit autojudge`` through the command line, as the judge tests run it, on the sample
+pooled with an ``openai`` judge of the tests' loopback server (``llm_faults``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,38 @@ import json
 from pathlib import Path
 
 import jsonschema
+from pool_helpers import write_config
+from shared_data import SAMPLE
 
+from poolkit.app.pool import PoolRequest, pool
 from poolkit.cli import main
 from poolkit.schemas import load_schema
+
+#: the variable the judge reads its key from in these tests
+KEY_ENV = "POOLKIT_TEST_JUDGE_KEY"
+
+
+def collection(tmp_path: Path, url: str, store: str | Path | None = None,
+               **judge: object) -> Path:
+    """The sample pooled from seed.run, with judge ``llm`` on ``url`` (tiny waits)."""
+    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}")
+    if store is not None:
+        config.write_text(config.read_text().replace("store: judgments.sqlite",
+                                                      f"store: {store}"))
+    options = {"kind": "openai", "base_url": url, "model": "judge-m", "backoff": 0.001,
+               "max_wait": 0.01, "timeout": 5.0, "api_key_env": KEY_ENV, **judge}
+    config.write_text(config.read_text() + "judges:\n  llm: " + json.dumps(options) + "\n")
+    pool(PoolRequest(config), log=lambda line: None)
+    return config
+
+
+def machine_events(config: Path, kinds=("grade",), judge: str = "llm") -> list:
+    """Judge ``judge``'s events of ``kinds`` in the config's store."""
+    from poolkit.config import load_config
+    from poolkit.store.backends import open_store
+
+    with open_store(load_config(config).store) as store:
+        return store.events(kinds=list(kinds), machine=judge)
 
 
 def autojudge_json(capsys, config: Path, judge: str, *args: str,

@@ -1,9 +1,28 @@
 """A loopback chat-completions server of the tests' own, for fault injection: it answers
 like an OpenAI-compatible endpoint unless a scripted fault comes first (429 with
 Retry-After, a 5xx, a stall past the client's timeout, a dropped connection, a truncated or
-non-JSON body, an answer that is not a grade, or down for good). Not a stand-in for a real
-server (``tests/llm_server.py`` starts llama.cpp's): its grades are a function of the
-prompt, so a test can tell what each pair should get."""
+non-JSON body, an answer that is not a grade, a response trickled a byte at a time for ever,
+a response document the test rewrites, or down for good). Not a stand-in for a real server
+(``tests/llm_server.py`` starts llama.cpp's): its grades are a function of the prompt, so a
+test can tell what each pair should get.
+
+A fault is one of these names, or a function of the completion the server would send (a
+dict) returning the body it sends instead (bytes, with status 200):
+
+=====================  ===========================================================
+``429``, ``429:V``     429 with ``Retry-After: 1`` (or ``V``)
+``500``, ``503``       that status
+``drop``               the connection closed, no response
+``timeout``            the answer after ``stall`` seconds
+``nonjson``            200 with an HTML body
+``truncated``          half the body, then the connection closed
+``text:ANSWER``        ANSWER as the model's answer
+``trickle``            the headers, then a space every ``trickle`` seconds for ever
+``trickle-headers``    the status line, then a header a byte every ``trickle`` seconds
+``down``               503 (and every request after it, once ``down``)
+``302:URL``            302 with ``Location: URL`` (a redirect)
+=====================  ===========================================================
+"""
 
 from __future__ import annotations
 
@@ -13,12 +32,15 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODEL_ID = "loopback-judge-7b.Q4"
+
+#: a fault: a name (the module's table), or the completion document -> the body sent
+Fault = str | Callable[[dict], bytes]
 
 
 def grade_of(prompt: str) -> int:
@@ -31,22 +53,24 @@ def grade_of(prompt: str) -> int:
 class Script:
     """Faults served in order, one a request, then normal answers (or ``down`` for good)."""
 
-    faults: deque[str] = field(default_factory=deque)
+    faults: deque[Fault] = field(default_factory=deque)
     down: bool = False
     stall: float = 1.0       # seconds a "timeout" fault waits before answering
+    trickle: float = 0.05    # seconds between the bytes of a "trickle" fault
     down_after: int | None = None  # answers served before the server goes down for good
+    down_as: Fault = "down"  # what a server gone down serves for good ("trickle": hangs)
     delay: float = 0.0       # seconds before each answer (so two clients overlap)
     answered: int = 0
     requests: list[dict] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_fault(self) -> str | None:
+    def next_fault(self) -> Fault | None:
         with self.lock:
             if self.down_after is not None and self.answered >= self.down_after:
                 self.down = True
             if self.down:
-                return "down"
+                return self.down_as
             fault = self.faults.popleft() if self.faults else None
             if fault is None:
                 self.answered += 1
@@ -71,8 +95,14 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            if fault == "429":
-                return self._send(429, b'{"error": "slow down"}', {"Retry-After": "1"})
+            if fault in ("trickle", "trickle-headers"):
+                return self._trickle(fault == "trickle")
+            if isinstance(fault, str) and fault.startswith("429"):
+                retry_after = fault[4:] or "1"
+                return self._send(429, b'{"error": "slow down"}',
+                                  {"Retry-After": retry_after})
+            if isinstance(fault, str) and fault.startswith("302:"):
+                return self._send(302, b"", {"Location": fault[4:]})
             if fault in ("500", "503", "down"):
                 return self._send(int(fault) if fault != "down" else 503, b'{"error": "x"}')
             if fault == "timeout":
@@ -82,7 +112,10 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             if fault == "nonjson":
                 return self._send(200, b"<html>gateway says hi</html>")
             prompt = body["messages"][-1]["content"]
-            answer = fault[5:] if fault and fault.startswith("text:") else str(grade_of(prompt))
+            answer = fault[5:] if isinstance(fault, str) and fault.startswith("text:") \
+                else str(grade_of(prompt))
+            if callable(fault):
+                return self._send(200, fault(_completion(answer, body)))
             payload = json.dumps(_completion(answer, body)).encode()
             if fault == "truncated":
                 self.send_response(200)
@@ -94,6 +127,25 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(2)
                 return
             self._send(200, payload)
+
+        def _trickle(self, in_body: bool) -> None:
+            """A byte every ``script.trickle`` seconds until the client hangs up: in the
+            body (of a length never reached) or in the headers (one never ended)."""
+            self.close_connection = True
+            try:
+                if in_body:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(10**9))
+                    self.end_headers()
+                else:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                while True:
+                    self.wfile.write(b" " if in_body else b"a")
+                    self.wfile.flush()
+                    time.sleep(script.trickle)
+            except OSError:  # the client hung up
+                return
 
         def _send(self, status: int, payload: bytes, extra: dict[str, str] | None = None,
                   ) -> None:

@@ -1,5 +1,6 @@
 """Every ``--format json`` report validates against the JSON Schema shipped for it, checked on
-real outputs of the commands (a collection pooled from BM25 and an external run)."""
+real outputs of the commands (a collection pooled from BM25 and an external run), each read
+by a strict parser (no NaN or Infinity: :func:`poolkit.reports.json_text` writes them)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import jsonschema
 import pytest
 import yaml
 from shared_data import SAMPLE
+from strict_json import strict_loads
 
 from poolkit.cli import main
 from poolkit.schemas import load_schema, schema_names
@@ -30,7 +32,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> A
     got = main([str(a) for a in args])
     out, err = capsys.readouterr()
     assert got == code, err
-    return json.loads(out)
+    return strict_loads(out)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,7 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
             assert main(list(args)) == 0
-        return json.loads(buf.getvalue()) if buf.getvalue().strip() else None
+        return strict_loads(buf.getvalue()) if buf.getvalue().strip() else None
 
     out: dict[str, list[Any]] = {name: [] for name in schema_names()}
     out["import"].append(call("import", cfg, str(data / "golden.yaml"), "--as", "golden",
@@ -185,3 +187,29 @@ def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     # (and status with a gold set) in tests/app/test_gold.py
     assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay",
                                    "estimate", "sample-queries", "assign", "gold"}
+
+
+def test_a_value_that_is_not_a_number_is_written_null(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one JSON writer of every report: NaN and the infinities become null, in the
+    default render_json, in analysis reports' and in score's indented and compact forms."""
+    from dataclasses import dataclass
+
+    from poolkit.analysis.render import dumps
+    from poolkit.reports import Report, json_text
+    from poolkit.score import render
+
+    @dataclass(frozen=True)
+    class Undefined(Report):
+        kappa: float
+        taus: list[float]
+
+    doc = {"kappa": None, "taus": [None, 0.5, None]}
+    assert strict_loads(Undefined(float("nan"), [float("inf"), 0.5, -float("inf")])
+                        .render_json()) == doc
+    assert strict_loads(dumps({"kappa": float("nan"), "taus": (float("inf"), 0.5, None)})) == doc
+    assert json_text([1.5, "x"], indent=None) == '[1.5, "x"]'  # nothing to make finite
+    score = {"runs": [{"measures": {"AP": {"mean": float("nan"), "per_query": {"q1": 0.5}}}}]}
+    want = {"runs": [{"measures": {"AP": {"mean": None, "per_query": {"q1": 0.5}}}}]}
+    assert strict_loads(render.render_json(score)) == want
+    monkeypatch.setattr(render, "JSON_INDENT_LIMIT", 0)  # the compact form, key by key
+    assert strict_loads(render.render_json(score)) == want

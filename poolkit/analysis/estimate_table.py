@@ -3,13 +3,14 @@ pairs, the orderings' taus, and the judge's agreement with the people."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from poolkit.tables import table
 
 
 def _f(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
 def _signed(value: float) -> str:
@@ -58,14 +59,22 @@ def agreement_lines(a: dict[str, Any] | None, level: int) -> list[str]:
     if a is None:
         return ["the judge and the people share no graded pair: no agreement to report"]
 
+    def undefined(w: str) -> bool:
+        return a["kappa"][w] is None or math.isnan(a["kappa"][w])  # null in the JSON
+
     def kappa(w: str) -> str:
+        if undefined(w):
+            return "n/a"
         ci = a["kappa_ci"][w]
         band = "" if ci is None else f" [{ci['low']:.2f}, {ci['high']:.2f}]"
         return f"{a['kappa'][w]:.2f}{band} ({a['verdict'][w]})"
 
+    why = (" (n/a: both sides put every shared pair in one and the same class, so kappa is "
+           "undefined)"
+           if undefined("unweighted") or undefined("binary") else "")
     c = a["confusion"]
     rows = [[f"human {g}", *map(str, counts)] for g, counts in zip(c["labels"], c["counts"])]
     return [f"the judge against the people on {a['shared']} pairs both graded: Cohen's kappa "
-            f"{kappa('unweighted')}, binary at level {level} {kappa('binary')}; verdicts "
+            f"{kappa('unweighted')}, binary at level {level} {kappa('binary')}{why}; verdicts "
             f"against the threshold {a['threshold']:g}",
             *table(["", *(f"machine {g}" for g in c["labels"])], rows, align="lr", indent=2)]

@@ -8,36 +8,22 @@ over constant scores) are NaN in memory and ``null`` in JSON.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from poolkit import __version__
-from poolkit.reports import Report
+from poolkit.reports import finite, json_text
 from poolkit.score.document import report_date  # one date for every report
 from poolkit.score.render import grid  # one table layout for every report
 
 __all__ = ["dumps", "fmt", "grid", "header", "signed", "tau_note"]
 
 
-def _clean(x: Any) -> Any:
-    if isinstance(x, float):
-        return None if math.isnan(x) or math.isinf(x) else x
-    if isinstance(x, Report):
-        return _clean(x.to_dict())
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, set):
-        return sorted(_clean(v) for v in x)
-    return x
-
-
 def dumps(doc: Mapping[str, Any]) -> str:
-    """Strict JSON (NaN becomes null), indented, newline-terminated."""
-    return json.dumps(_clean(doc), indent=2, allow_nan=False) + "\n"
+    """Strict JSON (NaN becomes null; nested reports and sets made JSON), indented,
+    newline-terminated."""
+    return json_text(finite(doc)) + "\n"
 
 
 def header(command: str) -> dict[str, Any]:

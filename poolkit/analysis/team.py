@@ -9,14 +9,15 @@ agreement with peers on shared pairs.
 - ``active_s``: the sum of those seconds, each capped at ``AWAY_S``: a passage left on
   screen longer than that counts as time away, not judging.
 - ``peers``: Cohen's kappa (0-3) between her standing grades and every other person's on
-  the pairs both graded, pooled over peers (``n`` grade pairs); kappa None under 2 pairs or
-  when it is undefined (every grade the same).
+  the pairs both graded (an imported source's labels included, as in ``flags``), pooled
+  over peers (``n`` grade pairs); kappa None under 2 pairs or when it is undefined (every
+  grade the same).
 
 What the lead's dashboard adds (``status --watch``), each as of ``now`` (injected: a test
 passes its own moment, so nothing depends on the wall clock):
 
 - ``judged_today``: her grade events whose time falls on ``now``'s date in ``now``'s time
-  zone (the lead's day, not UTC's).
+  zone (the lead's day, not UTC's), an undone one left out.
 - ``pace_trend``: the median seconds of her last ``k`` grades (``last_s``) against the ``k``
   before them (``previous_s``), ``k`` = ``TREND_N`` or half her grades if fewer, and at
   least ``TREND_MIN`` (None below); ``direction`` ``slower`` / ``faster`` when the last
@@ -65,24 +66,24 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
     done = Counter(h for p, hs in slots.items() for h in hs if h and h in settled.get(p, ()))
     cant = Counter(a for *_, a in store.live_marks(["cant_judge"]))
     times: dict[str, list[float]] = {}
-    moments: dict[str, list[datetime]] = {}
     last: dict[str, tuple[datetime, str]] = {}  # the latest grade's moment, as stored
     for _, assessor, shown, judged in store.timings("grade"):
         seconds = _seconds(shown, judged)
         if seconds is not None:
             times.setdefault(assessor, []).append(seconds)
         moment = moment_of(judged)
-        if moment is not None and judged is not None:
-            moments.setdefault(assessor, []).append(moment)
-            if assessor not in last or moment > last[assessor][0]:
-                last[assessor] = (moment, judged)
+        if moment is not None and judged is not None and (
+                assessor not in last or moment > last[assessor][0]):
+            last[assessor] = (moment, judged)
+    # an undone grade is no grade of today's (its time on screen still counts above)
+    today = Counter(assessor for _, assessor, _, judged in store.timings("grade", live=True)
+                    if _on_day(judged, now))
     peers = _peer_kappas(store)
     names = set(held) | set(cant) | set(times) | set(peers) | set(store.assessors())
     out = {}
     for name in sorted(names):
         in_order = times.get(name, [])
         taken = sorted(in_order)
-        when = moments.get(name, [])
         out[name] = {
             "assigned": held[name] if plan is not None else None,
             "assigned_judged": done[name] if plan is not None else None,
@@ -90,7 +91,7 @@ def team_figures(store: StoreBackend, now: datetime | None = None,
             "pace_median_s": _median(taken),
             "active_s": round(sum(min(t, AWAY_S) for t in taken), 3),
             "peers": peers.get(name, {"n": 0, "kappa": None}),
-            "judged_today": sum(w.astimezone(now.tzinfo).date() == now.date() for w in when),
+            "judged_today": today[name],
             "pace_trend": pace_trend(in_order),
             "away_s": round(float(sum(t - AWAY_S for t in taken if t > AWAY_S)), 3),
             "last_grade_at": last[name][1] if name in last else None,
@@ -148,6 +149,14 @@ def with_flags(team: Mapping[str, dict[str, Any]], counts: Mapping[str, Mapping[
     return out
 
 
+def _on_day(judged: str | None, now: datetime) -> bool:
+    """Whether a time the store recorded falls on ``now``'s date in ``now``'s time zone."""
+    from poolkit.store.records import moment_of
+
+    moment = moment_of(judged) if judged is not None else None
+    return moment is not None and moment.astimezone(now.tzinfo).date() == now.date()
+
+
 def _median(values: list[float]) -> float | None:
     if not values:
         return None
@@ -156,10 +165,14 @@ def _median(values: list[float]) -> float | None:
 
 
 def _peer_kappas(store: StoreBackend) -> dict[str, dict[str, Any]]:
+    """Per person, Cohen's kappa against everyone else's standing grades on shared pairs:
+    imported labels (``import --as nist``) count as that source's, as in the grade shares
+    ``with_flags`` compares (one set of people for both)."""
     from poolkit.analysis.stats import cohen_kappa
+    from poolkit.store.judging import VOTE_KINDS, standing_votes
 
     mine: dict[str, tuple[list[int], list[int]]] = {}
-    for by_person in store.current_grades(kinds=["grade"]).values():
+    for by_person in standing_votes(store, VOTE_KINDS).values():
         for a, ea in by_person.items():
             for b, eb in by_person.items():
                 if a != b and ea.grade is not None and eb.grade is not None:

@@ -1,10 +1,11 @@
 """``agreement``: how far label sources agree, and which judge is too noisy to trust.
 
 The sources are every assessor of a config's judging store (or those named), every version
-of every machine judge in it (or those named: ``NAME`` its latest version, ``NAME@VERSION``
-that one; none with ``machines=()``), and any label files; the reference is the one named,
-else the only human assessor among the sources. Each machine judge version is also reported
-against each person or reference (``AgreementReport.machines``).
+of every machine judge in it (or those named: ``NAME`` the version the config defines,
+``NAME@VERSION`` that one, ``machine_choice``; none with ``machines=()``), and any label
+files; the reference is the one named, else the only human assessor among the sources. Each
+machine judge version is also reported against each person or reference
+(``AgreementReport.machines``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ from poolkit.analysis.stats import SCALE
 from poolkit.collection import Collection
 from poolkit.errors import PoolkitError
 from poolkit.io import read_labels
-from poolkit.policies import MachineVersion, chosen_machines, machine_versions
-from poolkit.store.contract import StoreBackend
+from poolkit.policies import MachineVersion, machine_versions
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class AgreementRequest:
     kappa: str = "unweighted"
     level: int | None = None
     #: machine judges as sources: None every version of every judge in the store; else
-    #: those named (``NAME``: its latest version, ``NAME@VERSION``), () none
+    #: those named (``NAME``: the version the config defines, ``NAME@VERSION``), () none
     machines: Sequence[str] | None = None
 
 
@@ -71,8 +71,7 @@ def label_agreement(request: AgreementRequest) -> AgreementReport:
             store = collection.store
             sources += store_sources(store, None if r.assessors is None else list(r.assessors),
                                      scale)
-            sources += machine_sources(store, _versions(store, r.machines,
-                                                        collection.config.store_label),
+            sources += machine_sources(store, _versions(collection, r.machines),
                                        {s.name for s in sources}, scale)
     elif r.assessors:
         raise PoolkitError("--assessor needs a CONFIG (assessors live in its judging store)")
@@ -87,9 +86,9 @@ def label_agreement(request: AgreementRequest) -> AgreementReport:
                      flag_on=r.kappa, scale=scale)
 
 
-def _versions(store: StoreBackend, names: Sequence[str] | None, where: str,
-              ) -> list[MachineVersion]:
+def _versions(collection: Collection, names: Sequence[str] | None) -> list[MachineVersion]:
     """The machine judge versions ``names`` asks for (None: every version of every judge)."""
     if names is None:
+        store = collection.store
         return [v for judge in store.machine_judges() for v in machine_versions(store, judge)]
-    return chosen_machines(store, names, where)
+    return collection.machines(names)

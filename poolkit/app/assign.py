@@ -74,7 +74,10 @@ def assign(request: AssignRequest) -> AssignReport:
 def _team(request: AssignRequest, current: Any) -> tuple[tuple[str, ...], int]:
     """The assessors and overlap: as given, or with ``--replace`` the current plan's with
     the replacements made."""
-    names = list(request.assessors)
+    from poolkit.io.validate import check_assessor
+
+    names = [check_assessor(n, "--assessors:") for n in request.assessors]
+    check_replacements(request.replace)
     if request.replace and not names:
         if current is None:
             raise PoolkitError("--replace needs a plan to change: run poolkit assign with "
@@ -85,15 +88,45 @@ def _team(request: AssignRequest, current: Any) -> tuple[tuple[str, ...], int]:
             raise PoolkitError(f"--replace {old}={new}: {old} is not an assessor of the plan "
                                f"({', '.join(names)})")
         names[names.index(old)] = new
-    overlap = request.overlap or (current.overlap if current else None)
+    overlap = request.overlap if request.overlap is not None else (
+        current.overlap if current else None)  # 0 is refused below, never the old value
     if not names or overlap is None:
         raise PoolkitError("poolkit assign needs --assessors NAME,NAME and --overlap N")
+    if overlap < 1:
+        raise PoolkitError(f"--overlap {overlap}: each pair needs at least one assessor")
     if len(set(names)) != len(names):
         raise PoolkitError(f"--assessors names someone twice: {', '.join(names)}")
     if overlap < 1 or overlap > len(names):
         raise PoolkitError(f"--overlap {overlap}: each pair needs that many distinct assessors, "
                            f"and {len(names)} are named ({', '.join(names)})")
     return tuple(names), overlap
+
+
+def check_replacements(replace: tuple[tuple[str, str], ...]) -> None:
+    """Each ``--replace OLD=NEW`` hands one leaver's open slots to one newcomer. Refused: a
+    NEW that is itself replaced (a chain ``a=b b=c`` or a cycle ``a=b b=a``: what happens
+    would depend on the order the swaps are made), an OLD given twice, a NEW given twice (two
+    leavers' slots on one pair would go to one person) and ``a=a``."""
+    from poolkit.io.validate import check_assessor
+
+    given: dict[str, str] = {}  # OLD -> its NEW, as given so far
+    taken: dict[str, str] = {}  # NEW -> its OLD
+    olds = {old for old, _ in replace}
+    for old, new in replace:
+        spec = f"--replace {old}={new}"
+        check_assessor(new, f"{spec}:")
+        if old == new:
+            raise PoolkitError(f"{spec}: hands {old}'s pairs to {old}; name who takes them")
+        if old in given:
+            raise PoolkitError(f"{spec}: {old} is already replaced (--replace {old}="
+                               f"{given[old]}); give one --replace per leaver")
+        if new in olds:
+            raise PoolkitError(f"{spec}: {new} is replaced too (a chain or cycle of "
+                               f"--replace); hand each leaver's pairs to someone who stays")
+        if new in taken:
+            raise PoolkitError(f"{spec}: {new} already takes {taken[new]}'s pairs (--replace "
+                               f"{taken[new]}={new}); one leaver per newcomer")
+        given[old], taken[new] = new, old
 
 
 def _pairs(store: Any, queries: tuple[str, ...] | None, label: str) -> list[tuple[str, str]]:

@@ -16,7 +16,9 @@ one judge and store never record a pair twice (the later one counts it as ``alre
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
 again on the next run. A server that stays down stops the command: everything graded is
-kept, and the error says where it stopped.
+kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (the requests in
+flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
+holds exactly those (a verdict's write and its count are one step no signal splits).
 
 Light at import: the command line's parser takes ``AutojudgeReport.formats`` from here.
 """
@@ -98,14 +100,6 @@ class AutojudgeReport(Report):
         return text
 
 
-def _template(spec: JudgeSpec, scale: Any) -> str:
-    """The judge's template on the collection's scale: a config's own as written (its
-    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
-    from poolkit.judges.prompt import builtin_template
-
-    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
-
-
 def judge_spec(config: Any, name: str) -> JudgeSpec:
     """The judge ``name`` of the config, or one line naming the judges it has."""
     from poolkit.errors import one_of
@@ -127,6 +121,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     from poolkit.collection import Collection
     from poolkit.io.scale import DEFAULT_SCALE
     from poolkit.judges import judge_kind, on_scale
+    from poolkit.judges.config import template_on
 
     started = time.monotonic()
     collection = Collection.open(request.config, write=not request.dry_run)
@@ -142,9 +137,9 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     with collection:
         store = collection.store
         if not request.dry_run:
-            collection.assessor(spec.name, "grade", "--judge")
+            collection.assessor(spec.name, "grade", "--judge", machine=True)
         pairs = _pairs(store, request.queries)
-        judge = kind.build(on_scale(spec.settings, scale), _template(spec, scale),
+        judge = kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
                            cache_dir=config.cache_dir,
                            read_cache=not request.regrade,
                            calibration=_calibration(store, pairs))
@@ -279,15 +274,31 @@ class _Run:
         self.model = ""
 
     def grade(self, todo: Sequence[JudgePair]) -> None:
+        """Grade ``todo``, recording each verdict as it comes; stopped by SIGTERM or Ctrl-C,
+        the same interrupt again, saying what was recorded."""
+        try:
+            if hasattr(self.judge, "ask_batch"):
+                self._grade_batches(todo)
+            else:
+                self._grade_threads(todo)
+        except KeyboardInterrupt as exc:
+            from poolkit.errors import Terminated
+
+            signal = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            raise type(exc)(
+                f"stopped by {signal} with {self.graded + self.failed} of {len(todo)} pairs "
+                f"recorded ({self.graded} graded, {self.failed} failed, kept in "
+                f"{self.store.path}); run the same command again to grade the rest") from None
+
+    def _grade_threads(self, todo: Sequence[JudgePair]) -> None:
+        """A judge asked over the network: ``concurrency`` requests in flight."""
         import threading
         from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
+        from poolkit.judges.deadline import Stopped
         from poolkit.judges.openai import JudgeUnavailable
         from poolkit.progress import Progress
 
-        if hasattr(self.judge, "ask_batch"):
-            self._grade_batches(todo)
-            return
         stop = threading.Event()
 
         def ask(pair: JudgePair) -> tuple[JudgePair, str, Answer | None]:
@@ -302,25 +313,32 @@ class _Run:
         with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar, \
                 ThreadPoolExecutor(max_workers=concurrency) as pool:
             running: dict[Future[tuple[JudgePair, str, Answer | None]], JudgePair] = {}
-            while queue or running:
-                while queue and len(running) < concurrency and not stop.is_set():
-                    pair = queue.pop()
-                    running[pool.submit(ask, pair)] = pair
-                if not running:
-                    break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    pair = running.pop(future)
-                    try:
-                        _, prompt, answer = future.result()
-                    except JudgeUnavailable as exc:
-                        stop.set()
-                        if down is None:
-                            down = (pair, exc)
-                        continue
-                    if answer is not None:
-                        self._record(pair, prompt, answer)
-                        bar.update()
+            try:
+                while queue or running:
+                    while queue and len(running) < concurrency and not stop.is_set():
+                        pair = queue.pop()
+                        running[pool.submit(ask, pair)] = pair
+                    if not running:
+                        break
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        pair = running.pop(future)
+                        try:
+                            _, prompt, answer = future.result()
+                        except JudgeUnavailable as exc:
+                            stop.set()
+                            if down is None:
+                                down = (pair, exc)
+                            continue
+                        except Stopped:
+                            continue
+                        if answer is not None:
+                            self._record(pair, prompt, answer)
+                            bar.update()
+            except KeyboardInterrupt:  # cut what is in flight: leaving waits for it
+                stop.set()
+                getattr(self.judge, "stop", lambda: None)()
+                raise
         if down is not None:
             pair, why = down
             recorded = self.graded + self.failed
@@ -343,6 +361,7 @@ class _Run:
                     bar.update()
 
     def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+        from poolkit.io.staged import held_signals
         from poolkit.judges.prompt import sha256
         from poolkit.store.records import MACHINE, Event
 
@@ -363,17 +382,18 @@ class _Run:
                       kind="grade" if answer.grade is not None else "note",
                       grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
                       source=answer.model, origin=MACHINE, judge_version=self.version)
-        with self.store.transaction():
-            if answer.grade is not None and not self.regrade \
-                    and (qid, docid) in _graded(self.store, self.spec.name, self.version, qid):
-                self.already += 1  # another process graded it meanwhile
-                return
-            self.store.record_event(event)
-        if answer.grade is None:
-            self.failed += 1
-        else:
-            self.graded += 1
-            self.grades[answer.grade] += 1
+        with held_signals():  # recorded and counted, or neither
+            with self.store.transaction():
+                if answer.grade is not None and not self.regrade and (qid, docid) in _graded(
+                        self.store, self.spec.name, self.version, qid):
+                    self.already += 1  # another process graded it meanwhile
+                    return
+                self.store.record_event(event)
+            if answer.grade is None:
+                self.failed += 1
+            else:
+                self.graded += 1
+                self.grades[answer.grade] += 1
 
 
 __all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]

@@ -17,7 +17,7 @@ from poolkit.analysis.reports import DEFAULT_MEASURES, CompareReport
 from poolkit.app.inputs import config_and_runs
 from poolkit.errors import PoolkitError
 from poolkit.io.run import Run
-from poolkit.policies import DEFAULT_POLICY, Labels, chosen_machines
+from poolkit.policies import DEFAULT_POLICY, Labels
 from poolkit.score.evaluate import require_scorable
 from poolkit.score.measures import Measure, parse_measures
 from poolkit.score.significance import TestOptions
@@ -89,8 +89,7 @@ def compare_labels(request: CompareRequest) -> CompareReport:
     else:
         level = chosen.config.judge.relevance_level if r.level is None else r.level
         with chosen as collection:
-            machines = chosen_machines(collection.store, r.machines,
-                                       collection.config.store_label)
+            machines = collection.machines(r.machines)
             v_after = collection.version(r.after)
             if r.before is not None:
                 collection.version(r.before)

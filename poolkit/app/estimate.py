@@ -25,12 +25,18 @@ the recalibrated values.
 
 ``lambda_max``: the tuned lambda's upper clip (:func:`poolkit.score.ppi.tuned_lambda`; 1,
 ppi-python's, by default), for every run and pair; a line says the bound when it is not 1.
+
+Warnings (stderr, one line each, and the JSON's ``warnings``) say where a figure is less sure
+than it looks: the pairs people disagree on that the store form's policy left out of their
+labels (and ``unresolved`` in the JSON); intervals of width 0 (``zero_width``,
+:func:`_surer_than_they_are`); intervals reaching beyond the values the measure can take
+(``beyond_range``); and ``score``'s run/labels query mismatch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +46,17 @@ from poolkit import __version__
 from poolkit.analysis.agreement import LabelSource, agreement, file_source
 from poolkit.analysis.stats import kendall_tau
 from poolkit.app.score import ScoreRequest, check, score_run
-from poolkit.errors import InputError, PoolkitError, StoreError, one_of
+from poolkit.errors import InputError, PoolkitError
 from poolkit.io import Qrels, Run, read_any_run, read_labels
-from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names, machine_versions
-from poolkit.reports import STDERR, Report, register_report
+from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names
+from poolkit.reports import Report, register_report
 from poolkit.score.document import Settings, distinct_names
 from poolkit.score.evaluate import require_scorable
+from poolkit.score.intervals import value_range
 from poolkit.score.measures import Measure
 from poolkit.score.mismatch import query_mismatch
 from poolkit.score.ppi import CONFIDENCE, PPIEstimate, pairwise_differences, ppi_mean
 from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
-from poolkit.store.contract import StoreBackend
 
 #: the measures when none is asked for (those the issue's DL19 figures are about)
 DEFAULT_MEASURES = ("nDCG@10", "AP")
@@ -154,10 +160,11 @@ class EstimateStoreRequest:
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     """The estimate report of the store form.
 
-    The rule for judge versions: only the judge's newest version (the one that graded last)
-    labels queries; versions are never mixed. Queries only an older version graded take no
-    machine label (a human one among them is left out, and said), and the report says how
-    many versions there are and which one it used.
+    The rule for judge versions: one version labels queries, the one ``--machine`` names
+    (``NAME@VERSION``, or ``NAME``: the version the config defines, ``machine_choice``);
+    versions are never mixed. Queries only another version graded take no machine label (a
+    human one among them is left out, and said), and the report says how many versions
+    there are and which one it used.
     """
     from poolkit.analysis.inputs import read_runs
     from poolkit.collection import Collection
@@ -167,11 +174,15 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     with Collection.open(r.config) as collection:
         level = collection.config.judge.relevance_level if r.level is None else r.level
         store, where = collection.store, collection.config.store_label
-        versions = judge_versions(store, r.machine, where)
+        choice = collection.machine_choice()
+        chosen = choice.choose(r.machine, "--machine")
+        versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")
         # every labelled pair, as export takes them (the machine's too): not only the pool's
         people = Labels.from_store(store, r.policy, humans)
+        by = f" by {', '.join(humans)}" if humans else ""
+        people.name = f"{where} (the people's labels{by})"  # what errors name
         runs = collection.runs(order="score")
         for name, run in read_runs([str(p) for p in r.runs], "score", r.run_format).items():
             if name in runs:
@@ -182,16 +193,33 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     design = Design() if not draws else Design(
         draws[-1].inclusion, f"drawn by poolkit sample-queries (draw {draws[-1].draw}, "
                              f"{draws[-1].design}, seed {draws[-1].seed})")
-    machine = machine_qrels(versions[-1])
+    machine = machine_qrels(chosen)
     human = people.qrels
     if not human.grades:
         raise PoolkitError(f"{where}: no label by " + (", ".join(humans) if humans else
                                                        "any person") +
                            f" under the {r.policy} policy: nothing to anchor the estimate")
-    return estimate_labels(machine, human, list(runs.values()), shown, level=level,
-                           correction=r.correction, design=design,
-                           notes=_version_notes(versions), calibrate=r.calibrate,
-                           lambda_max=r.lambda_max)
+    report = estimate_labels(machine, human, list(runs.values()), shown, level=level,
+                             correction=r.correction, design=design,
+                             notes=_version_notes(chosen, versions), calibrate=r.calibrate,
+                             lambda_max=r.lambda_max)
+    left = len(people.unresolved)
+    said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
+    return replace(report, unresolved={"policy": r.policy, "pairs": left},
+                   warnings=(*said, *report.warnings))
+
+
+def unresolved_warning(pairs: int, policy: str, config: PathLike,
+                       humans: Sequence[str] | None) -> str:
+    """The line for the pairs people disagree on that ``policy`` left out of their labels
+    (the people's mean, and so the estimate, reads such a pair as not judged), with the
+    command that lists them."""
+    options = "" if policy == DEFAULT_POLICY else f" --policy {policy}"
+    if humans:
+        options += " --assessor " + " ".join(machine_names(humans))
+    return (f"warning: {pairs} pair{'s' if pairs != 1 else ''} people disagree on "
+            f"{'are' if pairs != 1 else 'is'} left out under policy {policy!r} (`poolkit "
+            f"export {config} --format qrels{options} --unresolved FILE.json` lists them)")
 
 
 def machine_qrels(version: MachineVersion) -> Qrels:
@@ -202,31 +230,18 @@ def machine_qrels(version: MachineVersion) -> Qrels:
     return Qrels.from_mapping(grades, name=version.label)
 
 
-def judge_versions(store: StoreBackend, judge: str, where: str) -> list[MachineVersion]:
-    """Every version of machine judge ``judge``, oldest first; an unknown one is one line."""
-    known = store.machine_judges()
-    if judge not in known:
-        raise StoreError(f"{where}: --machine: " + one_of(judge, known, "machine judge"))
-    versions = machine_versions(store, judge)
-    if not versions:
-        raise StoreError(f"{where}: --machine: machine judge {judge!r} has no standing grade")
-    return versions
-
-
-def _version_notes(versions: Sequence[MachineVersion]) -> list[str]:
-    """What the report says when the judge changed version: which one it used, and the
-    queries only an older version graded (they take no machine label)."""
+def _version_notes(chosen: MachineVersion, versions: Sequence[MachineVersion]) -> list[str]:
+    """What the report says when the judge has several versions: which one it used, and the
+    queries only another version graded (they take no machine label)."""
     if len(versions) < 2:
         return []
-    newest = versions[-1]
-    covered = {q for q, _d in newest.grades}
-    older = sorted({q for v in versions[:-1] for q, _d in v.grades} - covered)
-    line = (f"machine judge {newest.judge!r} has {len(versions)} versions: the estimate uses "
-            f"the newest, {newest.version}, alone (versions are never mixed)")
-    if older:
-        line += (f"; {len(older)} quer{'y' if len(older) == 1 else 'ies'} only an older "
-                 f"version graded ({_listed(older)}) take no "
-                 f"machine label")
+    covered = {q for q, _d in chosen.grades}
+    others = sorted({q for v in versions if v is not chosen for q, _d in v.grades} - covered)
+    line = (f"machine judge {chosen.judge!r} has {len(versions)} versions: the estimate uses "
+            f"{chosen.version} alone (versions are never mixed)")
+    if others:
+        line += (f"; {len(others)} quer{'y' if len(others) == 1 else 'ies'} only another "
+                 f"version graded ({listed(others)}) take no machine label")
     return [line]
 
 
@@ -302,9 +317,11 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
     for n in names:
         runs_doc[n] = {"measures": {m.name: {**_entry(ppi_mean(
             all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights,
-            lam_max=lambda_max)), "machine": raw[m.name][n]} for m in shown}}
+            lam_max=lambda_max), value_range(m.family)), "machine": raw[m.name][n]}
+            for m in shown}}
     pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, (weights, lambda_max), correction,
                        raw)
+    warnings += _surer_than_they_are(runs_doc, pairs_doc, len(used))
     for m in shown:
         est = {k: [runs_doc[n]["measures"][m.name][k] for n in names]
                for k in ("estimate", "machine", "human")}
@@ -317,6 +334,49 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
         design={"drawn_by_poolkit": design.inclusion is not None, "source": design.source},
         runs=runs_doc, pairs=pairs_doc, tau=tau, agreement=judge, notes=lines,
         calibrate=calibrate, lambda_max=lambda_max, warnings=tuple(warnings))
+
+
+#: a standard error this small is one of identical values, up to rounding
+ZERO_WIDTH = 1e-12
+
+
+def _surer_than_they_are(runs_doc: Mapping[str, Any], pairs_doc: Mapping[str, Any],
+                         n: int) -> list[str]:
+    """The warning lines for intervals of width 0 and intervals beyond the measure's
+    range, each naming its entries (a few; see :func:`_entry` for the flags).
+
+    Width 0: n human queries with identical scores (or, for a pair, identical differences)
+    have a sample variance of 0, so the standard error is 0 and the interval is the point;
+    ppi-python and the classical t interval print the same. That says the n queries did not
+    vary, not that the mean is known: the rule of three says a proportion seen 0 times in n
+    can still be up to 3/n. poolkit prints the interval as computed and says so, rather
+    than widening it by another rule (Hoeffding's bound, say): a wider interval of another
+    kind in one row would not compare with its neighbours, and scores that merely differ a
+    little give nearly-0 widths no rule at exactly 0 would catch. The line is the honest
+    part: width 0 is not certainty.
+
+    Beyond the range: the interval is estimate +- quantile x se, symmetric, and can reach
+    below 0 or above 1 near the ends. It is printed as computed, not clipped: clipping
+    would keep its coverage (the true mean is inside the range) but break estimate +-
+    quantile x se, and a PPI estimate can itself lie outside the range (it corrects the
+    machine's mean), which a clipped interval would then not contain."""
+    entries = [(f"{name} {m}", e) for name, doc in runs_doc.items()
+               for m, e in doc["measures"].items()]
+    entries += [(f"{key.replace('|', ' - ')} {m}", e) for key, by_measure in pairs_doc.items()
+                for m, e in by_measure.items()]
+    out = []
+    flat = [name for name, e in entries if e["zero_width"]]
+    if flat:
+        out.append(f"warning: interval width 0 from {n} human queries with identical scores "
+                   f"({listed(flat)}): not a measure of certainty")
+    beyond = [f"{name} [{e['low']:.3f}, {e['high']:.3f}]" for name, e in entries
+              if e["beyond_range"]]
+    if beyond:
+        out.append(f"warning: {len(beyond)} interval{'s reach' if len(beyond) > 1 else ' reaches'}"
+                   f" beyond the values the measure can take ({listed(beyond)}): printed as "
+                   f"computed (estimate +- quantile x se); a mean lies in [0, 1], a "
+                   f"difference in [-1, 1]")
+    return out
 
 
 def _calibrated(all_m: dict[str, dict[str, np.ndarray]],
@@ -359,18 +419,19 @@ def _drawn(inclusion: Mapping[str, float], scored_h: Sequence[str],
     outside = [q for q in scored_h if q not in inclusion]
     if outside:
         lines.append(f"{len(outside)} quer{'y' if len(outside) == 1 else 'ies'} judged by "
-                     f"people outside the recorded draw ({_listed(outside)}): left out, the "
+                     f"people outside the recorded draw ({listed(outside)}): left out, the "
                      f"interval is about the draw")
     waiting = [q for q in inclusion if q not in set(scored_h)]
     if waiting:
         lines.append(f"{len(waiting)} drawn quer{'y has' if len(waiting) == 1 else 'ies have'}"
-                     f" no people's grade >= the level yet ({_listed(waiting)}): the estimate "
+                     f" no people's grade >= the level yet ({listed(waiting)}): the estimate "
                      f"uses the {len(kept)} judged, as if the others were missing at random")
     return kept, lines
 
 
-def _listed(qids: Sequence[str]) -> str:
-    return ", ".join(qids[:5]) + (", ..." if len(qids) > 5 else "")
+def listed(items: Sequence[str]) -> str:
+    """The first five of ``items`` (query ids, runs), then "..." when there are more."""
+    return ", ".join(items[:5]) + (", ..." if len(items) > 5 else "")
 
 
 def _honesty(design: Design, unscored: Sequence[str], left_out: Sequence[str],
@@ -383,7 +444,7 @@ def _honesty(design: Design, unscored: Sequence[str], left_out: Sequence[str],
                      f"one)")
     if left_out:
         lines.append(f"{len(left_out)} human quer{'y has' if len(left_out) == 1 else 'ies have'}"
-                     f" no machine label with a grade >= {level} ({_listed(left_out)}): left "
+                     f" no machine label with a grade >= {level} ({listed(left_out)}): left "
                      f"out of the estimate, which needs the machine's value on every human "
                      f"query")
     if unscored:
@@ -392,10 +453,16 @@ def _honesty(design: Design, unscored: Sequence[str], left_out: Sequence[str],
     return lines
 
 
-def _entry(est: PPIEstimate) -> dict[str, Any]:
+def _entry(est: PPIEstimate, bounds: tuple[float, float] | None) -> dict[str, Any]:
+    """One run's or pair's figures, with ``zero_width`` (the standard error is 0) and
+    ``beyond_range`` (the interval reaches past ``bounds``, the values the measure, or a
+    difference of it, can take; False when the measure has no range said)."""
+    beyond = bounds is not None and (est.low < bounds[0] - ZERO_WIDTH
+                                     or est.high > bounds[1] + ZERO_WIDTH)
     return {"machine": est.machine, "human": est.human, "estimate": est.estimate,
             "low": est.low, "high": est.high, "lambda": est.lam, "n": est.n, "N": est.N,
-            "se": est.se, "interval": est.method}
+            "se": est.se, "interval": est.method, "zero_width": est.se <= ZERO_WIDTH,
+            "beyond_range": beyond}
 
 
 def _pairs(names: Sequence[str], shown: Sequence[Measure],
@@ -408,16 +475,17 @@ def _pairs(names: Sequence[str], shown: Sequence[Measure],
     ``machine`` the difference of the raw machine means ``raw``; ``tuning`` the human
     queries' weights and the tuned lambda's upper clip."""
     weights, lam_max = tuning
-    found = [(m.name, d) for m in shown for d in pairwise_differences(
+    found = [(m, d) for m in shown for d in pairwise_differences(
         dict(all_m[m.name]), dict(all_h[m.name]), dict(all_mh[m.name]), correction="none",
         weights=weights, lam_max=lam_max)]
     adjusted: Sequence[float] = (CORRECTIONS[correction]([d.p for _m, d in found]).tolist()
                                  if found else [])
     out: dict[str, Any] = {}
-    for (measure, d), p_adj in zip(found, adjusted):
-        out.setdefault(f"{d.a}|{d.b}", {})[measure] = {
-            **_entry(d.estimate), "machine": raw[measure][d.a] - raw[measure][d.b],
-            "p": d.p, "p_adjusted": float(p_adj)}
+    for (m, d), p_adj in zip(found, adjusted):
+        out.setdefault(f"{d.a}|{d.b}", {})[m.name] = {
+            **_entry(d.estimate, value_range(m.family, difference=True)),
+            "machine": raw[m.name][d.a] - raw[m.name][d.b], "p": d.p,
+            "p_adjusted": float(p_adj)}
     return out
 
 
@@ -465,7 +533,10 @@ class EstimateReport(Report):
     calibrate: bool = False
     #: the tuned lambda's upper clip (``--lambda-max``; 1 is ppi-python's)
     lambda_max: float = 1.0
-    warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
+    #: the store form's policy and how many pairs it left out (people disagree on them)
+    unresolved: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: lines said on stderr too, one each (module docstring)
+    warnings: tuple[str, ...] = ()
     command: str = "estimate"
     poolkit_version: str = __version__
 

@@ -37,6 +37,8 @@ class ExportRequest:
     sample: str | None = None          # also write the pool's sample design here
     #: machine judges (``NAME`` or ``NAME@VERSION``) whose grades fill pairs no person graded
     machines: Sequence[str] = ()
+    #: one machine judge version's grades alone, no person's (``NAME`` or ``NAME@VERSION``)
+    machine_only: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,12 @@ class Exported:
 
     def summary(self) -> list[str]:
         """The lines said on stderr: how many labels, each pair the policy left out, and
-        the machine judges' share when any was named."""
+        the machine judges' share when any was named (or whose labels they all are)."""
+        alone = self.labels.origin.get("machine_only")
+        if alone:
+            return [f"poolkit export: {len(self.labels)} labels of machine judge {alone} alone, "
+                    f"no person's grade (a qrels file cannot say so: keep it apart from "
+                    f"people's labels)"]
         return unresolved_lines(self.labels, self.policy) + machine_lines(self.labels)
 
 
@@ -61,12 +68,14 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
     from poolkit.collection import Collection
     from poolkit.exports import ExportInput, design_rows, export_text, notes_by_pair
     from poolkit.io.atomic import check_outputs
-    from poolkit.policies import Labels, chosen_machines
+    from poolkit.policies import Labels
     from poolkit.pool.sample import with_unjudged
 
     if request.unjudged and request.format != "qrels":
         raise PoolkitError("--unjudged -1 needs --format qrels (golden.yaml has no grade for "
                            "'pooled, not judged')")
+    if request.machine_only is not None:
+        _check_machine_only(request)
     with Collection.open(request.config) as collection:
         config, store = collection.config, collection.store
         check_outputs({"-o": request.output, "--sample": request.sample,
@@ -74,9 +83,12 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         if request.pool_version is not None:
             collection.version(request.pool_version)
         assessors = collection.assessors(request.assessors)
-        machines = chosen_machines(store, request.machines, config.store_label)
-        labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
-                                   machines)
+        if request.machine_only is not None:
+            (alone,) = collection.machines([request.machine_only], "--machine-only")
+            labels = Labels.of_machine(store, alone, request.pool_version)
+        else:
+            labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
+                                       collection.machines(request.machines))
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)
@@ -89,6 +101,10 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
             now or datetime.now(timezone.utc), config.store_name, notes))
     exported = Exported(text, labels, request.policy)
     if not len(labels):
+        if request.machine_only is not None:
+            raise PoolkitError(f"{config.store_label}: --machine-only: machine judge "
+                               f"{labels.name} has no grade on a pair pooled by version "
+                               f"{request.pool_version}; nothing written")
         if labels.unresolved:
             for line in exported.summary():
                 warn(line)
@@ -100,6 +116,22 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
                            f"written")
     _write(request, exported, design)
     return exported
+
+
+def _check_machine_only(request: ExportRequest) -> None:
+    """``--machine-only`` writes one judge version's grades as qrels, with nothing of
+    people's: the options that choose or describe people's labels are refused."""
+    if request.format != "qrels":
+        raise PoolkitError("--machine-only writes TREC qrels: use --format qrels (golden.yaml "
+                           "is people's labels with their provenance)")
+    if "," in (request.machine_only or ""):
+        raise PoolkitError(f"--machine-only {request.machine_only}: one machine judge, "
+                           f"NAME or NAME@VERSION")
+    for flag, given in (("--with-machine", request.machines), ("--assessor", request.assessors),
+                        ("--unresolved", request.unresolved)):
+        if given:
+            raise PoolkitError(f"--machine-only takes no {flag}: it writes the machine judge's "
+                               f"grades alone, no person's")
 
 
 def _write(request: ExportRequest, exported: Exported,

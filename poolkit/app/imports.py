@@ -6,7 +6,10 @@ same file again adds nothing; a changed file appends only changed grades. Pairs 
 is not in the config's queries file or whose doc is not in its corpus are reported and
 skipped (there would be nothing to show an assessor); when that leaves nothing at all to
 import, the file or the config is the wrong one: an error naming the first pair's line, the
-store untouched. ``keep_unknown`` imports them anyway.
+store untouched. ``keep_unknown`` imports them anyway. A file that says a machine judge
+graded some of its pairs (``poolkit export --with-machine`` marks them) is refused under a
+person's name unless ``accept_machine``; as a machine judge's (``machine``) it is welcome
+(``app.machine_files``).
 
 Light at import: the command line's parser takes ``ImportReport.formats`` from here.
 """
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from poolkit.errors import InputError, tell
+from poolkit.errors import InputError, PoolkitError, tell
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
@@ -33,6 +36,7 @@ class ImportRequest:
     keep_unknown: bool = False     # also import pairs outside the collection
     qrels_format: str | None = None  # None: detected from the content
     machine: str | None = None     # a model id: the grades are that machine judge's
+    accept_machine: bool = False   # take grades the file says are a machine's as source's
 
 
 _TABLE_ONLY = {"table_only": True}  # named in the table, not a key of the JSON document
@@ -57,13 +61,16 @@ class ImportReport(Report):
     unknown_doc_pairs: int
     kept_unknown: bool
     store: str
+    #: ``--accept-machine``: JUDGE@VERSION -> the pairs the file said it graded, recorded
+    #: as the source's all the same (absent otherwise)
+    machine_accepted: dict[str, int] | None = field(default=None, metadata={"omit_none": True})
     labels_name: str = field(default="", metadata=_TABLE_ONLY)
     queries_file: str = field(default="", metadata=_TABLE_ONLY)
     corpus_file: str = field(default="", metadata=_TABLE_ONLY)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if not f.metadata.get("table_only")}
+        table_only = {f.name for f in fields(self) if f.metadata.get("table_only")}
+        return {k: v for k, v in super().to_dict().items() if k not in table_only}
 
     def render_table(self) -> str:
         from poolkit.retrieve.run import counted
@@ -71,6 +78,9 @@ class ImportReport(Report):
         lines = [f"{self.labels_name}: {counted(self.pairs, 'graded pair')} -> "
                  f"{counted(self.imported, 'new import event')} by "
                  f"{self.source!r} ({self.unchanged} already standing) in {self.store}"]
+        for label, n in (self.machine_accepted or {}).items():
+            lines.append(f"  {counted(n, 'grade')} the file says machine judge {label} gave, "
+                         f"recorded as {self.source}'s (--accept-machine)")
         if self.pooled_not_judged:
             lines.append(f"  {counted(self.pooled_not_judged, 'pair')} marked -1 (pooled, "
                          f"not judged): not grades, not recorded")
@@ -90,6 +100,12 @@ class ImportReport(Report):
 def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) -> ImportReport:
     """Record the file's grades as ``import`` events by ``request.source``; ``warn`` hears a
     golden.yaml query text that differs from the collection's."""
+    from poolkit.app.machine_files import (
+        ACCEPT,
+        accepted_note,
+        machine_counts,
+        refuse_machine_grades,
+    )
     from poolkit.collection import Collection
     from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
@@ -102,6 +118,9 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
     from poolkit.store.imports import split_unjudged
 
     source = check_assessor(request.source, "--as: source name")  # before anything is read
+    if request.accept_machine and request.machine is not None:
+        raise PoolkitError(f"{ACCEPT} takes a machine's grades as a person's; with --machine "
+                           f"they are recorded as the judge's: give one of the two")
     collection = Collection.open(request.config, write=True, create=True)
     config = collection.config
     path = str(request.labels)
@@ -111,6 +130,11 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         labels, texts, _provenance = read_golden_full(path, config.grades)
     else:
         labels = read_labels(path, fmt)
+    if request.machine is None and not request.accept_machine:
+        refuse_machine_grades(
+            labels, f"recorded --as {source} they would pass for a person's",
+            f"import the file as the judge's (--as JUDGE --machine MODEL), or give {ACCEPT} "
+            f"to record them as {source}'s all the same")
     # a grade off the config's scale: an error naming the line
     graded, unjudged = split_unjudged(labels, config.grades)
     queries = read_queries(config.queries)
@@ -132,17 +156,22 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
                                  config.corpus.name)
     with collection, collection.made_on_success():  # a first import that fails makes no store
         store = collection.store
-        collection.assessor(source, "import", "--as")  # a lead's: refused before any write
+        # a lead's, and a person's name or a judge's: refused before any write
+        collection.assessor(source, "import", "--as", machine=request.machine is not None)
         store.upsert_queries(queries)
+        accepted = ({p: accepted_note(label) for p, label in labels.machine.items()}
+                    if request.machine is None else {})
         added = record_imports(store, kept, source, source=path_text(Path(path).name),
-                               machine=request.machine)
+                               machine=request.machine, notes=accepted)
+    taken = (machine_counts(labels, ((q, d) for q, ds in kept.grades.items() for d in ds))
+             if accepted else None)
     return ImportReport(
         labels=path, labels_sha256=labels.sha256, source=source, pairs=len(labels),
         imported=added, unchanged=len(kept) - added, pooled_not_judged=unjudged,
         unknown_queries=unknown_q,
         unknown_query_pairs=sum(len(labels.grades[q]) for q in unknown_q),
         unknown_doc_pairs=unknown_pairs, kept_unknown=bool(request.keep_unknown),
-        store=config.store_label, labels_name=labels.name,
+        store=config.store_label, machine_accepted=taken, labels_name=labels.name,
         queries_file=config.queries.name, corpus_file=config.corpus.name)
 
 

@@ -65,7 +65,7 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
         from poolkit.judge.review import machine_review
 
         review = machine_review(collection.store, assessor, request.review_machine,
-                                collection.config.store_label)
+                                collection.config.store_label, collection.config)
     # No pool version asked: the session follows the latest (a new one shows at the next query)
     return JudgingSession(collection.store, assessor, mode=request.mode,
                           start_qid=request.query, pool_version=request.pool_version,

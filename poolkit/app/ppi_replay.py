@@ -8,7 +8,9 @@ measure code, ``Measure.from_facts``). For each n and each of ``seeds`` draws, p
 * ``queries``: n queries uniformly without replacement, judged in full; the estimate is
   PPI++ (:func:`poolkit.score.ppi.ppi_mean_many`; t quantile below 30 queries).
 * ``pairs``: the same number of human judgments (n times the mean pairs per query) spread
-  over every query, stratified by the machine's grade (:mod:`poolkit.score.ppi_pairs`).
+  over every query, stratified by the machine's grade (:mod:`poolkit.score.ppi_pairs`). n
+  is then a budget in queries' worth of judgments, not the queries people see: each
+  result's ``human_queries`` says those (every query with a pair to draw).
 
 ``calibrate`` (query design only): the machine's value of a query is its metric under the
 machine's grades recalibrated to the people's, cross-fitted on the draw's human queries
@@ -23,13 +25,18 @@ the coverage and width of the difference's interval and the share of the truth's
 significant differences (paired, all queries human-judged, Holm-adjusted p < 0.05) that an
 estimate finds (adjusted p < 0.05, same sign).
 
+A query the truth scores that the machine never labelled gets the machine's value 0 (its
+machine-only figures count it so; the query design's estimate corrects that prediction as
+any other, the pair design draws its pairs from the stratum of pairs the machine did not
+grade): a warning (stderr, and ``warnings`` in the JSON) names how many and which.
+
 Every seed's draw comes from one generator seeded by (n, design), so a replay is the same
 on every machine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -41,8 +48,6 @@ from poolkit.errors import PoolkitError, one_of
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:  # the verb imports them when it runs: building the parser stays cheap
-    from collections.abc import Mapping
-
     from poolkit.io.run import Run
     from poolkit.score.measures import Measure
     from poolkit.score.ppi import PPIBatch
@@ -128,7 +133,22 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
     results = [_replay_n(inputs, r, n, m) for n in ns for m in measures]
     return PPIReplayReport(design=r.design, level=r.level, seeds=r.seeds,
                            queries=len(queries), runs=names, results=results,
-                           calibrate=r.calibrate, lambda_max=lambda_max)
+                           calibrate=r.calibrate, lambda_max=lambda_max,
+                           warnings=_unlabelled(queries, machine.grades))
+
+
+def _unlabelled(queries: Sequence[str], machine: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """The warning for the truth's scored queries the machine never labelled (module
+    docstring), or none."""
+    from poolkit.app.estimate import listed
+
+    missing = [q for q in queries if not machine.get(q)]
+    if not missing:
+        return []
+    return [f"warning: {len(missing)} of the {len(queries)} queries the truth scores "
+            f"{'has' if len(missing) == 1 else 'have'} no machine label ({listed(missing)}): "
+            f"the machine's value there is 0, in its machine-only figures and as the "
+            f"prediction the estimate corrects"]
 
 
 def _texts(value: Sequence[str] | str) -> list[str]:
@@ -222,8 +242,9 @@ def _stacked(rows: Sequence[Any], p: np.ndarray | None = None) -> _Intervals:
 
 
 def _pair_design(inputs: _Inputs, measure: Measure, budget: int, seeds: int, level: int,
-                 rng: np.random.Generator) -> tuple[_Intervals, _Intervals, int]:
-    """The pair design's estimate for every run and pair of runs, and the judgments made."""
+                 rng: np.random.Generator) -> tuple[_Intervals, _Intervals, int, int]:
+    """The pair design's estimate for every run and pair of runs, the judgments made and
+    the queries they were made in."""
     from poolkit.score.ppi import two_sided_p
     from poolkit.score.ppi_pairs import combine, draw, estimate_query
 
@@ -235,7 +256,8 @@ def _pair_design(inputs: _Inputs, measure: Measure, budget: int, seeds: int, lev
              for a, b in combinations(range(len(per_run)), 2)]
     p = np.array([[two_sided_p(float(e), float(s), None) for e, s in zip(iv.estimate, iv.se)]
                   for iv in pairs])
-    return _stacked(runs), _stacked(pairs, p), sum(d.judged for d in draws)
+    return (_stacked(runs), _stacked(pairs, p), sum(d.judged for d in draws),
+            sum(d.judged > 0 for d in draws))
 
 
 def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
@@ -246,7 +268,7 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
     rng = np.random.default_rng([n, DESIGNS.index(r.design)])
     draws = np.argsort(rng.random((r.seeds, N)), axis=1)[:, :n]
     human, human_pairs = _query_design(truth, machine, draws, 0.0)
-    judgments = float(inputs.sizes[draws].sum(axis=1).mean())
+    judgments, judged_queries = float(inputs.sizes[draws].sum(axis=1).mean()), n
     if r.design == "queries" and r.calibrate:
         est, est_pairs = _calibrated_design(truth, *inputs.calibrated[measure.name], draws,
                                             r.lambda_max)
@@ -254,10 +276,11 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
         est, est_pairs = _query_design(truth, machine, draws, None, r.lambda_max)
     else:
         budget = round(n * float(inputs.sizes.mean()) / N)  # n queries' pairs, expected
-        est, est_pairs, made = _pair_design(inputs, measure, budget, r.seeds, r.level, rng)
+        est, est_pairs, made, judged_queries = _pair_design(inputs, measure, budget, r.seeds,
+                                                            r.level, rng)
         judgments = float(made)
-    return _figures(inputs.names, truth, machine, est, est_pairs, human, human_pairs, n,
-                    measure.name, judgments)
+    return _figures(inputs.names, truth, machine, est, est_pairs, human, human_pairs,
+                    (n, judged_queries), measure.name, judgments)
 
 
 def _adjusted(p: np.ndarray) -> np.ndarray:
@@ -267,8 +290,10 @@ def _adjusted(p: np.ndarray) -> np.ndarray:
 
 
 def _figures(names: list[str], truth: np.ndarray, machine: np.ndarray, est: _Intervals,
-             est_pairs: _Intervals, human: _Intervals, human_pairs: _Intervals, n: int,
-             measure: str, judgments: float) -> dict[str, Any]:
+             est_pairs: _Intervals, human: _Intervals, human_pairs: _Intervals,
+             effort: tuple[int, int], measure: str, judgments: float) -> dict[str, Any]:
+    """``effort``: n (``--n``) and the queries people judged in (n, or in the pair design
+    every query a pair was drawn from)."""
     from poolkit.analysis.stats import kendall_tau
     from poolkit.score.ppi import ppi_mean_many
 
@@ -304,8 +329,10 @@ def _figures(names: list[str], truth: np.ndarray, machine: np.ndarray, est: _Int
                    "human_coverage": float(covered(human, true)[i].mean()),
                    "human_width": float(hwidth[i]), "width_ratio": float(width[i] / hwidth[i])}
             for i, name in enumerate(names)}
+    n, human_queries = effort
     return {
-        "n": n, "measure": measure, "judgments": judgments, "runs": runs,
+        "n": n, "human_queries": human_queries, "measure": measure, "judgments": judgments,
+        "runs": runs,
         "summary": {
             "max_abs_bias": float(max(abs(v["bias"]) for v in runs.values())),
             "machine_max_abs_bias": float(np.max(np.abs(machine.mean(axis=1) - true))),
@@ -343,6 +370,8 @@ class PPIReplayReport(Report):
     calibrate: bool = False
     #: the tuned lambda's upper clip (query design; 1 is ppi-python's)
     lambda_max: float = 1.0
+    #: lines said on stderr too, one each (module docstring)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"command": self.kind, **super().to_dict()}

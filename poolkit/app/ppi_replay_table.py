@@ -1,5 +1,6 @@
 """The ppi-replay report as Markdown tables: one summary row per n and measure, then each
-run's bias and coverage."""
+run's bias and coverage. In the pair design n is a budget (the judgments of n whole queries,
+spread over every query): the design line and the n column say so."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ def replay_table(report: Any) -> str:
     calibrated = "; machine grades recalibrated (cross-fitted)" if report.calibrate else ""
     if report.lambda_max != 1.0:
         calibrated += f"; tuned lambda in [0, {report.lambda_max:g}]"
-    lines = [f"Design: {report.design}{calibrated}; {report.seeds} seeds; truth: the FULL qrels on "
-             f"{report.queries} queries; level {report.level}; 95% intervals (t below 30 "
-             f"human queries in the query design). Human-only: the same n queries judged "
-             f"by people alone.", "",
-             "| measure | n | judgments | max abs bias (machine) | coverage (human) | "
+    pairs = report.design == "pairs"
+    spread = (f" (n: a budget of n whole queries' worth of pairs, spread over all "
+              f"{report.queries} queries; judgments: the pairs drawn)" if pairs else "")
+    n = "n (queries' worth)" if pairs else "n"
+    lines = [f"Design: {report.design}{spread}{calibrated}; {report.seeds} seeds; truth: the "
+             f"FULL qrels on {report.queries} queries; level {report.level}; 95% intervals (t "
+             f"below 30 human queries in the query design). Human-only: the same n queries "
+             f"judged by people alone.", "",
+             f"| measure | {n} | judgments | max abs bias (machine) | coverage (human) | "
              "width vs human: mean (max) | tau: estimate / machine / human | "
              "pairs: coverage (human) | pairs: width vs human | significant found "
              "(human) |",
@@ -33,7 +38,7 @@ def replay_table(report: Any) -> str:
             f"{t['human']:.3f} | {p['coverage']:.2f} ({p['human_coverage']:.2f}) | "
             f"{p['width_ratio']:.2f}x | {_share(p['found'])} ({_share(p['human_found'])}) "
             f"of {p['significant']}/{p['of']} |")
-    lines += ["", "| measure | n | run | truth | machine | bias | coverage | width | "
+    lines += ["", f"| measure | {n} | run | truth | machine | bias | coverage | width | "
                   "human width |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for r in report.results:
         for name, v in r["runs"].items():

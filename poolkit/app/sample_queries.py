@@ -2,7 +2,8 @@
 
 The population is the pooled queries of the collection's store. ``stratify_by="machine"``
 stratifies them by the machine judge's per-query score: the mean over the collection's runs
-of ``measure`` under the newest version of the judge's labels (``pool.query_sample`` for
+of ``measure`` under one version of the judge's labels (``--machine NAME@VERSION``, or
+``NAME``: the version the config defines, ``machine_choice``; ``pool.query_sample`` for
 the designs); a query the judge's labels do not score is not in that population. The draw
 (seed, design, judge version, each query's stratum and inclusion probability) is recorded in
 the store: ``poolkit judge --sample`` serves its queries and ``poolkit estimate``'s store form
@@ -13,11 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolkit.errors import PoolkitError
 from poolkit.io.sample import QueryDraw
 from poolkit.reports import Report, register_report
+
+if TYPE_CHECKING:
+    from poolkit.policies import MachineVersion
 
 STRATIFY = ("machine",)
 DEFAULT_MEASURE = "nDCG@10"
@@ -55,8 +59,8 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
             version, scores = machine_scores(collection, r.machine, r.measure, level)
             scores = {q: scores[q] for q in population if q in scores}
             draw = QueryDraw(r.seed, r.n, len(scores), "stratified",
-                             draw_stratified(scores, r.n, r.seed), r.machine, version,
-                             r.measure)
+                             draw_stratified(scores, r.n, r.seed), version.judge,
+                             version.version, r.measure)
         number = store.record_query_draw(draw)
         label = collection.config.store_label
     return SampleQueriesReport(draw=number, design=draw.design, seed=draw.seed, n=draw.n,
@@ -68,23 +72,24 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
 
 
 def machine_scores(collection: Any, judge: str, measure: str, level: int,
-                   ) -> tuple[str, dict[str, float]]:
-    """(the judge's newest version, qid -> mean over the collection's runs of ``measure``
-    under that version's labels), each run scored as ``poolkit score`` scores it."""
-    from poolkit.app.estimate import judge_versions, machine_qrels
+                   ) -> tuple[MachineVersion, dict[str, float]]:
+    """(the judge version ``judge`` names, qid -> mean over the collection's runs of
+    ``measure`` under that version's labels), each run scored as ``poolkit score`` scores
+    it."""
+    from poolkit.app.estimate import machine_qrels
     from poolkit.app.score import ScoreRequest, check, score_run
     from poolkit.score.document import Settings
 
     shown = check(ScoreRequest(qrels="", runs=["-"], measures=[measure], level=level)).shown
-    newest = judge_versions(collection.store, judge, collection.config.store_label)[-1]
-    qrels = machine_qrels(newest)
+    chosen = collection.machine_choice().choose(judge, "--machine")
+    qrels = machine_qrels(chosen)
     totals: dict[str, list[float]] = {}
     settings = Settings(ks=[m.cutoff for m in shown if m.cutoff] or [10], level=level)
     for run in collection.runs().values():
         per = score_run(qrels, run, shown, settings).evaluation.per_query[shown[0].name]
         for q, v in per.items():
             totals.setdefault(q, []).append(v)
-    return newest.version, {q: sum(v) / len(v) for q, v in totals.items()}
+    return chosen, {q: sum(v) / len(v) for q, v in totals.items()}
 
 
 @register_report

@@ -34,6 +34,7 @@ from poolkit.score.audit import (
     audit_measures,
     audit_run,
     check_fail_on,
+    coverage_warnings,
     parse_fail_on,
     truth_table,
 )
@@ -116,6 +117,7 @@ class _Checked:
     fetch: list[PathLike | Run]
     options: TestOptions
     corpus_size: int | None
+    corpus_ids: frozenset[str] | None = None  # --corpus's ids (with --corpus-size: unknown)
 
 
 def score_runs(request: ScoreRequest) -> ScoreReport:
@@ -129,7 +131,7 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
         fetches = [_run(path, r.order, r.run_format) for path in c.fetch]
         sample = read_sample(r.sample) if r.sample else None
         settings = Settings(ks=c.ks, level=r.level, order=r.order, depth=r.depth, gain=r.gain,
-                            corpus_size=c.corpus_size)
+                            corpus_size=c.corpus_size, corpus_ids=c.corpus_ids)
         jobs = r.jobs or default_jobs(len(c.runs))
 
         def read_file(i: int) -> Run:
@@ -168,6 +170,8 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
         return ScoreReport.build(settings, qrels, results, truth=truth,
                                  conditions=[cond.text for cond in c.conditions],
                                  failures=failures, tests=tests,
+                                 notes=coverage_warnings(qrels, c.corpus_size, c.corpus_ids,
+                                                         r.corpus),
                                  sample=check_sample(qrels.grades, sample) if sample else None)
 
 
@@ -204,11 +208,12 @@ def check(request: ScoreRequest) -> _Checked:
         check_outputs({"--plot": r.plot}, {
             "the qrels": _path(r.qrels), "--truth": _path(r.truth), "--corpus": r.corpus,
             "--sample": r.sample, **{f"the run {p}": p for p in map(_path, runs + fetch) if p}})
-    size = corpus_size(r.corpus) if r.corpus else r.corpus_size
+    ids = corpus_ids(r.corpus) if r.corpus else None
+    size = len(ids) if ids is not None else r.corpus_size
     if size is None and any(cond.rule.name == "coverage" for cond in conditions):
         raise PoolkitError("--fail-on coverage<X needs the corpus size: give --corpus-size N "
                            "or --corpus corpus.jsonl")
-    return _Checked(shown, ks, conditions, stages, runs, fetch, options, size)
+    return _Checked(shown, ks, conditions, stages, runs, fetch, options, size, ids)
 
 
 # --- the request's parts -------------------------------------------------------------------
@@ -320,9 +325,15 @@ def parse_stages(text: str) -> tuple[int, int]:
 
 def corpus_size(path: PathLike) -> int:
     """Documents in a corpus JSONL, read by the same reader ``poolkit pool`` uses."""
+    return len(corpus_ids(path))
+
+
+def corpus_ids(path: PathLike) -> frozenset[str]:
+    """The doc ids of a corpus JSONL (``--corpus``): label coverage counts the judged ids
+    among them."""
     from poolkit.io.corpus import read_corpus  # light, but only needed with a corpus
 
-    return len(read_corpus(path))
+    return frozenset(read_corpus(path).index)
 
 
 def require_positive(value: int | None, flag: str) -> None:
@@ -379,7 +390,8 @@ def score_run(qrels: Qrels, run: Run, shown: Sequence[Measure], settings: Settin
     cis = intervals({m.name: ev.per_query[m.name] for m in shown},
                     {m.name: m.family for m in shown}, ev.scored)
     audit: Audit = audit_run(qrels, run, ev, ks, level=level, depth=depth,
-                             corpus_size=settings.corpus_size, sample=sample)
+                             corpus_size=settings.corpus_size,
+                             corpus_ids=settings.corpus_ids, sample=sample)
     result = RunResult(RunInfo.of(run, qrels), ev, list(shown), cis, audit)
     if fetch is not None or stages is not None:
         fetch_run = fetch or run

@@ -24,6 +24,7 @@ from poolkit.tables import table
 if TYPE_CHECKING:
     from poolkit.analysis.gold import GoldAgreement
     from poolkit.collection import Collection
+    from poolkit.machine_choice import MachineChoice
     from poolkit.pool.stopping import StoppingRule
     from poolkit.store.contract import StoreBackend
     from poolkit.store.judging import StatusCounts
@@ -125,7 +126,8 @@ def status(collection: Collection, pool_version: int | None = None,
                            top)
     from poolkit.analysis.team import team_figures, with_flags
 
-    machines = machine_coverage(collection.store, counts.pool_version)
+    machines = machine_coverage(collection.store, counts.pool_version,
+                                collection.machine_choice())
     team, assignment = team_figures(collection.store, now)
     team = with_flags(team, counts.assessors, top)
     gold_set, gold = gold_figures(collection.store)
@@ -146,20 +148,25 @@ def gold_figures(store: StoreBackend) -> tuple[dict[str, Any] | None, dict[str, 
                  "pairs": len(store.gold_queue()), "rate": current.rate, "seed": current.seed}
     try:
         return described, gold_agreement(store)
-    except StoreError:  # an assessor on PostgreSQL: gold's grades are the lead's to read
+    except StoreError:  # an assessor on PostgreSQL: gold's grades and file are the lead's
+        del described["labels"]
         return {**described, "hidden": True}, {}
 
 
-def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str, Any]]:
+def machine_coverage(store: StoreBackend, version: int | None,
+                     choice: MachineChoice | None = None) -> list[dict[str, Any]]:
     """Each machine judge version, oldest first per judge: the pool's pairs (as of
     ``version``; none without a pool) it holds a standing grade on, and those it failed on
     (an ``autojudge`` failure, a note event with ``{"failed": ...}``, not graded since).
-    ``latest`` marks the version ``--with-machine NAME`` takes."""
+    ``default`` marks the version a bare ``--with-machine NAME`` reads (``choice``: the
+    collection's ``machine_choice``; None: a store without a config); a judge none of
+    whose versions is it has none marked."""
     import json
 
-    from poolkit.policies import machine_versions
+    from poolkit.machine_choice import MachineChoice
 
-    judges = store.machine_judges()
+    choice = choice or MachineChoice(store, str(store.path))
+    judges = choice.known()
     if not judges:
         return []
     pooled = store.pooled_pairs(version) if version is not None else set()
@@ -173,14 +180,15 @@ def machine_coverage(store: StoreBackend, version: int | None) -> list[dict[str,
                 continue
             if isinstance(note, dict) and "failed" in note and e.judge_version:
                 failed.setdefault(e.judge_version, set()).add((e.qid, e.docid))
-        versions = machine_versions(store, judge)
+        versions = choice.versions(judge)
+        default = choice.default(judge) if versions else None
         for v in versions:
             graded = set(v.grades) & pooled
-            out.append({"judge": judge, "version": v.version, "latest": v is versions[-1],
+            out.append({"judge": judge, "version": v.version, "default": v is default,
                         "graded": len(graded), "pooled": len(pooled),
                         "failed": len((failed.get(v.version, set()) & pooled) - graded)})
         known = {v.version for v in versions}
-        out.extend({"judge": judge, "version": version_, "latest": False, "graded": 0,
+        out.extend({"judge": judge, "version": version_, "default": False, "graded": 0,
                     "pooled": len(pooled), "failed": len(pairs & pooled)}
                    for version_, pairs in sorted(failed.items()) if version_ not in known)
     return out
@@ -332,7 +340,7 @@ def team_lines(report: Mapping[str, Any]) -> list[str]:
 def machine_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The machine judges' table: never mixed into the people's counts above it."""
     head = ("machine judge", "version", "graded/pooled", "coverage", "failed")
-    cells = [(r["judge"], r["version"] + (" (latest)" if r["latest"] else ""),
+    cells = [(r["judge"], r["version"] + (" (default)" if r["default"] else ""),
               f"{r['graded']}/{r['pooled']}",
               f"{r['graded'] / r['pooled']:.1%}" if r["pooled"] else "-", str(r["failed"]))
              for r in rows]

@@ -36,6 +36,8 @@ def parse_variant(spec: JudgeSpec, kind: JudgeKind, text: str) -> tuple[str, Any
     """(option, value) of ``KEY=VALUE``, checked as the config's value would be."""
     import yaml
 
+    from poolkit.io.yamlnodes import yaml_problem
+
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key or not raw.strip():
@@ -50,8 +52,14 @@ def parse_variant(spec: JudgeSpec, kind: JudgeKind, text: str) -> tuple[str, Any
     param = next(p for p in kind.options if p.key == key)
     try:
         value = param.check(yaml.safe_load(raw), f"--variant {spec.name}")
-    except (ParamError, yaml.YAMLError) as exc:
-        raise PoolkitError(str(exc).splitlines()[0]) from None
+    except ParamError as exc:
+        raise PoolkitError(str(exc)) from None
+    except yaml.MarkedYAMLError as exc:  # the whole of it: its first line is half a sentence
+        raise PoolkitError(f"--variant {key}={raw.strip()}: not valid YAML: "
+                           f"{yaml_problem(exc)[1]}") from None
+    except yaml.YAMLError as exc:
+        raise PoolkitError(f"--variant {key}={raw.strip()}: not valid YAML: "
+                           f"{' '.join(str(exc).split())}") from None
     if value == spec.settings.get(key):
         raise PoolkitError(f"--variant {key}={raw.strip()}: judge {spec.name!r} already has "
                            f"it; a variant must change the option")

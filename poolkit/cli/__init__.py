@@ -21,7 +21,14 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from poolkit import __version__
-from poolkit.errors import PoolkitError, out_of_memory, printable, tell, too_many_open_files
+from poolkit.errors import (
+    PoolkitError,
+    Terminated,
+    out_of_memory,
+    printable,
+    tell,
+    too_many_open_files,
+)
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
 SUBCOMMANDS = {
@@ -116,11 +123,6 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
     return parser
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt: every
-    transaction open rolls back and every temporary file is removed on the way out."""
-
-
 def _terminate(signum: int, frame: object) -> NoReturn:
     raise Terminated
 
@@ -211,10 +213,11 @@ def _main(argv: list[str]) -> int:
     except PoolkitError as exc:
         tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
-    except Terminated:
-        return 143  # 128 + SIGTERM, as a shell reports a process SIGTERM ended
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        if str(exc):  # what the command had done when stopped (errors.Terminated)
+            tell(f"poolkit {args.command}: {exc}")
+        # 128 + the signal's number, as a shell reports a process it ended
+        return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:
         return 0
     except Exception as exc:

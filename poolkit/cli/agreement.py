@@ -55,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--assessor", action="append", default=None, metavar="NAME",
                    help="only these store assessors (repeatable; default: all)")
     p.add_argument("--with-machine", action="append", default=None, metavar="NAME[@VERSION]",
-                   help="only these machine judges of the store (NAME: its latest version; "
+                   help="only these machine judges of the store (NAME: the version the config "
+                        "defines; "
                         "repeatable or NAME,NAME; default: every version of every judge)")
     p.add_argument("--no-machine", action="store_true",
                    help="leave the store's machine judges out")

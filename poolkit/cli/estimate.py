@@ -18,12 +18,15 @@ the three give; and the judge's agreement with the people (kappa, confusion, the
 `poolkit agreement`). Per-query values are `poolkit score`'s, so every measure of score is
 available. The interval assumes the human queries are a random sample of the queries: the
 report says so when they were not drawn by poolkit's sampler, and says which human queries
-had no machine label (they are left out)."""
+had no machine label (they are left out). Warnings (stderr, and `warnings` in the JSON) say
+where a figure is surer than it looks: pairs people disagree on that --policy left out,
+intervals of width 0 (identical human scores), intervals beyond the measure's range."""
 
 EPILOG = """\
 forms:
   poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...    file form
-  poolkit estimate CONFIG --machine JUDGE [--human NAME...] [--run RUN]  store form
+  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...] [--run RUN]
+                                                                          store form
   (the store form when the first input is a .yaml/.yml config and --machine is no file)
 
 examples:
@@ -44,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("inputs", nargs="+", metavar="CONFIG|RUN",
         help="file form: RUN files; store form: the CONFIG")
     add("--machine", required=True, metavar="QRELS|JUDGE",
-        help="file form: the machine judge's labels; store form: the judge's name")
+        help="file form: the machine judge's labels; store form: the judge, JUDGE (the "
+             "version the config defines) or JUDGE@VERSION")
     add("--human", metavar="QRELS|NAMES",
         help="file form: the people's labels (on some queries); store form: whose grades "
              "count (NAME,NAME; default: every person)")

@@ -31,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from poolkit.cli.options import add_with_machine
 
     add_with_machine(p)
+    p.add_argument("--machine-only", metavar="NAME[@VERSION]",
+                   help="write machine judge NAME's grades alone, no person's (qrels only; "
+                        "NAME: the version the config defines): to score against a judge, "
+                        "never to import as a person's labels")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     p.add_argument("--assessor", nargs="+", action="extend", metavar="NAME",
                    help="count only these assessors' grades")
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     exported = export(ExportRequest(
         args.config, args.format, args.policy, output=args.output, assessors=args.assessor,
         pool_version=args.pool_version, unresolved=args.unresolved,
-        unjudged=args.unjudged is not None, sample=args.sample, machines=args.with_machine))
+        unjudged=args.unjudged is not None, sample=args.sample, machines=args.with_machine,
+        machine_only=args.machine_only))
     if not args.output:
         sys.stdout.write(exported.text)
     for line in exported.summary():

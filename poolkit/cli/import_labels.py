@@ -8,7 +8,11 @@ reported and skipped (there would be nothing to show an assessor); when that lea
 at all to import, the file or the config is the wrong one: an error naming the first pair's
 line, the store untouched. ``--keep-unknown`` imports them anyway. ``--machine MODEL``
 records the file as machine judge SOURCE's grades (a judge's output: UMBRELA's qrels),
-which readers of people's labels never see.
+which readers of people's labels never see. A file that says a machine judge graded some of
+its pairs (`poolkit export --with-machine` marks them: JUDGE@VERSION in a qrels line's
+column 2, golden.yaml's provenance `machine:`) is refused unless it is imported with
+``--machine`` or ``--accept-machine`` records those grades as SOURCE's all the same (each
+such event's note says so).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--machine", metavar="MODEL",
                    help="the labels are machine judge SOURCE's, made by MODEL (recorded as "
                         "machine events no reader of people's labels sees)")
+    p.add_argument("--accept-machine", action="store_true",
+                   help="record the grades the file says are a machine judge's as SOURCE's "
+                        "all the same (each event's note names the judge)")
     p.add_argument("--keep-unknown", action="store_true",
                    help="also import pairs whose query or doc is not in the collection")
     p.add_argument("--format", choices=ImportReport.formats, default=ImportReport.formats[0])
@@ -46,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     report = import_labels(ImportRequest(args.config, args.labels, args.source,
                                          keep_unknown=args.keep_unknown,
                                          qrels_format=args.qrels_format,
-                                         machine=args.machine))
+                                         machine=args.machine,
+                                         accept_machine=args.accept_machine))
     sys.stdout.write(report.render(args.format))
     return 0

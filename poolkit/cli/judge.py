@@ -33,10 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="walk the pairs where assessors disagree, showing their grades, "
                            "and record NAME's adjudicated grade as its own event")
     mode.add_argument("--review-machine", metavar="JUDGE[@VERSION]",
-                      help="walk the pairs where machine judge JUDGE (its latest version, or "
-                           "@VERSION) and NAME disagree most, showing the judge's grade after "
-                           "NAME's, and record NAME's answer as an adjudication (a person's "
-                           "grade: it decides the pair in people's labels)")
+                      help="walk the pairs where machine judge JUDGE (the version the config "
+                           "defines, or JUDGE@VERSION) and NAME disagree most, showing the "
+                           "judge's grade after NAME's, and record NAME's answer as an "
+                           "adjudication (a person's grade: it decides the pair in people's "
+                           "labels)")
     p.add_argument("--show-names", action="store_true",
                    help="with --adjudicate: show which assessor gave which grade")
     p.add_argument("--pool-version", type=int, metavar="V",

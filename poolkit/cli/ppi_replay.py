@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--machine", required=True, metavar="MACHINE_QRELS",
                    help="the machine judge's qrels")
     p.add_argument("--n", default="5,10,20", metavar="N,...",
-                   help="human queries (or as many judgments, pairs design); default 5,10,20")
+                   help="human queries (pairs design: a budget of N queries' worth of "
+                        "judgments, spread over every query); default 5,10,20")
     p.add_argument("--seeds", type=int, default=50, metavar="S", help="draws per n (50)")
     p.add_argument("--design", choices=DESIGNS, default=DESIGNS[0],
                    help="what people judge (default: queries)")
@@ -60,9 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
+    from poolkit.cli.options import say_warnings
 
     report = ppi_replay(PPIReplayRequest(args.qrels, args.machine, args.runs, args.n,
                                          args.seeds, args.design, args.measures, args.level,
                                          args.calibrate, args.lambda_max))
     sys.stdout.write(report.render(args.format))
+    say_warnings(report.warnings)
     return 0

@@ -14,9 +14,9 @@ Draw N of the store's pooled queries for people to judge, and record the draw in
 weights each judged query by 1/its inclusion probability (so its interval is about a random
 sample). Uniform by default (every query's probability N/population); --stratify-by machine
 cuts the queries, sorted by the machine judge's per-query score (the mean over the
-collection's runs of --measure under the judge's newest version), into N // 2 strata of
-near-equal size and draws from each in proportion. The same seed on the same store draws
-the same queries."""
+collection's runs of --measure under the version the config defines, or JUDGE@VERSION's),
+into N // 2 strata of near-equal size and draws from each in proportion. The same seed on the
+same store draws the same queries."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True, metavar="S", help="the draw's seed")
     p.add_argument("--stratify-by", choices=list(STRATIFY), default=None,
                    help="stratify by the machine judge's per-query score (needs --machine)")
-    p.add_argument("--machine", metavar="JUDGE", help="the machine judge that stratifies")
+    p.add_argument("--machine", metavar="JUDGE[@VERSION]",
+                   help="the machine judge that stratifies (JUDGE: the version the config "
+                        "defines)")
     p.add_argument("--measure", default=DEFAULT_MEASURE, metavar="MEASURE",
                    help=f"the per-query score that stratifies (default: {DEFAULT_MEASURE})")
     p.add_argument("--level", type=int, default=None, metavar="N",

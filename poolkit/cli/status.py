@@ -20,12 +20,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="count against the pool as of version V (default: the latest)")
     p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
                    help="the lead's dashboard: every assessor's progress, pace, agreement "
-                        "and flags, redrawn every SECONDS (default 5) until Ctrl-C (q); on a "
-                        "terminal, p shows the per-query rows; piped, a frame that fits")
+                        "and flags, redrawn every SECONDS (default 5, at least 0.5) until "
+                        "Ctrl-C (q); on a terminal, p shows the per-query rows; piped, a "
+                        "frame that fits")
     p.set_defaults(handler=run)
 
 
 DAY = 86400  # the longest --watch interval
+#: the shortest: each redraw reads the whole store, and a person reads no faster
+FASTEST = 0.5
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.watch is not None and not args.watch > 0:
         raise PoolkitError(f"--watch takes a number of seconds above 0, not {args.watch:g}")
+    if args.watch is not None and args.watch < FASTEST:
+        raise PoolkitError(f"--watch takes at least {FASTEST:g} seconds between redraws (each "
+                           f"reads the whole store), not {args.watch:g}")
     if args.watch is not None and not args.watch <= DAY:  # inf would overflow sleep()
         raise PoolkitError(f"--watch takes at most {DAY} seconds (a day), not {args.watch:g}")
     with Collection.open(args.config) as collection:

@@ -13,6 +13,7 @@ import errno
 import hashlib
 import importlib
 import io
+import json
 import os
 import stat
 import sys
@@ -300,3 +301,10 @@ def iter_chunks(path: str | Path, size: int = 1 << 21) -> Iterator[bytes]:
             pending = [block[cut:]] if cut < len(block) else []
         if pending:
             yield b"".join(pending)
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """A JSON parse error as one whole sentence with its column (the caller names the file
+    and line: a JSONL line is parsed on its own). ``json`` leaves some messages where its
+    position was to follow ('Unterminated string starting at'); the column completes them."""
+    return f"not valid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}"

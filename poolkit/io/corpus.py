@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from poolkit.errors import InputError
-from poolkit.io.common import decode, read_bytes
+from poolkit.io.common import decode, json_problem, read_bytes
 from poolkit.io.validate import check_id, check_text
 
 TSV_SUFFIXES = (".tsv", ".txt")
@@ -151,7 +151,7 @@ def _json_lines(path: str | Path, data: bytes | None = None) -> list[tuple[int, 
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(path, lineno, f"not valid JSON ({exc.msg})") from None
+            raise InputError(path, lineno, json_problem(exc)) from None
         except RecursionError:
             raise InputError(path, lineno, "not valid JSON (nested too deeply)") from None
         if not isinstance(obj, dict):

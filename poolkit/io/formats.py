@@ -7,7 +7,8 @@ asks every format of either kind whether it recognises them:
 
 * exactly one format of the wanted kind, and no different format of the other kind: that
   one (a depth-1 MS MARCO run, ``q1 d1 1`` per query, reads as headerless BEIR qrels too);
-* more than one: an error naming them (force one with ``--qrels-format``/``--run-format``);
+* more than one: an error naming them (force one with ``--qrels-format``/``--run-format``,
+  or a run system's ``format:`` in a config);
 * none, but a format of the other kind: an error saying what the file looks like (a run
   given as qrels);
 * none at all: an error quoting the first line.
@@ -217,12 +218,20 @@ def head_of(path: str | Path) -> Head:
     return Head(text, list(islice(lines, HEAD_LINES)))
 
 
-def _what(kind: str, name: str) -> str:
-    return f"{_KINDS[kind][name].title} (--{kind}-format {name})"
+def _what(kind: str, name: str, key: str | None = None) -> str:
+    """A format as messages name it, with how to force it: the ``--KIND-format`` option, or
+    (``key``: a config key, as a run system's ``format:``) that key; a format ``key`` cannot
+    name (one of the other kind) by its title alone."""
+    title = _KINDS[kind][name].title
+    if key is None:
+        return f"{title} (--{kind}-format {name})"
+    return f"{title} ({key}: {name})" if kind == "run" else title
 
 
-def detect(path: str | Path, kind: str) -> str:
-    """The name of the ``kind`` ("qrels" or "run") format ``path``'s content is in."""
+def detect(path: str | Path, kind: str, key: str | None = None) -> str:
+    """The name of the ``kind`` ("qrels" or "run") format ``path``'s content is in. Its
+    errors say how to force one: ``--KIND-format``, or the config key ``key`` when the file
+    is named in a config (a run system's ``format:``)."""
     head = head_of(path)
     if not head.lines:
         raise InputError(path, None, "file is empty")
@@ -231,7 +240,7 @@ def detect(path: str | Path, kind: str) -> str:
     binary = head.first.startswith("SQLite format 3\x00")
     found = {k: [n for n, f in formats.items() if not binary and f.sniff(head)]
              for k, formats in _KINDS.items()}
-    flag = f"--{kind}-format"
+    flag = f"{key}:" if key else f"--{kind}-format"
     other = "run" if kind == "qrels" else "qrels"
     mine = found[kind]
     # A format of the other kind counts as a rival unless it is the same layout read the
@@ -240,12 +249,12 @@ def detect(path: str | Path, kind: str) -> str:
     if len(mine) == 1 and not rivals:
         return mine[0]
     if mine:
-        could = [_what(kind, n) for n in mine] + [_what(k, n) for k, n in rivals]
+        could = [_what(kind, n, key) for n in mine] + [_what(k, n, key) for k, n in rivals]
         raise InputError(path, None, "could be " + " or ".join(could)
                          + f"; say which with {flag} {mine[0]}")
     if found[other]:
-        raise InputError(path, None, f"looks like {_what(other, found[other][0])}, not {kind}; "
-                                     f"to read it as {kind} anyway, use {flag} FORMAT")
+        raise InputError(path, None, f"looks like {_what(other, found[other][0], key)}, not "
+                                     f"{kind}; to read it as {kind} anyway, use {flag} FORMAT")
     raise InputError(path, None, f"cannot tell which {kind} format this is (first line: "
                                  f"{head.first.strip()[:80]!r}); accepted: "
                                  f"{', '.join(_KINDS[kind])}; force one with {flag}")

@@ -10,6 +10,9 @@
 
 A top-level mapping with a ``queries:`` list (and an optional top-level ``provenance:``) is
 read too. Grades must be integers 0-3; anything else is an error naming the line.
+A provenance's ``machine: [{judge, version, docs}]`` (what ``poolkit export --with-machine``
+writes) names the docs a machine judge graded: they are kept in ``Qrels.machine``, so no
+command takes those grades for a person's unawares (``app.machine_files``).
 ``notes`` (what ``poolkit export --format golden`` writes beside the grades) map a graded doc
 id to a note's text or a list of them; they are checked, not used.
 """
@@ -69,6 +72,7 @@ def read_golden_full(path: str | Path, scale: GradeScale = DEFAULT_SCALE,
     texts: dict[str, str] = {}
     provenance: dict[str, Any] = {}
     lines: dict[tuple[str, str], int] = {}
+    machine: dict[tuple[str, str], str] = {}
     for entry in entries or sequence_items(path, root, "golden.yaml"):
         fields = {}
         for k, v in mapping_items(path, entry, "each golden.yaml entry"):
@@ -107,10 +111,40 @@ def read_golden_full(path: str | Path, scale: GradeScale = DEFAULT_SCALE,
             texts[qid] = scalar(path, fields["text"], "text")
         if "provenance" in fields:
             provenance[qid] = to_python(fields["provenance"])
+            machine.update(_machine_docs(path, fields["provenance"], qid, docs))
     if not grades:
         raise InputError(path, None, "no queries found")
     return (Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),
-                  source_lines=lines), texts, provenance)
+                  source_lines=lines, machine=machine), texts, provenance)
+
+
+def _machine_docs(path: str | Path, node: yaml.Node, qid: str,
+                  graded: Mapping[str, int]) -> dict[tuple[str, str], str]:
+    """``(qid, docid) -> JUDGE@VERSION`` from a provenance's ``machine: [{judge, version,
+    docs}]``. Anything else under ``machine:`` is an error naming its line, not a reason to
+    take the grades for a person's."""
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    found = [v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "machine"]
+    out: dict[tuple[str, str], str] = {}
+    for listed in found:
+        shape = (f"provenance machine of {qid!r} must be a list of {{judge, version, docs}} "
+                 f"(as `poolkit export --with-machine` writes)")
+        if not isinstance(listed, yaml.SequenceNode):
+            raise InputError(path, line_of(listed), shape)
+        for item in listed.value:
+            keys = {scalar(path, k, "key"): v for k, v in mapping_items(path, item, shape)}
+            if set(keys) != {"judge", "version", "docs"}:
+                raise InputError(path, line_of(item), shape)
+            label = (f"{scalar(path, keys['judge'], 'judge')}@"
+                     f"{scalar(path, keys['version'], 'version')}")
+            for doc in sequence_items(path, keys["docs"], f"docs of {label}"):
+                docid = scalar(path, doc, "doc id")
+                if docid not in graded:
+                    raise InputError(path, line_of(doc), f"provenance machine of {qid!r} names "
+                                                         f"doc {docid!r}, which it does not grade")
+                out.setdefault((qid, docid), label)
+    return out
 
 
 def _check_notes(path: str | Path, node: yaml.Node, qid: str, graded: Mapping[str, int]) -> None:

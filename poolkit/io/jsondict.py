@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from poolkit.errors import InputError
-from poolkit.io.common import decode, read_bytes, sha256_hex
+from poolkit.io.common import decode, json_problem, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
 from poolkit.io.validate import check_id, grade_size_problem, surrogate_problem
@@ -52,7 +52,7 @@ def _entries(path: str | Path, text: str) -> _Entries:
         raise InputError(path, None, "not valid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
-            raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+            raise InputError(path, exc.lineno, json_problem(exc)) from None
         whole = None
     out: _Entries = []
     if whole is not None:
@@ -69,7 +69,7 @@ def _entries(path: str | Path, text: str) -> _Entries:
             except RecursionError:
                 raise InputError(path, lineno, "not valid JSON: nested too deeply") from None
             except json.JSONDecodeError as exc:
-                raise InputError(path, lineno, f"not valid JSON: {exc.msg}") from None
+                raise InputError(path, lineno, json_problem(exc)) from None
             if not isinstance(obj, dict):
                 raise InputError(path, lineno, "expected an object {query id: {doc id: value}}")
             out += [(q, v, lineno) for q, v in obj.items()]

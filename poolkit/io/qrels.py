@@ -1,6 +1,9 @@
 """TREC qrels: ``qid iter docid grade`` per line, whitespace separated.
 
-Column 2 (``0`` or ``Q0`` by convention) is read and ignored, as trec_eval does. Grades are
+Column 2 (``0`` or ``Q0`` by convention) is ignored for grading, as trec_eval does; where it
+holds ``JUDGE@VERSION`` (what ``poolkit export --with-machine`` writes on a machine judge's
+line) the pair is kept in ``Qrels.machine``, so no command takes that grade for a person's
+unawares (``app.machine_files``). Grades are
 integers and may be negative (TREC's -1). A line starting with ``#`` and a space (or a lone
 ``#``) is a comment; ``#7 0 d1 1`` is data, since ids may start with ``#``. A pair listed
 twice with the same grade is tolerated; listed twice with different grades it is an error,
@@ -13,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from poolkit.errors import InputError, shown
 from poolkit.io.common import decode, read_bytes, sha256_hex
@@ -34,6 +38,8 @@ class Qrels:
     sha256: str = ""
     path: str | None = None
     source_lines: Mapping[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    #: (qid, docid) -> ``JUDGE@VERSION``: the pairs the file says a machine judge graded
+    machine: Mapping[tuple[str, str], str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_mapping(cls, grades: Mapping[str, Mapping[str, int]], name: str = "<memory>") -> Qrels:
@@ -73,15 +79,19 @@ def read_qrels(path: str | Path) -> Qrels:
     text = decode(path, data)
     grades = _fast_grades(text)
     lines: Mapping[tuple[str, str], int]
+    machine: dict[tuple[str, str], str] = {}
     if grades is None:
-        grades, lines = _careful_grades(path, text)
+        grades, lines, machine = _careful_grades(path, text)
     else:
         lines = _SourceLines(path, text)
     if not grades:
         raise InputError(path, None, "no qrels lines found (only comments or blank lines)")
     return Qrels(grades, name=Path(path).name, sha256=sha256_hex(data), path=str(path),
-                 source_lines=lines)
+                 source_lines=lines, machine=machine)
 
+
+#: In column 2, what marks a machine judge's line (``JUDGE@VERSION``; TREC's is ``0``).
+MARK = "@"
 
 _BLOCK = 1 << 16  # characters; small enough that a block's tokens stay in the CPU cache
 # Characters for which "split at \n, then at spaces and tabs" is not what splitlines() and
@@ -110,6 +120,8 @@ def _fast_grades(text: str) -> dict[str, dict[str, int]] | None:
             n += 1
         if len(toks) != 5 * n or toks[4::5].count("\x00") != n:
             return None  # blank lines, or a line without exactly 4 columns
+        if any(MARK in it for it in set(toks[1::5])):
+            return None  # a machine judge's line: the careful path keeps the mark
         grade_s = toks[3::5]
         if not "".join(grade_s).isdigit() and not all(map(_INT.match, grade_s)):
             return None
@@ -131,11 +143,14 @@ def _fast_grades(text: str) -> dict[str, dict[str, int]] | None:
     return grades
 
 
-def _careful_grades(path: str | Path,
-                    text: str) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], int]]:
-    """Grades and the line of each (qid, docid), line by line; the first bad line raises."""
+def _careful_grades(path: str | Path, text: str,
+                    ) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], int],
+                               dict[tuple[str, str], str]]:
+    """Grades, the line of each (qid, docid) and the machine judge column 2 names, line by
+    line; the first bad line raises."""
     grades: dict[str, dict[str, int]] = {}
     lines: dict[tuple[str, str], int] = {}
+    machine: dict[tuple[str, str], str] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if not parts or parts[0] == "#" or line.lstrip().startswith("# "):
@@ -146,10 +161,12 @@ def _careful_grades(path: str | Path,
                 f"expected 4 columns 'qid iter docid grade', found {len(parts)}: "
                 f"{shown(line.strip())}",
             )
-        qid, _iter, docid, grade_s = parts
+        qid, iteration, docid, grade_s = parts
         add_graded_line(grades, lines, path, lineno, qid, docid, grade_s,
                         "grade {!r} is not an integer")
-    return grades, lines
+        if MARK in iteration:
+            machine.setdefault((qid, docid), unquote(iteration))
+    return grades, lines, machine
 
 
 def add_graded_line(grades: dict[str, dict[str, int]], lines: dict[tuple[str, str], int],
@@ -207,11 +224,23 @@ class _SourceLines(Mapping[tuple[str, str], int]):
         return f"{type(self).__name__}({self._index()!r})"
 
 
-def qrels_text(grades: Mapping[str, Mapping[str, int]]) -> str:
+def machine_mark(judge: str, version: str) -> str:
+    """Column 2 of machine judge ``judge``'s line: ``JUDGE@VERSION`` as one token (a space in
+    a judge's name, or a ``%``, percent-encoded; the reader decodes it)."""
+    return "".join(quote(c, safe="") if c.isspace() or c == "%" else c
+                   for c in f"{judge}{MARK}{version}")
+
+
+def qrels_text(grades: Mapping[str, Mapping[str, int]],
+               machine: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """The qrels lines; ``machine[qid][docid]`` (``machine_mark``) goes in column 2 of a
+    machine judge's line in place of ``0`` (every qrels reader, trec_eval's too, skips that
+    column), so the file itself says which grades are a machine's."""
     out = []
     for qid, docs in grades.items():
+        marks = (machine or {}).get(qid, {})
         for docid, grade in docs.items():
-            out.append(f"{qid} 0 {docid} {grade}\n")
+            out.append(f"{qid} {marks.get(docid, 0)} {docid} {grade}\n")
     return "".join(out)
 
 

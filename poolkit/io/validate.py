@@ -157,14 +157,27 @@ def check_system_name(name: str, where: str = "system name") -> str:
     return name
 
 
+#: What options use to take names apart, so that no name may hold them: ``,`` lists names
+#: (``--assessors a,b``, ``--with-machine a,b``), ``@`` names a machine judge's version
+#: (``--with-machine NAME@VERSION``), ``=`` pairs names (``--replace OLD=NEW``,
+#: ``agreement --qrels NAME=FILE``).
+NAME_SEPARATORS = ",@="
+
+
 def assessor_problem(name: str) -> str | None:
-    """Why ``name`` cannot name an assessor (it is printed in tables), or None."""
+    """Why ``name`` cannot name an assessor or a machine judge, or None: the one rule of the
+    names people and judges are recorded under (printed in tables, and given back to
+    options). A space inside is fine (quoted, every option takes it)."""
     if not name or name != name.strip():
         return "must be non-empty, without surrounding spaces"
     if len(name) > ASSESSOR_MAX:
         return f"is longer than {ASSESSOR_MAX} characters"
     if not name.isprintable():
         return "contains a control or non-printable character"
+    taken = [c for c in NAME_SEPARATORS if c in name]
+    if taken:
+        return (f"contains {taken[0]!r}, which options use to take names apart (NAME,NAME, "
+                f"NAME@VERSION, OLD=NEW): no option could name it back")
     return None
 
 

@@ -36,13 +36,13 @@ def compose(path: str | Path, text: str) -> yaml.Node:
         raise InputError(path, None, f"not valid YAML: nested deeper than {MAX_DEPTH} "
                                      f"levels") from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(path, line, f"not valid YAML: {exc.problem or exc}") from None
+        line, problem = yaml_problem(exc)
+        raise InputError(path, line, f"not valid YAML: {problem}") from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL...)
         line = text[: exc.position].count("\n") + 1
+        column = exc.position - text.rfind("\n", 0, exc.position)
         raise InputError(path, line, f"not valid YAML: character {chr(exc.character)!r} is "
-                                     f"not allowed") from None
+                                     f"not allowed at column {column}") from None
     except yaml.YAMLError as exc:
         raise InputError(path, None, "not valid YAML: " + " ".join(str(exc).split())) from None
     if node is None:
@@ -50,6 +50,28 @@ def compose(path: str | Path, text: str) -> yaml.Node:
     _check_tags_and_depth(path, node)
     _check_aliases(path, node)
     return node
+
+
+def yaml_problem(exc: yaml.MarkedYAMLError) -> tuple[int | None, str]:
+    """(line, message) of a YAML parse error: all PyYAML says, on one line. Its context
+    starts a sentence its problem ends ('expected a single document in the stream', 'but
+    found another document'), so both are kept, each with where it is (the line is the
+    problem's, for the caller to name; the columns are in the message)."""
+    mark = exc.problem_mark or exc.context_mark
+    parts = []
+    if exc.context:
+        at = exc.context_mark
+        if at is None or mark is None or (at.line, at.column) == (mark.line, mark.column):
+            parts.append(exc.context)
+        else:
+            parts.append(f"{exc.context} (from line {at.line + 1}, column {at.column + 1})")
+    if exc.problem:
+        parts.append(exc.problem + (f" at column {exc.problem_mark.column + 1}"
+                                    if exc.problem_mark is not None else ""))
+    if exc.note:
+        parts.append(exc.note)
+    message = " ".join(", ".join(parts).split()) or " ".join(str(exc).split())
+    return (mark.line + 1 if mark is not None else None), message
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

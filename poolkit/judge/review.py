@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolkit.errors import PoolkitError
 from poolkit.policies import grade_distribution
 from poolkit.store.contract import StoreBackend
+
+if TYPE_CHECKING:
+    from poolkit.config import Config
 
 Pair = tuple[str, str]
 
@@ -91,14 +94,15 @@ def review_note(judge: str, version: str, d: Disagreement, note: str | None = No
 
 
 def machine_review(store: StoreBackend, assessor: str, spec: str, where: str,
-                   ) -> MachineReview:
-    """The review of machine judge ``spec`` (``NAME`` its latest version, ``NAME@VERSION``)
-    against ``assessor``: one line naming the store for an unknown judge or version, or an
-    assessor without grades. An empty ``pairs``: they agree on every pair both graded."""
-    from poolkit.policies import chosen_machines
+                   config: Config | None = None) -> MachineReview:
+    """The review of machine judge ``spec`` (``NAME@VERSION``, or ``NAME``: the version
+    ``config`` defines, ``machine_choice``) against ``assessor``: one line naming the store
+    for an unknown judge or version, or an assessor without grades. An empty ``pairs``: they
+    agree on every pair both graded."""
+    from poolkit.machine_choice import MachineChoice
     from poolkit.store.judging import VOTE_KINDS, assessor_stacks
 
-    (version,) = chosen_machines(store, [spec], where, flag="--review-machine")
+    version = MachineChoice(store, where, config).choose(spec, "--review-machine")
     mine = {pair: stack[-1] for pair, stack in assessor_stacks(store, assessor,
                                                                 VOTE_KINDS).items()}
     if not mine:

@@ -110,6 +110,13 @@ class JudgeKind(ABC):
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
+    def configured_version(self, settings: Mapping[str, Any], template: str) -> str | None:
+        """The version ``autojudge`` records for a judge configured with ``settings`` (on
+        the collection's scale, :func:`on_scale`) and ``template``, found without running
+        it: what a bare judge NAME reads (``poolkit.machine_choice``). None where a run
+        decides it (thresholds fitted on the people's grades of the moment)."""
+        return self.version_of(settings, template)
+
     @abstractmethod
     def grade(self, pairs: Sequence[JudgePair], settings: Mapping[str, Any],
               ) -> list[Verdict]:

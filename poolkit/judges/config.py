@@ -26,9 +26,12 @@ from poolkit.io.validate import check_assessor
 from poolkit.io.yamlnodes import line_of, to_python
 from poolkit.judges import JUDGE_KINDS
 from poolkit.judges.prompt import BUILTIN_TEMPLATE, TemplateProblem, check_template
-from poolkit.params import ParamError
+from poolkit.params import Param, ParamError
 
-COMMON_JUDGE_KEYS = ("kind",)
+#: the keys every judge takes, whatever its kind (its kind's own: ``JudgeKind.options``)
+COMMON_JUDGE_PARAMS = (Param("kind", (str,), None, "which kind of judge (required): one of "
+                             "the kinds below"),)
+COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,24 @@ class JudgeSpec:
     template: str = BUILTIN_TEMPLATE
     template_source: str = "built-in"   # or the prompt file's path
     line: int | None = None
+
+
+def template_on(spec: JudgeSpec, scale: Any) -> str:
+    """The judge's template on the collection's ``scale``: a config's own as written (its
+    ``{scale}`` is the scale's rubric), the built-in one asking for a digit of the scale."""
+    from poolkit.judges.prompt import builtin_template
+
+    return builtin_template(scale) if spec.template_source == "built-in" else spec.template
+
+
+def configured_version(spec: JudgeSpec, scale: Any) -> str | None:
+    """The version ``autojudge --judge NAME`` records for the judge as the config defines it
+    on the collection's ``scale`` (``JudgeKind.configured_version``; None where a run
+    decides it)."""
+    from poolkit.judges import judge_kind, on_scale
+
+    return judge_kind(spec.kind).configured_version(on_scale(spec.settings, scale),
+                                                    template_on(spec, scale))
 
 
 def parse_judges(path: Path, node: yaml.Node, base: Path) -> dict[str, JudgeSpec]:
@@ -140,4 +161,5 @@ def _prompt_file(path: Path, base: Path, where: str, value: str,
     return text, str(file)
 
 
-__all__ = ["COMMON_JUDGE_KEYS", "JudgeSpec", "parse_judges"]
+__all__ = ["COMMON_JUDGE_KEYS", "COMMON_JUDGE_PARAMS", "JudgeSpec", "configured_version",
+           "parse_judges", "template_on"]

@@ -25,7 +25,7 @@ from typing import Any
 
 from poolkit.errors import PoolkitError
 from poolkit.judges import Calibration, JudgeKind, JudgePair, Verdict, register_judge_kind
-from poolkit.judges.local import InProcessJudge, quiet_loading
+from poolkit.judges.local import InProcessJudge, quiet_loading, with_model_sha256
 from poolkit.judges.openai import Answer
 from poolkit.params import Param, ParamError
 
@@ -67,6 +67,12 @@ class CrossEncoderKind(JudgeKind):
               choices=("auto", "cpu", "cuda")),
     )
     versioned = ("model_sha256", "thresholds")
+
+    def configured_version(self, settings: Mapping[str, Any], template: str) -> str | None:
+        """None when the thresholds are fitted: each run's people's grades decide them."""
+        if not settings.get("thresholds"):
+            return None
+        return self.version_of(with_model_sha256(settings), CrossEncoderJudge.template)
 
     def build(self, settings: Mapping[str, Any], template: str, *,
               cache_dir: Path | None = None, read_cache: bool = True,

@@ -21,6 +21,7 @@ of the folder), so a different model at the same path is a different judge.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,10 +40,19 @@ _CHUNK = 1 << 20
 
 
 def model_sha256(path: Path) -> str:
-    """The sha256 of a model file, or of a folder's files (relative names and bytes)."""
-    digest = hashlib.sha256()
+    """The sha256 of a model file, or of a folder's files (relative names and bytes); hashed
+    once per process while no file's size or modification time changes (``status --watch``
+    asks for a local judge's version at every frame)."""
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
+    stamps = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    return _hashed(path, stamps)
+
+
+@functools.lru_cache(maxsize=16)
+def _hashed(path: Path, stamps: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, _size, _mtime in stamps:
+        file = Path(name)
         if file != path:
             digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
         with file.open("rb") as handle:
@@ -87,6 +97,9 @@ class LocalKind(JudgeKind):
     versioned = ("model_sha256", "chat_template", "scale_order")
     variants = ("scale_order",)
 
+    def configured_version(self, settings: Mapping[str, Any], template: str) -> str | None:
+        return self.version_of(with_model_sha256(settings), template)
+
     def build(self, settings: Mapping[str, Any], template: str, *,
               cache_dir: Path | None = None, read_cache: bool = True,
               calibration: Any = None) -> LocalJudge:
@@ -100,17 +113,23 @@ class LocalKind(JudgeKind):
                 if a.grade is not None]
 
 
+def with_model_sha256(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with the hash of the model at ``path`` (``model_sha256``, in the
+    version): what an in-process judge's settings are once built."""
+    path = Path(str(settings["path"]))
+    if not path.exists():
+        raise PoolkitError(f"{path}: no such model file or folder")
+    return {**settings, "model_sha256": model_sha256(path)}
+
+
 class InProcessJudge:
     """What a judge running a model in this process starts from: its settings with the
     model's hash added (``model_sha256``, in the version), its batch size and device."""
 
     def __init__(self, settings: Mapping[str, Any], batch_size: int) -> None:
-        self.settings = dict(settings)
+        self.settings = with_model_sha256(settings)
         self.batch_size = int(settings.get("batch_size") or batch_size)
         self.path = Path(str(settings["path"]))
-        if not self.path.exists():
-            raise PoolkitError(f"{self.path}: no such model file or folder")
-        self.settings["model_sha256"] = model_sha256(self.path)
         self.device = device_of(str(settings.get("device") or "auto"))
 
 

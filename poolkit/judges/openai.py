@@ -2,14 +2,23 @@
 llama.cpp's server, a hosted API), spoken to with the standard library.
 
 One :class:`ChatJudge` per run asks for one pair at a time from any number of threads (the
-caller bounds them by ``concurrency``): a per-request ``timeout``; up to ``max_attempts``
-tries on a connection error, a timeout, a 5xx or a truncated or non-JSON body, with
-exponential backoff and jitter (``backoff`` seconds doubled each try); a 429's
-``Retry-After`` honoured; every wait capped at ``max_wait``; request starts spaced to keep
-under ``requests_per_minute``. Log-probabilities are asked for (``top_logprobs: 20``: a small
-model's grade tokens sit below its words, at -2 to -4, not in the top 5) and, where the
-server returns them, the distribution over grades 0-3 of the grade token is kept.
-A server that refuses the logprobs fields (400) is asked again without them.
+caller bounds them by ``concurrency``): ``timeout`` is a deadline for each whole request
+(``judges.deadline``: a server trickling its answer byte by byte is cut off at it); up to
+``max_attempts`` tries on a connection error, a timeout, a 5xx or a truncated, non-JSON or
+oversized (``MAX_RESPONSE_BYTES``) body, with exponential backoff and jitter (``backoff``
+seconds doubled each try); a 429's ``Retry-After`` honoured (a value that is not a finite
+number of seconds or a date is not: the backoff is waited); every wait capped at
+``max_wait``; request starts spaced to keep under ``requests_per_minute``.
+Log-probabilities are asked for (``top_logprobs: 20``: a small model's grade tokens sit
+below its words, at -2 to -4, not in the top 5) and, where the server returns them, the
+distribution over grades 0-3 of the grade token is kept. A server that refuses the logprobs
+fields (400) is asked again without them.
+
+Nothing the server sends is trusted: every field read is checked (``judges.completion``),
+and a response breaking the API's shape (a model id of megabytes or with a NUL, ``"usage":
+"lots"``, a logprob of 1000) stops the run with one line naming the field. An answer is
+kept to ``prompt.ANSWER_KEPT`` characters. ``stop()`` cuts every request in flight (a
+SIGTERM or Ctrl-C ends the run at once, not when the server is done).
 
 The API key is read from the environment variable ``api_key_env`` when the judge is built,
 sent in the Authorization header and nowhere else: no message, answer or cached file holds
@@ -22,6 +31,7 @@ the parameters that change an answer), so a question is never paid for twice.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import threading
@@ -34,9 +44,12 @@ from urllib.parse import urlsplit
 
 from poolkit.errors import PoolkitError
 from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind, scale_of
+from poolkit.judges.completion import Completion, Malformed, model_id_problem, read_completion
+from poolkit.judges.deadline import DeadlineExceeded, Requests, TooLarge
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
     grade_distribution,
+    kept_answer,
     parse_grade,
     render,
     sha256,
@@ -45,6 +58,8 @@ from poolkit.params import Param, ParamError
 
 #: alternatives asked for per token (see the module)
 TOP_LOGPROBS = 20
+#: the longest response body read (a chat completion of a few tokens is a few KB)
+MAX_RESPONSE_BYTES = 64 << 20
 
 
 class JudgeUnavailable(PoolkitError):
@@ -56,6 +71,12 @@ def _http_url(value: Any) -> None:
     parts = urlsplit(str(value))
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ParamError(f"must be an http:// or https:// URL, found {value!r}")
+
+
+def _model_id(value: Any) -> None:
+    problem = model_id_problem(value)
+    if problem is not None:
+        raise ParamError(f"the model id {problem}")
 
 
 def _prices(value: Any) -> None:
@@ -95,11 +116,12 @@ class OpenAIKind(JudgeKind):
     options = (
         Param("base_url", (str,), None, "the endpoint's base URL, ending in /v1",
               validate=_http_url),
-        Param("model", (str,), None, "the model to ask for"),
+        Param("model", (str,), None, "the model to ask for", validate=_model_id),
         Param("api_key_env", (str,), "OPENAI_API_KEY",
               "the environment variable holding the API key (never the key itself)"),
         Param("concurrency", (int,), 4, "requests in flight at once", minimum=1, maximum=256),
-        Param("timeout", (float,), 60.0, "seconds to wait for one response", minimum=0.001),
+        Param("timeout", (float,), 60.0, "seconds one request may take, connecting to the "
+                                         "answer's last byte", minimum=0.001),
         Param("max_attempts", (int,), 3, "tries per request, and per unreadable answer",
               minimum=1, maximum=100),
         Param("temperature", (float,), 0.0, "sampling temperature", minimum=0, maximum=2),
@@ -143,21 +165,27 @@ class ChatJudge:
 
     def __init__(self, settings: Mapping[str, Any], template: str,
                  cache_dir: Path | None = None, *, read_cache: bool = True,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], Any] | None = None) -> None:
         self.settings = dict(settings)
         self.template = template
         #: the collection's scale (``judges.on_scale``): the rubric's grades, those read back
         self.scale = scale_of(settings)
         self.cache_dir = cache_dir / "judges" if cache_dir is not None else None
         self.read_cache = read_cache
-        self.sleep = sleep
         self.url = str(settings["base_url"]).rstrip("/") + "/chat/completions"
         self.shown_url = _without_userinfo(self.url)  # what messages say
+        self._requests = Requests(self.url)
+        #: every wait (backoff, Retry-After, throttle): by default one that ``stop`` ends
+        self.sleep = sleep or self._requests.stopped.wait
         self._key = os.environ.get(str(settings.get("api_key_env") or "OPENAI_API_KEY"))
         self._logprobs = bool(settings.get("logprobs", True))
         self._lock = threading.Lock()
         self._next_start = 0.0
-        self._opener = _opener(self.url)
+
+    def stop(self) -> None:
+        """End the run's asking: the requests in flight are cut, every later ``ask`` raises
+        ``deadline.Stopped`` (SIGTERM, Ctrl-C)."""
+        self._requests.stop()
 
     # -- prompts and the cache -----------------------------------------------------------
     def prompt(self, pair: JudgePair) -> str:
@@ -205,41 +233,29 @@ class ChatJudge:
         answer: Answer | None = None
         for attempt in range(1, attempts + 1):
             start = time.monotonic()
-            doc = self._request(prompt)
+            reply = self._request(prompt)
             spent += time.monotonic() - start
-            raw, model, distribution, usage = self._read(doc)
-            tokens[0] += usage[0]
-            tokens[1] += usage[1]
-            answer = Answer(parse_grade(raw, self.scale.top), raw, model, distribution,
-                            tokens[0], tokens[1], round(spent, 6), attempt)
+            tokens[0] += reply.prompt_tokens
+            tokens[1] += reply.completion_tokens
+            raw = self._redact(reply.text or "")
+            answer = Answer(parse_grade(raw, self.scale.top), kept_answer(raw),
+                            self._redact(reply.model or str(self.settings["model"])),
+                            self._distribution(reply), tokens[0], tokens[1],
+                            round(spent, 6), attempt)
             if answer.grade is not None:
                 self._store(key, answer)
                 return answer
         assert answer is not None
         return answer
 
-    def _read(self, doc: Any) -> tuple[str, str, dict[str, float] | None, tuple[int, int]]:
-        """(answer text, model id, grade distribution, (prompt, completion) tokens)."""
-        model = str(doc.get("model") or self.settings["model"]) if isinstance(doc, dict) \
-            else str(self.settings["model"])
-        try:
-            choice = doc["choices"][0]
-            raw = str(choice["message"].get("content") or "")
-        except (KeyError, IndexError, TypeError, AttributeError):
-            return "", model, None, (0, 0)
-        raw = self._redact(raw)
-        distribution = None
-        content = ((choice.get("logprobs") or {}).get("content") or []) \
-            if isinstance(choice.get("logprobs"), dict) else []
-        for token in content:
-            if isinstance(token, dict) and str(token.get("token", "")).strip().strip(
-                    "*\"'`") in [str(g) for g in self.scale.grades]:
-                alternatives = list(token.get("top_logprobs") or []) or [token]
-                distribution = grade_distribution(alternatives, self.scale.top)
-                break
-        usage = doc.get("usage") or {}
-        counts = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
-        return raw, model, distribution, counts
+    def _distribution(self, reply: Completion) -> dict[str, float] | None:
+        """The distribution over the scale's grades at the answer's first grade token."""
+        grades = [str(g) for g in self.scale.grades]
+        for token in reply.tokens:
+            if token["token"].strip().strip("*\"'`") in grades:
+                return grade_distribution(token.get("top_logprobs") or [token],
+                                          self.scale.top)
+        return None
 
     def _redact(self, text: str) -> str:
         return text.replace(self._key, "[key]") if self._key else text
@@ -255,11 +271,10 @@ class ChatJudge:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         return json.dumps(body).encode("utf-8")
 
-    def _request(self, prompt: str) -> Any:
-        """The response document of one completion, retried as the module says."""
+    def _request(self, prompt: str) -> Completion:
+        """The checked response of one completion, retried as the module says."""
         import http.client
         import urllib.error
-        import urllib.request
 
         attempts = int(self.settings.get("max_attempts") or 3)
         backoff = float(self.settings.get("backoff") or 0.0)
@@ -273,16 +288,22 @@ class ChatJudge:
             headers = {"Content-Type": "application/json"}
             if self._key:
                 headers["Authorization"] = f"Bearer {self._key}"
-            request = urllib.request.Request(self.url, data=self._body(prompt), headers=headers,
-                                             method="POST")
             wait = backoff * 2 ** (attempt - 1) * (1 + random.random())
             try:
-                with self._opener.open(request, timeout=timeout) as response:
-                    data = response.read()
+                data = self._requests.post(self._body(prompt), headers, timeout,
+                                           MAX_RESPONSE_BYTES)
                 try:
-                    return json.loads(data.decode("utf-8"))
+                    doc = json.loads(data.decode("utf-8"))
                 except ValueError:
                     last = "a truncated or non-JSON response body"
+                else:
+                    return read_completion(doc)
+            except Malformed as exc:  # not asked again: it would say the same
+                raise JudgeUnavailable(f"{self.shown_url}: {exc}") from None
+            except DeadlineExceeded:
+                last = f"no whole response within the timeout ({timeout:g} s)"
+            except TooLarge:
+                last = f"a response body over {MAX_RESPONSE_BYTES >> 20} MiB"
             except urllib.error.HTTPError as exc:
                 status = exc.code
                 retry_after = exc.headers.get("Retry-After") if exc.headers else None
@@ -298,7 +319,7 @@ class ChatJudge:
                     last = f"HTTP {status}"
                 else:
                     raise JudgeUnavailable(f"{self.shown_url}: HTTP {status} "
-                                           f"({_STATUS.get(status, 'refused')})") from None
+                                           f"({_refusal(status)})") from None
             except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
                 last = _describe(exc)
             if attempt < attempts:
@@ -323,21 +344,30 @@ _STATUS = {401: "unauthorized: check the key in the variable api_key_env names",
            403: "forbidden", 404: "not found: check base_url and model"}
 
 
+def _refusal(status: int) -> str:
+    """What an HTTP status the client does not retry means to the user."""
+    if 300 <= status < 400:
+        return ("a redirect, not followed: the request and its API key go only to base_url; "
+                "set base_url to the address the server names")
+    return _STATUS.get(status, "refused")
+
+
 def _retry_after(value: str | None, default: float) -> float:
     """Seconds a Retry-After header asks for (seconds or an HTTP date), else ``default``."""
     if not value:
         return default
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         pass
+    else:  # nan (and inf) is no number of seconds: the backoff instead
+        return max(seconds, 0.0) if math.isfinite(seconds) else default
     from email.utils import parsedate_to_datetime
 
     try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, OverflowError, IndexError):
         return default
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 def _describe(exc: BaseException) -> str:
@@ -363,16 +393,6 @@ def _without_userinfo(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
-
-
-def _opener(url: str) -> Any:
-    """urllib's opener; no proxy for a loopback server (a proxy there would never reach it)."""
-    import urllib.request
-
-    host = urlsplit(url).hostname or ""
-    if host in ("localhost", "::1") or host.startswith("127."):
-        return urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    return urllib.request.build_opener()
 
 
 __all__ = ["Answer", "ChatJudge", "JudgeUnavailable", "OpenAIKind"]

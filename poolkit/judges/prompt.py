@@ -17,7 +17,8 @@ the whole answer, stripped, is one short line (at most ``MAX_ANSWER`` characters
 ``2``, ``2.``, ``Grade: 2``, ``grade 2``, ``Relevance: 2`` or ``Score: 2`` (any case,
 optionally in ``*``/quotes). Anything longer — an explanation, the passage echoed back with
 "answer 3" inside it — is not a grade: an instruction planted in a passage cannot become a
-grade by being repeated.
+grade by being repeated. What an event's note keeps of an answer is :func:`kept_answer`: at
+most ``ANSWER_KEPT`` characters, and how long the answer was.
 
 Another grade scale. The rubric and the parser follow the collection's scale (the config's
 ``grades:``, ``io.scale``): on a scale other than the default 0-3 the rubric is that scale's
@@ -72,6 +73,9 @@ Grade:"""
 
 #: The longest answer read as a grade ("Relevance: 3." is 14 characters).
 MAX_ANSWER = 20
+#: The most of an answer an event's note keeps: a model may answer megabytes, and a note
+#: holding them whole would grow the store by as much for every pair it fails on.
+ANSWER_KEPT = 2000
 _GRADE = r"(?:(?:grade|relevance|score)\s*[:=]?\s*)?([0-{top}])\.?"
 _ASKS = "a single digit from 0 to 3."
 
@@ -155,6 +159,14 @@ def parse_grade(answer: str, top: int = 3) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def kept_answer(answer: str) -> str:
+    """``answer`` as a note keeps it: whole up to ``ANSWER_KEPT`` characters, else its first
+    ``ANSWER_KEPT`` and how long it was."""
+    if len(answer) <= ANSWER_KEPT:
+        return answer
+    return f"{answer[:ANSWER_KEPT]}… ({len(answer):,} characters, first {ANSWER_KEPT:,} kept)"
+
+
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -169,8 +181,8 @@ def grade_distribution(top_logprobs: list[Mapping[str, object]], top: int = 3,
     for alt in top_logprobs:
         token = str(alt.get("token", "")).strip().strip("*\"'`")
         logprob = alt.get("logprob")
-        if token in mass and isinstance(logprob, (int, float)):
-            mass[token] += math.exp(float(logprob))
+        if token in mass and isinstance(logprob, (int, float)) and not math.isnan(logprob):
+            mass[token] += math.exp(min(float(logprob), 0.0))  # a log-probability is <= 0
     total = sum(mass.values())
     if total <= 0:
         return None

@@ -1,11 +1,12 @@
 """What the guided orders read when judging from the store (``simulate`` gets the same from
 files, ``app/simulate.with_guides``).
 
-- ``order: judge`` and ``order: cal`` with ``judge_order: NAME``: machine judge NAME's
-  standing grades of its newest version (``policies.machine_versions``: the version that
-  graded last), each the judge's expected grade where its event recorded a distribution
-  (``autojudge``'s note: ``{"distribution": {"0": p0, ...}}``), else its grade. A name no
-  machine judge in the store has is one line naming the config's ``judge_order:`` line.
+- ``order: judge`` and ``order: cal`` with ``judge_order: NAME``: the standing grades of the
+  machine judge version NAME names (``NAME@VERSION``, or ``NAME``: the version the config
+  defines, ``machine_choice``), each the judge's expected grade where its event recorded a
+  distribution (``autojudge``'s note: ``{"distribution": {"0": p0, ...}}``), else its grade.
+  A name no judge version in the store answers is one line naming the config's
+  ``judge_order:`` line.
 - ``order: cal``: the query's and the passages' text, read from the store (the text each
   passage was pooled with, what the screen shows), one query at a time as the session
   reaches it, on the session's thread; the strategy is wrapped in ``cal_live.BackgroundCal``
@@ -18,8 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from poolkit.config import Config
-from poolkit.errors import ConfigError, one_of
-from poolkit.policies import grade_distribution, machine_events, machine_versions
+from poolkit.errors import ConfigError
+from poolkit.policies import MachineVersion, grade_distribution, machine_events
 from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
@@ -32,32 +33,32 @@ def expected_grade(note: str | None, grade: int) -> float:
     return sum(g * p for g, p in dist.items()) / mass if mass > 0 else float(grade)
 
 
-def machine_grades(store: StoreBackend, judge: str) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: grade}}``: the judge's newest version's standing grades, expected
-    grades where a distribution was recorded."""
-    events = machine_events(store, judge)
-    versions = machine_versions(store, judge, events)
-    if not versions:
-        return {}
-    newest = versions[-1]
-    notes = {(e.qid, e.docid, e.grade): e.note for e in events
-             if e.kind == "grade" and e.judge_version == newest.version}  # id order: the
+def machine_grades(store: StoreBackend, version: MachineVersion,
+                   ) -> dict[str, dict[str, float]]:
+    """``{qid: {docid: grade}}``: the judge version's standing grades, expected grades where
+    a distribution was recorded."""
+    notes = {(e.qid, e.docid, e.grade): e.note for e in machine_events(store, version.judge)
+             if e.kind == "grade" and e.judge_version == version.version}  # id order: the
     # latest note of a grade
     out: dict[str, dict[str, float]] = {}
-    for (qid, docid), grade in newest.grades.items():
+    for (qid, docid), grade in version.grades.items():
         out.setdefault(qid, {})[docid] = expected_grade(notes.get((qid, docid, grade)), grade)
     return out
 
 
-def judge_named(config: Config, store: StoreBackend, judge: str) -> None:
-    """A ConfigError on ``judge_order:``'s line unless ``judge`` is a machine judge in the
-    store."""
-    known = store.machine_judges()
-    if judge not in known:
-        raise ConfigError(config.path, config.pool.lines.get("judge_order"),
-                          f"pool.judge_order: {one_of(judge, known, 'machine judge')} in "
-                          f"{config.store_label} (poolkit autojudge or import --machine "
-                          f"records one)")
+def judge_named(config: Config, store: StoreBackend, judge: str) -> MachineVersion:
+    """The machine judge version ``judge`` (``judge_order:``'s value) names, or a
+    ConfigError on ``judge_order:``'s line."""
+    from poolkit.machine_choice import MachineChoice
+
+    choice = MachineChoice(store, config.store_label, config)
+    found = choice.pick(judge)
+    if isinstance(found, MachineVersion):
+        return found
+    if judge.partition("@")[0] not in choice.known():
+        found += f" in {config.store_label} (poolkit autojudge or import --machine records one)"
+    raise ConfigError(config.path, config.pool.lines.get("judge_order"),
+                      f"pool.judge_order: {found}")
 
 
 def texts_from(store: StoreBackend) -> Callable[[QueryPool], QueryPool]:
@@ -84,8 +85,7 @@ def live_order(config: Config, store: StoreBackend, pools: Mapping[str, QueryPoo
     out = dict(pools)
     judge = getattr(strategy, "judge", "")
     if judge:
-        judge_named(config, store, judge)
-        grades = machine_grades(store, judge)
+        grades = machine_grades(store, judge_named(config, store, judge))
         out = {q: replace(p, machine={d: grades[q][d] for d in p.docs if d in grades.get(q, {})})
                for q, p in out.items()}
     if strategy.name == "cal":

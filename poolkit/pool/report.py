@@ -26,7 +26,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -34,7 +33,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from poolkit.io.paths import shown_path
-from poolkit.reports import Report, register_report
+from poolkit.reports import Report, json_text, register_report
 from poolkit.tables import table
 
 if TYPE_CHECKING:  # kept out of the import: the command line's parser reads PoolReport.formats
@@ -108,7 +107,7 @@ class PoolReport(Report):
         return out
 
     def render_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
+        return json_text(self.to_dict(), default=str) + "\n"
 
     def render_table(self) -> str:
         """The table, file paths as :func:`poolkit.io.paths.shown_path` shows them."""

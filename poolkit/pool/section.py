@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from poolkit.config import POOL_KEYS, Config
+from poolkit.config import POOL_KEYS, POOL_PARAMS, Config
 from poolkit.errors import ConfigError, one_of
 from poolkit.params import Param, ParamError
 from poolkit.pool.budget import Budget
@@ -23,6 +23,9 @@ from poolkit.pool.pooling import POOLING_STRATEGIES, PoolingStrategy, pooling_st
 if TYPE_CHECKING:
     from poolkit.pool.remaining import StopRule
     from poolkit.pool.stopping import StoppingRule
+
+
+_CONFIDENCE = next(p for p in POOL_PARAMS if p.key == "stop_confidence")
 
 
 def declared_params() -> dict[str, Param]:
@@ -98,7 +101,7 @@ def stop_rule_of(config: Config, target: float | None = None,
     if target is None and "stop" not in settings:
         return None
     recall = float(target) if target is not None else 0.9
-    confidence = float(settings.get("stop_confidence", 0.9))
+    confidence = float(settings.get("stop_confidence", _CONFIDENCE.default))
     if name == "model":
         from poolkit.pool.remaining import StopRule  # NumPy: only when a rule is asked for
 

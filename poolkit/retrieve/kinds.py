@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.io.formats import RUN_FORMATS  # loaded with poolkit.io already
 from poolkit.params import Param, ParamError
 
 if TYPE_CHECKING:
@@ -61,6 +62,13 @@ class Built:
     outcome: Callable[[], Outcome] = Outcome
 
 
+#: the key of a kind that re-scores another system (``reranks``)
+OVER = Param("over", (str,), None, "the system whose candidates it re-scores (required)")
+#: the key of a kind that reads a run file (``reads_file``)
+PATH = Param("path", (str,), None, "the run file, relative to the config (required): any "
+             "run format poolkit score reads")
+
+
 @dataclass(frozen=True)
 class SystemKind:
     name: str
@@ -78,10 +86,16 @@ class SystemKind:
     reusable: bool = False
 
     @property
+    def params(self) -> tuple[Param, ...]:
+        """Every key this kind takes beyond the common ones, declared: ``over`` or ``path``
+        (checked by the config's loader) and its options."""
+        return (*([OVER] if self.reranks else []), *([PATH] if self.reads_file else []),
+                *self.options)
+
+    @property
     def keys(self) -> tuple[str, ...]:
         """Every key this kind takes beyond the common ones."""
-        return (*(["over"] if self.reranks else []), *(["path"] if self.reads_file else []),
-                *(p.key for p in self.options))
+        return tuple(p.key for p in self.params)
 
     def option(self, key: str) -> Param:
         return next(p for p in self.options if p.key == key)
@@ -181,7 +195,7 @@ def _build_run(ctx: BuildContext) -> Built:
 
     assert ctx.path is not None  # config refuses a run without ``path``
     retriever = ExternalRun(ctx.name, ctx.path, ctx.corpus.index, [q.qid for q in ctx.queries],
-                            ctx.options.get("order", "score"))
+                            ctx.options.get("order", "score"), ctx.options.get("format"))
     return Built(retriever, lambda: Outcome(
         warnings=retriever.check.messages(ctx.name), source=retriever.path,
         source_sha256=retriever.source.sha256))
@@ -246,7 +260,9 @@ SYSTEM_KINDS: dict[str, SystemKind] = {k.name: k for k in (
     SystemKind(
         "run", "an external TREC run or ranked-list file",
         (Param("order", (str,), "score", "how the run file is ordered",
-               choices=("score", "rank", "file")),),
+               choices=("score", "rank", "file")),
+         Param("format", (str,), None, "the run file's format (default: told from its "
+               "content)", choices=tuple(RUN_FORMATS))),
         _build_run, _describe_run, reads_file=True),
 )}
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from poolkit.io.corpus import QueryRecord
+from poolkit.io.formats import detect
 from poolkit.io.readers import read_any_run
 from poolkit.io.run import Run
 from poolkit.retrieve.base import Results, ScoredDoc, run_to_results
@@ -124,11 +125,15 @@ class ExternalRun:
     kind = "run"
 
     def __init__(self, name: str, path: str | Path, doc_ids: Collection[str],
-                 query_ids: Sequence[str], order: str = "score") -> None:
+                 query_ids: Sequence[str], order: str = "score", fmt: str | None = None,
+                 ) -> None:
         self.name = name
         self.path = Path(path)
         self.order = order
-        self.source = read_any_run(self.path, order=order)
+        # told from the content unless the system's ``format:`` says; a file that could be
+        # two formats is an error whose hint names that key, not a command-line option
+        self.format = fmt or detect(self.path, "run", key="format")
+        self.source = read_any_run(self.path, order=order, fmt=self.format)
         self.run, self.check = validate_run(self.source, doc_ids, query_ids)
 
     def search(self, queries: Sequence[QueryRecord], k: int) -> Results:
@@ -138,4 +143,5 @@ class ExternalRun:
 
     def settings(self) -> dict[str, Any]:
         return {"kind": self.kind, "path": str(self.path), "order": self.order,
-                "source_sha256": self.source.sha256, "validation": self.check.to_dict()}
+                "format": self.format, "source_sha256": self.source.sha256,
+                "validation": self.check.to_dict()}

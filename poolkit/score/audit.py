@@ -18,7 +18,7 @@ needs), so the audit never disagrees with the measures printed beside it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +156,7 @@ def repeats_of(ranking: Sequence[str]) -> tuple[int, list[str]]:
 def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
               level: int = 1, depth: int | None = None,
               corpus_size: int | None = None,
+              corpus_ids: Container[str] | None = None,
               sample: Mapping[str, PoolSample] | None = None) -> Audit:
     """Audit ``run`` against ``qrels`` at every K in ``ks``.
 
@@ -163,7 +164,8 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
     level and depth, holding at least :func:`audit_measures` (R@K and Judged@K). When the
     labels are a sample of the pool (a ``sample`` design is given, or the query's qrels hold
     pooled-but-unjudged -1 grades) each query also gets R_est, the estimated |Rel| with its
-    95% interval, beside the judged |Rel|.
+    95% interval, beside the judged |Rel|. Label coverage is the query's judged ids over
+    ``corpus_size``; with ``corpus_ids`` (the corpus itself), only the judged ids in it.
     """
     names = {k: (parse_measure(f"R@{k}").name, parse_measure(f"Judged@{k}").name) for k in ks}
     queries: dict[str, QueryAudit] = {}
@@ -175,7 +177,8 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
         # Positional and distinct hits differ only when an id repeats; otherwise both are
         # the hits R@K already counted, and the relevant set is not needed.
         relevant = {d for d, g in grades.items() if g >= level} if repeated else set()
-        labels = len(grades) / corpus_size if corpus_size else None
+        judged = len(grades) if corpus_ids is None else sum(d in corpus_ids for d in grades)
+        labels = judged / corpus_size if corpus_size else None
         warnings: list[str] = []
         if not results:
             warnings.append("no results: scores 0 on every measure")
@@ -213,6 +216,33 @@ def audit_run(qrels: Qrels, run: Run, evaluation: Any, ks: Sequence[int], *,
                                   at, warnings, est)
     return Audit(list(ks), queries, list(evaluation.excluded), list(evaluation.missing),
                  list(evaluation.unknown), corpus_size)
+
+
+def coverage_warnings(qrels: Qrels, corpus_size: int | None, corpus_ids: Container[str] | None,
+                      corpus: object = None) -> list[str]:
+    """The stderr line when the labels cannot all be in the corpus their coverage is
+    measured against (coverage would read over 100%): with ``corpus_ids`` (``--corpus``,
+    named ``corpus``), the judged pairs naming a doc outside it, which coverage leaves out;
+    with a size alone (``--corpus-size``), the queries holding more judged ids than it."""
+    from pathlib import Path
+
+    if corpus_ids is not None:
+        outside = [d for docs in qrels.grades.values() for d in docs if d not in corpus_ids]
+        if not outside:
+            return []
+        name = Path(str(corpus)).name if corpus is not None else "the corpus"
+        return [f"warning: {len(outside)} of {qrels.name}'s {len(qrels)} judged pairs name "
+                f"doc ids not in {name} (e.g. {', '.join(dict.fromkeys(outside[:3]))}); label "
+                f"coverage counts only its ids: are these the qrels of that corpus?"]
+    if corpus_size is None:
+        return []
+    over = {q: len(docs) for q, docs in qrels.grades.items() if len(docs) > corpus_size}
+    if not over:
+        return []
+    most = max(over, key=lambda q: over[q])
+    return [f"warning: {len(over)} of {qrels.name}'s {len(qrels.grades)} queries hold more "
+            f"judged ids than --corpus-size {corpus_size} (query {most}: {over[most]}), so "
+            f"label coverage reads over 100%: is {corpus_size} the corpus's size?"]
 
 
 # --- label coverage against a fuller ("true") label set -------------------------------------

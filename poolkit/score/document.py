@@ -107,6 +107,8 @@ class Settings:
     depth: int | None = None
     gain: str = "linear"
     corpus_size: int | None = None
+    #: the corpus's ids when known (``--corpus``): label coverage counts judged ids among them
+    corpus_ids: frozenset[str] | None = field(default=None, repr=False)
 
 
 def report_date() -> str:

@@ -32,6 +32,12 @@ RESAMPLES = 1000
 SEED = 1979  # Efron's bootstrap paper; any fixed value would do, this one never changes.
 _CHUNK = 100  # resamples drawn at a time, bounding memory at ~_CHUNK x queries counts
 
+#: the families whose per-query value, and so any mean of it, lies in [0, 1]; a family not
+#: here (utility, dcg, G, an inferred estimate such as infAP or statAP...) has no range said
+UNIT_FAMILIES = frozenset({
+    "P", "R", "Rcap", "Hit", "RR", "AP", "nDCG", "Rprec", "bpref", "Judged", "CP", "RBP",
+    "RBP_resid", "iprec_at_recall", "11pt_avg", "set_P", "set_map", "set_F", "unj"})
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -87,6 +93,14 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Interval:
     low = 0.0 if successes == 0 else max(0.0, center - half)
     high = 1.0 if successes == n else min(1.0, center + half)
     return Interval(low, high, "wilson", confidence)
+
+
+def value_range(family: str, difference: bool = False) -> tuple[float, float] | None:
+    """The values a mean of ``family`` can take ((0, 1) for :data:`UNIT_FAMILIES`), or of a
+    difference of two such means ((-1, 1)); None when the family has no range said."""
+    if family not in UNIT_FAMILIES:
+        return None
+    return (-1.0, 1.0) if difference else (0.0, 1.0)
 
 
 def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:

@@ -52,7 +52,8 @@ class ScoreReport(Report):
     tests: dict[str, Any]
     #: what the sample design says of the labels (``--sample``; :mod:`poolkit.score.sample_check`)
     sample: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
-    #: one line per run whose queries hardly match the labels' (:mod:`poolkit.score.mismatch`)
+    #: one line per run whose queries hardly match the labels' (:mod:`poolkit.score.mismatch`),
+    #: and one for labels outside the corpus coverage is measured against
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
     @classmethod
@@ -60,8 +61,10 @@ class ScoreReport(Report):
               truth: Qrels | None = None, conditions: Sequence[str] = (),
               failures: Sequence[Failure] = (),
               tests: PairedTests | None = None,
-              sample: SampleCheck | None = None) -> ScoreReport:
-        """The report of ``results``; ``tests`` are the paired tests (two runs or more)."""
+              sample: SampleCheck | None = None,
+              notes: Sequence[str] = ()) -> ScoreReport:
+        """The report of ``results``; ``tests`` are the paired tests (two runs or more);
+        ``notes``, further warnings (the labels against ``--corpus``)."""
         return cls(
             poolkit_version=__version__,
             date=report_date(),
@@ -75,7 +78,8 @@ class ScoreReport(Report):
             sample=sample.to_dict() if sample else None,
             warnings=(*(sample.lines() if sample else ()),
                       *(r.run.mismatch.warning for r in results
-                        if r.run.mismatch is not None and r.run.mismatch.warning)),
+                        if r.run.mismatch is not None and r.run.mismatch.warning),
+                      *notes),
         )
 
     @staticmethod

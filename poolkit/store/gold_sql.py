@@ -5,6 +5,11 @@ A gold set is a ``poolkit gold``: pairs whose grade is known (the lead's, or agr
 adjudications), mixed into every assessor's judging at the set's rate. Recording a set
 replaces the current one's pairs in one transaction; every set stays in ``gold_sets``.
 The passages' texts go to ``texts`` first, since a gold pair need not be pooled.
+
+Nothing an assessor may read says more than which pairs are gold (``store.pg_access``): the
+file's name and sha256 are the lead's, and rows are inserted in (qid, docid) order, never
+the file's, so no serial, row order or statement count follows the file (a file sorted by
+grade, or its order and hash, would give the grades away).
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from poolkit.store.sql_base import SqlBase
 
 @dataclass(frozen=True)
 class GoldSet:
-    """One ``poolkit gold``: the file, its sha256, the mixing rate and seed."""
+    """One ``poolkit gold``: the file, its sha256, the mixing rate and seed (file and sha256
+    None as an assessor on PostgreSQL reads it: they are the lead's)."""
 
-    path: str
-    sha256: str
+    path: str | None
+    sha256: str | None
     rate: float
     seed: int
     gset: int | None = None
@@ -41,12 +47,18 @@ class GoldPair:
 class GoldSql(SqlBase):
     def gold_set(self) -> GoldSet | None:
         """The current (newest) gold set, or None when nobody ran ``poolkit gold``."""
-        row = self.conn.execute("SELECT gset, made_at, path, sha256, rate, seed FROM gold_sets "
+        source = "path, sha256" if self.reads_gold_source() else "NULL, NULL"
+        row = self.conn.execute(f"SELECT gset, made_at, {source}, rate, seed FROM gold_sets "
                                 "ORDER BY gset DESC LIMIT 1").fetchone()
         if row is None:
             return None
         gset, made_at, path, sha256, rate, seed = row
         return GoldSet(path, sha256, float(rate), int(seed), int(gset), made_at)
+
+    def reads_gold_source(self) -> bool:
+        """Whether this handle may read a gold set's file and sha256 (on SQLite, whoever
+        reads the file; ``PgStore`` asks the server)."""
+        return True
 
     def gold_queue(self) -> dict[tuple[str, str], str]:
         """(qid, docid) -> text hash of the current gold set's pairs: what judging reads. Not
@@ -63,9 +75,10 @@ class GoldSql(SqlBase):
     def replace_gold(self, gold: GoldSet,
                      pairs: Iterable[tuple[str, str, int, str, str]]) -> int:
         """Record ``gold`` as the current set, its pairs ``(qid, docid, grade, title, body)``
-        replacing the last set's; returns the set's number."""
+        replacing the last set's; returns the set's number. Inserted in (qid, docid) order,
+        whatever the file's (see the module's docstring)."""
         p = self.mark
-        rows = list(pairs)
+        rows = sorted(pairs, key=lambda r: (r[0], r[1]))
         with self.transaction() as c:
             c.executemany(f"INSERT INTO texts (hash, title, body) VALUES ({self._marks(3)}) "
                           "ON CONFLICT (hash) DO NOTHING",

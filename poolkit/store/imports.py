@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from poolkit.errors import InputError
@@ -51,12 +52,15 @@ def machine_import_version(model: str) -> str:
 
 
 def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
-                  source: str | None = None, machine: str | None = None) -> int:
+                  source: str | None = None, machine: str | None = None,
+                  notes: Mapping[tuple[str, str], str] | None = None) -> int:
     """Append import events for every grade not already standing; returns how many.
 
     ``machine`` (a model id) records them as machine judge ``assessor``'s events (origin
     ``machine``, ``machine_import_version(machine)`` as their judge version, the model in
     the note), compared with what that judge has standing, never with people's grades.
+    ``notes``: a note for some pairs' events (a person's grade the file said was a machine
+    judge's, taken all the same: ``app.machine_files.accepted_note``).
 
     What stands is read inside the write transaction that appends, so concurrent imports of
     one file queue and the later ones find everything standing: importing the same file
@@ -78,5 +82,6 @@ def import_labels(store: StoreBackend, qrels: Qrels, assessor: str,
                     continue
                 events.append(Event(qid=qid, docid=docid, assessor=assessor, kind="import",
                                     grade=grade, judged_at=stamp, source=source,
-                                    origin=origin, judge_version=version, note=note))
+                                    origin=origin, judge_version=version,
+                                    note=(notes or {}).get((qid, docid), note)))
         return store.record_events(events)

@@ -128,6 +128,13 @@ class LogSql(SqlBase):
         return [r[0] for r in self.conn.execute(
             f"SELECT DISTINCT assessor FROM events WHERE origin = '{PERSON}' ORDER BY assessor")]
 
+    def has_events_as(self, assessor: str, origin: str) -> bool:
+        """Whether ``assessor`` has any event of ``origin`` (``person`` or ``machine``): a
+        name is a person's or a machine judge's, never both (``Collection.assessor``)."""
+        return self.conn.execute(
+            f"SELECT 1 FROM events WHERE assessor = {self.mark} AND origin = {self.mark} "
+            "LIMIT 1", (assessor, origin)).fetchone() is not None
+
     def machine_judges(self) -> list[str]:
         """The machine judges that have events in the log, by name."""
         return [r[0] for r in self.conn.execute(
@@ -174,12 +181,16 @@ class LogSql(SqlBase):
             f"AND origin = '{PERSON}' ORDER BY id", (assessor,))}
 
     def timings(self, kind: str, assessor: str | None = None, limit: int | None = None,
-                ) -> list[tuple[str, str, str | None, str | None]]:
+                live: bool = False) -> list[tuple[str, str, str | None, str | None]]:
         """``(qid, assessor, shown_at, judged_at)`` of people's events of ``kind``, oldest
-        first; with ``limit``, only the last ``limit`` of them (of ``assessor`` when given)."""
+        first; with ``limit``, only the last ``limit`` of them (of ``assessor`` when given);
+        with ``live``, only those no undo names (as ``live_marks``)."""
         p = self.mark
         sql = f"SELECT qid, assessor, shown_at, judged_at FROM events WHERE kind = {p}"
         sql += f" AND origin = '{PERSON}'"
+        if live:
+            sql += (" AND (id, qid, docid, assessor) NOT IN (SELECT ref, qid, docid, assessor "
+                    "FROM events WHERE kind = 'undo' AND ref IS NOT NULL)")
         args: list[Any] = [kind]
         if assessor is not None:
             sql += f" AND assessor = {p}"

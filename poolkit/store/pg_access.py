@@ -9,15 +9,24 @@ for poolkit:
 - **Every table an assessor may write is under row-level security by her own name**:
   ``events`` (append only), ``shown_passages``, ``session_claims``, ``assessor_terms``.
   Everybody reads everything but others' assignment slots (``assignments``: an assessor
-  reads her own and the open ones, and may only take an open one for herself) and the gold
-  set's grades (``gold_pairs.grade``: an assessor reads which pairs are gold, not their
-  answers); members of ``poolkit_admin`` write under any name.
+  reads her own and the open ones, and may only take an open one for herself) and what
+  would give gold away (below); members of ``poolkit_admin`` write under any name.
 - **Assessors record ``grade``, ``undo``, ``skip``, ``note``, ``cant_judge`` and ``gold``
-  (an answer on a gold pair) events only,
-  as a person**;
-  ``import`` and ``adjudicate`` events, and a machine judge's events (``origin``
-  ``machine``), are for members of ``poolkit_admin`` (the README: leads import and
-  adjudicate). The row-level policy on ``events`` enforces it.
+  (an answer on a gold pair) events only, as a person**; ``import`` and ``adjudicate``
+  events, and a machine judge's events (``origin`` ``machine``), are for members of
+  ``poolkit_admin`` (the README: leads import and adjudicate). The row-level policy on
+  ``events`` enforces it.
+- **The plan is the server's rule too**: an assessor's grade or can't-judge on a pair of the
+  current assignment plan needs a slot of it in her name (``AssignSql.claim_slot`` takes an
+  open one first, in the same transaction); a pair outside the plan is anyone's, as in
+  poolkit. So her own SQL cannot grade a pair assigned to others.
+- **Gold stays the lead's** (``ASSESSOR_READS``): an assessor reads which pairs are gold (the
+  judging screen mixes them in) and the set's rate and seed, not their grades, the file's
+  name or sha256 (hashing candidate files would find the grades of a small set), nor any
+  column that keeps the order rows were inserted in (``rowid``, and ``ctid``/``xmin``/
+  ``cmin``, which a column-level grant withholds too); ``GoldSql.replace_gold`` inserts in
+  (qid, docid) order, so not even a table's physical order is the file's. Others' answers on
+  gold pairs (``gold`` events) are hidden from her too: a majority of them would be gold.
 - **Ids are the server's**: no role but the owner holds INSERT on ``events.id`` (or any
   ``rowid``), so no client can plant an id (``--policy latest`` orders by it) or take one
   another writer would be given.
@@ -31,6 +40,7 @@ from __future__ import annotations
 from typing import Any
 
 from poolkit.errors import StoreError
+from poolkit.store.log_sql import SETTLING_KINDS
 
 ADMIN_ROLE = "poolkit_admin"
 ASSESSOR_ROLE = "poolkit_assessor"
@@ -43,9 +53,12 @@ ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
                    "session_claims": "INSERT, UPDATE, DELETE",
                    "assessor_terms": "INSERT, UPDATE, DELETE",
                    "assignments": "UPDATE"}
-#: The gold pairs' columns an assessor reads (which passages are gold checks, for the judging
-#: screen to mix in); their grades are the lead's, or gold would be an open book.
-GOLD_QUEUE_COLUMNS = ("qid", "docid", "text_hash", "gset", "rowid")
+#: Tables an assessor reads only some columns of (the rest, and with them the rows' insertion
+#: order, are the lead's: see the docstring): which pairs are gold and their texts, for the
+#: judging screen to mix in, and the gold set's rate and seed, not its file, sha256 or grades.
+ASSESSOR_READS = {"gold_pairs": ("qid", "docid", "text_hash", "gset"),
+                  "gold_sets": ("gset", "made_at", "rate", "seed"),
+                  "texts": ("hash", "title", "body")}
 #: Columns nobody but the owner writes: the server assigns them.
 SERVER_COLUMNS = ("id", "rowid")
 
@@ -55,6 +68,12 @@ _OWN_NAME = f"(assessor = current_user OR {_IS_ADMIN})"
 _KINDS = ", ".join(f"'{k}'" for k in ASSESSOR_KINDS)
 #: an assessor records her own events; a machine judge's are an admin's (schema 7 on)
 _AS_PERSON = "origin = 'person'"
+#: an assessor settles a pair of the current plan only in a slot of her own (schema 9 on)
+_IN_HER_SLOT = ("(kind NOT IN ({settling}) OR NOT EXISTS (SELECT 1 FROM assigned_pairs p WHERE "
+                "p.qid = events.qid AND p.docid = events.docid) OR EXISTS (SELECT 1 FROM "
+                "assignments a WHERE a.qid = events.qid AND a.docid = events.docid AND "
+                "a.assessor = current_user))").format(
+                    settling=", ".join(f"'{k}'" for k in SETTLING_KINDS))
 
 
 def lock_exists(raw: Any) -> bool:
@@ -92,6 +111,14 @@ def may_read(raw: Any) -> bool:
     return bool(row and row[0])
 
 
+def may_read_column(raw: Any, table: str, column: str) -> bool:
+    """Whether this role may read ``table.column`` (an assessor may not read some of gold's:
+    ``ASSESSOR_READS``)."""
+    row = raw.execute("SELECT has_column_privilege(%s, %s, 'SELECT')", (table, column)
+                      ).fetchone()
+    return bool(row and row[0])
+
+
 def is_admin(raw: Any) -> bool:
     row = raw.execute(f"SELECT COALESCE({_IS_ADMIN}, false)").fetchone()
     return bool(row and row[0])
@@ -107,17 +134,29 @@ def protect_tables(raw: Any, tables: list[str]) -> None:
         if table == "assignments":
             _protect_assignments(raw)
             continue
-        raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
         if table == "events":  # append only: no UPDATE or DELETE policy, nor grant
-            person = f" AND {_AS_PERSON}" if _has_column(raw, "events", "origin") else ""
-            raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ("
-                        f"{_IS_ADMIN} OR (assessor = current_user AND kind IN ({_KINDS})"
-                        f"{person}))")
+            _protect_events(raw, tables)
         else:
+            raw.execute(f"CREATE POLICY {table}_read ON {table} FOR SELECT USING (true)")
             raw.execute(f"CREATE POLICY {table}_own_name ON {table} FOR ALL "
                         f"USING {_OWN_NAME} WITH CHECK {_OWN_NAME}")
     if LOCK_TABLE in tables or lock_exists(raw):
         raw.execute(f"ALTER TABLE {LOCK_TABLE} ENABLE ROW LEVEL SECURITY")
+
+
+def _protect_events(raw: Any, tables: list[str]) -> None:
+    """An assessor reads every event but others' answers on gold pairs, and appends her own
+    events of ``ASSESSOR_KINDS`` as a person, settling a planned pair only in her own slot
+    (the parts a store of an older schema has: it may lack ``origin`` or the plan)."""
+    raw.execute(f"CREATE POLICY events_read ON events FOR SELECT USING (kind <> 'gold' OR "
+                f"assessor = current_user OR {_IS_ADMIN})")
+    rules = [f"kind IN ({_KINDS})"]
+    if _has_column(raw, "events", "origin"):
+        rules.append(_AS_PERSON)
+    if "assigned_pairs" in tables:
+        rules.append(_IN_HER_SLOT)
+    raw.execute(f"CREATE POLICY events_own_name ON events FOR INSERT WITH CHECK ({_IS_ADMIN} "
+                f"OR (assessor = current_user AND {' AND '.join(rules)}))")
 
 
 def _protect_assignments(raw: Any) -> None:
@@ -171,9 +210,13 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
     deletes an event, or writes a column the server assigns."""
     groups = f"{ASSESSOR_ROLE}, {ADMIN_ROLE}"
     everything = ", ".join(tables)
-    raw.execute(f"REVOKE ALL ON {everything} FROM PUBLIC, {groups}")
-    readable = ", ".join(t for t in tables if t != LOCK_TABLE)
+    raw.execute(f"REVOKE ALL ON {everything} FROM PUBLIC, {groups}")  # column grants too
+    readable = ", ".join(t for t in tables if t != LOCK_TABLE and t not in ASSESSOR_READS)
     raw.execute(f"GRANT SELECT ON {readable} TO {groups}")
+    for table in (t for t in ASSESSOR_READS if t in tables):
+        raw.execute(f"GRANT SELECT ON {table} TO {ADMIN_ROLE}")
+        raw.execute(f"GRANT SELECT ({', '.join(ASSESSOR_READS[table])}) ON {table} TO "
+                    f"{ASSESSOR_ROLE}")
     if LOCK_TABLE in tables:
         raw.execute(f"GRANT UPDATE ON {LOCK_TABLE} TO {groups}")  # LOCK TABLE needs it
     for table, rights in ASSESSOR_WRITES.items():
@@ -189,11 +232,8 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
     if "assignments" in tables:  # a new plan replaces the old one's rows
         raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
-    if "gold_pairs" in tables:  # a new gold set replaces the old one's pairs; an assessor
-        raw.execute(f"GRANT DELETE ON gold_pairs TO {ADMIN_ROLE}")  # never reads the grades
-        raw.execute(f"REVOKE SELECT ON gold_pairs FROM {ASSESSOR_ROLE}")
-        raw.execute(f"GRANT SELECT ({', '.join(GOLD_QUEUE_COLUMNS)}) ON gold_pairs TO "
-                    f"{ASSESSOR_ROLE}")
+    if "gold_pairs" in tables:  # a new gold set replaces the old one's pairs
+        raw.execute(f"GRANT DELETE ON gold_pairs TO {ADMIN_ROLE}")
     schema = raw.execute("SELECT current_schema()").fetchone()[0]
     raw.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {groups}")
 

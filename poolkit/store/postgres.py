@@ -16,11 +16,13 @@ What differs, and why:
   wait (MVCC).
 - **Insertion order is a column, text sorts by code point** (``store.schema_postgres``).
 - **Who judged what is enforced.** Row-level security on every table an assessor writes: she
-  writes only under her own name, and only ``grade``, ``undo``, ``skip`` and ``note`` events,
-  and only as a person (a machine judge's events are an admin's to record);
-  members of ``poolkit_admin`` (and the owner) may write any (imports, adjudication). Nobody
-  but the owner may update or delete an event, or choose an event's id (the server assigns
-  it). ``poolkit store init`` sets this up and prints the grants for each assessor role.
+  writes only under her own name, only ``ASSESSOR_KINDS`` events, only as a person (a
+  machine judge's events are an admin's to record), and settles a pair of the assignment
+  plan only in a slot of her own; members of ``poolkit_admin`` (and the owner) may write any
+  (imports, adjudication). Nobody but the owner may update or delete an event, or choose an
+  event's id (the server assigns it). Gold's grades, file and order are the lead's to read.
+  ``poolkit store init`` sets this up and prints the grants for each assessor role
+  (``store.pg_access``).
 - **Passwords never live in the config**: a location with a password in any form is refused
   (``store.locations``); libpq reads ``PGPASSWORD`` or ``~/.pgpass``. Messages name the store
   by ``locations.redact`` of its URL.
@@ -341,6 +343,9 @@ class PgStore(StoreQueries):
             return True
         return assessor == self.current_role() and kind in ASSESSOR_KINDS
 
+    def reads_gold_source(self) -> bool:
+        return pg_access.may_read_column(self.pg.raw, "gold_sets", "sha256")
+
     def tables(self) -> list[str]:
         rows = self.pg.raw.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = "
@@ -396,10 +401,11 @@ def grant_roles(store: PgStore) -> list[str]:
         tables = store.tables()
         pg_access.protect_tables(raw, tables)
         pg_access.apply_grants(raw, tables, {t: store.columns(t) for t in tables})
-    done.append(f"granted {ASSESSOR_ROLE}: read all but others' assignments, append grades, "
-                f"undos, skips, notes and can't-judges under its own name, take an open "
-                f"assignment slot; {ADMIN_ROLE}: also write pools, imports, adjudications and "
-                f"assignments under any name")
+    done.append(f"granted {ASSESSOR_ROLE}: read all but others' assignments and gold answers "
+                f"and gold's grades, file and order, append grades, undos, skips, notes and "
+                f"can't-judges under its own name (on a planned pair only in its own slot), "
+                f"take an open assignment slot; {ADMIN_ROLE}: also write pools, imports, "
+                f"adjudications and assignments under any name")
     return done
 
 

@@ -114,6 +114,17 @@ _GOLD_TABLES = """
     """
 
 
+#: gold's rows rewritten in (qid, docid) order (migration 12): SQL both backends speak
+_GOLD_IN_PAIR_ORDER = """
+    CREATE TEMP TABLE gold_pairs_sorted AS
+        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs;
+    DELETE FROM gold_pairs;
+    INSERT INTO gold_pairs (qid, docid, grade, text_hash, gset)
+        SELECT qid, docid, grade, text_hash, gset FROM gold_pairs_sorted ORDER BY qid, docid;
+    DROP TABLE gold_pairs_sorted;
+    """
+
+
 MIGRATIONS: list[Dialects] = [
     # 0 -> 1: the first schema.
     Dialects(
@@ -404,6 +415,15 @@ MIGRATIONS: list[Dialects] = [
     Dialects(
         sqlite=_events_table(_KINDS_11) + _grade_triggers(TOP_LIMIT) + _GOLD_TABLES,
         postgresql=pg.GOLD),
+    # ---- 11 -> 12 (branch r6-postgres, issue 43): gold stays the lead's. ``gold_pairs`` is
+    # rewritten in (qid, docid) order, as ``GoldSql.replace_gold`` now inserts: a set recorded
+    # before kept its file's order in its rows, which with the file's sha256 gives a small
+    # set's grades away (hash every candidate file). On PostgreSQL ``texts`` is rewritten in
+    # hash order too, and the grants and policies every migration re-applies
+    # (``store.pg_access``) then hide the file, its sha256, gold's grades and others' gold
+    # answers from assessors, and hold an assessor's grades to her slots of the plan.
+    Dialects(sqlite=_GOLD_IN_PAIR_ORDER,
+             postgresql=_GOLD_IN_PAIR_ORDER + pg.TEXTS_IN_HASH_ORDER),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

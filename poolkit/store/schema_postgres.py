@@ -274,3 +274,10 @@ CREATE TABLE gold_pairs (
     rowid BIGSERIAL
 );
 """
+
+#: 11 -> 12: after gold's rows are rewritten in (qid, docid) order (the same SQL on both
+#: backends, in ``store.schema``), ``texts`` in hash order (CLUSTER): a scan returns rows in
+#: the physical order an older poolkit stored a gold file's passages in.
+TEXTS_IN_HASH_ORDER = """
+CLUSTER texts USING texts_pkey
+"""

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from autojudge_helpers import autojudge_json
+from autojudge_helpers import KEY_ENV, autojudge_json, collection, machine_events
 from llm_faults import MODEL_ID, loopback_llm
 from pool_helpers import write_config
 from shared_data import REPO, SAMPLE
@@ -21,7 +21,6 @@ from poolkit.app.pool import PoolRequest, pool
 from poolkit.cli import main
 from poolkit.store import Store
 
-KEY_ENV = "POOLKIT_TEST_JUDGE_KEY"
 SENTINEL = "sk-poolkit-SENTINEL-3f9c1e7a"
 PAIRS = 40  # the sample's four queries, seed.run's top 10 each
 
@@ -32,30 +31,8 @@ def llm():
         yield served
 
 
-def collection(tmp_path: Path, url: str, store: str | Path | None = None,
-               **judge: object) -> Path:
-    """The sample pooled from seed.run, with judge ``llm`` on ``url`` (tiny waits)."""
-    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}")
-    if store is not None:
-        config.write_text(config.read_text().replace("store: judgments.sqlite",
-                                                      f"store: {store}"))
-    options = {"kind": "openai", "base_url": url, "model": "judge-m", "backoff": 0.001,
-               "max_wait": 0.01, "timeout": 5.0, "api_key_env": KEY_ENV, **judge}
-    config.write_text(config.read_text() + "judges:\n  llm: " + json.dumps(options) + "\n")
-    pool(PoolRequest(config), log=lambda line: None)
-    return config
-
-
 def autojudge(capsys, config: Path, *args: str, code: int = 0) -> tuple[dict, str]:
     return autojudge_json(capsys, config, "llm", *args, code=code)
-
-
-def machine_events(config: Path, kinds=("grade",)):
-    from poolkit.config import load_config
-    from poolkit.store.backends import open_store
-
-    with open_store(load_config(config).store) as store:
-        return store.events(kinds=list(kinds), machine="llm")
 
 
 def test_grades_every_pair_as_machine_events_with_provenance(tmp_path, llm, capsys):

@@ -13,10 +13,12 @@ import pytest
 from pool_helpers import two_run_config
 from shared_data import SAMPLE
 from store_backends import BACKENDS, store_location
+from strict_json import report_json
 
 from poolkit.app.estimate import EstimateRequest, estimate
 from poolkit.cli import main
 from poolkit.schemas import load_schema
+from poolkit.store.imports import machine_import_version
 
 
 def sample_config(tmp_path: Path, store: str | Path) -> Path:
@@ -60,8 +62,9 @@ def test_the_store_form_is_the_file_form_on_the_stores_labels(world, tmp_path, c
 
 
 def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
-    """llm's second version graded q_faw and q_store only: the estimate takes its labels
-    alone, says so, and q_broad and q_milk (graded by the old version only) take none."""
+    """llm's second version (named: no config defines llm) graded q_faw and q_store only:
+    the estimate takes its labels alone, says so, and q_broad and q_milk (graded by the old
+    version only) take none."""
     newer = world.parent / "newer.qrels"
     newer.write_text("".join(  # a grade the first version did not give: a new event
         f"{q} 0 {d} {3 - int(g)}\n" for q, _z, d, g in (
@@ -69,10 +72,13 @@ def test_a_new_judge_version_is_used_alone_and_said(world, capsys):
             if line.startswith(("q_faw", "q_store")))))
     assert call("import", world, newer, "--as", "llm", "--machine", "m-2") == 0
     capsys.readouterr()
-    assert call("estimate", world, "--machine", "llm", "-m", "P@5", "--format", "json") == 0
+    second = machine_import_version("m-2")
+    assert call("estimate", world, "--machine", f"llm@{second}", "-m", "P@5",
+                "--format", "json") == 0
     doc = json.loads(capsys.readouterr().out)
     said = [n for n in doc["notes"] if "has 2 versions" in n]
-    assert len(said) == 1 and "2 queries only an older version graded" in said[0]
+    assert len(said) == 1 and f"the estimate uses {second} alone" in said[0]
+    assert "2 queries only another version graded" in said[0]
     assert doc["queries"]["N"] == 2 and sorted(doc["queries"]["left_out"]) == ["q_broad",
                                                                               "q_milk"]
 
@@ -171,3 +177,43 @@ def test_a_bad_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, mes
                  if line.startswith("store:"))
     with open_store(store) as s:
         assert s.query_draws() == []
+
+
+def test_pairs_people_disagree_on_are_left_out_and_said(world, capsys):
+    """carol grades three of bob's pairs otherwise (bob: 3, 1, 3). The default policy
+    (adjudicated) leaves them out of the people's labels; estimate says how many on a line
+    of its own, with the export command that lists them (which does list those three), and
+    the JSON says the policy and the count. latest decides them: no line, 0 pairs."""
+    carol = world.parent / "carol.qrels"
+    carol.write_text("q_faw 0 m1 0\nq_faw 0 m3 3\nq_store 0 s1 0\n")
+    assert call("import", world, carol, "--as", "carol") == 0
+    capsys.readouterr()
+    before = store_bytes(world)
+    said = (f"warning: 3 pairs people disagree on are left out under policy 'adjudicated' "
+            f"(`poolkit export {world} --format qrels --unresolved FILE.json` lists them)")
+    assert call("estimate", world, "--machine", "llm", "-m", "nDCG@5") == 0
+    assert capsys.readouterr().err.splitlines()[0] == said
+    assert call("estimate", world, "--machine", "llm", "-m", "nDCG@5", "--format", "json") == 0
+    out, err = capsys.readouterr()
+    doc = report_json(out, "estimate")
+    assert err.splitlines() == doc["warnings"] and doc["warnings"][0] == said
+    assert doc["unresolved"] == {"policy": "adjudicated", "pairs": 3}
+    assert store_bytes(world) == before
+    listed = world.parent / "unresolved.json"
+    assert call("export", world, "--format", "qrels", "-o", world.parent / "people.qrels",
+                "--unresolved", listed) == 0
+    assert sorted((u["query"], u["doc"]) for u in json.loads(listed.read_text())["unresolved"]
+                  ) == [("q_faw", "m1"), ("q_faw", "m3"), ("q_store", "s1")]
+    capsys.readouterr()
+    # named people and another policy: the line gives export the same options
+    assert call("estimate", world, "--machine", "llm", "-m", "nDCG@5", "--human", "bob,carol",
+                "--policy", "majority") == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"warning: 3 pairs people disagree on are left out under policy 'majority' (`poolkit "
+        f"export {world} --format qrels --policy majority --assessor bob carol --unresolved "
+        f"FILE.json` lists them)")
+    assert call("estimate", world, "--machine", "llm", "-m", "nDCG@5", "--policy", "latest",
+                "--format", "json") == 0
+    doc = report_json(capsys.readouterr().out, "estimate")
+    assert doc["unresolved"] == {"policy": "latest", "pairs": 0}
+    assert not any("disagree" in line for line in doc["warnings"])

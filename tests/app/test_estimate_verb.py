@@ -12,6 +12,7 @@ import jsonschema
 import numpy as np
 import pytest
 from shared_data import SAMPLE, shared_path
+from strict_json import report_json
 
 from poolkit.app.estimate import EstimateRequest, estimate
 from poolkit.app.score import ScoreRequest, score_runs
@@ -169,13 +170,14 @@ def test_the_sample_file_form_validates(capsys):
 
 
 def test_the_readme_example_prints_the_readmes_figures(dl19, capsys):
-    """README "Estimates with a human error bar": the command's table is the README's."""
+    """docs/how-to/estimates.md (the README's "Estimates with a human error bar" once): the
+    command's table is the page's."""
     from shared_data import REPO
 
     assert main(["estimate", "--machine", str(dl19["machine"]), "--human", str(dl19["human"]),
                  *map(str, dl19["runs"]), "-m", "nDCG@10", "--level", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "how-to" / "estimates.md").read_text()
     for line in out[:11]:  # the notes, the queries line, the runs' table
         assert line in readme, line
     said = " ".join(out)
@@ -308,3 +310,103 @@ def test_a_bad_lambda_max_is_one_line_exit_2_files_unchanged(files, capsys, valu
     assert code == 2 and out == ""
     assert err.splitlines() == [f"poolkit estimate: error: {message}"]
     assert digest(list(files.values())) == before
+
+
+# --- figures surer than they are: each said on a line of its own (issue 43, theme 5) -------
+
+def estimate_cli(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+                 *extra: str, measure: str = "P@3") -> tuple[int, str, list[str]]:
+    """``poolkit estimate`` on the file fixture's labels and both runs: the exit code, stdout
+    and stderr's lines; every file byte-identical after."""
+    before = digest(list(files.values()))
+    code = main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"]), str(files["b"]), "-m", measure, *extra])
+    out, err = capsys.readouterr()
+    assert digest(list(files.values())) == before
+    return code, out, err.splitlines()
+
+
+def said_once(files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+              line: str) -> tuple[str, dict]:
+    """The table and the strict, schema-valid JSON, each exit 0 with ``line`` the one line on
+    stderr (and the JSON's one warning)."""
+    code, table, err = estimate_cli(files, capsys)
+    assert code == 0 and err == [line]
+    code, out, err = estimate_cli(files, capsys, "--format", "json")
+    doc = report_json(out, "estimate")
+    assert code == 0 and err == [line] and doc["warnings"] == [line]
+    return table, doc
+
+
+def entries(doc: dict, measure: str = "P@3") -> dict[str, dict]:
+    """Every run's and pair's entry of ``measure``, by run name or ``A - B``."""
+    out = {name: r["measures"][measure] for name, r in doc["runs"].items()}
+    out.update({key.replace("|", " - "): d[measure] for key, d in doc["pairs"].items()})
+    return out
+
+
+ZERO_WIDTH = ("warning: interval width 0 from 4 human queries with identical scores (a.run "
+              "P@3, b.run P@3, a.run - b.run P@3): not a measure of certainty")
+
+
+def test_a_zero_width_interval_from_identical_human_scores_is_said(files, capsys):
+    """Four human queries with every passage relevant: P@3 is 1 on each for both runs, the
+    sample variance 0 and the interval the point. Printed as computed (ppi-python's too),
+    with a line that width 0 is not certainty, and ``zero_width`` in the JSON."""
+    files["human"].write_text("".join(f"q{q} 0 d{d} 2\n" for q in (1, 2, 3, 4)
+                                      for d in range(1, 6)))
+    table, doc = said_once(files, capsys, ZERO_WIDTH)
+    assert "a.run    0.722        1.000     1.000  [1.000, 1.000]" in table
+    assert {k: (e["low"], e["high"], e["zero_width"]) for k, e in entries(doc).items()} == {
+        "a.run": (1.0, 1.0, True), "b.run": (1.0, 1.0, True),
+        "a.run - b.run": (0.0, 0.0, True)}
+
+
+BEYOND = ("warning: 2 intervals reach beyond the values the measure can take (a.run P@3 "
+          "[-0.182, 0.349], b.run P@3 [-0.002, 0.511]): printed as computed (estimate +- "
+          "quantile x se); a mean lies in [0, 1], a difference in [-1, 1]")
+
+
+def test_an_interval_beyond_the_measures_range_is_said(files, capsys):
+    """P@3 near 0 on four queries: the t interval reaches below 0, which P@3 cannot; it is
+    printed as computed (clipping would leave an estimate outside its own interval when PPI
+    corrects below 0), one line names every such interval, ``beyond_range`` marks each."""
+    files["human"].write_text("q1 0 d1 2\nq1 0 d2 0\nq2 0 d5 1\nq2 0 d1 0\nq3 0 d5 1\n"
+                              "q3 0 d1 0\nq4 0 d5 1\nq4 0 d1 0\n")
+    table, doc = said_once(files, capsys, BEYOND)
+    assert "a.run    0.722        0.083     0.083  [-0.182, 0.349]" in table
+    assert {k: e["beyond_range"] for k, e in entries(doc).items()} == {
+        "a.run": True, "b.run": True, "a.run - b.run": False}
+    assert not any(e["zero_width"] for e in entries(doc).values())
+
+
+def test_an_undefined_kappa_is_null_in_strict_json_and_na_in_the_table(files, capsys):
+    """Machine and people grade every shared pair 1: kappa has no chance disagreement to
+    beat and is undefined. The JSON says null (NaN is not JSON), the table n/a and why."""
+    files["machine"].write_text("".join(f"q{q} 0 d{d} {1 if q <= 3 else (q + d) % 4}\n"
+                                        for q in range(1, 7) for d in range(1, 6)))
+    files["human"].write_text("q1 0 d1 1\nq1 0 d2 1\nq3 0 d1 1\n"
+                              + "".join(f"q2 0 d{d} 1\n" for d in range(1, 6)))
+    code, out, err = estimate_cli(files, capsys, "--format", "json")
+    assert code == 0 and "NaN" not in out
+    doc = report_json(out, "estimate")
+    assert doc["agreement"]["kappa"] == dict.fromkeys(
+        ("unweighted", "linear", "quadratic", "binary"))
+    assert doc["agreement"]["verdict"]["unweighted"] == "undecided"
+    assert err == doc["warnings"] and len(err) == 1 and "3 intervals reach beyond" in err[0]
+    code, out, _err = estimate_cli(files, capsys)
+    assert code == 0
+    assert ("on 8 pairs both graded: Cohen's kappa n/a, binary at level 1 n/a (n/a: both "
+            "sides put every shared pair in one and the same class, so kappa is undefined); "
+            "verdicts against the threshold 0.6") in out
+
+
+def test_sure_figures_say_nothing(files, capsys):
+    """The fixture's labels on nDCG@3: intervals inside [0, 1], none of width 0: no warning,
+    an empty list in the JSON, every entry unflagged."""
+    code, out, err = estimate_cli(files, capsys, "--format", "json", measure="nDCG@3")
+    doc = report_json(out, "estimate")
+    assert code == 0 and err == [] and doc["warnings"] == []
+    assert not any(e["zero_width"] or e["beyond_range"]
+                   for e in entries(doc, "nDCG@3").values())
+    assert "unresolved" not in doc  # the file form has no policy

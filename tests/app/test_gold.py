@@ -171,7 +171,7 @@ def test_replay_three_assessors_with_gold_mixed_in_flags_the_lenient_one(backend
         table = capsys.readouterr().out.replace(str(tmp_path) + "/", "")
         shown = table[table.index("gold checks:"):]
         assert f"cal: grades {gold['cal']['bias']:.2f} above gold on average" in shown
-        assert shown in (REPO / "README.md").read_text()  # its "Gold checks" figures
+        assert shown in (REPO / "docs" / "how-to" / "assignments-gold.md").read_text()  # gold
 
 
 def test_a_store_with_gold_copies_whole(world, tmp_path, capsys):  # noqa: F811

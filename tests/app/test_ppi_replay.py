@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
+from strict_json import report_json
 
 from poolkit.app.ppi_replay import PPIReplayRequest, ppi_replay
 from poolkit.app.score import ScoreRequest, score_runs
@@ -168,3 +169,52 @@ def test_a_bad_qrels_line_names_file_and_line_and_changes_nothing(
     assert code == 2 and len(err.splitlines()) == 1
     assert f"{machine}:721" in err
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_queries_the_machine_never_labelled_are_said(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The machine's file lacks q0-q2: they score 0 under it, which the replay says on a
+    line of its own (and in the JSON) in both designs; files unchanged."""
+    full, machine, runs = _write(tmp_path)
+    machine.write_text("".join(line + "\n" for line in machine.read_text().splitlines()
+                               if line.split()[0] not in ("q0", "q1", "q2")))
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    said = ("warning: 3 of the 24 queries the truth scores have no machine label (q0, q1, "
+            "q2): the machine's value there is 0, in its machine-only figures and as the "
+            "prediction the estimate corrects")
+    for design in ("queries", "pairs"):
+        code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                     *map(str, runs), "--n", "5", "--seeds", "2", "--design", design,
+                     "--format", "json"])
+        out, err = capsys.readouterr()
+        doc = report_json(out, "ppi-replay")
+        assert code == 0 and err.splitlines() == [said] and doc["warnings"] == [said]
+        code = main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                     *map(str, runs), "--n", "5", "--seeds", "2", "--design", design])
+        out, err = capsys.readouterr()
+        assert code == 0 and err.splitlines() == [said] and "| nDCG@10 | 5 |" in out
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert ppi_replay(PPIReplayRequest(full, full, runs, n="5", seeds=2)).warnings == []
+
+
+def test_the_pair_design_says_its_n_is_a_budget_not_the_queries_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--n 5 in the pair design is five queries' worth of judgments spread over all 24
+    queries: the table's n column and design line say so, the JSON's human_queries says 24
+    (the query design's: 5)."""
+    full, machine, runs = _write(tmp_path)
+    for design, human_queries in (("queries", 5), ("pairs", 24)):
+        assert main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                     *map(str, runs), "--n", "5", "--seeds", "2", "--design", design,
+                     "--format", "json"]) == 0
+        doc = report_json(capsys.readouterr().out, "ppi-replay")
+        assert [(r["n"], r["human_queries"]) for r in doc["results"]] == [(5, human_queries)] * 2
+    assert main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs), "--n", "5", "--seeds", "2", "--design", "pairs"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Design: pairs (n: a budget of n whole queries' worth of pairs, "
+                             "spread over all 24 queries; judgments: the pairs drawn); ")
+    assert out[2].startswith("| measure | n (queries' worth) | judgments |")
+    assert main(["ppi-replay", "--qrels", str(full), "--machine", str(machine),
+                 *map(str, runs), "--n", "5", "--seeds", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].startswith("| measure | n | judgments |")

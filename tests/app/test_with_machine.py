@@ -1,7 +1,9 @@
 """Machine judges' grades reach labels only when named (``--with-machine``): export, compare,
-reusability and the label policies take people's grades only otherwise, byte for byte; named,
-a judge's latest version (or ``NAME@VERSION``) fills the pairs no person graded, a person's
-grade always winning, and golden.yaml names the judge and version of every such pair."""
+reusability and the label policies take people's grades only otherwise, byte for byte; named
+(``NAME@VERSION``, or ``NAME``: here, with no judge in the config, its only version), a judge
+version fills the pairs no person graded, a person's grade always winning, and golden.yaml
+names the judge and version of every such pair. tests/app/test_machine_versions.py has the
+rule for a configured judge's versions."""
 
 from __future__ import annotations
 
@@ -71,8 +73,8 @@ def test_without_a_named_judge_the_labels_are_peoples_on_both_backends(store):
 
 def test_a_named_judge_fills_only_the_pairs_no_person_graded(store):
     machines(store)
-    labels = Labels.as_of(store, policy="latest", machines=["llm"])
-    # llm's latest version is v2: d3 and d4; d1 is alice's 3, not v2's 0; d2 people's
+    labels = Labels.as_of(store, policy="latest", machines=["llm@v2"])
+    # llm v2 graded d3 and d4 unopposed; d1 is alice's 3, not v2's 0; d2 people's
     assert labels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 2}, "q2": {"d4": 3}}
     assert labels.machine == {"q1": {"d3": ("llm", "v2")}, "q2": {"d4": ("llm", "v2")}}
     assert labels.origin["machine"] == ["llm@v2"]
@@ -110,6 +112,9 @@ def test_versions_are_ordered_by_their_last_grade_and_undo_counts(store):
     ("gpt", "--with-machine: unknown machine judge 'gpt'; valid: echo, llm"),
     ("alice", "--with-machine: unknown machine judge 'alice'; valid: echo, llm"),
     ("llm@v9", "--with-machine: unknown version of machine judge 'llm' 'v9'; valid: v1, v2"),
+    ("llm", "--with-machine: machine judge 'llm' has 2 versions; name one: llm@v2 (3 grades), "
+            "llm@v1 (5 grades)"),
+    ("llm@", "--with-machine: 'llm@': write NAME or NAME@VERSION"),
 ])
 def test_an_unknown_judge_or_version_is_one_clear_error(store, name, message):
     machines(store)
@@ -160,7 +165,7 @@ def test_golden_names_the_judge_and_version_of_every_machine_graded_pair(config,
         machines(store)
     out = tmp_path / "golden.yaml"
     assert main(["export", str(cfg), "--format", "golden", "--policy", "latest", "-o", str(out),
-                 "--with-machine", "llm"]) == 0
+                 "--with-machine", "llm@v2"]) == 0
     err = capsys.readouterr().err
     assert ("poolkit export: 2 label(s) from machine judge llm@v2 on pairs no person graded "
             "(a person's grade wins where both graded)") in err
@@ -186,7 +191,7 @@ def _digest(*paths: Path) -> list[str]:
 
 @pytest.mark.parametrize("argv", [
     ["export", "{cfg}", "--format", "qrels", "-o", "{out}", "--with-machine", "gpt"],
-    ["export", "{cfg}", "--format", "golden", "-o", "{out}", "--with-machine", "llm,gpt"],
+    ["export", "{cfg}", "--format", "golden", "-o", "{out}", "--with-machine", "llm@v2,gpt"],
     ["export", "{cfg}", "--format", "qrels", "-o", "{out}", "--with-machine", "llm@nope"],
     ["compare", "{cfg}", "--with-machine", "gpt"],
     ["reusability", "{cfg}", "--with-machine", "gpt"],
@@ -233,14 +238,15 @@ def test_status_lists_each_judge_version_with_its_coverage_on_both_backends(stor
                     note=json.dumps({"failed": "no grade in 3 answer(s)"}))
     store.record_events([failure, Event("q1", "d5", "llm", "note", origin="machine",
                                         judge_version="v3", note=json.dumps({"failed": "x"}))])
+    # no config: echo's one version is its default; llm's two leave it none
     assert machine_coverage(store, 1) == [
-        {"judge": "echo", "version": "e1", "latest": True, "graded": 2, "pooled": 5,
+        {"judge": "echo", "version": "e1", "default": True, "graded": 2, "pooled": 5,
          "failed": 0},
-        {"judge": "llm", "version": "v1", "latest": False, "graded": 5, "pooled": 5,
+        {"judge": "llm", "version": "v1", "default": False, "graded": 5, "pooled": 5,
          "failed": 0},
-        {"judge": "llm", "version": "v2", "latest": True, "graded": 3, "pooled": 5,
+        {"judge": "llm", "version": "v2", "default": False, "graded": 3, "pooled": 5,
          "failed": 1},
-        {"judge": "llm", "version": "v3", "latest": False, "graded": 0, "pooled": 5,
+        {"judge": "llm", "version": "v3", "default": False, "graded": 0, "pooled": 5,
          "failed": 0},  # q1 d5 is not pooled
     ]
 
@@ -260,7 +266,8 @@ def test_status_of_a_store_without_machine_events_is_unchanged_and_with_them_add
     assert main(["status", str(cfg), "--format", "table"]) == 0
     table = capsys.readouterr().out
     assert table.startswith(outputs["table"].rstrip("\n") + "\n\nmachine judges (not counted")
-    assert "llm            v2 (latest)            3/5     60.0%       0" in table
+    assert "echo           e1 (default)            2/5     40.0%       0" in table
+    assert "llm            v2                      3/5     60.0%       0" in table
     assert main(["status", str(cfg), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     rows = doc.pop("machine_judges")
@@ -306,8 +313,8 @@ def test_agreement_reports_each_judge_version_against_each_person(config, capsys
     assert v1["verdict"]["unweighted"] in ("ok", "too noisy", "undecided")
     pair = next(p for p in doc["pairs"] if {p["a"], p["b"]} == {"alice", "llm@v1"})
     assert v1["kappa"] == pair["kappa"] and v1["kappa_ci"] == pair["kappa_ci"]
-    # named: the latest version only
-    named = _agreement_doc(cfg, capsys, "--reference", "alice", "--with-machine", "llm")
+    # named: that version only
+    named = _agreement_doc(cfg, capsys, "--reference", "alice", "--with-machine", "llm@v2")
     assert [s["name"] for s in named["sources"]] == ["alice", "bob", "llm"]
     assert main(["agreement", str(cfg), "--reference", "alice"]) == 0
     table = capsys.readouterr().out
@@ -392,7 +399,7 @@ def test_compare_and_reusability_take_a_judges_grades_only_when_named(sample, ca
 
 def test_compare_reads_a_named_judges_events_once(sample, capsys, monkeypatch):
     """Both label sets (before and after) fill from the one reading of the judge's events."""
-    import poolkit.policies as policies
+    import poolkit.machine_choice as policies
 
     config, data = sample
     assert main(["import", str(config), str(data / "golden.yaml"), "--as", "llm", "--machine",

@@ -533,7 +533,8 @@ QRELS_CASES = [
          r"g.yaml:1: query must be a single value, found a list"),
     Case("golden-two-documents", _cli("score {root}/g.yaml {run}", {
         "g.yaml": "- query: q1\n  grades: {d1: 1}\n---\n- query: q2\n  grades: {d4: 1}\n"}),
-         r"g.yaml:3: not valid YAML: but found another document"),
+         r"g.yaml:3: not valid YAML: expected a single document in the stream \(from line 1, "
+         r"column 1\), but found another document at column 1$"),
     Case("golden-tab-indent", _cli("score {root}/g.yaml {run}", {
         "g.yaml": "- query: q1\n\tgrades: {d1: 1}\n"}), r"g.yaml:2: not valid YAML: .*'\\t'"),
     Case("golden-empty-list", _cli("score {root}/g.yaml {run}", {"g.yaml": "[]\n"}),

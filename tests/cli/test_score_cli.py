@@ -129,8 +129,9 @@ def test_several_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 
 
 def test_corpus_jsonl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    corpus = write(tmp_path, "c.jsonl", "".join(
-        f'{{"id": "{d}", "text": "passage {d}"}}\n' for d in "abcdefgh"))
+    corpus = write(tmp_path, "c.jsonl", "".join(  # q_broad's judged ids, and no other
+        f'{{"id": "{d}", "text": "passage {d}"}}\n'
+        for d in ("m1", "m2", "m3", "m4", "m5", "m6", "s1", "s2")))
     assert corpus_size(corpus) == 8
     doc = as_json(capsys, GOLDEN, SEED_RUN, "-k", "5", "--corpus", corpus)
     assert doc["settings"]["corpus_size"] == 8
@@ -224,7 +225,8 @@ INPUT_ERRORS = [
      ":2: unknown key 'grdes'; valid: grades, notes, provenance, query, text (did you mean "
      "'grades'?)"),
     ("syntax.yaml", "- query: q1\n  grades: {d1: 1\n", [],
-     ":3: not valid YAML: expected ',' or '}', but got '<stream end>'"),
+     ":3: not valid YAML: while parsing a flow mapping (from line 2, column 11), expected ',' "
+     "or '}', but got '<stream end>' at column 1"),
 ]
 
 

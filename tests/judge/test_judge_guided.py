@@ -27,6 +27,7 @@ from poolkit.collection import Collection
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
+from poolkit.machine_choice import MachineChoice
 from poolkit.pool.cal_live import BackgroundCal, scores_by_doc
 from poolkit.pool.guided import ContinuousActiveLearning
 from poolkit.pool.live_guides import expected_grade, machine_grades
@@ -92,7 +93,7 @@ async def judged_in_order(app: JudgeApp, session: JudgingSession, keys: str,
 def test_machine_grades_are_the_newest_versions_expected_grades(tmp_path):
     guided_store(tmp_path / "s.sqlite")
     with open_store(tmp_path / "s.sqlite") as store:
-        grades = machine_grades(store, "llm")
+        grades = machine_grades(store, MachineChoice(store, "here").choose("llm@v2", "x"))
     assert grades == {"q1": {"d3": 3.0, "d1": pytest.approx(2.0), "d5": 1.0, "d2": 0.0}}
 
 
@@ -109,7 +110,7 @@ def test_the_expected_grade_lies_within_the_scale(grade, mass):
 @sync
 async def test_judge_order_follows_the_stored_machine_grades_blind(store_location, tmp_path):
     guided_store(store_location)
-    config = configured(tmp_path, store_location, "{order: judge, judge_order: llm}")
+    config = configured(tmp_path, store_location, "{order: judge, judge_order: llm@v2}")
     with Collection.open(config, write=True) as collection:
         session = JudgingSession(collection.store, "alice", clock=TickClock(),
                                  chooser=collection.next_passage())
@@ -234,9 +235,17 @@ def test_fits_fall_back_to_the_thread_said_once(fitters, caplog):
     assert not multiprocessing.active_children()
 
 
-@pytest.mark.parametrize("pool", ["{order: judge, judge_order: gpt}",
-                                  "{order: cal, judge_order: gpt}"])
-def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys, pool):
+@pytest.mark.parametrize("pool, message", [
+    ("{order: judge, judge_order: gpt}", "unknown machine judge 'gpt'; valid: llm"),
+    ("{order: cal, judge_order: gpt}", "unknown machine judge 'gpt'; valid: llm"),
+    ("{order: judge, judge_order: llm}",  # two versions, and no judge llm in the config
+     "machine judge 'llm' has 2 versions and {config} defines no judge 'llm'; name one: "
+     "llm@v2 (4 grades), llm@v1 (1 grade)"),
+    ("{order: judge, judge_order: llm@v3}",
+     "unknown version of machine judge 'llm' 'v3'; valid: v1, v2"),
+])
+def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys, pool,
+                                                                 message):
     store = tmp_path / "s.sqlite"
     guided_store(store)
     config = configured(tmp_path, store, pool)
@@ -244,7 +253,8 @@ def test_a_judge_order_naming_no_judge_in_the_store_is_one_line(tmp_path, capsys
     assert main(["judge", str(config), "--assessor", "alice"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("poolkit judge: error: ")
-    assert "config.yaml:6: pool.judge_order: unknown machine judge 'gpt'; valid: llm" in err
+    message = message.format(config=config)
+    assert f"config.yaml:6: pool.judge_order: {message}" in err, err
     assert {p: p.read_bytes() for p in files} == files
 
 

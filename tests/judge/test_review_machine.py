@@ -66,7 +66,7 @@ def store(store_location):
 
 
 def test_the_walk_is_largest_difference_then_confidence_then_pool_order(store):
-    review = machine_review(store, "alice", "llm", "here")
+    review = machine_review(store, "alice", "llm@v1", "here")
     assert (review.judge, review.version) == ("llm", "v1")
     assert [(d.qid, d.docid) for d in review.pairs] == ORDER
     first = review.pairs[1]  # q0/d000: alice's standing grade is her regrade, 0
@@ -84,7 +84,12 @@ def test_unknown_judge_version_and_an_assessor_without_grades_are_one_line(store
         machine_review(store, "alice", "llm@v9", "here")
     with pytest.raises(PoolkitError, match=r"^here: --review-machine: 'carol' has no grades "
                                            r"to review against llm@v1 "):
-        machine_review(store, "carol", "llm", "here")
+        machine_review(store, "carol", "llm@v1", "here")
+    # no config defines llm, and it has two versions: a bare name is refused
+    with pytest.raises(PoolkitError, match=r"^here: --review-machine: machine judge 'llm' has "
+                                           r"2 versions; name one: llm@v1 \(7 grades\), "
+                                           r"llm@v0 \(1 grade\)$"):
+        machine_review(store, "alice", "llm", "here")
 
 
 def dispute(app: JudgeApp) -> str:
@@ -100,7 +105,7 @@ def text_of_line(app: JudgeApp, selector: str) -> str:
 async def test_the_review_screen_walks_the_disagreements_and_records_adjudications(store):
     before = store.events(kinds=["grade"])
     machines_before = store.events(kinds=["grade"], machine="llm")
-    review = machine_review(store, "alice", "llm", "here")
+    review = machine_review(store, "alice", "llm@v1", "here")
     session = JudgingSession(store, "alice", mode="review", review=review, clock=TickClock())
     app = JudgeApp(session, JudgeConfig(topic_card=False))
     async with app.run_test(size=SIZE) as pilot:
@@ -143,12 +148,12 @@ async def test_the_review_screen_walks_the_disagreements_and_records_adjudicatio
     assert labels.grades["q0"]["d001"] == 1  # not reviewed: alice's grade as it was
     assert "d003" not in labels.grades["q0"]  # the machine's alone: not a label
     assert labels.adjudicators == {"q0": ["alice"], "q1": ["alice"]}
-    named = Labels.as_of(store, policy="latest", machines=["llm"])
+    named = Labels.as_of(store, policy="latest", machines=["llm@v1"])
     assert named.grades["q1"]["d000"] == 2  # the judge named: her adjudication still decides
     assert named.machine == {"q0": {"d003": ("llm", "v1")}}  # it fills only what no one graded
     # reopening: every disagreement is reviewed, the walk has nothing left
     again = JudgingSession(store, "alice", mode="review",
-                           review=machine_review(store, "alice", "llm", "here"))
+                           review=machine_review(store, "alice", "llm@v1", "here"))
     assert again.current is None and again.progress().done == len(ORDER)
 
 

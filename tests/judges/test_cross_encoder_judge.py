@@ -122,3 +122,39 @@ def test_a_cross_encoder_has_no_prompt_variant(tiny_ce, tmp_path, capsys):
         "poolkit autojudge: error: --variant: judge 'ce' (kind cross-encoder) has no option "
         "a variant may change"]
     assert store.read_bytes() == before
+
+
+def defaults(capsys, config: Path) -> dict[str, bool]:
+    """``poolkit status``'s machine judge versions: which one a bare NAME reads."""
+    capsys.readouterr()
+    assert main(["status", str(config), "--format", "json"]) == 0
+    return {r["version"]: r["default"]
+            for r in json.loads(capsys.readouterr().out)["machine_judges"]}
+
+
+def test_given_thresholds_are_the_version_a_bare_name_reads(tiny_ce, tmp_path, capsys):
+    """The config's thresholds make the version commands read (computed, not run); other
+    thresholds in the config are another version, which has graded nothing yet."""
+    config = sample(tmp_path, tiny_ce, thresholds=[0.1, 0.2, 0.3])
+    doc, _ = autojudge(capsys, config, "--limit", "2")
+    assert defaults(capsys, config) == {doc["version"]: True}
+    config.write_text(config.read_text().replace("[0.1, 0.2, 0.3]", "[0.1, 0.2, 0.4]"))
+    assert defaults(capsys, config) == {doc["version"]: False}
+    store = config.parent / "judgments.sqlite"
+    before = store.read_bytes()
+    assert main(["export", str(config), "--format", "qrels", "--machine-only", "ce"]) == 2
+    assert "as " + str(config) + " defines it" in capsys.readouterr().err
+    assert store.read_bytes() == before
+    assert main(["export", str(config), "--format", "qrels", "--machine-only",
+                 f"ce@{doc['version']}"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_fitted_thresholds_read_the_last_runs_version(tiny_ce, tmp_path, capsys):
+    """Fitted on the people's grades of the moment, the version is the run's to decide: a
+    bare NAME reads the last run's."""
+    config = sample(tmp_path, tiny_ce)
+    assert main(["import", str(config), str(SAMPLE / "assessor_b.yaml"), "--as", "bob"]) == 0
+    capsys.readouterr()
+    doc, _ = autojudge(capsys, config, "--limit", "2")
+    assert defaults(capsys, config) == {doc["version"]: True}

@@ -136,6 +136,21 @@ def test_autojudge_records_a_local_judges_grades_with_provenance(tiny_lm, tmp_pa
     assert again["pairs"]["graded"] == 6  # the next six: the first six are not asked again
 
 
+def test_the_version_autojudge_records_is_the_one_a_bare_name_reads(tiny_lm, tmp_path,
+                                                                    capsys):
+    """The config's local judge (its model's bytes hashed) is the version ``status`` marks
+    and ``export --machine-only NAME`` writes, not its ``--variant``, graded last."""
+    config = sample(tmp_path, tiny_lm)
+    doc = autojudge(capsys, config, "--limit", "2", "--variant", "scale_order=descending")
+    base = doc["variant"]["base_version"]
+    capsys.readouterr()
+    assert main(["status", str(config), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["machine_judges"]
+    assert {r["version"]: r["default"] for r in rows} == {base: True, doc["version"]: False}
+    assert main(["export", str(config), "--format", "qrels", "--machine-only", "tiny"]) == 0
+    assert f"machine judge tiny@{base} alone" in capsys.readouterr().err
+
+
 def test_dry_run_counts_tokens_with_the_models_tokenizer(tiny_lm, tmp_path, capsys):
     config = sample(tmp_path, tiny_lm)
     doc = autojudge(capsys, config, "--dry-run", "--queries", "q_faw")

@@ -12,12 +12,15 @@ from hypothesis import strategies as st
 from poolkit.score.intervals import (
     RESAMPLES,
     SEED,
+    UNIT_FAMILIES,
     _z,
     bootstrap,
     bootstrap_means,
     intervals,
+    value_range,
     wilson,
 )
+from poolkit.score.measures import MEASURES
 
 
 def test_normal_quantile() -> None:
@@ -130,3 +133,11 @@ def test_bootstrapping_columns_together_is_bootstrapping_each_alone(n, k, seed, 
     assert len(together) == k
     for t, a in zip(together, alone):
         assert t.tobytes() == a.tobytes()
+
+
+def test_the_ranges_said_are_of_registered_families():
+    """estimate says when an interval reaches beyond these (``beyond_range``); a family with
+    no range said (utility can be negative, dcg above 1) is never flagged."""
+    assert UNIT_FAMILIES <= set(MEASURES)
+    assert value_range("nDCG") == (0.0, 1.0) and value_range("AP", difference=True) == (-1, 1)
+    assert value_range("utility") is None and value_range("dcg") is None

@@ -42,9 +42,11 @@ def test_an_assessor_s_status_says_gold_is_the_lead_s(team, tmp_path, monkeypatc
                                                       capsys):
     import json
 
+    import jsonschema
     from test_postgres_security import _config
 
     from poolkit.cli import main
+    from poolkit.schemas import load_schema
 
     with store_as(team, "lead", monkeypatch) as store:
         store.replace_gold(GoldSet("gold.qrels", "0" * 64, 0.1, 0), [("q1", "d1", 2, "T", "B")])
@@ -53,5 +55,7 @@ def test_an_assessor_s_status_says_gold_is_the_lead_s(team, tmp_path, monkeypatc
     capsys.readouterr()
     assert main(["status", config, "--format", "json"]) == 0, capsys.readouterr().err
     doc = json.loads(capsys.readouterr().out)
-    assert doc["gold_set"]["hidden"] is True
+    jsonschema.validate(doc, load_schema("status"))
+    assert doc["gold_set"] == {"gold_set": 1, "pairs": 1, "rate": 0.1, "seed": 0,
+                               "hidden": True}  # nor the file's name
     assert all("gold" not in cell for cell in doc["assessors"].values())

@@ -141,3 +141,38 @@ def test_an_unregistered_system_is_pooled_without_a_record(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
         assert store.add_pool_version({"x": 1}, "shuffle", members("q1", "a"), []) == 1
         assert store.pool_version_systems() == {}
+
+
+def test_a_schema_11_gold_set_is_rewritten_in_pair_order_and_keeps_its_hash(tmp_path,
+                                                                           monkeypatch):
+    """Schema 12 stores gold's rows in (qid, docid) order, never the file's (with the file's
+    sha256 the order gives a small set's grades away): an older store's are rewritten, and
+    a new set is stored so. Nothing else changes: the content hash is the same."""
+    import poolkit.store.store as sqlite_store
+    from poolkit.store.copy import content_hash
+    from poolkit.store.gold_sql import GoldSet
+
+    path = tmp_path / "v11.sqlite"
+    in_file_order = [("q2", "d9", 3), ("q1", "d8", 0), ("q1", "d7", 2)]
+    with monkeypatch.context() as at_11:
+        at_11.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:11])
+        at_11.setattr(sqlite_store, "SCHEMA_VERSION", 11)
+        with sqlite_store.Store(path) as old:
+            with old.transaction() as c:  # as replace_gold stored a set then
+                c.execute("INSERT INTO gold_sets VALUES (1, 't', 'gold.qrels', 'f', 1, 0)")
+                for qid, docid, grade in in_file_order:
+                    c.execute("INSERT INTO texts VALUES (?, '', ?)", (f"h-{docid}", docid))
+                    c.execute("INSERT INTO gold_pairs VALUES (?, ?, ?, ?, 1)",
+                              (qid, docid, grade, f"h-{docid}"))
+            before = content_hash(old)
+    in_rowid_order = "SELECT qid, docid, grade FROM gold_pairs ORDER BY rowid"
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 12
+        assert store.conn.execute(in_rowid_order).fetchall() == sorted(in_file_order)
+        assert content_hash(store) == before
+        store.replace_gold(GoldSet("again.qrels", "e", 0.5, 1),
+                           [("q2", "d1", 1, "", "one"), ("q1", "d2", 2, "", "two")])
+        assert store.conn.execute(in_rowid_order).fetchall() == [("q1", "d2", 2),
+                                                                  ("q2", "d1", 1)]
+        assert store.conn.execute("SELECT body FROM texts ORDER BY rowid").fetchall()[-2:] == [
+            ("two",), ("one",)]  # the new passages too

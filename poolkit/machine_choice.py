@@ -1,0 +1,120 @@
+"""Which version of a machine judge a command reads: one rule for every command that takes a
+judge's labels from the store (``export --with-machine`` and ``--machine-only``, ``compare``,
+``reusability``, ``estimate --machine``, ``sample-queries --machine``, ``agreement
+--with-machine``, ``judge --review-machine``, ``pool.judge_order:``), and the default
+``status`` marks.
+
+- ``NAME@VERSION``: exactly that version; it must hold a standing grade in the store.
+- ``NAME``, a judge of the config's ``judges:``: the version ``poolkit autojudge --judge
+  NAME`` records for the judge as the config defines it now
+  (``judges.config.configured_version``). A ``--variant``'s version, or one of an earlier
+  definition, is read only when named, however recently it graded; if the configured
+  version has graded nothing, the command refuses and lists the versions that have. A kind
+  whose version each run decides (a ``cross-encoder`` fitting its thresholds on the people's
+  grades of the moment) takes the version of its last run.
+- ``NAME``, a judge the config does not define (labels imported with ``import --machine``,
+  a judge since taken out of the config): its one version; of several, the command refuses
+  and lists them.
+
+A refusal is one line naming the store and the flag, and lists each version as
+``NAME@VERSION (N grades)``, ready to be given back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from poolkit.errors import StoreError, one_of
+from poolkit.policies import MachineVersion, machine_names, machine_versions
+
+if TYPE_CHECKING:
+    from poolkit.config import Config
+    from poolkit.store.contract import StoreBackend
+
+
+class MachineChoice:
+    """The machine judges of ``store`` as ``config`` (None: no config, every judge taken as
+    one it does not define) names them; ``where`` (the store as messages name it) begins
+    every refusal. Each judge's events are read once."""
+
+    def __init__(self, store: StoreBackend, where: str, config: Config | None = None) -> None:
+        self.store, self.where, self.config = store, where, config
+        self._versions: dict[str, list[MachineVersion]] = {}
+        self._known: list[str] | None = None
+
+    def chosen(self, names: Iterable[str] | None, flag: str) -> list[MachineVersion]:
+        """The versions ``names`` ask for (repeated, or ``a,b``), in order."""
+        return [self.choose(spec, flag) for spec in machine_names(names)]
+
+    def choose(self, spec: str, flag: str) -> MachineVersion:
+        """The version ``spec`` (``NAME`` or ``NAME@VERSION``) names, or a StoreError
+        ``WHERE: FLAG: why`` (see the module)."""
+        found = self.pick(spec)
+        if isinstance(found, str):
+            raise StoreError(f"{self.where}: {flag}: {found}")
+        return found
+
+    def pick(self, spec: str) -> MachineVersion | str:
+        """The version ``spec`` names, or why there is none (a message without its place)."""
+        judge, at, version = spec.partition("@")
+        if not judge or (at and not version):
+            return f"{spec!r}: write NAME or NAME@VERSION"
+        if judge not in self.known():
+            return one_of(judge, self.known(), "machine judge")
+        versions = self.versions(judge)
+        if not versions:
+            return f"machine judge {judge!r} has no standing grade"
+        if not at:
+            return self.default(judge)
+        match = [m for m in versions if m.version == version]
+        if not match:
+            return one_of(version, [m.version for m in versions],
+                          f"version of machine judge {judge!r}")
+        return match[0]
+
+    def default(self, judge: str) -> MachineVersion | str:
+        """The version a bare ``judge`` (one with a standing grade) names, or why none does
+        (see the module)."""
+        versions = self.versions(judge)
+        judges = self.config.judges if self.config is not None else {}
+        if judge not in judges:
+            if len(versions) == 1:
+                return versions[0]
+            undefined = (f" and {self.config.path} defines no judge {judge!r}"
+                         if self.config is not None else "")
+            return (f"machine judge {judge!r} has {len(versions)} versions{undefined}; name "
+                    f"one: {listed(versions)}")
+        from poolkit.judges.config import configured_version
+
+        assert self.config is not None
+        configured = configured_version(judges[judge], self.config.grades)
+        if configured is None:  # each run decides it: the last run's
+            return versions[-1]
+        match = [m for m in versions if m.version == configured]
+        if match:
+            return match[0]
+        return (f"machine judge {judge!r} as {self.config.path} defines it (version "
+                f"{configured}) has graded nothing; run poolkit autojudge --judge {judge}, "
+                f"or name a version: {listed(versions)}")
+
+    def known(self) -> list[str]:
+        """The machine judges with an event in the store."""
+        if self._known is None:
+            self._known = self.store.machine_judges()
+        return self._known
+
+    def versions(self, judge: str) -> list[MachineVersion]:
+        """Every version of ``judge`` in the store, oldest first (``machine_versions``)."""
+        if judge not in self._versions:
+            self._versions[judge] = machine_versions(self.store, judge)
+        return self._versions[judge]
+
+
+def listed(versions: Iterable[MachineVersion]) -> str:
+    """``NAME@VERSION (N grades)``, comma-separated, the last graded first."""
+    return ", ".join(f"{v.label} ({len(v.grades)} grade{'s' if len(v.grades) != 1 else ''})"
+                     for v in sorted(versions, key=lambda m: -m.last_event))
+
+
+__all__ = ["MachineChoice", "listed"]
