@@ -46,7 +46,7 @@ import yaml
 from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of, shown
 from poolkit.io.common import decode, read_bytes
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale, scale_problem
-from poolkit.io.validate import check_system_name
+from poolkit.io.validate import LONE_SURROGATE, check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
 from poolkit.keymap import DEFAULT_KEYS, default_keys, key_names, same_key
 from poolkit.params import Param, ParamError
@@ -326,10 +326,21 @@ def _neighbour(missing: Path) -> str:
     return did_you_mean(missing.name, names)
 
 
+def _check_text_path(path: Path) -> None:
+    """Refuse a config whose path holds bytes that are not UTF-8 (a shell passes them as
+    lone surrogates): every path it names lies under its folder, and the store and the run
+    files record paths as text, which cannot hold them (pool ended in a traceback)."""
+    if LONE_SURROGATE.search(str(path.resolve())):
+        raise ConfigError(path, None, "its path holds bytes that are not UTF-8, and poolkit "
+                                      "records the paths a config names as text; rename the "
+                                      "folder or file")
+
+
 def load_config(path: str | Path) -> Config:
     path = Path(path)
     text = decode(path, read_bytes(path))
     root = _Section(path, compose(path, text), "config", TOP_KEYS)
+    _check_text_path(path)
     base = path.resolve().parent
     if not root.has("store"):
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")

@@ -145,10 +145,32 @@ def _sigterm_as_interrupt(command: str | None) -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+@contextmanager
+def _names_written_as_given() -> Iterator[None]:
+    """stdout writes a file name's bytes that are not UTF-8 back as they came (a path from
+    the command line holds them as lone surrogates, \\udc80-\\udcff, which a UTF-8 locale's
+    strict stdout cannot encode: a report naming such a file ended in a traceback), as
+    Python's own C locale does; restored after the command. Only the process's own stdout:
+    a stream a caller put in its place is theirs."""
+    import io
+
+    stdout = sys.stdout
+    if (stdout is not sys.__stdout__ or not isinstance(stdout, io.TextIOWrapper)
+            or stdout.errors != "strict"):
+        yield
+        return
+    stdout.reconfigure(errors="surrogateescape")
+    try:
+        yield
+    finally:
+        stdout.reconfigure(errors="strict")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _main(argv)
+        with _names_written_as_given():
+            return _main(argv)
     except (MemoryError, OSError, ImportError, RuntimeError) as exc:
         # A resource limit (`ulimit -v`, `ulimit -n`) can strike anywhere, importing a
         # subcommand's modules included: one line that names the limit, not a traceback.
