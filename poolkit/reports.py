@@ -11,7 +11,8 @@ A report class names its kind (the command that prints it and its JSON Schema's 
 ``poolkit schema KIND``) and its formats, and renders itself: ``report.render("table")``.
 ``@register_report`` puts the class in :data:`REPORTS`, the one registry of formats that the
 command line's ``--format`` choices come from. Renderers are methods named ``render_FORMAT``
-(``render_table``, ``render_json``, ...); a renderer may take keyword options (``per_query``).
+(``render_table``, ``render_json``, ...); a renderer may take keyword options
+(``per_query``, ``verbose``), and is given those it takes.
 Modules that define report classes keep heavy imports inside the renderers, so that building
 the command line's parser stays cheap.
 
@@ -54,10 +55,16 @@ class Report(Mapping[str, Any]):
         return out
 
     def render(self, fmt: str, **options: Any) -> str:
-        """The report as ``fmt`` text (one of ``formats``)."""
+        """The report as ``fmt`` text (one of ``formats``). An option its renderer does not
+        take is not for that format (``verbose`` for JSON, which holds everything)."""
         if fmt not in self.formats:
             raise PoolkitError(one_of(fmt, self.formats, f"{self.kind or 'report'} format"))
-        return getattr(self, f"render_{fmt}")(**options)  # type: ignore[no-any-return]
+        import inspect
+
+        renderer = getattr(self, f"render_{fmt}")
+        takes = inspect.signature(renderer).parameters
+        return renderer(**{k: v for k, v in options.items()  # type: ignore[no-any-return]
+                           if k in takes})
 
     def render_json(self) -> str:
         """The document as indented strict JSON (:func:`json_text`), the default of every

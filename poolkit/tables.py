@@ -4,11 +4,18 @@
 per ``align`` ('l'/'r' per column, the last letter repeating), trailing spaces stripped.
 With ``width``, columns past it wrap into further blocks that repeat the first column. A row
 given as a plain string is printed as is (a note inside the table).
+
+``wrap(text)``: a sentence as lines of at most 80 columns (a report's default width), each
+line after the first indented two more spaces than the first.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
+
+#: the width of the reports' default tables: an 80-column terminal
+WIDTH = 80
 
 Row = Sequence[str] | str
 
@@ -46,3 +53,18 @@ def table(headers: Sequence[str], rows: Sequence[Row], align: str = "lr", indent
         out.append(line(headers))
         out.extend(pad + r if isinstance(r, str) else line(r) for r in rows)
     return out
+
+
+def wrap(text: str, indent: str = "", more: str | None = None,
+         width: int = WIDTH) -> list[str]:
+    """``text`` as lines of at most ``width`` columns: the first starts with ``indent``, the
+    others with ``more`` (default: two spaces more than ``indent``); a word longer than a
+    line is left whole."""
+    return textwrap.wrap(text, width, initial_indent=indent,
+                         subsequent_indent=indent + "  " if more is None else more,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def wrapped(text: str, indent: str = "") -> str:
+    """:func:`wrap`'s lines as text, each newline-terminated."""
+    return "".join(f"{line}\n" for line in wrap(text, indent))

@@ -44,7 +44,7 @@ def test_no_sql_outside_the_store():
 #: strictly lower layer (or from its own package). Adding a stage means placing it here.
 LAYERS: dict[str, int] = {
     "poolkit": 0, "errors": 0, "progress": 0, "threads": 0,
-    "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1, "keymap": 1,
+    "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1, "keymap": 1, "helptext": 1,
     "store": 2, "score": 2,
     "retrieve": 3, "policies": 3,
     "judges": 3,

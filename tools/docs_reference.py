@@ -175,7 +175,9 @@ def _command_section(path: tuple[str, ...], parser: argparse.ArgumentParser,
     if rows:
         out.append(table(["argument", "value", "default", "meaning"], rows))
     if parser.epilog:
-        out.append(fenced(parser.epilog.strip("\n")))
+        from poolkit.helptext import plain
+
+        out.append(fenced(plain(parser.epilog.strip("\n"))))  # as --help prints it
     return "\n\n".join(out)
 
 

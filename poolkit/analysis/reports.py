@@ -73,11 +73,13 @@ class CompareReport(AnalysisReport):
     #: one line per run whose queries hardly match the later labels' (stderr)
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
 
-    def render_table(self, per_query: bool = False) -> str:
-        """``per_query``: every query's before and after too (JSON always has them)."""
+    def render_table(self, per_query: bool = False, verbose: bool = False) -> str:
+        """What fits 80 columns; ``verbose``: every measure, the paired tests' matrices;
+        ``per_query`` (implies ``verbose``): every query's before and after too (JSON always
+        has them)."""
         from poolkit.analysis.compare_table import render_table
 
-        return render_table(self.document(), per_query)
+        return render_table(self.document(), per_query, verbose)
 
 
 @register_report

@@ -80,19 +80,24 @@ class AutojudgeReport(Report):
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
+        """A few sentences, each wrapped to 80 columns."""
+        from poolkit.tables import wrapped
+
         if self.dry_run and self.estimate is not None:
             est = self.estimate
             cost = "" if est["cost"] is None else f", about {est['cost']:.4f} in cost"
-            return (f"autojudge {self.judge} (version {self.version}, model {self.model}): "
-                    f"{est['pairs']} pairs to grade ({self.pairs['already']} already graded), "
-                    f"about {est['prompt_tokens']:,} prompt tokens{cost}; nothing asked\n")
+            return wrapped(f"autojudge {self.judge} (version {self.version}, model "
+                           f"{self.model}): {est['pairs']} pairs to grade "
+                           f"({self.pairs['already']} already graded), about "
+                           f"{est['prompt_tokens']:,} prompt tokens{cost}; nothing asked")
         p, g = self.pairs, self.grades
-        text = (f"autojudge {self.judge} (version {self.version}, model {self.model}) on "
-                f"{self.store}: {p['total']} pairs, {p['graded']} graded, {p['already']} "
-                f"already graded, {p['failed']} failed\n"
-                f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
-                f"  tokens: {self.tokens['prompt']:,} prompt, {self.tokens['completion']:,} "
-                f"completion in {self.seconds:.1f} s\n")
+        text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
+                        f"on {self.store}: {p['total']} pairs, {p['graded']} graded, "
+                        f"{p['already']} already graded, {p['failed']} failed")
+                + f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
+                + wrapped(f"tokens: {self.tokens['prompt']:,} prompt, "
+                          f"{self.tokens['completion']:,} completion in {self.seconds:.1f} s",
+                          "  "))
         if self.variant is not None:
             from poolkit.app.variants import variant_table
 

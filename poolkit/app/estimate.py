@@ -540,7 +540,8 @@ class EstimateReport(Report):
     command: str = "estimate"
     poolkit_version: str = __version__
 
-    def render_table(self) -> str:
+    def render_table(self, verbose: bool = False) -> str:
+        """What fits 80 columns; ``verbose``: every pair's difference in a table."""
         from poolkit.analysis.estimate_table import render_table
 
-        return render_table(self.to_dict())
+        return render_table(self.to_dict(), verbose)

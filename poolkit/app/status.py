@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
@@ -94,8 +94,10 @@ class StatusReport(Report):
             out["machine_judges"] = self.machines
         return out
 
-    def render_table(self) -> str:
-        return render_table(self.to_dict(), self.top)
+    def render_table(self, verbose: bool = False) -> str:
+        """What fits 80 columns: a row per query and one per assessor; ``verbose``: each
+        assessor's row under every query, in one table."""
+        return render_table(self.to_dict(), self.top, verbose=verbose)
 
 
 def _no_gold() -> dict[str, Any]:
@@ -265,9 +267,12 @@ def _scale_of(report: Mapping[str, Any], top: int) -> list[str]:
     return list(cells[0]["grades"]) if cells else [str(g) for g in range(top + 1)]
 
 
-def render_table(report: Mapping[str, Any], top: int = 3, team: bool = True) -> str:
+def render_table(report: Mapping[str, Any], top: int = 3, team: bool = True,
+                 verbose: bool = True) -> str:
     """The report (as its JSON document) as aligned text for a terminal; ``team``: with the
-    per-assessor team table (the dashboard, which draws those figures itself, leaves it)."""
+    per-assessor team table (the dashboard, which draws those figures itself, leaves it);
+    ``verbose`` (the dashboard's): every assessor's row under every query in one table, else
+    a table per query and one per assessor, which fit 80 columns."""
     from poolkit.store.judging import FAST_MEDIAN
 
     grades = _scale_of(report, top)
@@ -299,8 +304,11 @@ def render_table(report: Mapping[str, Any], top: int = 3, team: bool = True) -> 
                  str(report["doubly_judged"]),
                  f"{spent['judged']}/{spent['allowed']}" if spent else "", "", ""))
     rows.extend(cells("all", name, c) for name, c in report["assessors"].items())
-    lines = [f"store {report['store']} · pool version {report['pool_version']}",
-             *table(head, [tuple(str(c) for c in r) for r in rows], align="llr")]
+    from poolkit.io.paths import shown_path
+
+    lines = [f"store {shown_path(report['store'])} · pool version {report['pool_version']}",
+             *(table(head, [tuple(str(c) for c in r) for r in rows], align="llr") if verbose
+               else _brief_tables(head, rows, len(grades)))]
     for qid, q in report["queries"].items():
         if q.get("closed"):
             lines.append(f"query {qid}: no more passages offered: {q['closed']}")
@@ -321,6 +329,27 @@ def render_table(report: Mapping[str, Any], top: int = 3, team: bool = True) -> 
     if report.get("gold_set"):
         lines += gold_lines(report)
     return "\n".join(lines) + "\n"
+
+
+def _brief_tables(head: Sequence[str], rows: Sequence[Sequence[Any]],
+                  grades: int) -> list[str]:
+    """The one table's rows as two that fit 80 columns: each query's (and all's) progress,
+    then each assessor's histogram and pace over all queries (the ``all`` rows); a column
+    that is blank on every row is left out."""
+    progress = [0, 2, 4 + grades, 5 + grades, 6 + grades, 7 + grades]
+    by_query = [r for r in rows if r[1] == "(any)"]
+    by_assessor = [r for r in rows if r[0] == "all" and r[1] != "(any)"]
+
+    # judged/budget says nothing judged/pooled does not while no query has a budget
+    cols = [c for c in progress if any(str(r[c]) and not str(r[c]).endswith("/-")
+                                       for r in by_query)]
+    out = table([head[c] for c in cols], [[str(r[c]) for c in cols] for r in by_query],
+                align="lr")
+    if by_assessor:
+        cols = [1, 2, *range(3, 3 + grades), 3 + grades]
+        out += ["", *table([head[c] for c in cols],
+                           [[str(r[c]) for c in cols] for r in by_assessor], align="lr")]
+    return out
 
 
 def team_lines(report: Mapping[str, Any]) -> list[str]:

@@ -118,15 +118,19 @@ def variant_table(doc: dict[str, Any]) -> str:
         value = doc["kappa"][w]
         return "n/a" if value is None else f"{value:.3f}"
 
+    from poolkit.tables import wrapped
+
     shown = f"{doc['option']}={doc['value']}"
-    lines = [f"variant {shown} (version {doc['version']}) against the judge as configured "
-             f"(version {doc['base_version']}): {doc['shared']} pairs both graded"]
+    lines = wrapped(f"variant {shown} (version {doc['version']}) against the judge as "
+                    f"configured (version {doc['base_version']}): {doc['shared']} pairs both "
+                    f"graded").splitlines()
     if doc["shared"]:
         counts = doc["confusion"]["counts"]
         agreed = sum(counts[g][g] for g in range(4))
-        lines.append(f"  exact agreement {doc['exact']:.3f} ({agreed} of {doc['shared']}), "
-                     f"kappa {kappa('unweighted')}, linear {kappa('linear')}, quadratic "
-                     f"{kappa('quadratic')}, binary (>= 1) {kappa('binary')}")
+        lines += wrapped(f"exact agreement {doc['exact']:.3f} ({agreed} of {doc['shared']}), "
+                         f"kappa {kappa('unweighted')}, linear {kappa('linear')}, quadratic "
+                         f"{kappa('quadratic')}, binary (>= 1) {kappa('binary')}",
+                         "  ").splitlines()
         lines.append(f"  confusion (rows: as configured, columns: {shown})")
         lines.append("         " + "".join(f"{g:>6}" for g in range(4)))
         lines += [f"    {g:>3}  " + "".join(f"{n:>6}" for n in row)

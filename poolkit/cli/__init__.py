@@ -29,6 +29,7 @@ from poolkit.errors import (
     tell,
     too_many_open_files,
 )
+from poolkit.helptext import plain_help
 
 # name -> module under poolkit.cli; the order is the order `poolkit --help` lists them.
 SUBCOMMANDS = {
@@ -112,6 +113,7 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
     parser = Parser(
         prog="poolkit",
         description="Pool, judge and score relevance labels for retrieval evaluation.",
+        epilog="example:\n  poolkit score qrels.txt bm25.run -m nDCG@10",
     )
     parser.add_argument("--version", action="version", version=f"poolkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -120,6 +122,7 @@ def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser
             importlib.import_module(f"poolkit.cli.{module}").register(sub)
         else:
             sub.add_parser(name, help=SUMMARIES[name], add_help=False)
+    plain_help(parser)  # every --help as plain text, paragraphs filled to the terminal
     return parser
 
 

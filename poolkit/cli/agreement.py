@@ -27,14 +27,14 @@ grade), and the mean grade difference per human grade (machine minus human: a le
 shows as +)."""
 
 EPILOG = """\
-forms:
-  poolkit agreement CONFIG [--qrels [NAME=]FILE ...]      store assessors (+ label files)
-  poolkit agreement --qrels [NAME=]FILE [NAME=]FILE ...   label files only
+forms (the store's assessors, and label files; label files only):
+  poolkit agreement CONFIG [--qrels [NAME=]FILE ...]
+  poolkit agreement --qrels [NAME=]FILE [NAME=]FILE ...
 
 examples:
   poolkit agreement configs/sample.yaml --reference alice
-  poolkit agreement configs/sample.yaml --qrels llm=judge.qrels --reference alice
-  poolkit agreement --qrels nist=qrels.txt llm=llm.qrels --reference nist --format json
+  poolkit agreement configs/sample.yaml --qrels llm=llm.qrels --reference alice
+  poolkit agreement --qrels nist=qrels.txt llm=llm.qrels --reference nist
 """
 
 
@@ -44,8 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "agreement", help="assessor/judge agreement: kappa, weighted kappa, alpha, noisy flags",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("config", metavar="CONFIG", nargs="?",
                    help="collection config: every assessor in its judging store is a source")
     p.add_argument("--qrels", nargs="+", default=[], metavar="[NAME=]FILE",

@@ -21,7 +21,10 @@ nothing else. The same seed on the same store gives the same plan."""
 def register(sub: argparse._SubParsersAction) -> None:
     from poolkit.app.assign import UNITS, AssignReport
 
-    p = sub.add_parser("assign", help=SUMMARY, description=DESCRIPTION)
+    p = sub.add_parser("assign", help=SUMMARY, description=DESCRIPTION,
+                       epilog="example:\n"
+                              "  poolkit assign configs/sample.yaml --assessors alice,bob "
+                              "--overlap 2\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--assessors", metavar="NAME,NAME", help="who judges (comma-separated)")
     p.add_argument("--overlap", type=int, metavar="N", help="assessors per pair")

@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "autojudge", help="grade the pool with a machine judge (LLM endpoint, local model, "
                           "cross-encoder)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__,
+        epilog="examples:\n  poolkit autojudge configs/sample.yaml --judge llm --dry-run\n"
+               "  poolkit autojudge configs/sample.yaml --judge llm --limit 20\n")
     p.add_argument("config", help="collection config (YAML) with a judges: section")
     p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
                                                                   "under judges:")

@@ -32,18 +32,23 @@ forms:
 examples:
   poolkit compare configs/sample.yaml --before 1 --after 2
   poolkit compare configs/sample.yaml -m nDCG@10 -m AP --per-query --format json
-  poolkit compare --before-qrels v1.qrels --after-qrels v2.qrels runs/*.run --depth 10
+  poolkit compare --before-qrels v1.qrels --after-qrels v2.qrels runs/*.run
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.analysis.reports import DEFAULT_MEASURES, CompareReport
-    from poolkit.cli.options import add_common, add_inputs, add_store_labels, add_test_options
+    from poolkit.cli.options import (
+        add_common,
+        add_inputs,
+        add_store_labels,
+        add_test_options,
+        add_verbose,
+    )
 
     p = subparsers.add_parser(
         "compare", help="re-score every run under two label sets (pool versions or files)",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=EPILOG)
     add_inputs(p)
     p.add_argument("--before", type=int, default=None, metavar="V",
                    help="store form: the earlier pool version")
@@ -65,7 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-condensed", action="store_true",
                    help="leave out the condensed-list (X') variants")
     p.add_argument("--per-query", action="store_true",
-                   help="list every query's before/after (JSON always has them)")
+                   help="list every query's before/after (implies --verbose; JSON always has "
+                        "them)")
+    add_verbose(p, "every measure, the paired tests' matrices under each label set")
     add_test_options(p)
     p.set_defaults(handler=run)
 
@@ -90,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         level=args.level, order=args.order, qrels_format=args.qrels_format,
         run_format=args.run_format, policy=args.policy, assessors=args.assessor,
         condensed=not args.no_condensed, tests=tests, machines=args.with_machine))
-    sys.stdout.write(report.render(args.format, per_query=args.per_query))
+    sys.stdout.write(report.render(args.format, per_query=args.per_query,
+                                   verbose=args.verbose))
     sys.stdout.flush()
     say_warnings(report.warnings)
     return 0

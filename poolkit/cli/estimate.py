@@ -25,23 +25,24 @@ intervals of width 0 (identical human scores), intervals beyond the measure's ra
 EPILOG = """\
 forms:
   file form:   poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...
-  store form:  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAME...]
+  store form:  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAMES]
   (the store form when the first input is a .yaml/.yml config and --machine is no file)
 
 examples:
-  poolkit estimate --machine llm.qrels --human nist.qrels bm25.run dense.run -m nDCG@10
-  poolkit estimate --machine llm.qrels --human nist.qrels *.run --level 2 --format json
+  poolkit estimate --machine llm.qrels --human nist.qrels bm25.run dense.run
+  poolkit estimate --machine llm.qrels --human nist.qrels *.run --level 2 -v
+  poolkit estimate configs/sample.yaml --machine llm --human alice
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.estimate import DEFAULT_MEASURES, EstimateReport
     from poolkit.cli.formats import add_format_options
+    from poolkit.cli.options import add_verbose
     from poolkit.policies import DEFAULT_POLICY, POLICIES
     from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
 
-    p = subparsers.add_parser("estimate", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("estimate", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG)
     add = p.add_argument
     add("inputs", nargs="+", metavar="CONFIG|RUN",
         help="file form: RUN files; store form: the CONFIG")
@@ -74,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_options(p)
     add("--format", choices=list(EstimateReport.formats), default="table",
         help="output format (default: table)")
+    add_verbose(p, "every pair's difference, with its lambda and p-values")
     p.set_defaults(handler=run)
 
 
@@ -103,6 +105,6 @@ def run(args: argparse.Namespace) -> int:
             level=args.level or 1, correction=args.correction, run_format=args.run_format,
             qrels_format=args.qrels_format, calibrate=args.calibrate,
             lambda_max=args.lambda_max))
-    sys.stdout.write(report.render(args.format))
+    sys.stdout.write(report.render(args.format, verbose=args.verbose))
     say_warnings(report.warnings)
     return 0

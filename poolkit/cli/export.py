@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write the store's current labels. Each assessor's standing grade is "
                     "their latest not undone; several assessors on one pair are resolved by "
                     "--policy, and pairs it cannot resolve are listed on stderr (and in "
-                    "--unresolved), never guessed.")
+                    "--unresolved), never guessed.",
+        epilog="examples:\n  poolkit export configs/sample.yaml --format qrels -o labels.qrels\n"
+               "  poolkit export configs/sample.yaml --format golden --policy majority\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     from poolkit.exports import EXPORT_FORMATS
 

@@ -25,7 +25,9 @@ gold (the gold set's file name then says whose they were)."""
 def register(sub: argparse._SubParsersAction) -> None:
     from poolkit.app.gold import GoldReport
 
-    p = sub.add_parser("gold", help=SUMMARY, description=DESCRIPTION)
+    p = sub.add_parser("gold", help=SUMMARY, description=DESCRIPTION,
+                       epilog="example:\n"
+                              "  poolkit gold configs/sample.yaml gold.yaml --rate 0.05\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("labels", metavar="FILE", help="the known grades: golden.yaml or qrels")
     p.add_argument("--rate", type=float, default=0.05, metavar="R",

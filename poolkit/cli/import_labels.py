@@ -26,7 +26,10 @@ from poolkit.app.imports import ImportReport
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import", help="record a golden.yaml or qrels file's grades as judgments by a source",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__,
+        epilog="examples:\n"
+               "  poolkit import configs/sample.yaml sample_corpus/golden.yaml --as golden\n"
+               "  poolkit import configs/sample.yaml llm.qrels --as llm --machine gpt-4o\n")
     p.add_argument("config", help="collection config (YAML)")
     p.add_argument("labels", help="labels in any accepted qrels format (golden.yaml, TREC, "
                                   "BEIR, JSON), detected from the content")

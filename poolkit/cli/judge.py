@@ -19,7 +19,8 @@ per assessor and store: a second one is refused (--take-over to open it anyway).
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("judge", help="grade pooled passages 0-3 in a terminal UI",
                        description=DESCRIPTION,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog="examples:\n  poolkit judge configs/sample.yaml --assessor alice\n"
+                              "  poolkit judge configs/sample.yaml --assessor alice --adjudicate")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--assessor", metavar="NAME",
                    help="who is judging (recorded on every event); on a PostgreSQL store it "
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--adjudicate", action="store_true",
                       help="walk the pairs where assessors disagree, showing their grades, "
                            "and record NAME's adjudicated grade as its own event")
-    mode.add_argument("--review-machine", metavar="JUDGE[@VERSION]",
+    mode.add_argument("--review-machine", metavar="JUDGE[@V]",
                       help="walk the pairs where machine judge JUDGE (the version the config "
                            "defines, or JUDGE@VERSION) and NAME disagree most, showing the "
                            "judge's grade after NAME's, and record NAME's answer as an "

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "notes", help="list assessors' notes per assessor and query, with their grades",
         description="List every note written while judging (the `n` key), per assessor and "
                     "query, with the grade the note explains (the assessor's standing grade "
-                    "on that passage, '-' when they have none).")
+                    "on that passage, '-' when they have none).",
+        epilog="example:\n  poolkit notes configs/sample.yaml --assessor alice --query q_faw\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--format", choices=NotesReport.formats, default=NotesReport.formats[0])
     p.add_argument("--assessor", action="append", metavar="NAME",

@@ -128,3 +128,11 @@ def say_warnings(lines: Sequence[str]) -> None:
 
     for line in lines:
         print(line, file=sys.stderr)
+
+
+def add_verbose(p: argparse.ArgumentParser, what: str) -> None:
+    """``-v``/``--verbose``: the table's detail beyond what fits an 80-column terminal
+    (``what`` names it); JSON always has everything."""
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help=f"the whole table: {what} (the default fits 80 columns; JSON always "
+                        f"has everything)")

@@ -11,14 +11,22 @@ from __future__ import annotations
 import argparse
 import sys
 
+from poolkit.cli.options import add_verbose
 from poolkit.cli.options import positive as _positive
 from poolkit.pool.report import PoolReport
+
+EXAMPLES = """\
+examples:
+  poolkit pool configs/sample.yaml
+  poolkit pool configs/sample.yaml --depth 20 --note "deeper"
+  poolkit pool configs/sample.yaml --report-only --verbose
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "pool", help="run the configured systems and pool their top N per query",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__, epilog=EXAMPLES)
     p.add_argument("config", help="collection config (YAML)")
     p.add_argument("--format", choices=PoolReport.formats, default=PoolReport.formats[0],
                    help="report format (default: table)")
@@ -41,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="do not run or pool anything; report the store's pool")
     p.add_argument("--pool-version", "--version", type=_positive, dest="pool_version",
                    metavar="V", help="with --report-only: report the pool as of version V")
+    add_verbose(p, "each system's run file and hash, every query's rows")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bars (encoding, BM25 indexing, reranking); there are "
                         "none when stderr is not a terminal")
@@ -56,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
                                   order=args.order, note=args.note,
                                   report_only=args.report_only,
                                   pool_version=args.pool_version, find=args.find))
-    sys.stdout.write(report.render(args.format))
+    sys.stdout.write(report.render(args.format, verbose=args.verbose))
     return 0

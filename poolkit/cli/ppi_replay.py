@@ -22,18 +22,19 @@ queries) or pairs (the same number of human judgments spread over every query, s
 by the machine's grade; nDCG@K and AP only)."""
 
 EPILOG = """\
-example:
-  D=../shared/collections/dl19-passage-pool
-  poolkit ppi-replay --qrels $D/qrels.full.txt \\
-      --machine $D/judges/llama-3.3-70b.4prompts.qrels $D/runs/*.run --design pairs
+On TREC DL19 (../shared/collections/dl19-passage-pool): --qrels qrels.full.txt, --machine
+judges/llama-3.3-70b.4prompts.qrels and runs/*.run.
+
+examples:
+  poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run
+  poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run --design pairs
 """
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from poolkit.app.ppi_replay import DESIGNS, PPIReplayReport
 
-    p = sub.add_parser("ppi-replay", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("ppi-replay", help=SUMMARY, description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("runs", nargs="+", metavar="RUN", help="two run files or more")
     p.add_argument("--qrels", required=True, metavar="FULL", help="complete qrels: the truth")
     p.add_argument("--machine", required=True, metavar="MACHINE_QRELS",

@@ -22,12 +22,13 @@ file and the runs; the pool is rebuilt as the union of every run's top --depth."
 EPILOG = """\
 forms:
   poolkit reusability CONFIG [RUN ...] [--version V]
-  poolkit reusability --qrels FILE RUN [RUN ...] [--depth K] [--group G=RUN,RUN ...]
+  poolkit reusability --qrels FILE RUN [RUN ...] [--depth K]
+      [--group G=RUN,RUN ...]
 
 examples:
   poolkit reusability configs/sample.yaml
   poolkit reusability configs/sample.yaml -m nDCG@10 --format json
-  poolkit reusability --qrels qrels.txt runs/*.run --depth 10 --group lexical=bm25,bm25-rm3
+  poolkit reusability --qrels qrels.txt runs/*.run --group lex=bm25,bm25-rm3
 """
 
 
@@ -37,8 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "reusability", help="leave-one-run/group-out: how reusable the pool is",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=EPILOG)
     add_inputs(p)
     p.add_argument("--pool-version", "--version", dest="version", type=int, default=None,
                    metavar="V",

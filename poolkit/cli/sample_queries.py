@@ -22,7 +22,9 @@ same store draws the same queries."""
 def register(sub: argparse._SubParsersAction) -> None:
     from poolkit.app.sample_queries import DEFAULT_MEASURE, STRATIFY, SampleQueriesReport
 
-    p = sub.add_parser("sample-queries", help=SUMMARY, description=DESCRIPTION)
+    p = sub.add_parser("sample-queries", help=SUMMARY, description=DESCRIPTION,
+                       epilog="example:\n"
+                              "  poolkit sample-queries configs/sample.yaml --n 10 --seed 7\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--n", type=int, required=True, metavar="N", help="queries to draw")
     p.add_argument("--seed", type=int, required=True, metavar="S", help="the draw's seed")

@@ -16,7 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "judgments) on a collection whose qrels are complete: per run the bias of "
                     "estimated MAP (xinfAP, statAP) and nDCG@10 (infNDCG@10), the coverage of "
                     "their 95% bootstrap intervals over seeds, and Kendall's tau of the system "
-                    "ordering. Prints Markdown tables.")
+                    "ordering. Prints Markdown tables.",
+        epilog="example:\n  poolkit sample-replay ../shared/collections/dl19-passage-pool "
+               "--seeds 5\n")
     p.add_argument("collection", metavar="FOLDER",
                    help="folder with qrels.full.txt (or qrels.txt) and runs/*.run")
     p.add_argument("--rates", default="0.1,0.2,0.3", metavar="R,...",

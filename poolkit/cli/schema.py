@@ -10,7 +10,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "schema", help="print the JSON Schema of a --format json report",
         description="Print the JSON Schema (draft 2020-12) of a report's --format json "
-                    "output; without NAME, list the reports that have one.")
+                    "output; without NAME, list the reports that have one.",
+        epilog="examples:\n  poolkit schema\n  poolkit schema score\n")
     p.add_argument("name", nargs="?", metavar="NAME", help="report: score, pool, status, ...")
     p.set_defaults(handler=run)
 

@@ -11,12 +11,13 @@ from dataclasses import fields
 
 from poolkit.app.score import DEFAULT_FAMILIES, DEFAULT_K, ScoreRequest, parse_cutoffs, score_runs
 from poolkit.cli.formats import add_format_options
-from poolkit.cli.options import add_test_options, say_warnings
+from poolkit.cli.options import add_test_options, add_verbose, say_warnings
 from poolkit.errors import AuditFailure
 from poolkit.io import RUN_ORDERS
 from poolkit.progress import quieted
 from poolkit.score import audit, intervals, measures, significance
 from poolkit.score.report import ScoreReport
+from poolkit.score.significance_render import MIN_QUERIES
 from poolkit.threads import DEFAULT_MAX_JOBS
 
 DESCRIPTION = """\
@@ -32,15 +33,16 @@ the content (gzip, bzip2 and xz are read through); --qrels-format/--run-format f
 
 
 def _entries(items: Sequence[tuple[str, str]], width: int) -> str:
-    """'  name  text' lines, the text wrapped under itself so help fits 100 columns."""
-    return "\n".join(textwrap.fill(text, 98, initial_indent=f"  {name:{width}s} ",
-                                    subsequent_indent=" " * (width + 3))
+    """'  name  text' lines, the text wrapped under itself so help fits 80 columns."""
+    return "\n".join(textwrap.fill(text, 78, subsequent_indent=" " * (width + 4),
+                                    initial_indent=f"  {name:{width}s}  " if len(name) <= width
+                                    else f"  {name} ")  # a longer name: no column to keep
                       for name, text in items)
 
 
 def _epilog() -> str:
-    fams = _entries([(name, fam.formula) for name, fam in measures.MEASURES.items()], 7)
-    fail = _entries([(r.spelling, r.help) for r in audit.FAIL_ON.values()], 11)
+    fams = _entries([(name, fam.formula) for name, fam in measures.MEASURES.items()], 8)
+    fail = _entries([(r.spelling, r.help) for r in audit.FAIL_ON.values()], 10)
     defaults = ", ".join(f"{f}@K" for f in DEFAULT_FAMILIES)
     RESAMPLES, SEED, CONFIDENCE = intervals.RESAMPLES, intervals.SEED, intervals.CONFIDENCE
     PERMUTATIONS, TEST_SEED = significance.PERMUTATIONS, significance.SEED
@@ -48,34 +50,42 @@ def _epilog() -> str:
 measures (-m; ir_measures spelling: P@5, nDCG@10, RR, AP@100, P(rel=2)@5, nDCG(gain=exp)@10;
 a name written NAME@K, or a family that needs a cutoff given without one, is taken at every K):
 {fams}
-  default: {defaults} for every K (default K={DEFAULT_K});
-  Judged@K is always in the audit.
-  Conventions: P@K divides by K; R and AP by every judged-relevant id; a repeated id keeps its
-  slot and only its first occurrence scores; queries with no judged-relevant id are excluded
-  from every mean and counted; a query the run lacks scores 0 and is counted (trec_eval -c).
 
-intervals: Hit@K means get a Wilson score interval; every other mean a percentile bootstrap
-  over queries ({RESAMPLES} resamples, fixed seed {SEED}), {CONFIDENCE:.0%}, reproducible run to
-  run.
+default: {defaults} for every K (default K={DEFAULT_K}); Judged@K is always in the audit.
 
-paired tests (two runs or more): every pair of runs on every measure, over the queries both
-  are scored on: mean difference with a {CONFIDENCE:.0%} paired-bootstrap interval, p-values of the
-  paired t-test, the randomization test ({PERMUTATIONS:,} sign flips, seed {TEST_SEED}; exact
-  enumeration when 2^n is fewer) and Wilcoxon signed-rank, and Holm and Benjamini-Hochberg
-  adjusted p-values over every pair and measure in the report. --test picks the p-value the
-  table marks, --correction its adjustment, --alpha the level. --plot draws one pair's
-  per-query differences (needs the plot extra: matplotlib).
+Conventions: P@K divides by K; R and AP by every judged-relevant id; a repeated id keeps its
+slot and only its first occurrence scores; queries with no judged-relevant id are excluded
+from every mean and counted; a query the run lacks scores 0 and is counted (trec_eval -c).
+
+Intervals: Hit@K means get a Wilson score interval; every other mean a percentile bootstrap
+over queries ({RESAMPLES} resamples, fixed seed {SEED}), {CONFIDENCE:.0%}, reproducible run to
+run.
+
+Paired tests (two runs or more): every pair of runs on every measure, over the queries both
+are scored on: mean difference with a {CONFIDENCE:.0%} paired-bootstrap interval, p-values of the
+paired t-test, the randomization test ({PERMUTATIONS:,} sign flips, seed {TEST_SEED}; exact
+enumeration when 2^n is fewer) and Wilcoxon signed-rank, and Holm and Benjamini-Hochberg
+adjusted p-values over every pair and measure in the report. --test picks the p-value the
+table marks, --correction its adjustment, --alpha the level. --plot draws one pair's
+per-query differences (needs the plot extra: matplotlib).
+
+Output: the default table fits 80 columns: every run's means, the audit one row per run and
+K, and one line per significant difference after the correction (with fewer than
+{MIN_QUERIES} queries, a line saying so few cannot be read); --verbose prints every run's
+intervals, each query's audit with its warnings and every paired test's p-value; JSON has
+all of it.
 
 --fail-on conditions (repeatable or comma separated; quote the ones with < or >):
 {fail}
-  A condition that holds prints the report, then exits with code {AuditFailure.exit_code}.
+
+A condition that holds prints the report, then exits with code {AuditFailure.exit_code}.
 
 examples:
-  poolkit score sample_corpus/golden.yaml sample_corpus/seed.run -k 5 --per-query --corpus-size 24
+  poolkit score sample_corpus/golden.yaml sample_corpus/seed.run -k 5 -v
   poolkit score qrels.txt bm25.run dense.run -m P@10 -m nDCG@10 --format json
   poolkit score golden.yaml rerank.run --fetch bm25.run --stages 100,10
-  poolkit score golden.yaml my.run --fail-on rel-lt-k,repeats --fail-on 'unjudged>0.1'
-  poolkit score qrels.txt bm25.run dense.run rerank.run -m nDCG@10 --test t --correction bh
+  poolkit score golden.yaml my.run --fail-on rel-lt-k,repeats,'unjudged>0.1'
+  poolkit score qrels.txt bm25.run dense.run -m nDCG@10 --test t --correction bh
   poolkit score qrels.txt bm25.run dense.run -m nDCG@10 --plot diff.png
 """
 
@@ -83,8 +93,7 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "score", help="score runs against qrels/golden.yaml, with intervals and the audit",
-        description=DESCRIPTION, epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=_epilog())
     add = p.add_argument
     add("qrels", metavar="QRELS", help="qrels in any accepted format")
     add("runs", metavar="RUN", nargs="+", help="run in any accepted format")
@@ -94,8 +103,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("-k", "--cutoff", action="append", default=[], metavar="K,...",
         help=f"cutoffs for the default measures and the audit (repeatable or comma separated; "
              f"default: the cutoffs of -m, else {DEFAULT_K})")
+    add_verbose(p, "every run's intervals and each query's audit with its warnings, and "
+                   "every paired test's p-value")
     add("--per-query", action="store_true",
-        help="list every query's values and audit row (JSON always has them)")
+        help="list every query's values and audit row (implies --verbose; JSON always has "
+             "them)")
     add("--format", choices=list(ScoreReport.formats), default="table",
         help="output format (default: table)")
     add("--order", choices=list(RUN_ORDERS), default="score",
@@ -149,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     with quieted(args.quiet):
         report = score_runs(ScoreRequest(**{k: v for k, v in vars(args).items() if k in names},
                                          cutoffs=cutoffs, prepare_format=args.format))
-    sys.stdout.write(report.render(args.format, per_query=args.per_query))
+    sys.stdout.write(report.render(args.format, per_query=args.per_query, verbose=args.verbose))
     sys.stdout.flush()
     say_warnings(report.warnings)
     if report.failures:

@@ -27,10 +27,8 @@ examples:
   poolkit simulate configs/sample.yaml --qrels full.qrels --budgets 0.25,0.5
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --format json
   poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --plot found.png
-  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy mm-ns \\
-      --param mm_ns_discount=1
-  poolkit simulate --qrels qrels.full.txt runs/*.run --depth 20 --strategy priority \\
-      --find 0.1,0.25 --corpus corpus.jsonl --queries queries.jsonl
+  poolkit simulate --qrels full.qrels *.run --depth 20 --param mm_ns_discount=1
+  poolkit simulate configs/sample.yaml --qrels full.qrels --find 0.1,0.25
 """
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,8 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "simulate", help="replay judging with full qrels: strategies, budgets, stopping",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("inputs", nargs="*", metavar="CONFIG | RUN",
                    help="a config (store form), or run files with --depth (file form)")
     p.add_argument("--qrels", required=True, metavar="FULL_QRELS",

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from poolkit.app.status import StatusReport
+from poolkit.cli.options import add_verbose
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,11 +14,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "status", help="judging progress: judged/pooled, grades, pace, double judgments",
         description="Per query and per assessor: judged / pooled, the grade histogram, the "
                     "median seconds per judgment (judged_at - shown_at) and how many pairs "
-                    "carry grades from two or more assessors.")
+                    "carry grades from two or more assessors.",
+        epilog="examples:\n  poolkit status configs/sample.yaml\n"
+               "  poolkit status configs/sample.yaml --watch 10\n")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--format", choices=StatusReport.formats, default=StatusReport.formats[0])
     p.add_argument("--pool-version", type=int, metavar="V",
                    help="count against the pool as of version V (default: the latest)")
+    add_verbose(p, "one table, every assessor's row under every query")
     p.add_argument("--watch", type=float, nargs="?", const=5.0, metavar="SECONDS",
                    help="the lead's dashboard: every assessor's progress, pace, agreement "
                         "and flags, redrawn every SECONDS (default 5, at least 0.5) until "
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
             collection.version(args.pool_version)
 
         if args.watch is None:
-            sys.stdout.write(status(collection, args.pool_version).render(args.format))
+            report = status(collection, args.pool_version)
+            sys.stdout.write(report.render(args.format, verbose=args.verbose))
         else:  # as of each redraw: a new pool version is picked up too
             live(collection, args.pool_version, args.watch, args.format)
     return 0

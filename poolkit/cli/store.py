@@ -18,17 +18,21 @@ import sys
 from poolkit.app.store import StoreCopyReport
 
 SUMMARY = "set up a judging store (PostgreSQL roles and grants) or copy one between backends"
+INIT = "  poolkit store init configs/sample.yaml\n"
+COPY = "  poolkit store copy sample_corpus/judgments.sqlite postgresql://lead@db/judging\n"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("store", help=SUMMARY, description=__doc__.split("\n\n", 1)[0])
+    p = sub.add_parser("store", help=SUMMARY, description=__doc__.split("\n\n", 1)[0],
+                       epilog=f"examples:\n{INIT}{COPY}")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     init = actions.add_parser(
         "init", help="create the store's schema; on PostgreSQL also its roles and grants",
         description="Create (or migrate) the store. On PostgreSQL, run it as the team lead "
                     "(a role that may create roles): it creates the groups poolkit_admin and "
                     "poolkit_assessor, protects the judgment log with row-level security and "
-                    "prints the statements that add one login role per assessor.")
+                    "prints the statements that add one login role per assessor.",
+        epilog=f"example:\n{INIT}")
     init.add_argument("target", metavar="CONFIG|STORE",
                       help="a config naming the store, or the store itself (a path or URL)")
     init.set_defaults(handler=run_init)
@@ -36,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "copy", help="copy a store to another backend (SQLite <-> PostgreSQL)",
         description="Copy every row of SRC into DST, which must hold no data yet (a new file, "
                     "or a database with no poolkit rows), then check both by row counts and a "
-                    "content hash.")
+                    "content hash.",
+        epilog=f"example:\n{COPY}")
     copy.add_argument("source", metavar="SRC", help="CONFIG or STORE to copy from")
     copy.add_argument("destination", metavar="DST", help="CONFIG or STORE to copy into")
     copy.add_argument("--format", choices=StoreCopyReport.formats,

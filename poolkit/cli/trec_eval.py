@@ -25,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "trec-eval", help="trec_eval's output, byte for byte, for every measure of -m all_trec",
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION,
+        epilog="examples:\n  poolkit trec-eval qrels.txt bm25.run\n"
+               "  poolkit trec-eval -q -m all_trec qrels.txt bm25.run\n")
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments (any accepted format)")
     p.add_argument("run", metavar="RUN", help="the run to evaluate (any accepted format)")
     p.add_argument("-q", dest="per_query", action="store_true",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolkit.io.paths import shown_path
 from poolkit.reports import Report, json_text, register_report
-from poolkit.tables import table
+from poolkit.tables import WIDTH, table, wrap
 
 if TYPE_CHECKING:  # kept out of the import: the command line's parser reads PoolReport.formats
     from poolkit.store.contract import StoreBackend
@@ -109,9 +109,10 @@ class PoolReport(Report):
     def render_json(self) -> str:
         return json_text(self.to_dict(), default=str) + "\n"
 
-    def render_table(self) -> str:
-        """The table, file paths as :func:`poolkit.io.paths.shown_path` shows them."""
-        return render_table(self, added=self.added)
+    def render_table(self, verbose: bool = False) -> str:
+        """The table, file paths as :func:`poolkit.io.paths.shown_path` shows them;
+        ``verbose``: each system's run file and hash, and every query's rows."""
+        return render_table(self, added=self.added, verbose=verbose)
 
 
 def pool_report(store: StoreBackend, version: int | None = None) -> PoolReport:
@@ -261,8 +262,38 @@ def _short(path: str | None) -> str:
     return shown_path(path) if path else "-"
 
 
-def render_table(report: Mapping[str, Any], added: PoolAdded | None = None) -> str:
-    """The report as aligned text for a terminal (what ``poolkit pool`` prints)."""
+LISTED = 20  # queries listed per table unless verbose
+
+
+def _wrapped(text: str, indent: str = "") -> list[str]:
+    return wrap(text, indent, indent + "    ")
+
+
+def _fields(fields: list[str], indent: str = "  ") -> list[str]:
+    """Fields two spaces apart, a line broken between two fields (within one only when it
+    is longer than a line)."""
+    lines = [indent]
+    for text in fields:
+        if lines[-1].strip() and len(lines[-1]) + 2 + len(text) > WIDTH:
+            lines.append(indent + "    ")
+        lines[-1] += ("  " if lines[-1].strip() else "") + text
+    return [part for line in lines for part in (
+        [line] if len(line) <= WIDTH else _wrapped(line.strip(), indent))]
+
+
+def _per_query(grid: list[str], queries: int, verbose: bool) -> list[str]:
+    """A per-query grid (header, one row per query, then 'all') under a rule; past
+    ``LISTED`` queries, only the first of them unless ``verbose``."""
+    head, rows, last = grid[0], grid[1:-1], grid[-1]
+    more = [] if verbose or queries <= LISTED else [
+        f"... {queries - LISTED} more queries (--verbose lists every query)"]
+    return [head, *(rows if not more else rows[:LISTED]), *more, "-" * len(head), last]
+
+
+def render_table(report: Mapping[str, Any], added: PoolAdded | None = None,
+                 verbose: bool = False) -> str:
+    """The report as aligned text for a terminal (what ``poolkit pool`` prints): what fits
+    80 columns, and with ``verbose`` each system's run file and hash, every query's rows."""
     out: list[str] = []
     systems = list(report["systems"])
     nver = len(report["versions"])
@@ -273,24 +304,27 @@ def render_table(report: Mapping[str, Any], added: PoolAdded | None = None) -> s
     size = (f"{design['pooled']} pairs pooled, {design['drawn']} drawn to judge"
             if design else f"{overall['size']} pooled documents")
     out.append(f"pool version {report['version']} of {nver}  |  {overall['queries']} queries, "
-               f"{size}, {overall['judged']} already judged  |  "
-               f"store {_short(report['store'])}")
+               f"{size}, {overall['judged']} already judged")
+    out.append(f"store {_short(report['store'])}")
     for v in report["versions"]:
         depths = ", ".join(f"{s}@{d}" for s, d in v["depths"].items())
         note = f"  \"{v['note']}\"" if v.get("note") else ""
-        out.append(f"  v{v['version']}  {v['created_at'][:16].replace('T', ' ')}  "
-                   f"+{v['added']} {'drawn' if design else 'docs'}  from {depths}  "
-                   f"(order: {v['order_strategy']}){note}")
+        out += _fields([f"v{v['version']}", v["created_at"][:16].replace("T", " "),
+                        f"+{v['added']} {'drawn' if design else 'docs'}", f"from {depths}",
+                        f"(order: {v['order_strategy']}){note}"])
     out.append("")
     rows = [[s, str(info["depth"]), info["about"],
              (info["run_sha256"] or "-")[:12] + ("*" if info["backfilled"] else ""),
              _short(info["run_path"])] for s, info in report["systems"].items()]
-    out += table(["system", "depth", "what", "run sha256", "run file"], rows, align="lrl")
+    headers = ["system", "depth", "what", "run sha256", "run file"]
+    if not verbose:  # the run files and their hashes: the logs say them, JSON keeps them
+        headers, rows = headers[:3], [r[:3] for r in rows]
+    out += table(headers, rows, align="lrl")
     for s, info in report["systems"].items():
         if len(set(info["runs"].values())) > 1:
             out.append(f"{s}'s run changed between versions: " + ", ".join(
                 f"v{v} {(h or '-')[:12]}" for v, h in info["runs"].items()))
-    if any(info["backfilled"] for info in report["systems"].values()):
+    if verbose and any(info["backfilled"] for info in report["systems"].values()):
         out.append("* recorded when a schema-1 store was migrated: its latest registration, "
                    "not necessarily the run this version used")
     if design:
@@ -306,17 +340,16 @@ def render_table(report: Mapping[str, Any], added: PoolAdded | None = None) -> s
                      *[_cell(q["by_system"][s], q["only"][s]) for s in systems]])
     rows.append(["all", str(overall["size"]), str(overall["new"]), str(overall["judged"]),
                  *[_cell(overall["by_system"][s], overall["only"][s]) for s in systems]])
-    grid = table(header, rows, align="lr")
-    out += grid[:-1] + ["-" * len(grid[0])] + grid[-1:]
+    out += _per_query(table(header, rows, align="lr"), len(report["queries"]), verbose)
     if overall["judged_by"]:
         by = ", ".join(f"{a} {n}" for a, n in sorted(overall["judged_by"].items()))
         out.append(f"judged so far, by assessor/source: {by}")
     if len(systems) > 1:
         out.append("")
-        out += _overlap(report, systems)
+        out += _overlap(report, systems, verbose)
     if added is not None:
         out.append("")
-        out.append(added.sentence())
+        out += _wrapped(added.sentence())
     return "\n".join(out) + "\n"
 
 
@@ -332,14 +365,15 @@ def _design_lines(design: Mapping[str, Any]) -> list[str]:
     rows.append(["all", str(design["pooled"]), str(design["drawn"]),
                  f"{design['drawn'] / design['pooled']:.1%}"])
     grid = table(["stratum (best rank)", "pooled", "drawn", "rate"], rows, align="lr")
-    return ["sample design: pairs pooled per stratum and those drawn to judge; " + said,
-            *grid[:-1], "-" * len(grid[0]), grid[-1]]
+    return ["sample design: pairs pooled per stratum and those drawn to judge",
+            *_wrapped(said, "  "), *grid[:-1], "-" * len(grid[0]), grid[-1]]
 
 
 MAX_PAIR_COLUMNS = 6  # up to four systems: every pair gets a column, one row per query
 
 
-def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
+def _overlap(report: Mapping[str, Any], systems: list[str], verbose: bool = False
+             ) -> list[str]:
     """Docs both systems of a pair brought in, with the share of the smaller contribution."""
     overall = report["overall"]
 
@@ -354,11 +388,10 @@ def _overlap(report: Mapping[str, Any], systems: list[str]) -> list[str]:
                 for qid, q in report["queries"].items()]
         rows.append(["all", *[share(a, b) for a, b in pairs]])
         grid = table(["query", *[f"{a}&{b}" for a, b in pairs]], rows, align="lr")
-        return ["pairwise overlap: docs both systems brought in ('all': share of the smaller "
-                "one's)",
-                *grid[:-1], "-" * len(grid[0]), grid[-1]]
+        return ["pairwise overlap: docs both systems brought in (all: share of the smaller "
+                "one's)", *_per_query(grid, len(report["queries"]), verbose)]
     rows = [[a, *[""] * i, *[share(a, b) for b in systems[i + 1:]]]
             for i, a in enumerate(systems[:-1])]
-    return ["pairwise overlap, all queries (per query: --format json): docs both systems "
-            "brought in (share of the smaller one's)",
-            *table(["", *systems[1:]], rows, align="lr")]
+    return ["pairwise overlap, all queries (per query: --format json)",
+            *table(["", *systems[1:]], rows, align="lr"),
+            "  cells: docs both systems brought in (share of the smaller one's)"]

@@ -46,12 +46,26 @@ def _ks(doc: dict[str, Any]) -> str:
     return ",".join(str(k) for k in doc["settings"]["k"])
 
 
-def _settings_line(doc: dict[str, Any]) -> str:
+def _settings_fields(doc: dict[str, Any]) -> list[str]:
     s = doc["settings"]
     depth = "all" if s["depth"] is None else str(s["depth"])
-    corpus = "" if s["corpus_size"] is None else f"  corpus={s['corpus_size']}"
-    return (f"K={_ks(doc)}  level={s['level']} (grade >= {s['level']} is relevant)  "
-            f"order={s['order']}  depth={depth}  gain={s['gain']}{corpus}")
+    corpus = [] if s["corpus_size"] is None else [f"corpus={s['corpus_size']}"]
+    return [f"K={_ks(doc)}", f"level={s['level']} (grade >= {s['level']} is relevant)",
+            f"order={s['order']}", f"depth={depth}", f"gain={s['gain']}", *corpus]
+
+
+def _settings_line(doc: dict[str, Any]) -> str:
+    return "  ".join(_settings_fields(doc))
+
+
+def _settings_lines(doc: dict[str, Any], width: int) -> list[str]:
+    """The settings, two spaces apart, on as many lines of at most ``width`` as they take."""
+    lines = [""]
+    for text in _settings_fields(doc):
+        if lines[-1] and len(lines[-1]) + 2 + len(text) > width:
+            lines.append("")
+        lines[-1] += f"{'  ' if lines[-1] else ''}{text}"
+    return lines
 
 
 def _queries_line(run: dict[str, Any]) -> str:
@@ -133,13 +147,30 @@ def _grid(headers: list[str], rows: Sequence[Sequence[str] | str], indent: int =
 grid = _grid
 
 
-def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
+def _head(doc: dict[str, Any], width: int = WIDTH) -> list[str]:
+    """Who scored what, when, and how: the table's first lines."""
     q = doc["qrels"]
-    out = [f"poolkit {doc['poolkit_version']} score  {doc['date']}",
-           f"qrels  {q['name']}  sha256:{short_hash(q['sha256'])}  "
-           f"{_n(q['queries'], 'query', 'queries')}, "
-           f"{_n(q['judgments'], 'judgment')}",
-           _settings_line(doc)]
+    return [f"poolkit {doc['poolkit_version']} score  {doc['date']}",
+            f"qrels  {q['name']}  sha256:{short_hash(q['sha256'])}  "
+            f"{_n(q['queries'], 'query', 'queries')}, "
+            f"{_n(q['judgments'], 'judgment')}",
+            *_settings_lines(doc, width)]
+
+
+def _fail_on_lines(doc: dict[str, Any]) -> list[str]:
+    failed = doc["fail_on"]["failed"]
+    if not doc["fail_on"]["conditions"]:
+        return []
+    return ["", f"fail-on {', '.join(doc['fail_on']['conditions'])}: "
+                + ("FAILED" if failed else "passed"),
+            *(f"  ! {f['message']}" for f in failed)]
+
+
+def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
+    """The whole table (``--verbose``; the default is :mod:`poolkit.score.render_brief`):
+    every run's block, its intervals, the audit per query with its warnings, and the paired
+    tests' matrices."""
+    out = _head(doc)
     if len(doc["runs"]) > 1:
         out += _runs_side_by_side(doc["runs"])
     if doc.get("tests"):
@@ -160,11 +191,7 @@ def render_table(doc: dict[str, Any], per_query: bool = False) -> str:
             out += _stage_table(run["stages"])
         if run["truth"]:
             out += _truth_table(run["truth"], doc["truth"])
-    failed = doc["fail_on"]["failed"]
-    if doc["fail_on"]["conditions"]:
-        out += ["", f"fail-on {', '.join(doc['fail_on']['conditions'])}: "
-                    + ("FAILED" if failed else "passed")]
-        out += [f"  ! {f['message']}" for f in failed]
+    out += _fail_on_lines(doc)
     return "\n".join(out) + "\n"
 
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 class ScoreReport(Report):
     """Every run's measures, intervals and audit against one set of labels (and the paired
     tests between the runs, two runs or more). ``report.means()`` for the numbers alone;
-    ``report.render(fmt, per_query=...)`` for the text ``poolkit score`` prints."""
+    ``report.render(fmt, per_query=..., verbose=...)`` for the text ``poolkit score`` prints."""
 
     kind = "score"
     formats = ("table", "json", "csv", "markdown")
@@ -99,7 +99,13 @@ class ScoreReport(Report):
         """The ``--fail-on`` conditions that held (each with its one-line ``message``)."""
         return list(self.fail_on["failed"])
 
-    def render_table(self, per_query: bool = False) -> str:
+    def render_table(self, per_query: bool = False, verbose: bool = False) -> str:
+        """What fits an 80-column terminal; ``verbose`` (``per_query`` implies it): every
+        run's block, each query's audit and the paired tests' matrices."""
+        if not (verbose or per_query):
+            from poolkit.score.render_brief import render_brief
+
+            return render_brief(self.to_dict())
         return render.render_table(self.to_dict(), per_query)
 
     def render_json(self, per_query: bool = False) -> str:
@@ -110,4 +116,5 @@ class ScoreReport(Report):
         return render.render_csv(self.to_dict(), per_query)
 
     def render_markdown(self, per_query: bool = False) -> str:
+        """Every run's block, as ``verbose`` tables are (a document, not a terminal)."""
         return render.render_markdown(self.to_dict(), per_query)

@@ -121,3 +121,43 @@ def markdown_lines(tests: Mapping[str, Sequence[Mapping[str, Any]]],
         out += ["", *md(headers, rows), ""]
         out += [f"- {reading(e, m, settings)}" for e in entries if e["significant"]]
     return out
+
+
+#: fewer paired queries than this, and the default output reads no p-value at all
+MIN_QUERIES = 10
+#: the default output lists at most this many significant differences
+BRIEF_READINGS = 20
+
+
+def too_few(tests: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """The lines that say the paired tests cannot be read, when some pair has fewer than
+    ``MIN_QUERIES`` queries (else [])."""
+    fewest = min((e["n"] for es in tests.values() for e in es), default=MIN_QUERIES)
+    if fewest >= MIN_QUERIES:
+        return []
+    return ["", f"significance: {fewest} {'query' if fewest == 1 else 'queries'} — too few to "
+                f"read paired tests (needs at least {MIN_QUERIES})",
+            "  (--verbose shows every pair's p-value)"]
+
+
+def brief_lines(tests: Mapping[str, Sequence[Mapping[str, Any]]], settings: Mapping[str, Any],
+                name: Callable[[str], str] = str, limit: int = BRIEF_READINGS) -> list[str]:
+    """The default output's paired tests: one line per significant difference after the
+    correction, or one line saying that so few queries cannot be read (the matrices, every
+    p-value among them, are ``--verbose``'s: :func:`table_lines`)."""
+    entries = [(m, e) for m, es in tests.items() for e in es]
+    if not entries:
+        return []
+    few = too_few(tests)
+    if few:
+        return few
+    sig = [(m, e) for m, e in entries if e["significant"]]
+    how = (f"{TEST_NAMES[settings['test']]}, {CORRECTION_NAMES[settings['correction']]}, "
+           f"alpha {settings['alpha']:g}")
+    out = ["", f"significance: {len(sig)} of {len(entries)} differences significant over "
+               f"{paired_counts(tests)}",
+           f"  ({how}; --verbose: every pair){':' if sig else ''}"]
+    out += [f"  {reading(e, name(m), settings)}" for m, e in sig[:limit]]
+    if len(sig) > limit:
+        out.append(f"  ... {len(sig) - limit} more (--verbose lists every pair)")
+    return out

@@ -34,7 +34,7 @@ def compare_json(tmp_path: Path, test: str | None = None) -> tuple[dict[str, Any
         paths, parse_measures(["P@1"]), before_qrels=str(tmp_path / "before.qrels"),
         after_qrels=str(tmp_path / "after.qrels"), condensed=False,
         tests=sig.TestOptions() if test is None else sig.TestOptions(test=test)))
-    return json.loads(report.render("json")), report.render("table")
+    return json.loads(report.render("json")), report.render("table", verbose=True)
 
 
 def test_reversed_differences(tmp_path: Path) -> None:

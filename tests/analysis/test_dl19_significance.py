@@ -50,7 +50,8 @@ def loop(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     cli("import", str(config), str(base / "qrels.txt"), "--as", "nist")
     cli("pool", str(config), "--depth", "20")
     report = compare_labels(CompareRequest([str(config)], parse_measures(["nDCG@10"])))
-    return {"table": report.render("table"), "json": json.loads(report.render("json"))}
+    return {"table": report.render("table", verbose=True),
+            "json": json.loads(report.render("json"))}
 
 
 def test_readme_shows_what_the_commands_print(loop: dict) -> None:

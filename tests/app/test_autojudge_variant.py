@@ -92,6 +92,7 @@ def test_a_variant_grades_the_sample_as_a_new_version_and_reports_agreement(tmp_
 
     code, table, _ = run(capsys, config, "--variant", "scale_order=descending",
                          "--limit", str(LIMIT), fmt="table")
+    table = " ".join(table.split())  # its sentences wrapped at 80 columns, rejoined
     assert f"variant scale_order=descending (version {variant['version']}) against the " \
            f"judge as configured (version {variant['base_version']}): {LIMIT} pairs both " \
            f"graded" in table

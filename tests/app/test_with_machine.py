@@ -432,7 +432,7 @@ def test_the_tables_say_which_labels_are_a_machines(sample, capsys):
         assert main([verb, str(config)]) == 0
         assert "machine judge" not in capsys.readouterr().out
         assert main([verb, str(config), "--with-machine", "llm"]) == 0
-        out = capsys.readouterr().out
+        out = " ".join(capsys.readouterr().out.split())  # lines wrapped at 80, rejoined
         assert f"by machine judge llm@{version}" in out and "a person's grade" in out
 
 

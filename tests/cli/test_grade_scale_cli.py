@@ -69,7 +69,7 @@ def test_a_0_to_4_collection_imports_reports_and_exports_grade_4(tmp_path, capsy
     assert main(["status", str(config), "--format", "json"]) == 0
     status = valid(json.loads(capsys.readouterr().out), "status")
     assert status["assessors"]["nist"]["grades"] == {"0": 1, "1": 0, "2": 1, "3": 0, "4": 1}
-    assert main(["status", str(config)]) == 0
+    assert main(["status", str(config), "--verbose"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert "g0  g1  g2  g3  g4  med s" in table[1]
     assert main(["agreement", str(config), "--format", "json"]) == 0

@@ -1,7 +1,9 @@
 """Every command's ``--help`` reads as written: no ``%%`` left from %-escaping a text argparse
 does not %-format (a description, an epilog), and no run of spaces where two lines were
 joined (a backslash at a line's end inside a non-raw string) — only gaps that line text up
-in a column, as argparse's option column and the epilogs' tables do."""
+in a column, as argparse's option column and the epilogs' tables do. And it reads as plain
+text in an 80-column terminal (issue 42): no reStructuredText markup, no line past 80
+columns, and it ends with an example of the command."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def _commands() -> Iterator[list[str]]:
 
 def help_text(argv: list[str], capsys: pytest.CaptureFixture[str],
               monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as exit_:
         main([*argv, "--help"])
     assert exit_.value.code == 0
@@ -55,13 +57,31 @@ def test_every_command_is_covered() -> None:
     assert ("store", "init") in commands and ("store", "copy") in commands
 
 
+EXAMPLES = re.compile(r"examples?:")
+
+
+def example_lines(text: str) -> list[str]:
+    """The lines of the help's last block when it is its examples (a line ``example:`` or
+    ``examples:`` and what follows it), else []."""
+    lines = text.rstrip("\n").splitlines()
+    heads = [i for i, line in enumerate(lines) if EXAMPLES.fullmatch(line)]
+    return lines[heads[-1] + 1:] if heads else []
+
+
 @pytest.mark.parametrize("argv", list(_commands()), ids=lambda a: " ".join(a) or "poolkit")
-def test_help_has_no_doubled_percent_and_no_stray_run_of_spaces(
+def test_help_reads_as_plain_text_in_80_columns_and_ends_with_an_example(
         argv: list[str], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     text = help_text(argv, capsys, monkeypatch)
     assert "%%" not in text
     assert stray_gaps(text) == []
+    assert "``" not in text
+    assert not re.search(r":[a-z]+:`", text)  # a reStructuredText role (:option:`-m`)
+    assert [line for line in text.splitlines() if len(line) > 80] == []
+    examples = example_lines(text)
+    assert examples, text[-300:]
+    command = " ".join(["poolkit", *argv[:1]])
+    assert all(f"{line} ".startswith(f"  {command} ") for line in examples), examples
 
 
 def test_the_checks_catch_what_they_are_for() -> None:
@@ -69,3 +89,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert stray_gaps(joined) == [joined.splitlines()[1]]
     table = "  P       P@K = hits@K / K\n  R       R@K = hits@K / |Rel|\n"
     assert stray_gaps(table) == []
+    assert example_lines("usage: x\n\nexamples:\n  poolkit x a\n  poolkit x b\n") == \
+        ["  poolkit x a", "  poolkit x b"]
+    assert example_lines("examples:\n  poolkit x a\n\noptions:\n  -h\n")[-1] == "  -h"
+    assert example_lines("usage: x\n\noptions:\n  -h\n") == []

@@ -125,7 +125,7 @@ def test_status_json(config):
 
 
 def test_status_table(config, capsys):
-    assert main(["status", str(config)]) == 0
+    assert main(["status", str(config), "--verbose"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("pool version 1")
     assert lines[1].split() == ["query", "assessor", "judged/pooled", "g0", "g1", "g2", "g3",
@@ -137,6 +137,25 @@ def test_status_table(config, capsys):
     assert lines[5].split()[:6] == ["q2", "(any)", "0/2", "0", "0/-", "0"]
     assert lines[6].split() == ["all", "(any)", "3/5", "1"]
     assert main(["status", str(config), "--pool-version", "2"]) == 2
+
+
+def test_status_table_fits_80_columns_by_default(config, capsys, monkeypatch):
+    """A row per query, then one per assessor over every query; the judged/budget column
+    only with a budget (without one it repeats judged/pooled)."""
+    monkeypatch.chdir(config.parent.parent)  # the store is shown relative to here
+    assert main(["status", str(config)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].endswith("pool version 1")
+    assert [line.split() for line in lines[1:5]] == [
+        ["query", "judged/pooled", "double", "rel", "left", "est", "(95%)"],
+        ["q1", "3/3", "1", "2", "0.0", "(0-0)"], ["q2", "0/2", "0", "0", "1.1", "(0-2)"],
+        ["all", "3/5", "1"]]
+    at = lines.index(next(line for line in lines if line.startswith("assessor  judged/")))
+    assert [line.split() for line in lines[at:at + 3]] == [
+        ["assessor", "judged/pooled", "g0", "g1", "g2", "g3", "med", "s"],
+        ["alice", "3/5", "1", "0", "1", "1", "5.0"], ["bob", "1/5", "0", "1", "0", "0", "12.0"]]
+    assert max(map(len, lines)) <= 80
 
 
 def test_status_counts_the_budget_overall(tmp_path, capsys):
@@ -152,7 +171,7 @@ def test_status_counts_the_budget_overall(tmp_path, capsys):
         for g in (3, 2, 0):
             alice.grade(g)
     config = write_config(tmp_path / "cfg", store_path, "pool:\n  budget: 2\n")
-    assert main(["status", str(config)]) == 0
+    assert main(["status", str(config), "--verbose"]) == 0
     lines = capsys.readouterr().out.splitlines()
     all_row = next(line.split() for line in lines if line.startswith("all "))
     assert all_row == ["all", "(any)", "3/5", "0", "2/4"]

@@ -248,7 +248,7 @@ def test_an_old_pool_version_reports_the_run_it_was_built_from(sample):
 
     old = pool_verb(PoolRequest(cfg, report_only=True, pool_version=1))
     assert old.systems["bm25"] == first  # version 1's record stayed
-    out = old.render("table")
+    out = old.render("table", verbose=True)
     assert first["run_sha256"][:12] in out and second["run_sha256"][:12] not in out
     assert "k1=1.2" in out
     out = pool_verb(PoolRequest(cfg, report_only=True)).render("table")

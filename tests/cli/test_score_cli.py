@@ -124,7 +124,8 @@ def test_several_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert second["queries"]["missing"] == ["q_store", "q_milk", "q_broad"]
     assert second["measures"]["R@3"]["per_query"]["q_store"] == 0.0  # scored 0, counted
     assert second["measures"]["R@3"]["mean"] == pytest.approx(0.25)
-    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-k", "3", "--fail-on", "no-results")
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-k", "3", "--fail-on", "no-results",
+                       "--verbose")
     assert code == 3 and out.count("\nrun ") == 2
 
 
@@ -144,12 +145,14 @@ def test_corpus_jsonl(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 
 # --- formats --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt, marker", [("table", "audit at K=5"), ("csv", "run,run_sha256"),
-                                         ("markdown", "### audit at K=5"),
-                                         ("json", '"runs"')])
-def test_formats(capsys: pytest.CaptureFixture[str], fmt: str, marker: str) -> None:
+@pytest.mark.parametrize("fmt, marker, extra", [
+    ("table", "audit: means over the queries", []), ("table", "audit at K=5", ["--verbose"]),
+    ("csv", "run,run_sha256", []), ("markdown", "### audit at K=5", []),
+    ("json", '"runs"', [])])
+def test_formats(capsys: pytest.CaptureFixture[str], fmt: str, marker: str,
+                 extra: list[str]) -> None:
     """Each format carries the same numbers as JSON (seed 000: P@5 0.500, R@5 0.625)."""
-    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", fmt)
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", fmt, *extra)
     assert code == 0 and marker in out
     code, js, _ = cli(capsys, GOLDEN, SEED_RUN, "-k", "5", "--format", "json")
     means = {n: m["mean"] for n, m in json.loads(js)["runs"][0]["measures"].items()}
@@ -358,7 +361,8 @@ def test_trec_files_are_scored_without_yaml(tmp_path: Path) -> None:
 def test_several_runs_are_shown_side_by_side_first(capsys: pytest.CaptureFixture[str],
                                                    tmp_path: Path) -> None:
     other = write(tmp_path, "other.run", "q_faw Q0 m1 1 2.0 o\nq_faw Q0 x1 2 1.0 o\n")
-    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-m", "R@5", "-k", "5")
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-m", "R@5", "-k", "5",
+                       "--verbose")
     assert code == 0
     start = out.index("runs side by side")
     block = out[start:out.index("\n\n", start)]      # the paired tests follow it
@@ -374,7 +378,7 @@ def test_two_runs_named_alike_are_told_apart_as_the_paired_tests_name_them(
     seed.run and seed.run#2, the names of the pair in the tests below it."""
     (tmp_path / "b").mkdir()
     other = write(tmp_path / "b", "seed.run", "q_faw Q0 m1 1 2.0 o\nq_faw Q0 x1 2 1.0 o\n")
-    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-k", "5")
+    code, out, _ = cli(capsys, GOLDEN, SEED_RUN, other, "-m", "P@5", "-k", "5", "--verbose")
     assert code == 0
     start = out.index("runs side by side")
     block = out[start:out.index("\n\n", start)]

@@ -66,7 +66,7 @@ def test_json_tests_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_table_matrix_and_readings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, *files(tmp_path), "-m", "P@1")
+    code, out, _ = run(capsys, *files(tmp_path), "-m", "P@1", "--verbose")
     assert code == 0
     block = out[out.index("Paired tests:"):out.index("\nrun ")]
     assert block.splitlines() == [
@@ -80,7 +80,7 @@ def test_table_matrix_and_readings(tmp_path: Path, capsys: pytest.CaptureFixture
     ]
     # the t-test, unadjusted, at 0.2: significant, with its reading
     code, out, _ = run(capsys, *files(tmp_path), "-m", "P@1", "--test", "t",
-                       "--correction", "none", "--alpha", "0.2")
+                       "--correction", "none", "--alpha", "0.2", "--verbose")
     assert "  a.run  +0.667 0.184 *" in out
     assert "    a.run > b.run on P@1: +0.667, p = 0.184" in out
 

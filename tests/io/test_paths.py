@@ -42,10 +42,10 @@ def test_the_pool_table_shows_paths_a_shell_here_can_use(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    table = report.render_table()
+    table = report.render_table(verbose=True)
     assert f"store {store_path}" in table and str(collection / "runs" / "A.run") in table
     monkeypatch.chdir(collection)
-    table = report.render_table()
+    table = report.render_table(verbose=True)
     assert "store judgments.sqlite" in table and str(Path("runs") / "A.run") in table
 
 

@@ -184,11 +184,11 @@ def test_table_is_aligned_and_fits_100_columns() -> None:
 def test_table_audit_lists_flagged_queries_unless_per_query(monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     doc = make_doc()
-    text = doc.render("table")
+    text = doc.render("table", verbose=True)
     assert "per query" not in text
     assert "! |Rel|=3 < k=5: Precision@k can never exceed 0.60" in text
     monkeypatch.setattr(render, "AUDIT_ROWS_UNLISTED", 1)
-    text = doc.render("table")
+    text = doc.render("table", verbose=True)
     assert "... 2 more flagged queries (--per-query lists every query)" in text
     assert "  per query" in doc.render("table", per_query=True)
 

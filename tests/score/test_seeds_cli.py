@@ -181,7 +181,7 @@ def test_seed000_audit_lines(capsys: pytest.CaptureFixture[str], corpus: list[st
 
 
 def test_seed000_q_dupe_audit(capsys: pytest.CaptureFixture[str]) -> None:
-    out = score(capsys, DUPE_QRELS, DUPE_RUN, "-k", "5", "--corpus-size", "24")
+    out = score(capsys, DUPE_QRELS, DUPE_RUN, "-k", "5", "--corpus-size", "24", "--verbose")
     (row,) = [r for r in rows(out, "q_dupe") if len(r) == 9]
     assert row == ["q_dupe", "3", "12.5%", "1.000", "0.667", "67%", "0.600", "3/2", "1"]
     assert "! repeated ids in the ranking: d1 (1 repeated slot; only the first occurrence " \
