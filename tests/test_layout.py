@@ -43,7 +43,7 @@ def test_no_sql_outside_the_store():
 #: Each top-level module or stage package and its layer: a module may import only from a
 #: strictly lower layer (or from its own package). Adding a stage means placing it here.
 LAYERS: dict[str, int] = {
-    "poolkit": 0, "errors": 0, "progress": 0, "threads": 0,
+    "poolkit": 0, "errors": 0, "progress": 0, "threads": 0, "interrupt": 0,
     "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1, "keymap": 1, "helptext": 1,
     "store": 2, "score": 2,
     "retrieve": 3, "policies": 3,

@@ -202,6 +202,26 @@ def _check_inputs_kept(collection: Collection, names: Sequence[str] | None) -> N
             raise ConfigError(collection.config_arg, line, str(exc)) from None
 
 
+def _refuse_foreign_files(collection: Collection, names: Sequence[str] | None) -> None:
+    """Refuse (one line, before any work) to pool when a file the named systems (None: all)
+    would write in the runs folder exists and poolkit did not write it; on the config's
+    ``runs_dir:`` line, else on the system's."""
+    from poolkit.errors import ConfigError
+    from poolkit.io.paths import shown_path
+    from poolkit.pool.own_files import foreign_files
+    from poolkit.pool.run_systems import outputs_of
+
+    config = collection.config
+    registered = ({n: r.get("settings") or {} for n, r in collection.store.systems().items()}
+                  if collection.has_store() else {})
+    for name, what, path in foreign_files(outputs_of(config, names), registered):
+        line = config.lines.get("runs_dir", config.systems[name].line)
+        raise ConfigError(collection.config_arg, line,
+                          f"{shown_path(path)}: {what} would overwrite a file poolkit did not "
+                          f"write; poolkit never writes over a file it did not make: move it "
+                          f"out of {shown_path(path.parent)} or set another runs_dir")
+
+
 def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], None],
           ) -> tuple[PoolAdded, list[str]]:
     """Run the systems, then register them and add the pool version in one transaction;
@@ -209,14 +229,13 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
     from poolkit.io.atomic import remove_empty_folders
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
-    from poolkit.pool.own_files import refuse_foreign_files
     from poolkit.pool.publish import PendingRuns, recover
     from poolkit.pool.run_systems import run_systems
 
     config = collection.config
     names = list(request.systems) if request.systems else None
     _check_inputs_kept(collection, names)
-    refuse_foreign_files(collection, names)
+    _refuse_foreign_files(collection, names)
     made = _check_writable(collection)
     try:
         # A pool killed between its commit and its renames: its files are made as the store

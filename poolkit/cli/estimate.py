@@ -23,10 +23,10 @@ where a figure is surer than it looks: pairs people disagree on that --policy le
 intervals of width 0 (identical human scores), intervals beyond the measure's range."""
 
 EPILOG = """\
-forms:
-  file form:   poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...
-  store form:  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAMES]
-  (the store form when the first input is a .yaml/.yml config and --machine is no file)
+forms (file form; store form, when the first input is a .yaml/.yml config and --machine
+is no file):
+  poolkit estimate --machine MACHINE_QRELS --human HUMAN_QRELS RUN...
+  poolkit estimate CONFIG --machine JUDGE[@VERSION] [--human NAMES] [--run RUN]
 
 examples:
   poolkit estimate --machine llm.qrels --human nist.qrels bm25.run dense.run

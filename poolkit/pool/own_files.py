@@ -21,10 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from poolkit.collection import Collection
+from typing import Any
 
 #: the run hashes a settings file (or a store registration's settings) may record
 RUN_HASHES = ("run_sha256", "validated_run_sha256")
@@ -79,22 +76,3 @@ def foreign_files(outputs: Mapping[str, Mapping[str, Path]],
         for what, path in files.items():
             if foreign(path, name, registered.get(name)):
                 yield name, what, path
-
-
-def refuse_foreign_files(collection: Collection, names: Iterable[str] | None) -> None:
-    """Refuse (one line, before any work) to pool when a file the named systems (None: all)
-    would write in the runs folder exists and poolkit did not write it; on the config's
-    ``runs_dir:`` line, else on the system's."""
-    from poolkit.errors import ConfigError
-    from poolkit.io.paths import shown_path
-    from poolkit.pool.run_systems import outputs_of
-
-    config = collection.config
-    registered = ({n: r.get("settings") or {} for n, r in collection.store.systems().items()}
-                  if collection.has_store() else {})
-    for name, what, path in foreign_files(outputs_of(config, names), registered):
-        line = config.lines.get("runs_dir", config.systems[name].line)
-        raise ConfigError(collection.config_arg, line,
-                          f"{shown_path(path)}: {what} would overwrite a file poolkit did not "
-                          f"write; poolkit never writes over a file it did not make: move it "
-                          f"out of {shown_path(path.parent)} or set another runs_dir")

@@ -398,9 +398,10 @@ def test_an_undefined_kappa_is_null_in_strict_json_and_na_in_the_table(files, ca
     assert err == doc["warnings"] and len(err) == 1 and "3 intervals reach beyond" in err[0]
     code, out, _err = estimate_cli(files, capsys)
     assert code == 0
+    said = " ".join(out.split())  # a sentence wrapped at 80 columns, rejoined
     assert ("on 8 pairs both graded: Cohen's kappa n/a, binary at level 1 n/a (n/a: both "
             "sides put every shared pair in one and the same class, so kappa is undefined); "
-            "verdicts against the threshold 0.6") in out
+            "verdicts against the threshold 0.6") in said
 
 
 def test_sure_figures_say_nothing(files, capsys):
