@@ -69,14 +69,15 @@ def sample() -> None:
     # how much of the pool they already cover.
     sh(*poolkit, "import", config, corpus / "golden.yaml", "--as", "golden", env=env)
     sh(*poolkit, "pool", config, env=env)
-    runs = [corpus / "runs" / f"{name}.run" for name in ("bm25", "dense", "rerank")]
+    pooled = corpus / ".poolkit" / "runs"  # poolkit's own runs folder, beside the store
+    runs = [pooled / f"{name}.run" for name in ("bm25", "dense", "rerank")]
     golden = corpus / "golden.yaml"
     # Every system's run and the seed's own rankings against seed 000's judged grades.
     sh(*poolkit, "score", golden, corpus / "seed.run", *runs, "-k", "5,10",
        "--corpus", corpus / "corpus.jsonl", env=env)
     # The reranker's two stages: recall of its fetch list vs what it kept.
-    sh(*poolkit, "score", golden, corpus / "runs" / "rerank.run",
-       "--fetch", corpus / "runs" / "rerank.fetch.run", "--stages", "100,10", "-m", "R@10",
+    sh(*poolkit, "score", golden, pooled / "rerank.run",
+       "--fetch", pooled / "rerank.fetch.run", "--stages", "100,10", "-m", "R@10",
        env=env)
 
 

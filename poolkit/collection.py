@@ -5,7 +5,8 @@ Between the CLI and the stages. Built from a config, a ``Collection`` owns:
 - ``config``: the parsed collection config (validated once, each stage's section by its
   stage);
 - ``store``: the judging store, opened on first use, read-only or read-write, existing or
-  new (a missing store is the one ``NoStoreError``, naming the command that makes one);
+  new (a missing store is the one ``NoStoreError``, naming the command that makes one; a new
+  one appears only if the command making it succeeds: ``made_on_success``);
 - ``version(v)``: a pool version resolved (None: the latest) and checked, once;
 - ``labels(version, policy, assessors)``: the labels as of a pool version;
 - ``machines(names)``: the machine judge versions names mean (the configured judge's);
@@ -19,7 +20,8 @@ collection, never the store's tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +73,7 @@ class Collection:
         self.write = write
         self.create = create
         self._store: StoreBackend | None = None
+        self._building: Path | None = None  # where a new store is made (made_on_success)
 
     @classmethod
     def open(cls, path: str | Path, *, write: bool = False, create: bool = False,
@@ -90,7 +93,8 @@ class Collection:
     def store(self) -> StoreBackend:
         if self._store is None:
             store = open_store(
-                self.config.store, create=self.create, read_only=not self.write,
+                self._building or self.config.store, create=self.create,
+                read_only=not self.write,
                 missing_hint=f"run `poolkit pool {self.config_arg}` (or `poolkit import`) "
                              f"first")
             try:
@@ -144,6 +148,26 @@ class Collection:
     def has_store(self) -> bool:
         return (self._store is not None or not isinstance(self.config.store, Path)
                 or self.config.store.is_file())
+
+    @contextmanager
+    def made_on_success(self) -> Iterator[None]:
+        """A store that does not exist yet (a SQLite file), when the block makes it, is made
+        beside its path and appears there only if the block ends without error
+        (``store.new_file``): a command that fails leaves no store behind. An existing store,
+        or a database server's, is written as usual."""
+        from poolkit.store.new_file import built_beside
+
+        target = self.config.store
+        if not (self.create and self.write and isinstance(target, Path)) or self.has_store():
+            yield
+            return
+        with built_beside(target, "run the command again to add to it") as building:
+            self._building = building
+            try:
+                yield
+            finally:
+                self.close()  # the new store closed (its log folded in) before it is linked
+                self._building = None
 
     def close(self) -> None:
         if self._store is not None:

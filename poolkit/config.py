@@ -46,7 +46,7 @@ import yaml
 from poolkit.errors import ConfigError, PoolkitError, did_you_mean, one_of, shown
 from poolkit.io.common import decode, read_bytes
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale, scale_problem
-from poolkit.io.validate import check_system_name
+from poolkit.io.validate import LONE_SURROGATE, check_system_name
 from poolkit.io.yamlnodes import compose, line_of, to_python
 from poolkit.keymap import DEFAULT_KEYS, default_keys, key_names, same_key
 from poolkit.params import Param, ParamError
@@ -55,6 +55,10 @@ from poolkit.retrieve.kinds import SYSTEM_KINDS
 DEFAULT_GRADES = DEFAULT_SCALE.label_map()
 HIGHLIGHT_MODES = ("exact", "stem")  # judge.highlight: whole words as written, or inflections
 DEFAULT_MIN_DISPLAY = 0.25  # seconds a passage is on screen before a grade key counts
+#: poolkit's own folder beside the store (the config, for a database store): what poolkit
+#: writes there by default (``runs_dir``: ``.poolkit/runs``) never takes a name a user's own
+#: files may have (``runs/``, the name every IR project keeps its runs under)
+OWN_FOLDER = ".poolkit"
 
 # -- every key of a config: the one declaration (type, default, allowed values, meaning) ---------
 # The loader below reads its keys and defaults from these tables, and the reference
@@ -80,7 +84,8 @@ TOP_PARAMS: tuple[Param, ...] = (
     Param("pool", (dict,), None, "how the pool is drawn and ordered for judging (see pool)"),
     Param("judge", (dict,), None, "the judging screen (see judge)"),
     Param("runs_dir", (str,), None, "where poolkit pool writes each system's run (default: "
-          "runs beside the store file; beside the config for a database store)"),
+          ".poolkit/runs beside the store file; beside the config for a database store); a "
+          "file there poolkit did not write is never overwritten"),
     Param("cache_dir", (str,), None, "corpus snapshots, indexes, embeddings and machine "
           "judges' answers (default: .cache beside the store file; beside the config for a "
           "database store)"),
@@ -321,16 +326,28 @@ def _neighbour(missing: Path) -> str:
     return did_you_mean(missing.name, names)
 
 
+def _check_text_path(path: Path) -> None:
+    """Refuse a config whose path holds bytes that are not UTF-8 (a shell passes them as
+    lone surrogates): every path it names lies under its folder, and the store and the run
+    files record paths as text, which cannot hold them (pool ended in a traceback)."""
+    if LONE_SURROGATE.search(str(path.resolve())):
+        raise ConfigError(path, None, "its path holds bytes that are not UTF-8, and poolkit "
+                                      "records the paths a config names as text; rename the "
+                                      "folder or file")
+
+
 def load_config(path: str | Path) -> Config:
     path = Path(path)
     text = decode(path, read_bytes(path))
     root = _Section(path, compose(path, text), "config", TOP_KEYS)
+    _check_text_path(path)
     base = path.resolve().parent
     if not root.has("store"):
         raise ConfigError(path, root.line(), "config needs 'store:' (the judging store file)")
     store = _store_location(path, base, root)
     beside = store.parent if isinstance(store, Path) else base
-    runs_dir = (base / root.value("runs_dir", str, str(beside / "runs"))).resolve()
+    runs_dir = (base / root.value("runs_dir", str, str(beside / OWN_FOLDER / "runs"))
+                ).resolve()
     cache_dir = (base / root.value("cache_dir", str, str(beside / ".cache"))).resolve()
     corpus, queries = _corpus_and_queries(path, base, cache_dir, root)
     if not root.has("systems"):

@@ -21,7 +21,9 @@ from pathlib import Path
 
 #: C0 and C1 controls, DEL and the Unicode line/paragraph separators: a terminal acts on them
 #: (a new line, a carriage return, an escape sequence), so a message never prints them raw.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Lone surrogates too (a path's bytes that are not UTF-8, as Python holds them): no UTF-8
+#: stream can write them, so a message naming such a file would end in a traceback.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -32,9 +34,10 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: object) -> str:
-    """``text`` with every control character escaped as Python writes it (``\\n``, ``\\x1b``):
-    a path or value holding a newline stays on its message's one line and cannot forge
-    another line or drive the terminal. Everything else, backslashes included, is unchanged."""
+    """``text`` with every control character (and lone surrogate) escaped as Python writes it
+    (``\\n``, ``\\x1b``, ``\\udcff``): a path or value holding a newline stays on its
+    message's one line and cannot forge another line or drive the terminal. Everything else,
+    backslashes included, is unchanged."""
     return _CONTROL.sub(_escape, str(text))
 
 

@@ -69,6 +69,8 @@ KEY_ACTIONS: tuple[KeyAction, ...] = (
               "query's passages (kept per assessor)"),
     KeyAction("topic", "e", "topic", "topic", "unfold or fold a long description and "
               "narrative"),
+    KeyAction("rubric", "i", "rubric", "rubric", "show or hide the rubric: each grade's key, "
+              "label and meaning, open on an assessor's first session"),
     KeyAction("guidelines", "question_mark", "guidelines", "help", "show the guidelines, the "
               "whole topic and every key"),
     KeyAction("quit", "q", "quit", "quit", "quit (everything graded is already saved)"),

@@ -117,4 +117,13 @@ def listed(versions: Iterable[MachineVersion]) -> str:
                      for v in sorted(versions, key=lambda m: -m.last_event))
 
 
-__all__ = ["MachineChoice", "listed"]
+def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str,
+                    flag: str = "--with-machine") -> list[MachineVersion]:
+    """The machine judge versions ``names`` ask for, read without a config: ``NAME@VERSION``
+    that one, ``NAME`` a judge's only version (a command holding a config asks
+    ``Collection.machines``, whose bare NAME is the configured judge's version). An unknown
+    judge or version, or a NAME of several versions, is a StoreError (``where: FLAG: ...``)."""
+    return MachineChoice(store, where).chosen(names, flag)
+
+
+__all__ = ["MachineChoice", "chosen_machines", "listed"]

@@ -158,7 +158,7 @@ class Labels:
         them). ``pool_version`` keeps only pairs pooled in that version or earlier; without
         it every labelled pair counts, imported ones outside the pool included. Queries come
         in store order, docs in judging order for pooled pairs, then in the order they were
-        first labelled. ``machines`` (``chosen_machines``) fill the pairs no person graded,
+        first labelled. ``machines`` (``machine_choice``) fill the pairs no person graded,
         a person's grade always winning (``origin["machine"]`` names them).
         """
         rule = get_policy(policy)
@@ -238,27 +238,21 @@ class Labels:
     def as_of(cls, store: StoreBackend, version: int | None = None,
               assessors: Iterable[str] | None = None,
               policy: str = DEFAULT_POLICY,
-              machines: Iterable[str] | Sequence[MachineVersion] | None = None) -> Labels:
+              machines: Sequence[MachineVersion] = ()) -> Labels:
         """Labels as of pool ``version`` (default: latest): grades of pairs pooled by then,
         with the pool's membership (``pooled``) and named ``pool vN`` in reports.
 
         Several assessors on one pair are resolved by ``policy``; ``assessors`` limits whose
         grades count (e.g. only ``nist``) and must name assessors the store knows;
-        ``machines`` names machine judges whose grades fill the pairs no person graded
-        (``chosen_machines``; default: people's grades only), or gives the versions
-        ``chosen_machines`` returned (a report reading several versions reads the machines'
-        events once).
+        ``machines``: machine judge versions whose grades fill the pairs no person graded
+        (default: people's grades only); names become versions by one rule,
+        ``machine_choice`` (``Collection.machines``, or ``chosen_machines`` without a config).
         """
         version = store.resolve_pool_version(version)
         if assessors is not None:
             assessors = check_assessors(assessors, store.assessors(), f"{store.path}")
-        given = list(machines or ())
-        chosen = [m for m in given if isinstance(m, MachineVersion)]
-        if len(chosen) < len(given):
-            chosen = chosen_machines(store, [m for m in given if isinstance(m, str)],
-                                     f"{store.path}")
         labels = cls.from_store(store, policy, assessors, pool_version=version,
-                                machines=chosen)
+                                machines=machines)
         labels.pooled = {(m.qid, m.docid) for m in store.pool(max_version=version)}
         labels.name = f"pool v{version}"
         return labels
@@ -467,18 +461,6 @@ def machine_names(values: Iterable[str] | None) -> list[str]:
             if name.strip() and name.strip() not in out:
                 out.append(name.strip())
     return out
-
-
-def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str,
-                    flag: str = "--with-machine") -> list[MachineVersion]:
-    """The machine judge versions ``names`` ask for, read without a config: ``NAME@VERSION``
-    that one, ``NAME`` a judge's only version (``machine_choice``; a command holding a
-    config asks ``Collection.machines``, whose bare NAME is the configured judge's version).
-    An unknown judge or version, or a NAME of several versions, is a StoreError
-    (``where: FLAG: ...``)."""
-    from poolkit.machine_choice import MachineChoice
-
-    return MachineChoice(store, where).chosen(names, flag)
 
 
 def _with_machine(labels: Labels, machines: Sequence[MachineVersion], people: set[Pair],

@@ -25,7 +25,7 @@ def table(headers: Sequence[str], rows: Sequence[Row], align: str = "lr", indent
     """The table's lines (see the module docstring)."""
     cells = [r for r in rows if not isinstance(r, str)]
     n = len(headers)
-    widths = [max(len(headers[i]), *(len(r[i]) for r in cells)) for i in range(n)]
+    widths = [max([len(headers[i]), *(len(r[i]) for r in cells)]) for i in range(n)]
     align = (align + align[-1] * n)[:n]
     blocks: list[list[int]] = []
     current: list[int] = []

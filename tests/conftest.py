@@ -18,6 +18,7 @@ import store_backends
 from file_order import Timer, longest_first
 from llm_server import llm_gguf, llm_server  # noqa: F401  (the fixtures, for tests in any folder)
 from shared_data import REPO, SAMPLE, SHARED, shared_path  # noqa: F401
+from skip_reasons import pytest_terminal_summary  # noqa: F401  (the hook: why tests skipped)
 
 if TYPE_CHECKING:
     from poolkit.io.corpus import Corpus, QueryRecord
@@ -133,4 +134,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _TIMER.add(report)
+
 

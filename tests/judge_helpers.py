@@ -17,6 +17,14 @@ from poolkit.store import NewMember, QueryRecord, Store
 
 POOL_SIZE = 6
 
+#: the sample config's guidelines: a line per grade, its label first
+GUIDELINES = """\
+Grade each passage for how well it answers the question, as a smallholder farmer would need it:
+3 perfectly relevant - answers the question directly and completely;
+2 highly relevant - answers a substantial part of it;
+1 related - on topic, but would not answer the question alone;
+0 not relevant."""
+
 
 class TickClock:
     """Deterministic clock: every call is ``step`` seconds after the previous one."""

@@ -29,8 +29,8 @@ def llm_server_from_environment() -> LlmServer:
     model = os.environ.get(MODEL_VARIABLE, "")
     if not base_url or not model:
         message = (
-            f"{URL_VARIABLE} and {MODEL_VARIABLE} are not set "
-            "(start one with: source .ci/llama.sh && start_throwaway_llm)"
+            f"machine-judge tests on a real LLM: no server; set {URL_VARIABLE} and "
+            f"{MODEL_VARIABLE}, or `source .ci/llama.sh && start_throwaway_llm` (as CI does)"
         )
         if os.environ.get("CI"):
             pytest.fail(f"{message}; CI must run the LLM tests against a real server")
@@ -51,8 +51,8 @@ def llm_gguf() -> Path:
     in CI."""
     path = os.environ.get(GGUF_VARIABLE, "")
     if not path or not Path(path).is_file():
-        message = (f"{GGUF_VARIABLE} does not name a file (start the server with: source "
-                   f".ci/llama.sh && start_throwaway_llm, or export it from ensure_llm_gguf)")
+        message = (f"local GGUF judge tests: {GGUF_VARIABLE} names no file; `source "
+                   f".ci/llama.sh && ensure_llm_gguf` prints one")
         if os.environ.get("CI"):
             pytest.fail(f"{message}; CI must run the local judge on the real model")
         pytest.skip(message)

@@ -18,9 +18,10 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 ENV = "POOLKIT_TEST_POSTGRES"
-HOW = (f"set {ENV}=postgresql://USER@127.0.0.1:PORT/postgres (a role that may create "
-       f"databases and roles; its password in PGPASSWORD), or run .ci/run, which starts a "
-       f"throw-away server")
+#: what a skip says to do: the URL (postgresql://USER@127.0.0.1:PORT/postgres, of a role that
+#: may create databases and roles) and its password, or the server CI starts
+HOW = (f"set {ENV} and PGPASSWORD, or `source .ci/postgres.sh && start_throwaway_postgres` "
+       f"(as CI does)")
 BACKENDS = ("sqlite", "postgresql")
 #: The test server's password as the run started (tests may set PGPASSWORD to log in as
 #: other roles; the fixtures' own connections keep using this one).
@@ -34,8 +35,9 @@ def admin_url() -> str:
     if not url:
         if os.environ.get("CI"):
             pytest.fail(f"{ENV} is not set; CI must start a PostgreSQL server (.ci/postgres.sh)")
-        pytest.skip(f"no PostgreSQL server for the store tests: {HOW}")
-    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+        pytest.skip(f"PostgreSQL store tests: no server; {HOW}")
+    pytest.importorskip("psycopg", reason="PostgreSQL store tests: psycopg is not installed "
+                                          "(pip install 'poolkit[postgres]')")
     return url
 
 

@@ -43,16 +43,17 @@ def test_no_sql_outside_the_store():
 #: Each top-level module or stage package and its layer: a module may import only from a
 #: strictly lower layer (or from its own package). Adding a stage means placing it here.
 LAYERS: dict[str, int] = {
-    "poolkit": 0, "errors": 0, "progress": 0, "threads": 0,
+    "poolkit": 0, "errors": 0, "progress": 0, "threads": 0, "interrupt": 0,
     "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1, "keymap": 1, "helptext": 1,
     "store": 2, "score": 2,
     "retrieve": 3, "policies": 3,
     "judges": 3,
     "config": 4, "exports": 4,
-    "pool": 5, "judge": 5, "analysis": 5,
-    "collection": 6,
-    "app": 7,  # the use cases: one module per verb, typed requests and reports
-    "cli": 8, "__main__": 9,
+    "machine_choice": 5,  # which judge version a name reads: the config's judges decide
+    "pool": 6, "judge": 6, "analysis": 6,
+    "collection": 7,
+    "app": 8,  # the use cases: one module per verb, typed requests and reports
+    "cli": 9, "__main__": 10,
 }
 
 

@@ -37,3 +37,7 @@ def test_a_report_is_typed_and_reads_like_its_json():
     assert r.to_dict() == {"a": 1, "b": ["x"]} and list(r) == ["a", "b"]
     assert r["a"] == 1 and "c" not in r and len(r) == 2 and dict(r) == r.to_dict()
     assert Toy(1, [], {"k": 2}).to_dict()["c"] == {"k": 2}
+
+
+def test_a_table_of_no_rows_is_its_header():
+    assert table(["who", "n"], []) == ["who  n"]

@@ -10,10 +10,10 @@ judging screen, its review screen and the lead's dashboard, on a store pooled fr
 bundled sample (BM25 and the seed's run) in a temporary folder. The clock is injected and
 every grade's time is fixed, so the same code draws the same pictures.
 
-The plots are what ``poolkit simulate --plot`` draws for the README's two replays, by the
-same commands: TREC DL 2019 and Cranfield from ``../shared/collections`` (the project's
-shared collections beside the repository; Cranfield is pooled first with
-configs/cranfield.yaml, into .poolkit-cache/ as the README does).
+The plots are what ``poolkit simulate --plot`` draws for the two replays of
+docs/results/adaptive.md, by the same commands: TREC DL 2019 and Cranfield from
+``../shared/collections`` (the project's shared collections beside the repository; Cranfield
+is pooled first with configs/cranfield.yaml, into .poolkit-cache/ as that page does).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def screens(out: Path) -> list[Path]:
 
 
 def plots(out: Path) -> list[Path]:
-    """The README's replays, drawn by ``poolkit simulate --plot`` itself."""
+    """The replays of docs/results/adaptive.md, drawn by ``poolkit simulate --plot`` itself."""
     from poolkit.cli import main
 
     dl19, cranfield = SHARED / "dl19-passage-pool", SHARED / "cranfield"

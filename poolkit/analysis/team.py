@@ -8,10 +8,10 @@ agreement with peers on shared pairs.
 - ``pace_median_s``: the median of her grade events' seconds (shown to graded).
 - ``active_s``: the sum of those seconds, each capped at ``AWAY_S``: a passage left on
   screen longer than that counts as time away, not judging.
-- ``peers``: Cohen's kappa (0-3) between her standing grades and every other person's on
-  the pairs both graded (an imported source's labels included, as in ``flags``), pooled
-  over peers (``n`` grade pairs); kappa None under 2 pairs or when it is undefined (every
-  grade the same).
+- ``peers``: Cohen's kappa (on the store's scale) between her standing grades and every
+  other person's on the pairs both graded (an imported source's labels included, as in
+  ``flags``), pooled over peers (``n`` grade pairs); kappa None under 2 pairs or when it is
+  undefined (every grade the same).
 
 What the lead's dashboard adds (``status --watch``), each as of ``now`` (injected: a test
 passes its own moment, so nothing depends on the wall clock):
@@ -180,7 +180,8 @@ def _peer_kappas(store: StoreBackend) -> dict[str, dict[str, Any]]:
                     xs.append(ea.grade)
                     ys.append(eb.grade)
     out = {}
+    scale = list(store.grade_scale.grades)  # an imported source's 4 on a 0-4 collection
     for name, (xs, ys) in mine.items():
-        kappa = cohen_kappa(xs, ys) if len(xs) >= 2 else math.nan
+        kappa = cohen_kappa(xs, ys, scale) if len(xs) >= 2 else math.nan
         out[name] = {"n": len(xs), "kappa": None if math.isnan(kappa) else round(kappa, 4)}
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
@@ -58,6 +59,7 @@ def assign(request: AssignRequest) -> AssignReport:
             return plan_slots(pairs, assessors, overlap, unit, seed, settled, keep)
 
         number, slots = store.replace_assignment(plan, make)
+        interrupt.done(f"assignment {number} recorded")
         settled = store.settled_pairs()
         label = collection.config.store_label
     held = Counter(h for holders in slots.values() for h in holders if h)

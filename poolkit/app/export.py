@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError, tell
 from poolkit.policies import DEFAULT_POLICY
 
@@ -149,6 +150,7 @@ def _write(request: ExportRequest, exported: Exported,
         if request.unresolved:
             outputs.write(request.unresolved, unresolved_json(exported.labels, exported.policy))
         outputs.publish()
+        interrupt.done("every output written")
 
 
 def machine_lines(labels: Labels) -> list[str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from poolkit import interrupt
 from poolkit.errors import InputError, PoolkitError
 from poolkit.reports import Report, register_report
 
@@ -64,6 +65,7 @@ def gold(request: GoldRequest) -> GoldReport:
     from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
     from poolkit.io.golden import read_golden_full
+    from poolkit.io.paths import path_text
     from poolkit.io.readers import read_labels
     from poolkit.store.gold_sql import GoldSet
     from poolkit.store.imports import split_unjudged
@@ -92,7 +94,7 @@ def gold(request: GoldRequest) -> GoldReport:
             f" ({skipped} left out by --skip-unknown)" if skipped else ""))
     rows = [(q, d, g, *docs[d]) for q, ds in graded.grades.items() for d, g in ds.items()]
     taken = machine_counts(labels, ((q, d) for q, d, *_ in rows))
-    with collection:
+    with collection, collection.made_on_success():  # a first gold that fails makes no store
         store = collection.store
         pooled = store.pooled_pairs() if store.latest_pool_version() is not None else set()
         gold_only = sum((q, d) in pooled for q, d, *_ in rows)
@@ -102,8 +104,9 @@ def gold(request: GoldRequest) -> GoldReport:
                              f"labels), leaving {len(pooled) - gold_only} to judge; --yes "
                              f"records it anyway")
         store.upsert_queries(queries)
-        number = store.replace_gold(GoldSet(_described(path, taken), labels.sha256, rate,
-                                            request.seed), rows)
+        number = store.replace_gold(GoldSet(_described(path_text(path), taken), labels.sha256,
+                                            rate, request.seed), rows)
+        interrupt.done(f"gold set {number} recorded")
     return GoldReport(gold_set=number, labels=path, labels_sha256=labels.sha256,
                       pairs=len(rows), queries=len(graded.grades), pooled=gold_only, rate=rate,
                       seed=request.seed, store=config.store_label, skipped_unknown=skipped,

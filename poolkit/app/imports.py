@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import InputError, PoolkitError, tell
 from poolkit.reports import Report, register_report
 
@@ -110,6 +111,7 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
     from poolkit.io.corpus import read_corpus, read_queries
     from poolkit.io.formats import detect
     from poolkit.io.golden import read_golden_full
+    from poolkit.io.paths import path_text
     from poolkit.io.qrels import Qrels
     from poolkit.io.readers import read_labels
     from poolkit.io.validate import check_assessor
@@ -153,15 +155,16 @@ def import_labels(request: ImportRequest, warn: Callable[[str], None] = tell) ->
         if len(kept) == 0 and len(graded) > 0:
             raise _nothing_known(graded, known_q, corpus_ids, config.queries.name,
                                  config.corpus.name)
-    with collection:
+    with collection, collection.made_on_success():  # a first import that fails makes no store
         store = collection.store
         # a lead's, and a person's name or a judge's: refused before any write
         collection.assessor(source, "import", "--as", machine=request.machine is not None)
         store.upsert_queries(queries)
         accepted = ({p: accepted_note(label) for p, label in labels.machine.items()}
                     if request.machine is None else {})
-        added = record_imports(store, kept, source, source=Path(path).name,
+        added = record_imports(store, kept, source, source=path_text(Path(path).name),
                                machine=request.machine, notes=accepted)
+        interrupt.done(f"{added} labels recorded")
     taken = (machine_counts(labels, ((q, d) for q, ds in kept.grades.items() for d in ds))
              if accepted else None)
     return ImportReport(

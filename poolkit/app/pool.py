@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError, one_of, tell
 from poolkit.pool.report import PoolAdded, PoolReport, pool_report
 
@@ -114,6 +115,8 @@ def _find(collection: Collection, n: int, note: str | None,
     settings["round"] = len({f.version for f in provenance.found().values()}) + 1
     before = store.latest_pool_version()
     version = record_found(store, found, corpus.docs(), n, settings, note)
+    if version is not None:
+        interrupt.done(f"pool version {version} recorded")
     keep_snapshot()
     new = sum(len(h) for h in found.values()) if version is not None else 0
     log(f"{FIND_ORDER}: round {settings['round']}, trained on {settings['trained_on']} "
@@ -140,13 +143,14 @@ def _configured(config: Config, request: PoolRequest) -> Config:
     return config
 
 
-def _check_writable(collection: Collection) -> None:
+def _check_writable(collection: Collection) -> list[Path]:
     """Say that the store or the runs folder cannot be written before minutes of retrieval:
     an existing store first (its message says more), a new one after the runs folder; a new
-    store is made only when the pool commits, so a pool failing before leaves none; a runs
-    folder on the config's ``runs_dir:`` line."""
+    store appears only when the pool commits, so a pool failing before leaves none; a runs
+    folder on the config's ``runs_dir:`` line. The folders made for them (outermost first),
+    which a failed pool removes again."""
     from poolkit.errors import ConfigError, OutputError
-    from poolkit.io.atomic import check_writable_folder
+    from poolkit.io.atomic import check_writable_folder, remove_empty_folders
     from poolkit.store.store import check_new_store
 
     config = collection.config
@@ -154,14 +158,20 @@ def _check_writable(collection: Collection) -> None:
     if existing:
         collection.store.check_writable()
     try:
-        check_writable_folder(config.runs_dir)
+        made = check_writable_folder(config.runs_dir)
     except OutputError as exc:
-        given = "runs_dir" in config.lines
+        default = "" if "runs_dir" in config.lines else " (default: .poolkit/runs beside the store)"
         raise ConfigError(collection.config_arg, config.lines.get("runs_dir"),
-                          f"runs_dir{'' if given else ' (default: beside the store)'} "
-                          f"{exc}") from None
-    if not existing:
-        check_new_store(config.store)  # has_store() is False only for a file
+                          f"runs_dir{default} {exc}") from None
+    if not existing:  # has_store() is False only for a file
+        folder = Path(config.store).parent
+        made += [p for p in (folder, *folder.parents) if not p.exists()][::-1]
+        try:
+            check_new_store(config.store)  # makes the store's folder
+        except BaseException:
+            remove_empty_folders(made)
+            raise
+    return made
 
 
 def _check_inputs_kept(collection: Collection, names: Sequence[str] | None) -> None:
@@ -192,10 +202,31 @@ def _check_inputs_kept(collection: Collection, names: Sequence[str] | None) -> N
             raise ConfigError(collection.config_arg, line, str(exc)) from None
 
 
+def _refuse_foreign_files(collection: Collection, names: Sequence[str] | None) -> None:
+    """Refuse (one line, before any work) to pool when a file the named systems (None: all)
+    would write in the runs folder exists and poolkit did not write it; on the config's
+    ``runs_dir:`` line, else on the system's."""
+    from poolkit.errors import ConfigError
+    from poolkit.io.paths import shown_path
+    from poolkit.pool.own_files import foreign_files
+    from poolkit.pool.run_systems import outputs_of
+
+    config = collection.config
+    registered = ({n: r.get("settings") or {} for n, r in collection.store.systems().items()}
+                  if collection.has_store() else {})
+    for name, what, path in foreign_files(outputs_of(config, names), registered):
+        line = config.lines.get("runs_dir", config.systems[name].line)
+        raise ConfigError(collection.config_arg, line,
+                          f"{shown_path(path)}: {what} would overwrite a file poolkit did not "
+                          f"write; poolkit never writes over a file it did not make: move it "
+                          f"out of {shown_path(path.parent)} or set another runs_dir")
+
+
 def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], None],
           ) -> tuple[PoolAdded, list[str]]:
     """Run the systems, then register them and add the pool version in one transaction;
     the run files are published as the store commits (``pool.publish``)."""
+    from poolkit.io.atomic import remove_empty_folders
     from poolkit.io.corpus import read_queries
     from poolkit.io.corpus_snapshot import load_corpus
     from poolkit.pool.publish import PendingRuns, recover
@@ -204,30 +235,38 @@ def _pool(collection: Collection, request: PoolRequest, log: Callable[[str], Non
     config = collection.config
     names = list(request.systems) if request.systems else None
     _check_inputs_kept(collection, names)
-    _check_writable(collection)
-    # A pool killed between its commit and its renames: its files are made as the store says
-    recover(config.runs_dir, collection.store if collection.has_store() else None)
-    corpus, keep_snapshot = load_corpus(config.corpus, config.cache_dir)
-    queries = read_queries(config.queries)
-    with PendingRuns(config.runs_dir) as pending:
-        runs = run_systems(config, corpus, queries, names=names, log=log,
-                           header=f"collection {config.name}: {len(corpus)} documents, "
-                                  f"{len(queries)} queries", pending=pending)
-        store = None
-        try:
-            pending.seal()
-            store = collection.store  # a new store is made here, as the pool commits
-            # Registration and the version in one transaction: a kill in between would leave
-            # a system registered with a run no pool version was made from.
-            with store.transaction():
-                added = _record(store, runs, config, request.note, corpus, queries)
-        except BaseException:
+    _refuse_foreign_files(collection, names)
+    made = _check_writable(collection)
+    try:
+        # A pool killed between its commit and its renames: its files are made as the store
+        # says
+        recover(config.runs_dir, collection.store if collection.has_store() else None)
+        corpus, keep_snapshot = load_corpus(config.corpus, config.cache_dir)
+        queries = read_queries(config.queries)
+        with PendingRuns(config.runs_dir) as pending:
+            runs = run_systems(config, corpus, queries, names=names, log=log,
+                               header=f"collection {config.name}: {len(corpus)} documents, "
+                                      f"{len(queries)} queries", pending=pending)
             try:
-                pending.settle(store)
-            except PoolkitError:
-                pass  # the files wait for the next pool's recover()
-            raise
-        pending.settle(store)
+                pending.seal()
+                # A new store is made as the pool commits, and appears only once it has.
+                # Registration and the version in one transaction: a kill in between would
+                # leave a system registered with a run no pool version was made from.
+                with collection.made_on_success(), collection.store.transaction():
+                    added = _record(collection.store, runs, config, request.note, corpus,
+                                    queries)
+                interrupt.done("the runs recorded, nothing new pooled" if added.version is None
+                               else f"pool version {added.version} recorded with its run files")
+            except BaseException:
+                try:
+                    pending.settle(collection.store if collection.has_store() else None)
+                except PoolkitError:
+                    pass  # the files wait for the next pool's recover()
+                raise
+            pending.settle(collection.store)
+    except BaseException:
+        remove_empty_folders(made)  # a failed pool leaves no folder it made either
+        raise
     keep_snapshot()  # pooled: the corpus was good, so a re-pool need not parse it again
     return added, [w for r in runs.values() for w in r.warnings]
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.errors import PoolkitError
 from poolkit.io.sample import QueryDraw
 from poolkit.reports import Report, register_report
@@ -62,6 +63,7 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
                              draw_stratified(scores, r.n, r.seed), version.judge,
                              version.version, r.measure)
         number = store.record_query_draw(draw)
+        interrupt.done(f"draw {number} recorded")
         label = collection.config.store_label
     return SampleQueriesReport(draw=number, design=draw.design, seed=draw.seed, n=draw.n,
                                population=draw.population, machine=draw.machine,

@@ -407,4 +407,6 @@ def gold_lines(report: Mapping[str, Any]) -> list[str]:
                          f"gold passages, {d['earlier']:.0%} before")
     title = (f"gold checks: set {gold['gold_set']}, {gold['pairs']} pairs from "
              f"{gold['labels']}, {gold['rate']:g} per passage (quadratic kappa):")
+    if not rows:
+        return ["", title, "  nobody has judged yet: no answer to hold against gold"]
     return ["", title, *table(head, rows, align="lrrrrl"), *notes]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poolkit import interrupt
 from poolkit.reports import Report, register_report
 
 
@@ -117,5 +118,6 @@ def copy_store(source_arg: str, destination_arg: str) -> StoreCopyReport:
             with open_store(dst, create=True) as destination:
                 copied = copy_rows(source, destination)
                 label = destination.path
+    interrupt.done("the copy made and verified")
     return StoreCopyReport(command="store copy", source=str(source.path),
                            destination=str(label), **copied.to_dict())

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
-from poolkit import __version__
+from poolkit import __version__, interrupt
 from poolkit.errors import (
     PoolkitError,
     Terminated,
@@ -148,10 +148,32 @@ def _sigterm_as_interrupt(command: str | None) -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+@contextmanager
+def _names_written_as_given() -> Iterator[None]:
+    """stdout writes a file name's bytes that are not UTF-8 back as they came (a path from
+    the command line holds them as lone surrogates, \\udc80-\\udcff, which a UTF-8 locale's
+    strict stdout cannot encode: a report naming such a file ended in a traceback), as
+    Python's own C locale does; restored after the command. Only the process's own stdout:
+    a stream a caller put in its place is theirs."""
+    import io
+
+    stdout = sys.stdout
+    if (stdout is not sys.__stdout__ or not isinstance(stdout, io.TextIOWrapper)
+            or stdout.errors != "strict"):
+        yield
+        return
+    stdout.reconfigure(errors="surrogateescape")
+    try:
+        yield
+    finally:
+        stdout.reconfigure(errors="strict")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _main(argv)
+        with _names_written_as_given():
+            return _main(argv)
     except (MemoryError, OSError, ImportError, RuntimeError) as exc:
         # A resource limit (`ulimit -v`, `ulimit -n`) can strike anywhere, importing a
         # subcommand's modules included: one line that names the limit, not a traceback.
@@ -188,17 +210,25 @@ def _main(argv: list[str]) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    interrupt.reset()
     try:
         with _sigterm_as_interrupt(args.command):
             code = args.handler(args)
     except PoolkitError as exc:
         tell(f"poolkit {args.command}: error: {exc}")
         return exc.exit_code
-    except KeyboardInterrupt as exc:
-        if str(exc):  # what the command had done when stopped (errors.Terminated)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (errors.Terminated)
+        terminated = isinstance(exc, Terminated)
+        if str(exc):  # what the command had done when stopped, in its own words
             tell(f"poolkit {args.command}: {exc}")
+        else:  # what it kept, as poolkit.interrupt knows it
+            command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
+            line = interrupt.interrupted_line(command, "terminated" if terminated
+                                              else "interrupted")
+            if line is not None:
+                tell(line)
         # 128 + the signal's number, as a shell reports a process it ended
-        return 143 if isinstance(exc, Terminated) else 130
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
     except Exception as exc:

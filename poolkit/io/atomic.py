@@ -140,20 +140,39 @@ def lock_if_abandoned(path: Path) -> int | None:
     return fd
 
 
-def check_writable_folder(folder: str | Path) -> None:
+def check_writable_folder(folder: str | Path) -> list[Path]:
     """Create ``folder`` if needed and prove a file can be made in it (a command that will
-    write there after a long computation asks first); an OutputError says why not."""
+    write there after a long computation asks first); an OutputError says why not. The
+    folders it made, outermost first (:func:`remove_empty_folders` takes them away again
+    when the command fails)."""
     folder = Path(folder)
     real = resolve_output(folder)  # no folder made through another user's planted link
+    made = [p for p in (real, *real.parents) if not p.exists()][::-1]
     try:
         real.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        remove_empty_folders(made)
         raise OutputError(f"{folder}: cannot create the folder: {_why_no_folder(folder, exc)}"
                           ) from None
-    with _errors(folder / "."):
-        fd, tmp = tempfile.mkstemp(prefix=".poolkit-probe.", dir=folder)
-        os.close(fd)
-        os.unlink(tmp)
+    try:
+        with _errors(folder / "."):
+            fd, tmp = tempfile.mkstemp(prefix=".poolkit-probe.", dir=folder)
+            os.close(fd)
+            os.unlink(tmp)
+    except OutputError:
+        remove_empty_folders(made)
+        raise
+    return made
+
+
+def remove_empty_folders(made: list[Path]) -> None:
+    """Remove the folders in ``made`` (each outermost first) that are still empty, innermost
+    first: what a failed command made and nothing has been put in since."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another process's files), or already gone
+            pass
 
 
 def _why_no_folder(folder: Path, exc: OSError) -> str:

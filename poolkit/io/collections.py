@@ -4,7 +4,9 @@
   (``_id``/``title``/``text``), ``queries.jsonl`` and ``qrels/SPLIT.tsv`` (default ``test``,
   or the only split there is). Only the split's queries are pooled.
 * ``irds:DATASET_ID``: an ir_datasets dataset (``pip install 'poolkit[irds]'``); its
-  documents, queries and qrels are written once as poolkit's files under the cache folder.
+  documents, queries and qrels are written once as poolkit's files under the cache folder,
+  a lone surrogate in them (a JSON source's ``\\ud800``, which no UTF-8 file can hold) as
+  U+FFFD: the user cannot edit those files, as they can a corpus file poolkit refuses.
 
 Each scheme resolves to files the rest of poolkit already reads (:class:`CollectionFiles`);
 a new scheme is one entry in ``SCHEMES``. Derived files go under ``cache_dir`` and are
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 
 from poolkit.errors import ConfigError, PoolkitError, one_of
 from poolkit.io.atomic import atomic_writer
+from poolkit.io.validate import LONE_SURROGATE
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,8 @@ def write_atomically(path: Path, lines: Iterable[str]) -> None:
                 raise
             except Exception as exc:
                 raise SourceFailed(exc) from exc
+            if not line.isascii():
+                line = LONE_SURROGATE.sub("\ufffd", line)
             fh.write(line)
 
 

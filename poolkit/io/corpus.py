@@ -28,7 +28,7 @@ import numpy as np
 
 from poolkit.errors import InputError
 from poolkit.io.common import decode, json_problem, read_bytes
-from poolkit.io.validate import check_id, check_no_nul
+from poolkit.io.validate import check_id, check_text
 
 TSV_SUFFIXES = (".tsv", ".txt")
 
@@ -175,7 +175,7 @@ def _text(path: str | Path, lineno: int, obj: dict[str, Any], key: str, required
         return ""
     if not isinstance(value, str):
         raise InputError(path, lineno, f"'{key}' must be a string, found {type(value).__name__}")
-    return check_no_nul(path, lineno, value, f"'{key}'")
+    return check_text(path, lineno, value, f"'{key}'")
 
 
 def read_corpus(path: str | Path) -> Corpus:
@@ -248,7 +248,7 @@ def _tsv_queries(path: Path) -> list[tuple[QueryRecord, str]]:
     for lineno, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
-        check_no_nul(path, lineno, line, "line")  # (JSON lines: json refuses a raw NUL)
+        check_text(path, lineno, line, "line")  # (JSON lines: json refuses a raw NUL)
         parts = line.split("\t")
         if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
             raise InputError(path, lineno, "expected 'id<TAB>text' (optionally <TAB>description"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from poolkit.errors import InputError
 from poolkit.io.common import decode, json_problem, read_bytes, sha256_hex
 from poolkit.io.qrels import Qrels
 from poolkit.io.run import Run
-from poolkit.io.validate import check_id, grade_size_problem
+from poolkit.io.validate import check_id, grade_size_problem, surrogate_problem
 
 # (qid, {docid: value}, line or None) in file order
 _Entries = list[tuple[str, dict[str, Any], "int | None"]]
@@ -57,6 +58,7 @@ def _entries(path: str | Path, text: str) -> _Entries:
     if whole is not None:
         if not isinstance(whole, dict):
             raise InputError(path, None, "expected an object {query id: {doc id: value}}")
+        _refuse_lone_surrogates(path, text)  # its entries have no line; the escape has one
         out = [(q, v, None) for q, v in whole.items()]
     else:
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -86,6 +88,33 @@ def _entries(path: str | Path, text: str) -> _Entries:
     if not out:
         raise InputError(path, None, "no queries found")
     return out
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def _refuse_lone_surrogates(path: str | Path, text: str) -> None:
+    """Refuse valid JSON ``text`` holding a ``\\uD800``-``\\uDFFF`` escape that is not half of
+    a pair, naming the escape's line (escapes are read left to right, so ``\\\\ud800`` is a
+    backslash and text, not an escape)."""
+    if "\\ud" not in text and "\\uD" not in text:
+        return
+    escapes = list(_ESCAPE.finditer(text))
+    for i, match in enumerate(escapes):
+        code = int(match.group(1) or "0", 16)
+        if not 0xD800 <= code <= 0xDFFF:
+            continue
+        after = escapes[i + 1] if i + 1 < len(escapes) else None
+        before = escapes[i - 1] if i else None
+        if code < 0xDC00:  # a high half: paired when a low half follows at once
+            paired = (after is not None and after.start() == match.end()
+                      and 0xDC00 <= int(after.group(1) or "0", 16) <= 0xDFFF)
+        else:  # a low half: paired when it follows a high half at once
+            paired = (before is not None and before.end() == match.start()
+                      and 0xD800 <= int(before.group(1) or "0", 16) < 0xDC00)
+        if not paired:
+            line = text.count("\n", 0, match.start()) + 1
+            raise InputError(path, line, f"a string {surrogate_problem(chr(code))}")
 
 
 def _number(path: str | Path, line: int | None, qid: str, docid: str, value: Any) -> float:

@@ -10,6 +10,7 @@ from a shell in another directory. A URL (``postgresql://...``) is shown as give
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -23,3 +24,10 @@ def shown_path(path: str | Path) -> str:
         return str(Path(text).relative_to(Path.cwd()))
     except (ValueError, OSError):  # outside the current directory, or it was removed
         return text
+
+
+def path_text(path: str | Path) -> str:
+    """``path`` as text any file or store can hold: its bytes that are not UTF-8 (a shell
+    passes them as lone surrogates, which UTF-8 cannot encode) as ``\\xff`` escapes. For a
+    path recorded to be shown (an import's source file), never to be opened again."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")

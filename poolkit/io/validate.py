@@ -6,6 +6,8 @@ where they read a value, so a bad value is refused with the file and line it cam
 - **Ids** (query and doc ids) are non-empty and contain no whitespace and no control
   character: TREC's whitespace-separated formats cannot carry them, so such an id would be
   written as a malformed line (``q_faw Q0 z 1 4 0.29 bm25``) by every writer downstream.
+- **Text** (ids, passages, queries, every YAML value) holds no NUL and no lone surrogate
+  (:func:`check_text`): no judging store can hold the first, no UTF-8 writer the second.
 - **Grades** are on the collection's scale (``io.scale``; by default :data:`GRADE_SCALE`,
   0 not relevant ... 3 perfectly relevant).
   :data:`UNJUDGED` (-1) is TREC's "pooled, not judged": accepted where qrels are read for
@@ -25,22 +27,37 @@ from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 GRADE_SCALE = range(0, 4)
 UNJUDGED = -1
 
-# Unicode whitespace (\s covers \x1c-\x1f and U+0085, U+2028...) and the C0/DEL/C1 controls.
-_BAD_ID_CHAR = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+# Unicode whitespace (\s covers \x1c-\x1f and U+0085, U+2028...), the C0/DEL/C1 controls and
+# lone surrogates (see LONE_SURROGATE).
+_BAD_ID_CHAR = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _BAD_ID_BYTE = re.compile(rb"[\x00-\x08\x0e-\x1b\x7f]")
 _BAD_ID_STR = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
 SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
 ASSESSOR_MAX = 64
 
 
+#: Half of a UTF-16 pair on its own (U+D800-U+DFFF). JSON's ``\ud800`` escape and YAML's
+#: ``"\ud800"`` can write one, and Python reads it into a str, but it is no character: UTF-8
+#: cannot encode it, so a store, a run file or a snapshot holding it could not be written.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(char: str) -> str:
+    return (f"contains a lone surrogate (U+{ord(char):04X}, half of a UTF-16 pair), which "
+            f"is not text: no UTF-8 file or judging store can hold it")
+
+
 def id_problem(value: str) -> str | None:
-    """Why ``value`` cannot be an id (empty, whitespace, a control character), or None."""
+    """Why ``value`` cannot be an id (empty, whitespace, a control character, a lone
+    surrogate), or None."""
     if not value:
         return "is empty"
     bad = _BAD_ID_CHAR.search(value)
     if bad is None:
         return None
     char = bad.group()
+    if LONE_SURROGATE.match(char):
+        return surrogate_problem(char)
     kind = "whitespace" if char.isspace() else "a control character"
     return f"contains {kind} ({char!r}); TREC files cannot carry it"
 
@@ -79,10 +96,24 @@ def grade_size_problem(grade: int) -> str | None:
 NUL_PROBLEM = "contains a NUL character (U+0000), which a judging store cannot hold"
 
 
-def check_no_nul(path: str | Path | None, line: int | None, value: str, what: str) -> str:
-    """``value`` unless it holds a NUL, else an InputError naming file, line and ``what``."""
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be text poolkit keeps (a NUL, a lone surrogate), or None.
+    Cheap for ASCII (``isascii`` is a flag lookup): only other text is searched."""
     if "\x00" in value:
-        raise InputError(path, line, f"{what} {NUL_PROBLEM}")
+        return NUL_PROBLEM
+    if not value.isascii():
+        bad = LONE_SURROGATE.search(value)
+        if bad is not None:
+            return surrogate_problem(bad.group())
+    return None
+
+
+def check_text(path: str | Path | None, line: int | None, value: str, what: str) -> str:
+    """``value`` unless it holds a NUL or a lone surrogate, else an InputError naming file,
+    line and ``what``."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise InputError(path, line, f"{what} {problem}")
     return value
 
 

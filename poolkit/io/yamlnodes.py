@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from poolkit.errors import InputError, shown
-from poolkit.io.validate import check_no_nul
+from poolkit.io.validate import check_text
 
 # The tags plain YAML data uses (implicit or written as ``!!str`` and so on). Anything else
 # (``!!python/object/apply``, ``!!python/name:os.system``, ``!custom``) is refused: poolkit
@@ -128,8 +128,8 @@ def _check_tags_and_depth(path: str | Path, root: yaml.Node) -> None:
                                                   f"(poolkit reads plain data only)")
         if depth > MAX_DEPTH:
             raise InputError(path, line_of(node), f"nested deeper than {MAX_DEPTH} levels")
-        if isinstance(node, yaml.ScalarNode):  # a raw NUL is refused by YAML; "\0" is not
-            check_no_nul(path, line_of(node), str(node.value), "value")
+        if isinstance(node, yaml.ScalarNode):  # YAML refuses a raw NUL; not "\0" or "\ud800"
+            check_text(path, line_of(node), str(node.value), "value")
             if node.tag in NUMBER_TAGS and len(node.value) > MAX_NUMBER_TEXT:
                 raise InputError(path, line_of(node), f"number {shown(node.value)} is longer "
                                                       f"than {MAX_NUMBER_TEXT} characters")

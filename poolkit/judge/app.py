@@ -38,9 +38,11 @@ class JudgeApp(App[None]):
     def __init__(self, session: JudgingSession, judge: JudgeConfig | None = None,
                  show_names: bool = False, claim: Claim | None = None, *,
                  heartbeat_every: float = HEARTBEAT_EVERY,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None,
+                 rubric: bool | None = None) -> None:
         """``heartbeat_every`` (seconds) and ``clock`` (the heartbeat's time) are there so
-        tests can run many heartbeats in a short session."""
+        tests can run many heartbeats in a short session; ``rubric`` opens the rubric panel
+        or not (None: on the assessor's first session)."""
         super().__init__()
         self.session = session
         self.judge = judge or JudgeConfig()
@@ -48,6 +50,7 @@ class JudgeApp(App[None]):
         self.claim = claim  # this session's hold on the assessor (renewed while open)
         self.heartbeat_every = heartbeat_every
         self.clock = clock
+        self.rubric = rubric
         self.heartbeats = 0          # heartbeats renewed
         self.heartbeat_failures = 0  # heartbeats the store refused for now (tried again)
         self._beating = False
@@ -103,7 +106,7 @@ class JudgeApp(App[None]):
                                   "are refused", "error")
 
     def get_default_screen(self) -> JudgeScreen:
-        return JudgeScreen(self.session, self.judge, self.show_names)
+        return JudgeScreen(self.session, self.judge, self.show_names, self.rubric)
 
     @property
     def judge_screen(self) -> JudgeScreen:

@@ -58,6 +58,7 @@ from poolkit.judge.widgets import (
     Line,
     Passage,
     PassageView,
+    RubricPane,
     StatusRow,
     TopicPane,
 )
@@ -83,9 +84,11 @@ class JudgeScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]
 
     def __init__(self, session: JudgingSession, judge: JudgeConfig,
-                 show_names: bool = False) -> None:
+                 show_names: bool = False, rubric: bool | None = None) -> None:
+        """``rubric``: open the rubric panel (None: on the assessor's first session)."""
         super().__init__()
         self.session, self.judge, self.show_names = session, judge, show_names
+        self.rubric_open = session.first_session if rubric is None else rubric
         self.painted = 0            # passages drawn (benchmarks wait on this)
         self.painted_at = 0.0       # perf_counter() when the last one was drawn
         self._topic_for: str | None = None   # the query whose topic card was last shown
@@ -106,7 +109,11 @@ class JudgeScreen(Screen[None]):
                 yield PassageView(keys, id="passage-box")
                 yield Line(id="dispute")
                 yield Line(id="closure")
-        yield GradeBar(keys, self.judge.grades, id="grades")
+        rubric = RubricPane(keys, self.judge.grades, self.judge.guidelines, id="rubric")
+        grade_bar = GradeBar(keys, self.judge.grades, id="grades")
+        rubric.display, grade_bar.display = self.rubric_open, not self.rubric_open
+        yield rubric
+        yield grade_bar
         yield StatusRow(id="status-row")
         yield KeyBar(keys, id="keys")
 
@@ -166,7 +173,8 @@ class JudgeScreen(Screen[None]):
         elif s.review is not None:
             self.query_one("#dispute", Line).text = (review_text(s.review, item.pair)
                                                      if item else Text())
-        self.query_one(GradeBar).current = s.grade_of(item) if item else None
+        self.query_one(GradeBar).current = self.query_one(RubricPane).current = (
+            s.grade_of(item) if item else None)
         status = self.query_one(StatusRow)
         status.progress = s.progress()
         status.message = Text()
@@ -487,6 +495,17 @@ class JudgeScreen(Screen[None]):
     def action_topic(self) -> None:
         topic = self.query_one(TopicPane)
         topic.expanded = not topic.expanded
+
+    def action_rubric(self) -> None:
+        """``i``: open or close the rubric panel, in the grade bar's place (the topic gets
+        the rows it leaves)."""
+        rubric = self.query_one(RubricPane)
+        rubric.display = self.rubric_open = not rubric.display
+        self.query_one(GradeBar).display = not rubric.display
+        self.query_one(TopicPane).redraw()
+        key = self._key("rubric")
+        self.say(f"rubric shown ({key} hides it)" if rubric.display
+                 else f"rubric hidden ({key} shows it)")
 
     def action_search(self) -> None:
         if self.session.current is None:

@@ -201,6 +201,9 @@ class JudgingSession:
                               assessor=None if mode == "adjudicate" else assessor):
             self.notes.setdefault((e.qid, e.docid), []).append(e)
         self.durations: list[float] = recent_seconds(store, assessor, self.kind, PACE_WINDOW)
+        #: this assessor has graded nothing in the store yet (the screen opens with the
+        #: rubric on her first session)
+        self.first_session = not store.timings("grade", assessor, 1)
 
         # What this mode shows, and what counts as done beyond the assessor's own stacks.
         # (Pairs outside the pool version drop out below, where items are built.)

@@ -8,6 +8,7 @@ but in the review walk (``review_text``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from rich.text import Text
@@ -232,6 +233,56 @@ def grade_bar(keys: Mapping[str, str], grades: Mapping[int, str], current: int |
     return pack(parts, width)
 
 
+#: guidelines' lines the rubric shows besides the grades' (the rest: under help)
+RUBRIC_GUIDELINE_LINES = 3
+#: a guidelines line that gives a grade's meaning: the digit, then its label (``3 perfectly
+#: relevant - answers it completely``, ``- 1 = related: ...``); a numbered list's ``1. Read
+#: the query`` is not one (its words are not the label)
+_GRADE_LINE = re.compile(r"\s*(?:[-*•]\s*)?(\d)(?!\d)\s*[=:.)]?\s*(.*)")
+
+
+def grade_meanings(grades: Mapping[int, str], guidelines: str) -> tuple[dict[int, str], str]:
+    """Each grade's meaning as the guidelines spell it out on a line of its own (see
+    ``_GRADE_LINE``; the words after its label), and the guidelines' other lines."""
+    meanings: dict[int, str] = {}
+    rest = []
+    for line in guidelines.strip().splitlines():
+        match = _GRADE_LINE.fullmatch(line)
+        grade = int(match.group(1)) if match else -1
+        label = grades.get(grade, "")
+        if match and label and grade not in meanings \
+                and match.group(2).lower().startswith(label.lower()):
+            meanings[grade] = match.group(2)[len(label):].strip(" -–—:;,.")
+        else:
+            rest.append(line)
+    return meanings, "\n".join(rest).strip()
+
+
+def rubric_text(keys: Mapping[str, str], grades: Mapping[int, str], guidelines: str,
+                current: int | None = None, width: int | None = None) -> Text:
+    """The rubric panel: the guidelines' opening (at most ``RUBRIC_GUIDELINE_LINES`` lines
+    at ``width``), then each grade by its key with its label and what the guidelines say it
+    means (``grade_meanings``), lowest first, the passage's standing grade (``current``)
+    marked as on the grade bar, which the panel replaces while open."""
+    meanings, rest = grade_meanings(grades, guidelines)
+    out = Text.assemble(("Rubric", "bold"), (f" · {key_label(keys['rubric'])} hides it · "
+                                             f"{key_label(keys['guidelines'])} shows the "
+                                             f"guidelines whole", "dim"))
+    if rest:
+        help_key = key_label(keys["guidelines"])
+        out.append("\n")
+        out.append_text(clip(Text(rest), width, RUBRIC_GUIDELINE_LINES,
+                             f"… the rest under {help_key}"))
+    for g, label in sorted(grades.items()):
+        style = "bold green" if g == current else ""
+        out.append("\n")
+        out.append(f" {key_label(keys[f'grade_{g}'])} ", f"bold reverse {style}")
+        out.append(f" {label}", f"bold {style}")
+        if meanings.get(g):
+            out.append(f": {meanings[g]}", style)
+    return out
+
+
 def progress_text(progress: JudgingProgress, terse: int = 0) -> Text:
     """The progress line; ``terse`` drops detail for a row shared with a long message, the
     least missed first: 1 the percentage, 2 the pace per judgment, 3 the words (the counts
@@ -278,7 +329,7 @@ def duration(seconds: float) -> str:
 #: Actions the key bar keeps when not all fit on one line (help lists every key): grading and
 #: moving, and what undoes, sets aside or quits; then these, in this order, while they fit.
 KEY_BAR_FIRST = ("undo", "skip", "note", "cant_judge", "later", "guidelines", "quit")
-KEY_BAR_THEN = ("search", "review", "jump", "back", "terms", "topic")
+KEY_BAR_THEN = ("search", "review", "jump", "back", "terms", "topic", "rubric")
 
 
 def key_bar(keys: Mapping[str, str], width: int | None = None) -> Text:

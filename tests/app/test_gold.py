@@ -171,7 +171,7 @@ def test_replay_three_assessors_with_gold_mixed_in_flags_the_lenient_one(backend
         table = capsys.readouterr().out.replace(str(tmp_path) + "/", "")
         shown = table[table.index("gold checks:"):]
         assert f"cal: grades {gold['cal']['bias']:.2f} above gold on average" in shown
-        assert shown in (REPO / "README.md").read_text()  # its "Gold checks" figures
+        assert shown in (REPO / "docs" / "how-to" / "assignments-gold.md").read_text()  # gold
 
 
 def test_a_store_with_gold_copies_whole(world, tmp_path, capsys):  # noqa: F811
@@ -187,3 +187,15 @@ def test_a_store_with_gold_copies_whole(world, tmp_path, capsys):  # noqa: F811
     assert doc["identical"] and doc["counts"]["gold_pairs"] == 21
     with open_store(copy) as c:
         assert len(c.gold_queue()) == 21 and [e.kind for e in c.events()].count("gold") >= 1
+
+
+def test_status_before_anyone_answered_gold_says_so(world, capsys):  # noqa: F811
+    """A gold set and nobody judging yet: the table status prints says there is nothing to
+    compare (it raised a TypeError building an empty table)."""
+    config, _store = world
+    assert call("gold", config, SAMPLE / "truth.qrels") == 0
+    capsys.readouterr()
+    assert call("status", config) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.rstrip().endswith(
+        "nobody has judged yet: no answer to hold against gold")

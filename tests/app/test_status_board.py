@@ -74,8 +74,8 @@ def test_the_status_table_has_each_assessors_figures(team):
         assert row[1:4] == [str(c["judged"]), "–", str(c["cant_judge"])]
         assert row[4] == f"{c['pace_median_s']:.1f}" and row[6] == f"{c['peers']['kappa']:.2f}"
         assert row[9:] == c["flags"]
-    readme = (REPO / "README.md").read_text()
-    assert "\n".join(block) in readme[readme.index("`poolkit status` adds a team table"):]
+    page = (REPO / "docs" / "how-to" / "assignments-gold.md").read_text()
+    assert "\n".join(block) in page[page.index("`poolkit status` adds a team table"):]
 
 
 def test_today_is_the_clocks_day_in_the_clocks_time_zone(team):
@@ -160,8 +160,7 @@ def test_the_readme_shows_the_board(tmp_path, monkeypatch):
     lines = board_lines(doc_of(config), 80, now=NOW)
     rules = len(lines) - lines[::-1].index("")  # the rules, after the table's last blank
     board = "\n".join(lines[:rules - 1])
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("#### The lead's dashboard"):]
+    section = (REPO / "docs" / "how-to" / "judging-team.md").read_text()  # the dashboard's page
     assert f"```\n{board}\n```" in section[:section.index("\n(")]
 
 

@@ -21,7 +21,8 @@ from judge_helpers import TINY_DOCS, TINY_POOLS, TINY_QUERIES, build_store, writ
 from poolkit.cli import main
 from poolkit.errors import StoreError
 from poolkit.io import read_golden
-from poolkit.policies import Labels, chosen_machines, machine_names, machine_versions
+from poolkit.machine_choice import chosen_machines
+from poolkit.policies import Labels, machine_names, machine_versions
 from poolkit.schemas import load_schema
 from poolkit.store import Event, NewMember, QueryRecord
 from poolkit.store.backends import open_store
@@ -73,7 +74,8 @@ def test_without_a_named_judge_the_labels_are_peoples_on_both_backends(store):
 
 def test_a_named_judge_fills_only_the_pairs_no_person_graded(store):
     machines(store)
-    labels = Labels.as_of(store, policy="latest", machines=["llm@v2"])
+    labels = Labels.as_of(store, policy="latest",
+                          machines=chosen_machines(store, ["llm@v2"], "here"))
     # llm v2 graded d3 and d4 unopposed; d1 is alice's 3, not v2's 0; d2 people's
     assert labels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 2}, "q2": {"d4": 3}}
     assert labels.machine == {"q1": {"d3": ("llm", "v2")}, "q2": {"d4": ("llm", "v2")}}
@@ -83,7 +85,8 @@ def test_a_named_judge_fills_only_the_pairs_no_person_graded(store):
 
 def test_a_version_is_named_with_an_at_and_the_first_named_judge_wins(store):
     machines(store)
-    labels = Labels.as_of(store, policy="latest", machines=["echo,llm@v1"])
+    labels = Labels.as_of(store, policy="latest",
+                          machines=chosen_machines(store, ["echo,llm@v1"], "here"))
     assert labels.grades == {"q1": {"d1": 3, "d2": 0, "d3": 0}, "q2": {"d4": 1, "d5": 3}}
     assert labels.machine == {"q1": {"d3": ("echo", "e1")},
                               "q2": {"d4": ("llm", "v1"), "d5": ("echo", "e1")}}
@@ -91,7 +94,8 @@ def test_a_version_is_named_with_an_at_and_the_first_named_judge_wins(store):
 
 def test_an_unresolved_pair_stays_unresolved_a_machine_does_not_decide_it(store):
     machines(store)
-    labels = Labels.as_of(store, policy="adjudicated", machines=["llm@v1"])
+    labels = Labels.as_of(store, policy="adjudicated",
+                          machines=chosen_machines(store, ["llm@v1"], "here"))
     assert [(u.qid, u.docid) for u in labels.unresolved] == [("q1", "d2")]
     assert "d2" not in labels.grades["q1"]
 

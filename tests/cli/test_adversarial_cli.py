@@ -1306,9 +1306,9 @@ COMMAND_CASES = [
          r"p.yaml:6: runs_dir /proc/x: cannot create the folder: /proc does not allow new "
          r"folders in it \(a virtual file system\?\)$"),
     Case("pool-default-runs-dir-is-a-file", _cli("pool {root}/p.yaml", {
-        "runs": "x\n", "p.yaml": BASE + SYS}),
-         r"p.yaml: runs_dir \(default: beside the store\) .*runs: cannot create the folder: "
-         r".*runs is a file, not a folder$"),
+        ".poolkit": "x\n", "p.yaml": BASE + SYS}),
+         r"p.yaml: runs_dir \(default: \.poolkit/runs beside the store\) .*\.poolkit/runs: "
+         r"cannot create the folder: .*\.poolkit is a file, not a folder$"),
     Case("judge-without-assessor", _cli("judge {config}"),
          r"--assessor NAME is required \(who is judging\)"),
     Case("judge-no-store", _no_store("judge {config} --assessor carol"),

@@ -5,6 +5,8 @@ request and writes the report's rendering. Checked on the source."""
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 CLI = Path(__file__).resolve().parents[2] / "poolkit" / "cli"
@@ -12,16 +14,35 @@ CLI = Path(__file__).resolve().parents[2] / "poolkit" / "cli"
 PLUMBING = {"__init__.py", "options.py", "formats.py"}
 #: the longest private helper a command module may keep (help text, a type converter)
 HELPER_LINES = 15
-LINE_BUDGET = 1900
+#: lines of code, help text aside: a command's description, epilog and example grow with what
+#: it documents, not with logic (the budget is on logic, which belongs in poolkit/app)
+LINE_BUDGET = 1350
+#: what a line holding only these is: text or layout, no code
+NOT_CODE = {tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+            tokenize.DEDENT, tokenize.ENDMARKER}
 
 
 def command_modules() -> list[Path]:
     return sorted(p for p in CLI.glob("*.py") if p.name not in PLUMBING)
 
 
+def code_lines(source: str) -> int:
+    """Lines holding a token of code: docstrings, help strings and comments do not count."""
+    lines: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in NOT_CODE:
+            lines.add(tok.start[0])
+    return len(lines)
+
+
+def test_code_lines_leave_text_out():
+    assert code_lines('"""Doc\nstring."""\nX = 1  # note\nHELP = """a\nb"""\n') == 2
+
+
 def test_the_cli_stays_under_its_line_budget():
-    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in CLI.glob("*.py"))
-    assert lines < LINE_BUDGET, f"poolkit/cli holds {lines} lines; move the logic to poolkit/app"
+    lines = sum(code_lines(p.read_text(encoding="utf-8")) for p in CLI.glob("*.py"))
+    assert lines < LINE_BUDGET, (f"poolkit/cli holds {lines} lines of code; move the logic to "
+                                 f"poolkit/app")
 
 
 def test_a_command_module_holds_register_its_handlers_and_small_helpers_only():

@@ -35,7 +35,7 @@ def test_a_beir_copy_of_the_sample_pools_like_the_sample(capsys: pytest.CaptureF
     (plain / "configs").mkdir(parents=True)
     shutil.copy(REPO / "configs" / "sample.yaml", plain / "configs" / "sample.yaml")
     shutil.copytree(REPO / "sample_corpus", plain / "sample_corpus",
-                    ignore=shutil.ignore_patterns("judgments.sqlite*", "runs", ".cache"))
+                    ignore=shutil.ignore_patterns("judgments.sqlite*", ".poolkit", ".cache"))
     beir = tmp_path / "beir"
     beir_copy(beir / "sample-beir")
     (beir / "configs").mkdir()
@@ -51,5 +51,5 @@ def test_a_beir_copy_of_the_sample_pools_like_the_sample(capsys: pytest.CaptureF
     assert pooled(beir / "judgments.sqlite") == pooled(plain / "sample_corpus" /
                                                        "judgments.sqlite")
     for name in ("bm25", "dense", "rerank"):
-        assert (beir / "runs" / f"{name}.run").read_text() == \
-            (plain / "sample_corpus" / "runs" / f"{name}.run").read_text()
+        assert (beir / ".poolkit" / "runs" / f"{name}.run").read_text() == \
+            (plain / "sample_corpus" / ".poolkit" / "runs" / f"{name}.run").read_text()

@@ -16,8 +16,10 @@ from cli.test_adversarial_cli import World
 from poolkit.cli import main
 from poolkit.errors import InputError, StoreError, printable
 
-NASTY = ["a\nb", "a\rb", "a\x1b[31mb", "a\x00b", "a\x7fb", "a\x9bb", "a\u2028b", "a\tb"]
-SHOWN = ["a\\nb", "a\\rb", "a\\x1b[31mb", "a\\x00b", "a\\x7fb", "a\\x9bb", "a\\u2028b", "a\\tb"]
+NASTY = ["a\nb", "a\rb", "a\x1b[31mb", "a\x00b", "a\x7fb", "a\x9bb", "a\u2028b", "a\tb",
+         "a\udcffb"]  # a lone surrogate: a file name's byte that is not UTF-8
+SHOWN = ["a\\nb", "a\\rb", "a\\x1b[31mb", "a\\x00b", "a\\x7fb", "a\\x9bb", "a\\u2028b", "a\\tb",
+         "a\\udcffb"]
 
 
 @pytest.mark.parametrize(("raw", "shown"), list(zip(NASTY, SHOWN)))

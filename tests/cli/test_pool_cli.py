@@ -41,8 +41,9 @@ def pool(capsys, *args):
 def pooled_from_runs(root, depth):
     """Each query's pool computed from the written run files alone."""
     pools: dict[str, set[str]] = {}
+    runs = root / "sample_corpus" / ".poolkit" / "runs"
     for name in ("bm25", "dense", "rerank"):
-        for q, docs in read_run(root / "sample_corpus" / "runs" / f"{name}.run").rankings.items():
+        for q, docs in read_run(runs / f"{name}.run").rankings.items():
             pools.setdefault(q, set()).update(docs[:depth])
     return pools
 
@@ -64,7 +65,7 @@ def test_pool_the_sample_expand_it_and_re_pool(sample, capsys):
     # The contributions table, then the pairwise overlap table: each query, then 'all'.
     assert firsts == ["q_faw", "q_store", "q_milk", "q_broad", "all"] * 2
     assert "added pool version 1:" in out
-    runs = sample / "sample_corpus" / "runs"
+    runs = sample / "sample_corpus" / ".poolkit" / "runs"
     assert sorted(p.name for p in runs.iterdir()) == [
         "bm25.json", "bm25.run", "dense.json", "dense.run", "rerank.fetch.run", "rerank.json",
         "rerank.run"]

@@ -90,3 +90,26 @@ def test_without_ir_datasets_the_error_says_how_to_install_it(
     with pytest.raises(ConfigError, match=r"needs the ir_datasets package: pip install "
                                           r"'poolkit\[irds\]'"):
         load_config(config(tmp_path, "irds:msmarco-passage/trec-dl-2019/judged"))
+
+
+def test_a_lone_surrogate_in_a_dataset_becomes_the_replacement_character(tmp_path: Path) -> None:
+    """A JSON source's ``\\ud800`` reaches ir_datasets' docs and queries as half a UTF-16
+    pair, which no UTF-8 file holds (writing poolkit's files ended in a traceback): it is
+    written as U+FFFD, ids included, since the user cannot edit these files."""
+    from ir_datasets.formats import GenericQuery, JsonlDocs, JsonlQueries
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"doc_id": "d1", "text": "fine"}\n'
+                    '{"doc_id": "d\\ud800", "text": "half \\udfff of a pair"}\n')
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"query_id": "q1", "text": "maize \\ud83d"}\n')
+    name = f"poolkit-test/{uuid.uuid4().hex}"
+    ir_datasets.registry.register(name, ir_datasets.Dataset(
+        JsonlDocs(LocalDownload(docs), doc_cls=GenericDoc,
+                  mapping={"doc_id": "doc_id", "text": "text"}),
+        JsonlQueries(LocalDownload(queries), query_cls=GenericQuery,
+                     mapping={"query_id": "query_id", "text": "text"})))
+    cfg = load_config(config(tmp_path, f"irds:{name}"))
+    corpus = read_corpus(cfg.corpus)
+    assert corpus.ids == ["d1", "d\ufffd"] and corpus.texts == ["fine", "half \ufffd of a pair"]
+    assert [q.text for q in read_queries(cfg.queries)] == ["maize \ufffd"]

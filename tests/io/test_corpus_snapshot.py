@@ -6,13 +6,14 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import shutil
 import sqlite3
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import poolkit.io.corpus_snapshot as snapshot_module
@@ -207,8 +208,25 @@ def test_an_invalid_corpus_is_refused_and_never_snapshotted(tmp_path, name):
 
 
 ids = st.text("abcXYZ019_-.:/", min_size=1, max_size=6)
-# any code point but a lone surrogate and NUL (refused at read time: no store can hold it)
+# any code point but NUL (refused at read time: no store can hold it), lone surrogates too
 texts = st.text(st.characters(exclude_characters="\x00"), max_size=30)
+
+
+def _refusal(docs: list[tuple[str, str | None, str]]) -> str | None:
+    """How the reader must refuse these documents (``line: message``), None if it reads them.
+    A lone surrogate written raw (ensure_ascii off) is bytes no UTF-8 decoder takes, refused
+    before any line is parsed; escaped (``\\ud800``) it is valid JSON, refused as the line
+    holding it is read, its title before its text."""
+    def lone(text: str | None) -> bool:
+        return any(0xD800 <= ord(c) <= 0xDFFF for c in text or "")
+
+    raw = [n for n, (_, t, x) in enumerate(docs, 1) if not len(x) % 2 and lone(t) | lone(x)]
+    if raw:
+        return f"{raw[0]}: not valid UTF-8"
+    for n, (_, t, x) in enumerate(docs, 1):
+        if lone(t) or lone(x):
+            return f"{n}: '{'title' if lone(t) else 'text'}' contains a lone surrogate"
+    return None
 
 
 @settings(max_examples=40, deadline=None,
@@ -216,11 +234,22 @@ texts = st.text(st.characters(exclude_characters="\x00"), max_size=30)
 @given(docs=st.lists(st.tuples(ids, st.one_of(st.none(), texts), texts), min_size=1,
                      max_size=8, unique_by=lambda d: d[0]),
        crlf=st.booleans())
+@example(docs=[("a", None, "x"), ("b", "\ud800", "z")], crlf=True)  # escaped: line 2's title
+@example(docs=[("a", None, "\udfff"), ("b", None, "y\ud83d")], crlf=False)  # raw, line 2
 def test_any_corpus_reads_back_the_same_from_its_snapshot(tmp_path_factory, docs, crlf):
     folder = tmp_path_factory.mktemp("prop")
     lines = [json.dumps({"id": i, **({} if t is None else {"title": t}), "text": x},
                         ensure_ascii=bool(len(x) % 2)) for i, t, x in docs]
-    path = write(folder / "corpus.jsonl", ("\r\n" if crlf else "\n").join(lines))
+    text = ("\r\n" if crlf else "\n").join(lines)
+    path = folder / "corpus.jsonl"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))  # the bytes a file may hold
+    refusal = _refusal(docs)
+    if refusal is not None:  # refused with file:line, and never snapshotted
+        for _ in range(2):
+            with pytest.raises(InputError, match=f"^{re.escape(f'{path}:{refusal}')}"):
+                load_corpus(path, folder / "cache")
+        assert not (folder / "cache").exists()
+        return
     load_corpus(path, folder / "cache")
     hit = load_corpus(path, folder / "cache")
     assert not isinstance(hit.texts, list)

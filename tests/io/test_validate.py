@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from poolkit.errors import InputError, PoolkitError
+from poolkit.io.jsondict import _refuse_lone_surrogates
 from poolkit.io.validate import (
     GRADE_SCALE,
     UNJUDGED,
@@ -16,6 +19,7 @@ from poolkit.io.validate import (
     grade_problem,
     has_control_bytes,
     id_problem,
+    text_problem,
 )
 
 
@@ -32,11 +36,47 @@ def test_whitespace_control_characters_and_empty_ids_are_refused_with_file_and_l
     assert str(err.value).startswith("queries.tsv:4: query id ")
 
 
-@given(st.text())
+def _lone(value: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+
+
+@given(st.text(st.characters()))  # st.characters() includes lone surrogates; st.text() not
 def test_an_id_passes_exactly_when_str_split_keeps_it_whole_and_it_has_no_control(value):
     whole = value.split() == [value]
     controls = any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in value)
-    assert (id_problem(value) is None) == (whole and not controls)
+    assert (id_problem(value) is None) == (whole and not controls and not _lone(value))
+
+
+@given(st.text(st.characters()))
+def test_text_passes_exactly_when_utf8_can_write_it_and_a_store_hold_it(value):
+    try:
+        value.encode("utf-8")
+        writable = True
+    except UnicodeEncodeError:
+        writable = False
+    assert (text_problem(value) is None) == (writable and "\x00" not in value)
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("d\ud800", "doc id 'd\\ud800' contains a lone surrogate (U+D800, half of a UTF-16 pair)"),
+    ("\udfffx", "doc id '\\udfffx' contains a lone surrogate (U+DFFF,")])
+def test_a_lone_surrogate_in_an_id_is_refused_with_file_and_line(value, says):
+    with pytest.raises(InputError) as err:
+        check_id("corpus.jsonl", 3, value, "doc id")
+    assert str(err.value).startswith(f"corpus.jsonl:3: {says}")
+
+
+@given(st.text(st.characters()), st.integers(0, 3))
+def test_a_json_document_is_refused_exactly_when_it_escapes_a_lone_surrogate(value, at):
+    """Whole-document JSON (qrels and run dictionaries) names the line of the escape, which
+    json.loads reads into a lone surrogate: refused exactly then, on that line."""
+    text = "{" + "\n" * at + json.dumps(value) + ': {"d1": 1}}'
+    assert json.loads(text) == {value: {"d1": 1}}
+    if _lone(value):
+        with pytest.raises(InputError, match=rf"^g.json:{at + 1}: a string contains a lone "):
+            _refuse_lone_surrogates("g.json", text)
+    else:
+        _refuse_lone_surrogates("g.json", text)
 
 
 @given(st.binary())

@@ -56,9 +56,11 @@ def is_note_dialog(screen: object) -> bool:
 def make_app(store: Store, clock, assessor: str = "alice", judge: JudgeConfig | None = None,
              **kwargs) -> JudgeApp:
     show_names = kwargs.pop("show_names", False)
-    # The topic card (tested on its own) would take the first key of every test.
+    # The topic card and the rubric, open on a first session (each tested on its own), would
+    # take the first key of every test and rows of its screen.
     return JudgeApp(JudgingSession(store, assessor, clock=clock, **kwargs),
-                    judge or JudgeConfig(topic_card=False), show_names=show_names)
+                    judge or JudgeConfig(topic_card=False), show_names=show_names,
+                    rubric=False)
 
 
 @sync
@@ -225,7 +227,7 @@ async def test_footer_lists_every_binding_where_there_is_room(tiny_store, clock)
         await pilot.pause()
         assert text_of(app, "#keys") == ("0-3 grade  ← → move  u undo  s skip  n note  c can't  "
                                          "d later  b back  r review  j jump  / search  t terms  "
-                                         "e topic  ? help  q quit")
+                                         "e topic  i rubric  ? help  q quit")
     app = make_app(tiny_store, clock)
     async with app.run_test(size=SIZE) as pilot:  # one line: help lists the rest
         await pilot.pause()
@@ -249,7 +251,7 @@ async def test_a_wrapped_footer_is_wholly_on_screen(tiny_store, clock):
     async with app.run_test(size=(50, 16)) as pilot:
         await pilot.pause()
         keys = app.judge_screen.query_one("#keys")
-        assert keys.size.height == 3 and keys.region.bottom == 16
+        assert keys.size.height == 4 and keys.region.bottom == 16
 
 
 @sync

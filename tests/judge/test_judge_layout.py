@@ -23,8 +23,9 @@ def text_of(app: JudgeApp, selector: str) -> str:
 
 
 def make_app(store, judge: JudgeConfig | None = None) -> JudgeApp:
+    """The app on a first session, the rubric closed (its layout: test_judge_rubric.py)."""
     return JudgeApp(JudgingSession(store, "alice", clock=TickClock()),
-                    judge or JudgeConfig(topic_card=False))
+                    judge or JudgeConfig(topic_card=False), rubric=False)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

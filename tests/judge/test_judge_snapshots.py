@@ -4,26 +4,20 @@ with --snapshot-update and look at the SVGs under __snapshots__ before committin
 from __future__ import annotations
 
 import pytest
-from judge_helpers import TickClock, narrative_store
+from judge_helpers import GUIDELINES, TickClock, narrative_store
 
 from poolkit.config import JudgeConfig
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.session import JudgingSession
 from poolkit.store import Event
 
-GUIDELINES = """\
-Grade each passage for how well it answers the question, as a smallholder farmer would need it:
-3 perfectly relevant - answers the question directly and completely;
-2 highly relevant - answers a substantial part of it;
-1 related - on topic, but would not answer the question alone;
-0 not relevant."""
 
-
-def app_for(store, assessor="alice", topic_card=False, **kwargs) -> JudgeApp:
+def app_for(store, assessor="alice", topic_card=False, rubric=False, **kwargs) -> JudgeApp:
+    """The app on ``store``; the rubric, open on a first session, only where asked for."""
     show_names = kwargs.pop("show_names", False)
     session = JudgingSession(store, assessor, clock=TickClock(), **kwargs)
     return JudgeApp(session, JudgeConfig(guidelines=GUIDELINES, topic_card=topic_card),
-                    show_names=show_names)
+                    show_names=show_names, rubric=rubric)
 
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
@@ -85,3 +79,9 @@ def test_note_bar_under_the_passage(tiny_store, snap_compare, size):
     # The note prompt docked at the bottom: the passage readable above it while typing.
     assert snap_compare(app_for(tiny_store), press=["right", "n", *"unclear"],
                         terminal_size=size)
+
+
+@SIZES
+def test_rubric_on_a_first_session(tiny_store, snap_compare, size):
+    # Nothing graded by alice yet: the rubric is open in the grade bar's place.
+    assert snap_compare(app_for(tiny_store, rubric=None), terminal_size=size)

@@ -30,7 +30,7 @@ def test_default_footer_is_one_line_at_80_columns_and_whole_at_160():
     assert footer == "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  ? keys  q quit"
     assert key_bar(DEFAULT_KEYS, width=158).plain == (
         "0-3 grade  ← → move  u undo  s skip  n note  c can't  d later  b back  r review  "
-        "j jump  / search  t terms  e topic  ? help  q quit")
+        "j jump  / search  t terms  e topic  i rubric  ? help  q quit")
 
 
 def test_footer_wraps_between_bindings_never_inside_one():
@@ -40,7 +40,7 @@ def test_footer_wraps_between_bindings_never_inside_one():
     assert [part for line in lines for part in line.split("  ")] == [
         "0-3 grade", "← → move", "u undo", "s skip", "n note", "c can't", "d later", "b back",
         "r review", "j jump",
-        "/ search", "t terms", "e topic", "? help", "q quit"]
+        "/ search", "t terms", "e topic", "i rubric", "? help", "q quit"]
 
 
 def test_remapped_grade_keys_are_each_listed():

@@ -19,6 +19,7 @@ from poolkit.errors import PoolkitError
 from poolkit.judge.app import JudgeApp
 from poolkit.judge.review import machine_review
 from poolkit.judge.session import JudgingSession
+from poolkit.machine_choice import chosen_machines
 from poolkit.policies import Labels
 from poolkit.store import Event
 
@@ -148,7 +149,8 @@ async def test_the_review_screen_walks_the_disagreements_and_records_adjudicatio
     assert labels.grades["q0"]["d001"] == 1  # not reviewed: alice's grade as it was
     assert "d003" not in labels.grades["q0"]  # the machine's alone: not a label
     assert labels.adjudicators == {"q0": ["alice"], "q1": ["alice"]}
-    named = Labels.as_of(store, policy="latest", machines=["llm@v1"])
+    named = Labels.as_of(store, policy="latest",
+                          machines=chosen_machines(store, ["llm@v1"], "here"))
     assert named.grades["q1"]["d000"] == 2  # the judge named: her adjudication still decides
     assert named.machine == {"q0": {"d003": ("llm", "v1")}}  # it fills only what no one graded
     # reopening: every disagreement is reviewed, the walk has nothing left

@@ -31,9 +31,10 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def test_a_kind_run_file_where_pool_writes_its_copy_is_refused(tmp_path, capsys, layout):
     run_lines = "".join(f"q_faw Q0 {d} {r} {10 - r} mine\n"
                         for r, d in enumerate(["m1", "m2", "m3", "m4", "m5", "m6"], 1))
-    if layout == "default-runs-dir":  # runs_dir defaults to runs/ beside the store
-        (tmp_path / "runs").mkdir()
-        mine, runs_dir, path = tmp_path / "runs" / "mine.run", "", "runs/mine.run"
+    if layout == "default-runs-dir":  # runs_dir defaults to .poolkit/runs beside the store
+        (tmp_path / ".poolkit" / "runs").mkdir(parents=True)
+        mine, runs_dir, path = (tmp_path / ".poolkit" / "runs" / "mine.run", "",
+                                ".poolkit/runs/mine.run")
         line = 5
     else:
         mine, runs_dir, path = tmp_path / "mine.run", "runs_dir: .\n", "mine.run"
@@ -56,11 +57,11 @@ def test_a_kind_run_file_where_pool_writes_its_copy_is_refused(tmp_path, capsys,
 
 
 def test_a_system_s_settings_file_over_the_queries_is_refused(tmp_path, capsys):
-    queries = tmp_path / "runs" / "b.json"
-    queries.parent.mkdir()
+    queries = tmp_path / ".poolkit" / "runs" / "b.json"
+    queries.parent.mkdir(parents=True)
     queries.write_bytes((SAMPLE / "queries.jsonl").read_bytes())
     config = tmp_path / "c.yaml"
-    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: runs/b.json\n"
+    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: .poolkit/runs/b.json\n"
                       f"store: store.sqlite\nsystems:\n  b: {{kind: bm25, depth: 2}}\n"
                       f"pool:\n  depth: 2\n")
     before = snapshot(tmp_path)
@@ -85,7 +86,7 @@ def test_a_first_pool_failing_on_the_corpus_leaves_no_empty_store(tmp_path, caps
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"poolkit pool: error: {corpus}:25: "), err
     assert not list(tmp_path.glob("store.sqlite*"))
-    assert not list((tmp_path / "runs").glob("*"))
+    assert not list((tmp_path / ".poolkit" / "runs").glob("*"))
 
 
 # -- items 2, 3 and 4: kills at named moments ----------------------------------------------

@@ -103,7 +103,7 @@ def _other_versions(cfg: Path) -> None:
     path.write_text(json.dumps(settings))
 
 
-@pytest.mark.parametrize("change", [_edit_config, _edit_queries, _edit_corpus, _edit_run,
+@pytest.mark.parametrize("change", [_edit_config, _edit_queries, _edit_corpus,
                                     _drop_settings, _old_settings, _other_versions])
 def test_any_change_searches_again(collection, change):
     pool(collection)
@@ -119,9 +119,30 @@ def test_any_change_searches_again(collection, change):
 
 def test_the_index_is_cached_even_when_the_run_is_not_reusable(collection):
     pool(collection)
-    _edit_run(collection)
+    _drop_settings(collection)
     _, err = pool(collection)
     assert "(index cached)" in err and "reused" not in err
+
+
+def test_an_edited_run_file_is_refused_not_searched_again_over(collection):
+    """poolkit's copy edited by hand is no longer poolkit's: pool refuses to write over it
+    (one line, nothing changed); once it is moved away pool searches again."""
+    pool(collection)
+    _edit_run(collection)
+    runs = collection.parent / "runs"
+    before, store = snapshot(runs), (collection.parent / "judgments.sqlite").read_bytes()
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(["pool", str(collection)]) == 2
+    assert out.getvalue() == "" and err.getvalue().splitlines() == [
+        f"poolkit pool: error: {collection}:4: {runs / 'bm25.run'}: pool's copy of "
+        f"systems.bm25's run would overwrite a file poolkit did not write; poolkit never "
+        f"writes over a file it did not make: move it out of {runs} or set another runs_dir"]
+    assert snapshot(runs) == before
+    assert (collection.parent / "judgments.sqlite").read_bytes() == store
+    (runs / "bm25.run").unlink()
+    _, err = pool(collection)
+    assert "reused" not in err and (runs / "bm25.run").is_file()
 
 
 @pytest.mark.slow  # loads the dense model

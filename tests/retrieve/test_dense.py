@@ -151,6 +151,67 @@ def test_a_failed_encode_leaves_no_cache_file(sample_corpus, minilm, tmp_path, f
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupted_encode_resumes_from_its_last_finished_chunk(sample_corpus, tmp_path,
+                                                                    fresh_memo, monkeypatch):
+    """Chunks of 8 passages, batches of 4: three chunks. Interrupted inside the third, the
+    first two are kept (and the interrupt's line says so); the rerun encodes the third
+    only, into the embeddings an encode never stopped makes, and keeps no chunk after."""
+    from poolkit import interrupt
+
+    monkeypatch.setattr(dense, "CHUNK_PASSAGES", 8)
+    encoder = Encoder(batch_size=4)
+    expected = encoder.encode_documents(dense.Passages(sample_corpus))  # never stopped
+    calls = []
+    original = Encoder._encode_batch
+
+    def counted(self, texts, prefix):
+        calls.append(len(texts))
+        if len(calls) == 5:  # the third chunk's first batch
+            raise KeyboardInterrupt
+        return original(self, texts, prefix)
+
+    monkeypatch.setattr(Encoder, "_encode_batch", counted)
+    interrupt.reset()
+    with pytest.raises(KeyboardInterrupt):
+        dense.document_embeddings(encoder, sample_corpus, tmp_path)
+    path = EmbeddingCache(tmp_path).path(encoder, sample_corpus)
+    assert not path.exists()
+    assert sorted(p.name for p in path.with_suffix(".parts").iterdir()) == [
+        "b4-c8-000000.npy", "b4-c8-000001.npy"]
+    assert interrupt.interrupted_line("pool") == (
+        "poolkit pool: interrupted; nothing recorded, the store is as it was; dense "
+        "embeddings of 16 of 24 passages kept in the cache: run the same command to resume")
+
+    calls.clear()
+    emb, hit = dense.document_embeddings(encoder, sample_corpus, tmp_path)
+    assert calls == [4, 4] and hit is False
+    np.testing.assert_array_equal(emb, expected)
+    assert not path.with_suffix(".parts").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.with_suffix(".json").name,
+                                                          path.name]
+    interrupt.reset()
+    assert interrupt.interrupted_line("pool") == (
+        "poolkit pool: interrupted; nothing recorded, the store is as it was: run the same "
+        "command again")
+
+
+def test_a_damaged_chunk_is_encoded_again(sample_corpus, tmp_path, fresh_memo, monkeypatch):
+    monkeypatch.setattr(dense, "CHUNK_PASSAGES", 8)
+    encoder = Encoder(batch_size=4)
+    path = EmbeddingCache(tmp_path).path(encoder, sample_corpus)
+    parts = path.with_suffix(".parts")
+    parts.mkdir()
+    (parts / "b4-c8-000000.npy").write_bytes(b"torn")
+    np.save(parts / "b4-c8-000001.npy", np.zeros((3, 384), dtype=np.float32))  # wrong shape
+    calls = []
+    original = Encoder._encode_batch
+    monkeypatch.setattr(Encoder, "_encode_batch",
+                        lambda self, t, p: calls.append(len(t)) or original(self, t, p))
+    emb, _ = dense.document_embeddings(encoder, sample_corpus, tmp_path)
+    assert calls == [4] * 6
+    np.testing.assert_array_equal(emb, encoder.encode_documents(dense.Passages(sample_corpus)))
+
+
 def test_re_pool_reads_the_cache_without_encoding_or_loading_it_whole(
         sample_corpus, sample_queries, minilm, tmp_path, fresh_memo, monkeypatch):
     first = DenseRetriever(sample_corpus, encoder=minilm, cache_dir=tmp_path)

