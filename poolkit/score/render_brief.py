@@ -1,7 +1,7 @@
 """The score report's default table: what a reader wants first, in an 80-column terminal.
 
-Every run's means in one grid (columns grouped by cutoff; each mean with its interval when
-the grid still fits, a single run as one row per measure), the audit condensed to one row
+Every run's means in one grid (one per cutoff when one is too wide; each mean with its
+interval when that still fits; a single run as one row per measure), the audit condensed to one row
 per run and cutoff, what the labels allow (|Rel| against K, label coverage, excluded
 queries), and the paired tests as one line per significant difference after the correction
 (or one line saying that so few queries cannot be read). Stage and truth tables, asked for,
@@ -38,6 +38,7 @@ LISTED = 10  # stage and truth tables list at most this many queries before --ve
 
 
 def render_brief(doc: dict[str, Any]) -> str:
+    """The default table of the report's document (``ScoreReport.to_dict``)."""
     out = _head(doc, WIDTH)
     runs = doc["runs"]
     out += _means(runs) if len(runs) > 1 else _one_run(doc, runs[0])

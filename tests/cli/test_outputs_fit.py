@@ -21,6 +21,7 @@ from poolkit.cli import main
 
 ROWS, COLUMNS = 40, 80
 SYSTEMS = ("bm25", "dense", "rerank")
+RUNS = "sample_corpus/.poolkit/runs"  # poolkit's own runs folder, beside the store
 
 
 def fits(text: str, rows: int = ROWS) -> None:
@@ -63,7 +64,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     config = root / "sample.yaml"
     config.write_text(
         "name: sample\ncorpus: sample_corpus/corpus.jsonl\nqueries: sample_corpus/queries.jsonl\n"
-        "store: sample_corpus/judgments.sqlite\nruns_dir: sample_corpus/runs\n"
+        "store: sample_corpus/judgments.sqlite\n"
         "systems:\n  bm25: {kind: bm25, depth: 100}\n"
         f"  dense: {{kind: run, path: {root / 'dense.run'}}}\n"
         f"  rerank: {{kind: run, path: {root / 'rerank.run'}}}\n"
@@ -87,7 +88,7 @@ def at_root(sample: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def quick_start_score() -> list[str]:
     """``python tasks.py sample``'s score command, word for word (paths from the root)."""
-    runs = [f"sample_corpus/runs/{name}.run" for name in SYSTEMS]
+    runs = [f"{RUNS}/{name}.run" for name in SYSTEMS]
     return ["score", "sample_corpus/golden.yaml", "sample_corpus/seed.run", *runs, "-k", "5,10",
             "--corpus", "sample_corpus/corpus.jsonl"]
 
@@ -140,7 +141,7 @@ def test_status_fits(sample, at_root, capsys):
 
 
 def test_estimate_fits(sample, at_root, capsys):
-    runs = ["sample_corpus/seed.run", *(f"sample_corpus/runs/{name}.run" for name in SYSTEMS)]
+    runs = ["sample_corpus/seed.run", *(f"{RUNS}/{name}.run" for name in SYSTEMS)]
     args = ["estimate", "--machine", "sample_corpus/llm_judge.qrels", "--human",
             "sample_corpus/golden.yaml", *runs]
     out = cli(capsys, *args)
