@@ -27,10 +27,15 @@ from poolkit.store.contract import StoreBackend
 
 
 def expected_grade(note: str | None, grade: int) -> float:
-    """The mean of the distribution in an ``autojudge`` note, or ``grade`` without one."""
+    """The mean of the distribution in an ``autojudge`` note, or ``grade`` without one. The
+    mean is held within the grades the distribution names: a sum of float products divided by
+    the mass can land a rounding error past the top grade (3.0000000000000004)."""
     dist = grade_distribution(note) or {}
     mass = sum(dist.values())
-    return sum(g * p for g, p in dist.items()) / mass if mass > 0 else float(grade)
+    if mass <= 0:
+        return float(grade)
+    mean = sum(g * p for g, p in dist.items()) / mass
+    return min(max(mean, float(min(dist))), float(max(dist)))
 
 
 def machine_grades(store: StoreBackend, version: MachineVersion,

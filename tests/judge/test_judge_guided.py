@@ -17,7 +17,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from judge_helpers import write_config
 from judging_screen_helpers import TickClock, screen_text, sync, until
@@ -98,6 +98,7 @@ def test_machine_grades_are_the_newest_versions_expected_grades(tmp_path):
 
 
 @given(st.integers(0, 3), st.lists(st.floats(0, 1), min_size=4, max_size=4))
+@example(3, [0.0, 0.0, 0.0, 0.1])  # 3 * 0.1 / 0.1 is 3.0000000000000004 in floats
 def test_the_expected_grade_lies_within_the_scale(grade, mass):
     dist = {str(g): p for g, p in enumerate(mass)}
     value = expected_grade(json.dumps({"distribution": dist}), grade)
