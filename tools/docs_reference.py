@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +240,15 @@ def _links(names: Sequence[str], section: str) -> str:
     return ", ".join(f"[{code(n)}](#{slug(section)}-{slug(n)})" for n in names)
 
 
+
+def _strategies_table(key: str, strategies: Iterable[Any]) -> str:
+    """The table of ``pool.KEY``'s values (judging orders or pooling strategies): each with
+    its anchor, what it does and the strategy parameters it reads."""
+    return table([f"`{key}:`", "what it does", "its keys"],
+                 [[anchor(f"pool-{key}-{slug(s.name)}") + code(s.name), cell(s.summary),
+                   ", ".join(f"[{code(p.key)}](#{config_id('pool', p.key)})" for p in s.params)]
+                  for s in strategies])
+
 def config_page() -> str:
     from poolkit.config import JUDGE_PARAMS, POOL_PARAMS, SYSTEM_PARAMS, TOP_PARAMS
     from poolkit.judges import JUDGE_KINDS
@@ -278,15 +287,9 @@ def config_page() -> str:
             "strategy": _links(list(POOLING_STRATEGIES), "pool-strategy"),
             "stop": ", ".join(code(n) for n in STOP_RULES)}.get(key, "")),
         "### Judging orders {#pool-orders}",
-        table(["`order:`", "what it does", "its keys"],
-              [[anchor(f"pool-order-{slug(s.name)}") + code(s.name), cell(s.summary),
-                ", ".join(f"[{code(p.key)}](#{config_id('pool', p.key)})" for p in s.params)]
-               for s in ORDER_STRATEGIES.values()]),
+        _strategies_table("order", ORDER_STRATEGIES.values()),
         "### Pooling strategies {#pool-strategies}",
-        table(["`strategy:`", "what it does", "its keys"],
-              [[anchor(f"pool-strategy-{slug(s.name)}") + code(s.name), cell(s.summary),
-                ", ".join(f"[{code(p.key)}](#{config_id('pool', p.key)})" for p in s.params)]
-               for s in POOLING_STRATEGIES.values()]),
+        _strategies_table("strategy", POOLING_STRATEGIES.values()),
         "### Strategy parameters {#pool-parameters}",
         "Each is read by the strategies named in its row, and ignored by the others.",
         table(["key", "type", "default", "allowed", "meaning", "read by"],
