@@ -185,6 +185,8 @@ def test_param_sets_a_strategy_parameter_in_the_file_form(files):
     (["--depth", "0"], "--depth must be a positive integer"),
     ([], "expected a config|give one CONFIG"),
     (["--depth", "3", "--stop", "model,elbow"], "--stop: unknown stopping rule 'elbow'"),
+    (["--depth", "3", "--stop", "conformall"], "--stop: unknown stopping rule 'conformall'.*"
+                                                "did you mean 'conformal'"),
     (["--depth", "3", "--strategy", "cal"], "--strategy cal reads the passages' text: give "
                                             "--corpus"),
     (["--depth", "3", "--strategy", "judge", "--machine", "absent.qrels"], "absent.qrels"),
