@@ -89,7 +89,7 @@ def _collection(rnd: random.Random, size: int):
     return queries
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.integers(0, 2**32), st.integers(40, 120))
 def test_the_promise_holds_over_draws(seed, size):
     """Over 300 draws of the calibration queries (seeds), the share of draws in which fewer
