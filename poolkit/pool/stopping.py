@@ -431,10 +431,11 @@ class ConformalRule(StoppingRule):
 
     def promise(self) -> str:
         m = self.calibration_size()
+        whole = "every query" if m == sys.maxsize else f"a seeded draw of {m} queries"
         return (f"a share >= {self.share:g} of the queries reach pool recall >= "
-                f"{self.target:g} with probability >= {self.confidence:g} over a seeded draw "
-                f"of {m} queries judged whole (split conformal across queries; not a "
-                f"promise about any one query)")
+                f"{self.target:g} with probability >= {self.confidence:g} over {whole} "
+                f"judged whole (split conformal across queries; not a promise about any one "
+                f"query)")
 
     def calibration(self, qids: Sequence[str]) -> list[str]:
         """The queries judged whole: the m of ``qids`` first by SHA-256 of ("conformal",

@@ -53,6 +53,7 @@ def test_calibration_size_follows_the_confidence_and_the_share():
     whole = ConformalRule(0.9, 1.0)                              # certainty: judge it all
     queries = {f"q{i}": _query(f"q{i}", [1, 0, 0, 0, 0, 0, 0]) for i in range(3)}
     assert all(s.judged == 7 for s in whole.stop_all(queries, 1).values())
+    assert "over every query judged whole" in whole.promise()
 
 
 def test_edge_queries_none_relevant_all_relevant_tiny_pools():
