@@ -115,8 +115,10 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
                                 str(data / "corpus.jsonl"), "--format", "json"))
     guided = call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"), "--strategy",
                   "mm-ns,judge,cal", "--machine", str(data / "golden.yaml"), "--stop",
-                  "model,knee,target,quant", "--budgets", "0.5", "--format", "json")
-    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant"}
+                  "model,knee,target,quant,conformal", "--budgets", "0.5", "--format", "json")
+    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant",
+                                                         "conformal"}
+    assert guided["strategies"]["cal"]["stops"]["conformal"]["draws"]["count"] == 200
     out["simulate"].append(guided)
     from poolkit.store import Event
     from poolkit.store.backends import open_store
