@@ -40,6 +40,7 @@ from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
     from poolkit.collection import Collection
+    from poolkit.store.accounts_sql import AccountRow
 
 Role = Literal["assessor", "lead"]
 #: the roles an account may have (``store.accounts_sql.ROLES``: the schema's CHECK)
@@ -295,33 +296,51 @@ def redeem_invite(collection: Collection, token: str, password: str) -> Account:
     return Account(row.name, _role(row.role))
 
 
+def _login_row(collection: Collection, name: object) -> AccountRow | None:
+    """``name``'s stored account if it has a password (None too for what no account can be
+    named: not text, or a name ``--assessor`` refuses, so a server may pass on whatever a
+    request held)."""
+    from poolkit.io.validate import assessor_problem
+
+    if not isinstance(name, str) or assessor_problem(name) is not None:
+        return None
+    row = collection.store.account(name)
+    return None if row is None or row.hash is None else row
+
+
 def authenticate(collection: Collection, name: str, password: str) -> Account | None:
     """The account ``name`` logs in to with ``password``, or None. The same work is spent
-    for a name without an account, or without a password yet (a dummy hash is checked)."""
-    from poolkit.io.validate import assessor_problem
-    from poolkit.passwords import dummy_verify, verify_password
+    for a name without an account, or without a password yet (a dummy hash is checked).
+    A hash made with older parameters (or by scrypt, now that argon2id is there) is made
+    again from the password that just matched, when the collection writes; the epoch stays,
+    so no session ends."""
+    from poolkit.passwords import dummy_verify, hash_password, needs_rehash, verify_password
 
-    row = collection.store.account(name) if assessor_problem(name) is None else None
+    row = _login_row(collection, name)
+    if not isinstance(password, str):
+        password = ""
     if row is None or row.hash is None:
         dummy_verify(password)
         return None
     if not verify_password(row.hash, password):
         return None
+    if collection.write and needs_rehash(row.hash):
+        collection.store.rehash_password(row.name, row.hash, hash_password(password))
     return Account(row.name, _role(row.role))
 
 
 def account_epoch(collection: Collection, name: str) -> int | None:
     """``name``'s epoch (a cookie signed with another is void), or None: no account, or no
     password yet (nobody can be logged in as it)."""
-    row = collection.store.account(name)
-    return None if row is None or row.hash is None else row.epoch
+    row = _login_row(collection, name)
+    return None if row is None else row.epoch
 
 
 def current_account(collection: Collection, name: str, epoch: int) -> Account | None:
     """The account a cookie naming ``name`` and ``epoch`` stands for while both still hold
     (None: the account was removed, or its password changed since the cookie was signed)."""
-    row = collection.store.account(name)
-    if row is None or row.hash is None or row.epoch != epoch:
+    row = _login_row(collection, name)
+    if row is None or row.epoch != epoch:
         return None
     return Account(row.name, _role(row.role))
 

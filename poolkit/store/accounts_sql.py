@@ -71,6 +71,16 @@ class AccountsSql(SqlBase):
                                     (hash, new_epoch(), name))
             return bool(cur.rowcount)
 
+    def rehash_password(self, name: str, old: str, new: str) -> bool:
+        """Replace ``name``'s hash ``old`` by ``new``, a hash of the same password made with
+        today's parameters, keeping its epoch (its sessions stay); False when the hash is no
+        longer ``old`` (a new password meanwhile: that one stands)."""
+        p = self.mark
+        with self.transaction():
+            cur = self.conn.execute(f"UPDATE accounts SET hash = {p} WHERE name = {p} AND "
+                                    f"hash = {p}", (new, name, old))
+            return bool(cur.rowcount)
+
     def remove_account(self, name: str) -> bool:
         """Remove ``name`` and its invites (False: no such account). Its events stay."""
         p = self.mark
