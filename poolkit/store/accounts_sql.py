@@ -19,8 +19,6 @@ from dataclasses import dataclass
 
 from poolkit.store.sql_base import SqlBase
 
-#: an account's roles: ``lead`` also sees the team's status page
-ROLES = ("assessor", "lead")
 #: the largest epoch (epochs are random in 1..EPOCH_MAX: a BIGINT on PostgreSQL)
 EPOCH_MAX = 2**62
 
@@ -62,14 +60,6 @@ class AccountsSql(SqlBase):
                               f"VALUES ({p}, {p}, {p}, {p}, {p})",
                               (name, role, hash, created, new_epoch()))
         return True
-
-    def set_password(self, name: str, hash: str) -> bool:
-        """Store ``name``'s new password hash and a new epoch (False: no such account)."""
-        p = self.mark
-        with self.transaction():
-            cur = self.conn.execute(f"UPDATE accounts SET hash = {p}, epoch = {p} WHERE name = {p}",
-                                    (hash, new_epoch(), name))
-            return bool(cur.rowcount)
 
     def rehash_password(self, name: str, old: str, new: str) -> bool:
         """Replace ``name``'s hash ``old`` by ``new``, a hash of the same password made with
