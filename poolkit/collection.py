@@ -271,6 +271,17 @@ class Collection:
         the config defines); ``flag``: the caller's option, said in a refusal."""
         return self.machine_choice().chosen(names, flag)
 
+    def trusted(self, versions: Sequence[MachineVersion], flag: str,
+                accept: bool = False) -> None:
+        """Refuse a version ``poolkit check-judge`` marked untrusted unless ``accept``
+        (``--accept-untrusted``), and say on stderr which were never checked
+        (``machine_choice.trust_gate``); ``flag``: the option that named them."""
+        from poolkit.machine_choice import trust_gate
+
+        for version in versions:
+            trust_gate(self.store, version, self.config.store_label, flag, accept=accept,
+                       config=shown_path(self.config.path))
+
     def machine_choice(self) -> MachineChoice:
         """Which machine judge versions of the store the config's names mean."""
         from poolkit.machine_choice import MachineChoice

@@ -111,6 +111,40 @@ class MachineChoice:
         return self._versions[judge]
 
 
+def trust_gate(store: StoreBackend, version: MachineVersion, where: str, flag: str, *,
+               accept: bool = False, config: str = "CONFIG") -> None:
+    """Refuse ``version`` when its latest ``poolkit check-judge`` marked it untrusted (a
+    canary kind fooled it more often than the check's ``--max-fooled``): a StoreError
+    ``WHERE: FLAG: why``, naming the kind, its rate and the command that checked it, unless
+    ``accept`` (``--accept-untrusted``: used, with that line said on stderr). A version never
+    checked is used, with a one-line notice on stderr that it never was. ``config``: the
+    config's path as the commands given in messages name it."""
+    from poolkit.errors import tell
+
+    check = store.latest_judge_check(version.judge, version.version)
+    again = f"poolkit check-judge {config} --judge {version.label}"
+    if check is None:
+        tell(f"note: machine judge {version.label} was never checked for gullibility "
+             f"({again})")
+        return
+    if check.trusted:
+        return
+    from poolkit.judges.canaries import KINDS
+
+    summary = check.summary  # the worst kind; of two as bad, the first of KINDS
+    kind = max((k for k in KINDS if k in summary),
+               key=lambda k: (summary[k]["rate"] is None, summary[k]["rate"] or 0.0))
+    doc = summary[kind]
+    why = (f"no `{kind}` canary got a grade" if doc["rate"] is None else
+           f"{doc['fooled']} of {doc['graded']} `{kind}` canaries fooled it (rate "
+           f"{doc['rate']:.2f} > --max-fooled {check.max_fooled:g})")
+    line = f"machine judge {version.label} is untrusted: {why}; see {again}"
+    if accept:
+        tell(f"note: {line}; used all the same (--accept-untrusted)")
+        return
+    raise StoreError(f"{where}: {flag}: {line}, or pass --accept-untrusted")
+
+
 def listed(versions: Iterable[MachineVersion]) -> str:
     """``NAME@VERSION (N grades)``, comma-separated, the last graded first."""
     return ", ".join(f"{v.label} ({len(v.grades)} grade{'s' if len(v.grades) != 1 else ''})"
@@ -126,4 +160,4 @@ def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str
     return MachineChoice(store, where).chosen(names, flag)
 
 
-__all__ = ["MachineChoice", "chosen_machines", "listed"]
+__all__ = ["MachineChoice", "chosen_machines", "listed", "trust_gate"]

@@ -155,6 +155,8 @@ class EstimateStoreRequest:
     run_format: str | None = None
     calibrate: bool = False
     lambda_max: float = 1.0
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -176,6 +178,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
         store, where = collection.store, collection.config.store_label
         choice = collection.machine_choice()
         chosen = choice.choose(r.machine, "--machine")
+        collection.trusted([chosen], "--machine", r.accept_untrusted)
         versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")

@@ -40,6 +40,8 @@ class ExportRequest:
     machines: Sequence[str] = ()
     #: one machine judge version's grades alone, no person's (``NAME`` or ``NAME@VERSION``)
     machine_only: str | None = None
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,13 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         assessors = collection.assessors(request.assessors)
         if request.machine_only is not None:
             (alone,) = collection.machines([request.machine_only], "--machine-only")
+            collection.trusted([alone], "--machine-only", request.accept_untrusted)
             labels = Labels.of_machine(store, alone, request.pool_version)
         else:
+            machines = collection.machines(request.machines)
+            collection.trusted(machines, "--with-machine", request.accept_untrusted)
             labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
-                                       collection.machines(request.machines))
+                                       machines)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)

@@ -37,6 +37,8 @@ class SampleQueriesRequest:
     machine: str | None = None
     measure: str = DEFAULT_MEASURE
     level: int | None = None
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
@@ -57,7 +59,8 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
                              draw_uniform(population, r.n, r.seed))
         else:
             level = collection.config.judge.relevance_level if r.level is None else r.level
-            version, scores = machine_scores(collection, r.machine, r.measure, level)
+            version, scores = machine_scores(collection, r.machine, r.measure, level,
+                                             r.accept_untrusted)
             scores = {q: scores[q] for q in population if q in scores}
             draw = QueryDraw(r.seed, r.n, len(scores), "stratified",
                              draw_stratified(scores, r.n, r.seed), version.judge,
@@ -74,7 +77,7 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
 
 
 def machine_scores(collection: Any, judge: str, measure: str, level: int,
-                   ) -> tuple[MachineVersion, dict[str, float]]:
+                   accept_untrusted: bool = False) -> tuple[MachineVersion, dict[str, float]]:
     """(the judge version ``judge`` names, qid -> mean over the collection's runs of
     ``measure`` under that version's labels), each run scored as ``poolkit score`` scores
     it."""
@@ -84,6 +87,7 @@ def machine_scores(collection: Any, judge: str, measure: str, level: int,
 
     shown = check(ScoreRequest(qrels="", runs=["-"], measures=[measure], level=level)).shown
     chosen = collection.machine_choice().choose(judge, "--machine")
+    collection.trusted([chosen], "--machine", accept_untrusted)
     qrels = machine_qrels(chosen)
     totals: dict[str, list[float]] = {}
     settings = Settings(ks=[m.cutoff for m in shown if m.cutoff] or [10], level=level)
