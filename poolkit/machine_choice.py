@@ -112,23 +112,21 @@ class MachineChoice:
 
 
 def trust_gate(store: StoreBackend, version: MachineVersion, where: str, flag: str, *,
-               accept: bool = False, config: str = "CONFIG") -> None:
+               accept: bool = False, config: str = "CONFIG") -> str | None:
     """Refuse ``version`` when its latest ``poolkit check-judge`` marked it untrusted (a
     canary kind fooled it more often than the check's ``--max-fooled``): a StoreError
     ``WHERE: FLAG: why``, naming the kind, its rate and the command that checked it, unless
-    ``accept`` (``--accept-untrusted``: used, with that line said on stderr). A version never
-    checked is used, with a one-line notice on stderr that it never was. ``config``: the
-    config's path as the commands given in messages name it."""
-    from poolkit.errors import tell
-
+    ``accept`` (``--accept-untrusted``). Returns the line the command says on stderr once it
+    has done its work: for a version never checked (used all the same), or an untrusted one
+    accepted; None for a trusted one. ``config``: the config's path as the commands given in
+    messages name it."""
     check = store.latest_judge_check(version.judge, version.version)
     again = f"poolkit check-judge {config} --judge {version.label}"
     if check is None:
-        tell(f"note: machine judge {version.label} was never checked for gullibility "
-             f"({again})")
-        return
+        return (f"note: machine judge {version.label} was never checked for gullibility "
+                f"({again})")
     if check.trusted:
-        return
+        return None
     from poolkit.judges.canaries import KINDS
 
     summary = check.summary  # the worst kind; of two as bad, the first of KINDS
@@ -140,8 +138,7 @@ def trust_gate(store: StoreBackend, version: MachineVersion, where: str, flag: s
            f"{doc['rate']:.2f} > --max-fooled {check.max_fooled:g})")
     line = f"machine judge {version.label} is untrusted: {why}; see {again}"
     if accept:
-        tell(f"note: {line}; used all the same (--accept-untrusted)")
-        return
+        return f"note: {line}; used all the same (--accept-untrusted)"
     raise StoreError(f"{where}: {flag}: {line}, or pass --accept-untrusted")
 
 

@@ -47,11 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.sample_queries import SampleQueriesRequest, sample_queries
-    from poolkit.cli.options import check_level
+    from poolkit.cli.options import check_level, say_warnings
 
     check_level(args.level)
     report = sample_queries(SampleQueriesRequest(
         args.config, args.n, args.seed, args.stratify_by, args.machine, args.measure,
         args.level, args.accept_untrusted))
     sys.stdout.write(report.render(args.format))
+    say_warnings(report.trust)
     return 0
