@@ -60,12 +60,11 @@ class Exported:
         the machine judges' share when any was named (or whose labels they all are)."""
         alone = self.labels.origin.get("machine_only")
         if alone:
-            return [*self.trust,
-                    f"poolkit export: {len(self.labels)} labels of machine judge {alone} "
+            return [f"poolkit export: {len(self.labels)} labels of machine judge {alone} "
                     f"alone, no person's grade (a qrels file cannot say so: keep it apart "
-                    f"from people's labels)"]
-        return [*self.trust, *unresolved_lines(self.labels, self.policy),
-                *machine_lines(self.labels)]
+                    f"from people's labels)", *self.trust]
+        return [*unresolved_lines(self.labels, self.policy), *machine_lines(self.labels),
+                *self.trust]
 
 
 def export(request: ExportRequest, warn: Callable[[str], None] = tell,
