@@ -376,3 +376,24 @@ def test_a_server_gone_down_mid_check_records_nothing(tmp_path, capsys, served):
     script.down_after = None
     doc, _ = check(capsys, config, "--canaries", "5")
     assert doc["check"] == 1
+
+
+@pytest.mark.parametrize("signame, code, how", [("SIGINT", 130, "interrupted"),
+                                                ("SIGTERM", 143, "terminated")])
+def test_a_check_stopped_by_a_signal_records_nothing(tmp_path, capsys, served, signame, code,
+                                                     how):
+    """Stopped after its third answer: one line, and the store as it was."""
+    from killpoints import kill
+
+    url, script = served
+    script.grader = ContentJudge()
+    config = make_collection(tmp_path, url)
+    before = store_digest(config)
+    done = kill(signame, "poolkit.app.check_judge:_CanaryRun._record", "after",
+                ["check-judge", str(config), "--judge", "llm", "--canaries", "4"], nth=3,
+                cwd=tmp_path, env={KEY_ENV: "k"})
+    assert done.returncode == code, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"poolkit check-judge: {how}; no check recorded (a check is recorded whole): run the "
+        f"same command again") and "Traceback" not in done.stderr
+    assert done.stdout == "" and store_digest(config) == before
