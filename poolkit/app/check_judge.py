@@ -190,7 +190,8 @@ def plant(store: StoreBackend, pairs: Sequence[JudgePair],
 
 
 def _foreign(pairs: Sequence[JudgePair], rng: random.Random) -> list[JudgePair]:
-    """Each query with passages pooled for other queries and not for it (one per passage)."""
+    """Each pooled passage set against another query (drawn) it was not pooled for: a pair
+    no query's own pool holds, so not relevant as far as the pool knows."""
     from dataclasses import replace
 
     queries = {p.query.qid: p.query for p in pairs}
