@@ -155,6 +155,8 @@ class EstimateStoreRequest:
     run_format: str | None = None
     calibrate: bool = False
     lambda_max: float = 1.0
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -176,6 +178,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
         store, where = collection.store, collection.config.store_label
         choice = collection.machine_choice()
         chosen = choice.choose(r.machine, "--machine")
+        trust = collection.trusted([chosen], "--machine", r.accept_untrusted)
         versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")
@@ -206,7 +209,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     left = len(people.unresolved)
     said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
     return replace(report, unresolved={"policy": r.policy, "pairs": left},
-                   warnings=(*said, *report.warnings))
+                   warnings=(*said, *report.warnings, *trust))
 
 
 def unresolved_warning(pairs: int, policy: str, config: PathLike,

@@ -16,7 +16,7 @@ that kind, and ``labelled_pairs_in_order`` leaves it out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,6 +25,7 @@ from poolkit.io.sample import QueryDraw, SampledPair
 from poolkit.io.scale import GradeScale
 from poolkit.store.accounts_sql import AccountRow
 from poolkit.store.assign_sql import AssignmentPlan, Slots
+from poolkit.store.canary_sql import Canary, JudgeCheck
 from poolkit.store.gold_sql import GoldPair, GoldSet
 from poolkit.store.records import (
     GRADING_KINDS,
@@ -174,3 +175,8 @@ class StoreBackend(Protocol):
     def pending_invite(self, token_sha256: str, at: str) -> str | None: ...
     def pending_invites(self, at: str) -> dict[str, str]: ...
     def server_secret(self, key: str, make: str) -> str: ...
+    # -- machine judges' checks (``poolkit check-judge``, schema 14) ----------------------------
+    def record_judge_check(self, check: JudgeCheck, canaries: Sequence[Canary]) -> int: ...
+    def judge_checks(self, judge: str | None = None) -> list[JudgeCheck]: ...
+    def latest_judge_check(self, judge: str, version: str) -> JudgeCheck | None: ...
+    def canaries(self, check: int) -> list[Canary]: ...

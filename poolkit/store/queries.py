@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from poolkit.store.accounts_sql import AccountsSql
 from poolkit.store.assign_sql import AssignSql
+from poolkit.store.canary_sql import CanarySql
 from poolkit.store.draw_sql import DrawSql
 from poolkit.store.gold_sql import GoldSql
 from poolkit.store.log_sql import LogSql
 from poolkit.store.pool_sql import PoolSql
 
 
-class StoreQueries(PoolSql, AssignSql, LogSql, DrawSql, GoldSql, AccountsSql):
+class StoreQueries(PoolSql, AssignSql, LogSql, DrawSql, GoldSql, AccountsSql, CanarySql):
     """The shared half of a store backend: every contract method that is plain SQL
     (``pool_sql.PoolSql``, ``log_sql.LogSql``, ``draw_sql.DrawSql``, ``assign_sql.AssignSql``,
-    ``gold_sql.GoldSql``, ``accounts_sql.AccountsSql``, on ``sql_base.SqlBase``)."""
+    ``gold_sql.GoldSql``, ``accounts_sql.AccountsSql``, ``canary_sql.CanarySql``, on
+    ``sql_base.SqlBase``)."""
