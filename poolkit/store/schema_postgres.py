@@ -309,6 +309,8 @@ CREATE TABLE server_secrets (
     value TEXT COLLATE "C" NOT NULL,
     rowid BIGSERIAL
 );
+"""
+
 #: 13 -> 14: ``poolkit check-judge``'s checks and canaries (see ``store.schema``).
 CANARIES = """
 CREATE TABLE judge_checks (
