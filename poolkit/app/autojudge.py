@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
     from poolkit.store.contract import StoreBackend
+    from poolkit.store.records import Event
 
 #: characters per prompt token when no tokenizer is known (--dry-run's estimate)
 CHARS_PER_TOKEN = 4
@@ -55,6 +56,14 @@ class AutojudgeRequest:
     #: --variant KEY=VALUE: grade the pairs (the first --limit) also with one option changed,
     #: a separate judge version, and report how the two versions agree
     variant: str | None = None
+    #: --shard I/N: only the queries of shard I of N (``judges.shard``)
+    shard: tuple[int, int] | None = None
+    #: --export-batch DIR: write the requests as Batch API files instead of asking
+    export_batch: str | Path | None = None
+    #: --import-batch FILE...: record a batch's results instead of asking
+    import_batch: Sequence[str | Path] = ()
+    #: --overwrite: --export-batch may replace the batch files in DIR
+    overwrite: bool = False
 
 
 @register_report
@@ -78,11 +87,17 @@ class AutojudgeReport(Report):
     store: str = ""
     #: --variant: the variant against the judge as configured (``variants.variant_report``)
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: --export-batch, --import-batch: the files and what they held (``autojudge_batch``)
+    batch: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
         from poolkit.tables import wrapped
 
+        if self.batch is not None:
+            from poolkit.app.autojudge_batch import batch_table
+
+            return batch_table(self)
         if self.dry_run and self.estimate is not None:
             est = self.estimate
             cost = "" if est["cost"] is None else f", about {est['cost']:.4f} in cost"
@@ -122,6 +137,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
     import time
 
+    from poolkit.app.autojudge_batch import check_batch_request, export_batch, import_batch
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
     from poolkit.io.scale import DEFAULT_SCALE
@@ -129,7 +145,9 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     from poolkit.judges.config import template_on
 
     started = time.monotonic()
-    collection = Collection.open(request.config, write=not request.dry_run)
+    check_batch_request(request)
+    collection = Collection.open(request.config, write=not (request.dry_run
+                                                            or request.export_batch))
     config = collection.config
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
@@ -141,9 +159,9 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                            f"{scale.span}; use a kind that follows the scale (openai)")
     with collection:
         store = collection.store
-        if not request.dry_run:
+        if not (request.dry_run or request.export_batch):
             collection.assessor(spec.name, "grade", "--judge", machine=True)
-        pairs = _pairs(store, request.queries)
+        pairs = _pairs(store, request.queries, request.shard)
         judge = kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
                            cache_dir=config.cache_dir,
                            read_cache=not request.regrade,
@@ -162,6 +180,14 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             todo = todo[:request.limit]
         common = dict(command="autojudge", judge=spec.name, version=version,
                       store=config.store_label)
+        if request.import_batch:
+            pooled = pairs if request.queries is None and request.shard is None \
+                else _pairs(store, None)
+            return import_batch(store, spec, kind.name, judge, version, pooled, pairs,
+                                request.import_batch, common, started)
+        if request.export_batch:
+            return export_batch(judge, kind.name, version, todo, request, common, model,
+                                len(pairs), already, started)
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
@@ -192,10 +218,13 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         seconds=round(time.monotonic() - started, 3), variant=report)
 
 
-def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
-    """The latest pool's pairs in judging order, with their queries and texts."""
+def _pairs(store: StoreBackend, only: Sequence[str] | None,
+           shard: tuple[int, int] | None = None) -> list[JudgePair]:
+    """The latest pool's pairs in judging order, with their queries and texts (only those of
+    queries ``only``, and of shard I of N, ``judges.shard``)."""
     from poolkit.errors import StoreError, one_of
     from poolkit.judges import JudgePair
+    from poolkit.judges.shard import shard_of
 
     latest = store.latest_pool_version()
     if latest is None:
@@ -210,6 +239,8 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
     out = []
     for member in sorted(store.pool(max_version=latest), key=lambda m: (m.qid, m.order_key)):
         if wanted is not None and member.qid not in wanted:
+            continue
+        if shard is not None and shard_of(member.qid, shard[1]) != shard[0]:
             continue
         if member.text_hash not in texts:
             texts[member.text_hash] = store.text(member.text_hash)
@@ -261,6 +292,30 @@ def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
         cost = round(tokens * float(prices.get("prompt", 0))
                      + completion * float(prices.get("completion", 0)), 6)
     return {"pairs": len(todo), "prompt_tokens": tokens, "cost": cost}
+
+
+def verdict_event(judge: str, kind: str, version: str, template_sha256: str,
+                  pair: JudgePair, prompt: str, answer: Answer,
+                  **more: Any) -> Event:
+    """The event recording ``answer`` to ``prompt`` (about ``pair``) by judge ``judge``
+    (kind ``kind``) under ``version``: a grade, or a failure note when the answer read as
+    none; its provenance in the note (see the module), with ``more`` (a batch's result)."""
+    from poolkit.judges.prompt import sha256
+    from poolkit.store.records import MACHINE, Event
+
+    doc: dict[str, Any] = {
+        "kind": kind, "model": answer.model, "template_sha256": template_sha256,
+        "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
+        "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
+        "latency": answer.latency,
+        "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
+        "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {}), **more}
+    if answer.grade is None:
+        doc["failed"] = f"no grade in {answer.attempts} answer(s)"
+    return Event(qid=pair.query.qid, docid=pair.docid, assessor=judge,
+                 kind="grade" if answer.grade is not None else "note",
+                 grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
+                 source=answer.model, origin=MACHINE, judge_version=version)
 
 
 class _Run:
@@ -367,26 +422,13 @@ class _Run:
 
     def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
         from poolkit.io.staged import held_signals
-        from poolkit.judges.prompt import sha256
-        from poolkit.store.records import MACHINE, Event
 
         self.model = answer.model
         self.prompt_tokens += answer.prompt_tokens
         self.completion_tokens += answer.completion_tokens
         qid, docid = pair.query.qid, pair.docid
-        doc: dict[str, Any] = {
-            "kind": self.kind, "model": answer.model, "template_sha256": self.template_sha256,
-            "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
-            "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
-            "latency": answer.latency,
-            "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
-            "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {})}
-        if answer.grade is None:
-            doc["failed"] = f"no grade in {answer.attempts} answer(s)"
-        event = Event(qid=qid, docid=docid, assessor=self.spec.name,
-                      kind="grade" if answer.grade is not None else "note",
-                      grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
-                      source=answer.model, origin=MACHINE, judge_version=self.version)
+        event = verdict_event(self.spec.name, self.kind, self.version, self.template_sha256,
+                              pair, prompt, answer)
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
                 if answer.grade is not None and not self.regrade and (qid, docid) in _graded(
@@ -401,4 +443,4 @@ class _Run:
                 self.grades[answer.grade] += 1
 
 
-__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]
+__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec", "verdict_event"]
