@@ -25,12 +25,13 @@ Light at import: the command line's parser takes ``AutojudgeReport.formats`` fro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.app.autojudge_events import graded_pairs as _graded
+from poolkit.app.autojudge_events import verdict_event
 from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
     from poolkit.store.contract import StoreBackend
-    from poolkit.store.records import Event
 
 #: characters per prompt token when no tokenizer is known (--dry-run's estimate)
 CHARS_PER_TOKEN = 4
@@ -183,11 +183,25 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if request.import_batch:
             pooled = pairs if request.queries is None and request.shard is None \
                 else _pairs(store, None)
-            return import_batch(store, spec, kind.name, judge, version, pooled, pairs,
-                                request.import_batch, common, started)
+            batch, imported = import_batch(store, spec, kind.name, judge, version, pooled, pairs,
+                                      request.import_batch)
+            return AutojudgeReport(
+                **common, model=imported.model or model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": imported.graded, "already": imported.already,
+                       "failed": imported.failed},
+                grades={str(g): imported.grades.get(g, 0) for g in scale.grades},
+                tokens={"prompt": imported.prompt_tokens, "completion": imported.completion_tokens},
+                seconds=round(time.monotonic() - started, 3), batch=batch)
         if request.export_batch:
-            return export_batch(judge, kind.name, version, todo, request, common, model,
-                                len(pairs), already, started)
+            batch = export_batch(judge, kind.name, spec.name, version, todo, request,
+                                 CHARS_PER_TOKEN)
+            return AutojudgeReport(
+                **common, model=model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                grades={str(g): 0 for g in scale.grades},
+                tokens={"prompt": 0, "completion": 0},
+                seconds=round(time.monotonic() - started, 3), dry_run=request.dry_run,
+                batch=batch)
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
@@ -249,13 +263,6 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None,
     return out
 
 
-def _graded(store: StoreBackend, judge: str, version: str,
-            qid: str | None = None) -> set[tuple[str, str]]:
-    """The pairs judge ``judge`` has a grade event for under ``version``."""
-    return {(e.qid, e.docid) for e in store.events(qid=qid, kinds=["grade"], machine=judge)
-            if e.judge_version == version}
-
-
 def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
     """The model id the server reported for this judge version's latest grade, if any."""
     events = [e for e in store.events(kinds=["grade"], machine=judge)
@@ -292,30 +299,6 @@ def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
         cost = round(tokens * float(prices.get("prompt", 0))
                      + completion * float(prices.get("completion", 0)), 6)
     return {"pairs": len(todo), "prompt_tokens": tokens, "cost": cost}
-
-
-def verdict_event(judge: str, kind: str, version: str, template_sha256: str,
-                  pair: JudgePair, prompt: str, answer: Answer,
-                  **more: Any) -> Event:
-    """The event recording ``answer`` to ``prompt`` (about ``pair``) by judge ``judge``
-    (kind ``kind``) under ``version``: a grade, or a failure note when the answer read as
-    none; its provenance in the note (see the module), with ``more`` (a batch's result)."""
-    from poolkit.judges.prompt import sha256
-    from poolkit.store.records import MACHINE, Event
-
-    doc: dict[str, Any] = {
-        "kind": kind, "model": answer.model, "template_sha256": template_sha256,
-        "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
-        "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
-        "latency": answer.latency,
-        "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
-        "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {}), **more}
-    if answer.grade is None:
-        doc["failed"] = f"no grade in {answer.attempts} answer(s)"
-    return Event(qid=pair.query.qid, docid=pair.docid, assessor=judge,
-                 kind="grade" if answer.grade is not None else "note",
-                 grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
-                 source=answer.model, origin=MACHINE, judge_version=version)
 
 
 class _Run:
@@ -443,4 +426,4 @@ class _Run:
                 self.grades[answer.grade] += 1
 
 
-__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec", "verdict_event"]
+__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]

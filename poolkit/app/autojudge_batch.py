@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 from poolkit.errors import InputError, OutputError, PoolkitError
 
 if TYPE_CHECKING:
-    from poolkit.app.autojudge import AutojudgeReport, AutojudgeRequest
     from poolkit.judges import JudgePair
     from poolkit.judges.config import JudgeSpec
     from poolkit.store.contract import StoreBackend
@@ -50,8 +49,9 @@ FILE_GLOB = "batch-*.jsonl"
 SHOWN_PENDING = 10
 
 
-def check_batch_request(request: AutojudgeRequest) -> None:
-    """One line for an option that does not go with --export-batch or --import-batch."""
+def check_batch_request(request: Any) -> None:
+    """One line for an option of ``request`` (an ``AutojudgeRequest``) that does not go with
+    --export-batch or --import-batch."""
     if request.export_batch and request.import_batch:
         raise PoolkitError("--export-batch and --import-batch: one or the other (export, "
                            "run the batch, then import its results)")
@@ -78,25 +78,20 @@ def _batch_judge(judge: Any, kind: str, name: str) -> None:
 
 
 # -- export --------------------------------------------------------------------------------
-def export_batch(judge: Any, kind: str, version: str, todo: Sequence[JudgePair],
-                 request: AutojudgeRequest, common: dict[str, Any], model: str,
-                 total: int, already: int, started: float, *,
-                 max_lines: int | None = None, max_bytes: int | None = None,
-                 ) -> AutojudgeReport:
-    """Write (or with --dry-run only count) the requests for ``todo`` (see the module)."""
-    import time
-
-    from poolkit.app.autojudge import CHARS_PER_TOKEN, AutojudgeReport
+def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[JudgePair],
+                 request: Any, chars_per_token: int) -> dict[str, Any]:
+    """Write (or with --dry-run only count) the requests for ``todo`` (see the module): the
+    report's ``batch``. Prompt tokens by the judge's tokenizer, else ``chars_per_token``."""
     from poolkit.io.atomic import atomic_writer, check_writable_folder
     from poolkit.io.staged import held_signals
     from poolkit.judges.batch import MAX_BYTES, MAX_LINES, FileSplit, custom_id, request_line
 
-    _batch_judge(judge, kind, common["judge"])
+    _batch_judge(judge, kind, name)
     folder = Path(request.export_batch)  # type: ignore[arg-type]
     old = _existing(folder, request.overwrite)
     if not request.dry_run:
         check_writable_folder(folder)
-    split = FileSplit(max_lines or MAX_LINES, max_bytes or MAX_BYTES)
+    split = FileSplit(MAX_LINES, MAX_BYTES)
     count = getattr(judge, "count_tokens", None)
     files: list[dict[str, Any]] = []
     chars: list[int] = []
@@ -130,14 +125,9 @@ def export_batch(judge: Any, kind: str, version: str, todo: Sequence[JudgePair],
                         path.unlink(missing_ok=True)
     if count is None:
         for f, n in zip(files, chars, strict=True):
-            f["prompt_tokens"] = -(-n // CHARS_PER_TOKEN)
-    return AutojudgeReport(
-        **common, model=model,
-        pairs={"total": total, "graded": 0, "already": already, "failed": 0},
-        grades={str(g): 0 for g in judge.scale.grades}, tokens={"prompt": 0, "completion": 0},
-        seconds=round(time.monotonic() - started, 3), dry_run=request.dry_run,
-        batch={"action": "export", "folder": str(folder), "written": not request.dry_run,
-               "requests": sum(f["requests"] for f in files), "files": files})
+            f["prompt_tokens"] = -(-n // chars_per_token)
+    return {"action": "export", "folder": str(folder), "written": not request.dry_run,
+            "requests": sum(f["requests"] for f in files), "files": files}
 
 
 def _existing(folder: Path, overwrite: bool) -> list[Path]:
@@ -155,32 +145,22 @@ def _existing(folder: Path, overwrite: bool) -> list[Path]:
 # -- import --------------------------------------------------------------------------------
 def import_batch(store: StoreBackend, spec: JudgeSpec, kind: str, judge: Any, version: str,
                  pooled: Sequence[JudgePair], selection: Sequence[JudgePair],
-                 files: Sequence[str | Path], common: dict[str, Any], started: float,
-                 ) -> AutojudgeReport:
-    """Record the results in ``files`` (see the module)."""
-    import time
-
-    from poolkit.app.autojudge import AutojudgeReport, _graded
+                 files: Sequence[str | Path]) -> tuple[dict[str, Any], BatchImport]:
+    """Record the results in ``files`` (see the module): the report's ``batch``, and what
+    was recorded."""
+    from poolkit.app.autojudge_events import graded_pairs
     from poolkit.judges.batch import custom_id
 
     _batch_judge(judge, kind, spec.name)
     by_pair = {(p.query.qid, p.docid): p for p in pooled}
     results, listing = _read_results(files, version, by_pair)
-    run = _Import(store, spec, kind, judge, version, by_pair)
+    run = BatchImport(store, spec, kind, judge, version, by_pair)
     run.record(results)
-    graded = _graded(store, spec.name, version)
+    graded = graded_pairs(store, spec.name, version)
     pending = [custom_id(version, reading, p.query.qid, p.docid) for p in selection
                if (p.query.qid, p.docid) not in graded for reading in range(READINGS)]
-    scale = judge.scale
-    return AutojudgeReport(
-        **common, model=run.model or str(spec.settings.get("model") or kind),
-        pairs={"total": len(selection), "graded": run.graded, "already": run.already,
-               "failed": run.failed},
-        grades={str(g): run.grades.get(g, 0) for g in scale.grades},
-        tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
-        seconds=round(time.monotonic() - started, 3),
-        batch={"action": "import", **listing, "recorded": run.graded + run.failed,
-               "pending": len(pending), "pending_ids": pending})
+    return ({"action": "import", **listing, "recorded": run.graded + run.failed,
+             "pending": len(pending), "pending_ids": pending}, run)
 
 
 def _read_results(files: Sequence[str | Path], version: str,
@@ -260,7 +240,7 @@ def _check_key(result: Any, version: str, by_pair: dict[tuple[str, str], JudgePa
                                        f"in the pool")
 
 
-class _Import:
+class BatchImport:
     """The results recorded in one transaction, and what was counted."""
 
     def __init__(self, store: StoreBackend, spec: JudgeSpec, kind: str, judge: Any,
@@ -316,7 +296,7 @@ class _Import:
         return seen, graded
 
     def _event(self, result: Any, completion: Any, name: str) -> Event:
-        from poolkit.app.autojudge import verdict_event
+        from poolkit.app.autojudge_events import verdict_event
 
         pair = self._pairs[(result.key.qid, result.key.docid)]
         answer = self.judge.answer_of(completion, completion.prompt_tokens,
@@ -338,7 +318,7 @@ class _Import:
 
 
 # -- the table -----------------------------------------------------------------------------
-def batch_table(report: AutojudgeReport) -> str:
+def batch_table(report: Any) -> str:
     """The report of an export or an import as a few lines."""
     from poolkit.tables import wrapped
 
@@ -378,5 +358,5 @@ def batch_table(report: AutojudgeReport) -> str:
     return text
 
 
-__all__ = ["FILE_NAME", "READINGS", "batch_table", "check_batch_request", "export_batch",
-           "import_batch"]
+__all__ = ["FILE_NAME", "READINGS", "BatchImport", "batch_table", "check_batch_request",
+           "export_batch", "import_batch"]

@@ -1,6 +1,6 @@
 """``autojudge --export-batch`` at a TREC track's scale: 120,000 pending pairs (a store built
-through the store's API, no pooling; a passage per doc, shared by the queries) go to three files, each within the Batch API's 50,000
-lines and 200 MB, every request once, in the judging order."""
+through the store's API, no pooling; a passage per doc, shared by the queries) go to three
+files, each within the Batch API's 50,000 lines and 200 MB, every request once."""
 
 from __future__ import annotations
 
