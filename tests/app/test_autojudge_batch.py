@@ -434,3 +434,25 @@ def test_shard_exports_union_to_every_request_and_share_none(tmp_path, llm, caps
                                                       "--shard", "2/2"))}
     every = {r["custom_id"] for r in requests_of(export(capsys, config, tmp_path / "all"))}
     assert one and two and not one & two and one | two == every
+
+
+def test_two_machines_share_one_store_by_shards_and_batches_on_each_backend(
+        tmp_path, llm, capsys, store_location):
+    """Machine 1 exports shard 1/2 and imports its results; machine 2 grades shard 2/2
+    online; the results imported again, and a file with another version's line, change
+    nothing: every pair graded once."""
+    config = collection(tmp_path, llm[0], store=store_location)
+    requests = requests_of(export(capsys, config, tmp_path / "one", "--shard", "1/2"))
+    out = results_file(tmp_path / "out.jsonl", [answered(r, n) for n, r in
+                                                enumerate(requests)])
+    assert import_(capsys, config, out)["pairs"]["graded"] == len(requests)
+    online, _ = autojudge_json(capsys, config, "llm", "--shard", "2/2")
+    assert online["pairs"]["graded"] == PAIRS - len(requests)
+    events = machine_events(config)
+    assert len(events) == PAIRS == len({(e.qid, e.docid) for e in events})
+    assert import_(capsys, config, out)["pairs"]["already"] == len(requests)
+    bad = _bad_version(requests, tmp_path)
+    code, _, err = cli(["autojudge", config, "--judge", "llm", "--import-batch",
+                        results_file(tmp_path / "bad.jsonl", bad)], capsys)
+    assert code != 0 and "bad.jsonl:6: custom_id" in err
+    assert machine_events(config) == events
