@@ -20,6 +20,10 @@ kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (t
 flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
 holds exactly those (a verdict's write and its count are one step no signal splits).
 
+``--shard I/N`` narrows the pairs to the queries of shard I of N (``judges.shard``), so N
+machines share a pool and a store; ``--export-batch`` and ``--import-batch`` take the same
+pairs through a batch API instead of asking (``app.autojudge_batch``).
+
 Light at import: the command line's parser takes ``AutojudgeReport.formats`` from here.
 """
 
