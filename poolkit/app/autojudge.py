@@ -187,14 +187,15 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if request.import_batch:
             pooled = pairs if request.queries is None and request.shard is None \
                 else _pairs(store, None)
-            batch, imported = import_batch(store, spec, kind.name, judge, version, pooled, pairs,
-                                      request.import_batch)
+            batch, done_now = import_batch(store, spec, kind.name, judge, version, pooled,
+                                           pairs, request.import_batch)
             return AutojudgeReport(
-                **common, model=imported.model or model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": imported.graded, "already": imported.already,
-                       "failed": imported.failed},
-                grades={str(g): imported.grades.get(g, 0) for g in scale.grades},
-                tokens={"prompt": imported.prompt_tokens, "completion": imported.completion_tokens},
+                **common, model=done_now.model or model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": done_now.graded,
+                       "already": done_now.already, "failed": done_now.failed},
+                grades={str(g): done_now.grades.get(g, 0) for g in scale.grades},
+                tokens={"prompt": done_now.prompt_tokens,
+                        "completion": done_now.completion_tokens},
                 seconds=round(time.monotonic() - started, 3), batch=batch)
         if request.export_batch:
             batch = export_batch(judge, kind.name, spec.name, version, todo, request,

@@ -82,15 +82,30 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
                  request: Any, chars_per_token: int) -> dict[str, Any]:
     """Write (or with --dry-run only count) the requests for ``todo`` (see the module): the
     report's ``batch``. Prompt tokens by the judge's tokenizer, else ``chars_per_token``."""
-    from poolkit.io.atomic import atomic_writer, check_writable_folder
+    from poolkit.io.atomic import check_writable_folder, remove_empty_folders
+
+    _batch_judge(judge, kind, name)
+    folder = Path(request.export_batch)
+    old = _existing(folder, request.overwrite)
+    made = [] if request.dry_run else check_writable_folder(folder)
+    try:
+        files = _write(judge, version, todo, folder, old, request.dry_run, chars_per_token)
+    except BaseException:
+        remove_empty_folders(made)  # a stopped export leaves no folder it made either
+        raise
+    return {"action": "export", "folder": str(folder), "written": not request.dry_run,
+            "requests": sum(f["requests"] for f in files), "files": files}
+
+
+def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
+           old: list[Path], dry_run: bool, chars_per_token: int) -> list[dict[str, Any]]:
+    """The files of the requests for ``todo``: written unless ``dry_run``, all put in place
+    at once, and ``old`` batch files not rewritten removed; each {file, requests, bytes,
+    prompt_tokens}."""
+    from poolkit.io.atomic import atomic_writer
     from poolkit.io.staged import held_signals
     from poolkit.judges.batch import MAX_BYTES, MAX_LINES, FileSplit, custom_id, request_line
 
-    _batch_judge(judge, kind, name)
-    folder = Path(request.export_batch)  # type: ignore[arg-type]
-    old = _existing(folder, request.overwrite)
-    if not request.dry_run:
-        check_writable_folder(folder)
     split = FileSplit(MAX_LINES, MAX_BYTES)
     count = getattr(judge, "count_tokens", None)
     files: list[dict[str, Any]] = []
@@ -107,7 +122,7 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
                     files.append({"file": str(folder / FILE_NAME.format(n + 1)),
                                   "requests": 0, "bytes": 0, "prompt_tokens": 0})
                     chars.append(0)
-                    if not request.dry_run:
+                    if not dry_run:
                         out = stack.enter_context(atomic_writer(files[n]["file"], "wb"))
                 files[n]["requests"] += 1
                 files[n]["bytes"] += len(line)
@@ -116,7 +131,7 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
                 chars[n] += len(prompt)
                 if out is not None:
                     out.write(line)
-        if not request.dry_run:
+        if not dry_run:
             with held_signals():  # every file in place, and the old ones gone, or none
                 stack.close()
                 written = {Path(f["file"]).name for f in files}
@@ -126,8 +141,7 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
     if count is None:
         for f, n in zip(files, chars, strict=True):
             f["prompt_tokens"] = -(-n // chars_per_token)
-    return {"action": "export", "folder": str(folder), "written": not request.dry_run,
-            "requests": sum(f["requests"] for f in files), "files": files}
+    return files
 
 
 def _existing(folder: Path, overwrite: bool) -> list[Path]:

@@ -376,10 +376,13 @@ def test_an_export_stopped_midway_leaves_no_file(tmp_path, llm, capsys, monkeypa
 
     monkeypatch.setattr("poolkit.judges.batch.FileSplit",
                         lambda lines, size: Stopping(10, size))
+    code, _, err = cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
+                       capsys)
+    assert code != 0 and not folder.exists()  # nor the folder it made
     folder.mkdir()
     code, _, err = cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
                        capsys)
-    assert code != 0 and list(folder.iterdir()) == []
+    assert code != 0 and list(folder.iterdir()) == []  # a folder of the user's stays
 
 
 @pytest.mark.parametrize("args, says", [
