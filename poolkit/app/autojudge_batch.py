@@ -27,7 +27,7 @@ report lists the custom_ids still pending (of ``--queries``/``--shard`` when giv
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,7 +183,7 @@ def _read_results(files: Sequence[str | Path], version: str,
     """Every file read and checked: ([(result, completion, file name)] of the results that
     have a completion, {"files", "errors", "cut"} for the report); InputError, naming the
     file and line, for a line that is not a result of this version on a pooled pair."""
-    from poolkit.io.common import iter_chunks, json_problem
+    from poolkit.io.common import json_problem
     from poolkit.judges.batch import BatchFormatError, read_result
     from poolkit.judges.completion import Malformed, read_completion
 
@@ -195,43 +195,57 @@ def _read_results(files: Sequence[str | Path], version: str,
         stats: dict[str, Any] = {"file": str(path), "lines": 0, "results": 0, "errors": 0,
                                  "cut": 0}
         listing.append(stats)
-        number = 0
-        for chunk in iter_chunks(path):
-            for raw in chunk.splitlines(keepends=True):
-                number += 1
-                if not raw.strip():
+        for number, raw in _lines(path):
+            if not raw.strip():
+                continue
+            stats["lines"] += 1
+            try:
+                doc = json.loads(raw)
+            except ValueError as exc:
+                if not raw.endswith(b"\n"):  # the file's last line, cut short
+                    stats["cut"] += 1
+                    cut.append({"file": str(path), "line": number})
                     continue
-                stats["lines"] += 1
+                why = json_problem(exc) if isinstance(exc, json.JSONDecodeError) \
+                    else "not valid UTF-8"
+                raise InputError(path, number, f"not a batch result line: {why}") from None
+            try:
+                result = read_result(doc)
+            except BatchFormatError as exc:
+                raise InputError(path, number, f"not a batch result line: {exc}") from None
+            _check_key(result, version, by_pair, path, number)
+            problem = result.error
+            completion = None
+            if problem is None:
                 try:
-                    doc = json.loads(raw)
-                except ValueError as exc:
-                    if not raw.endswith(b"\n"):  # the file's last line, cut short
-                        stats["cut"] += 1
-                        cut.append({"file": str(path), "line": number})
-                        continue
-                    why = json_problem(exc) if isinstance(exc, json.JSONDecodeError) \
-                        else "not valid UTF-8"
-                    raise InputError(path, number, f"not a batch result line: {why}") from None
-                try:
-                    result = read_result(doc)
-                except BatchFormatError as exc:
-                    raise InputError(path, number, f"not a batch result line: {exc}") from None
-                _check_key(result, version, by_pair, path, number)
-                problem = result.error
-                completion = None
-                if problem is None:
-                    try:
-                        completion = read_completion(result.completion)
-                    except Malformed as exc:
-                        problem = str(exc)
-                if problem is not None:
-                    stats["errors"] += 1
-                    errors.append({"file": str(path), "line": number,
-                                   "custom_id": result.custom_id, "reason": problem})
-                    continue
-                stats["results"] += 1
-                results.append((result, completion, Path(path).name))
+                    completion = read_completion(result.completion)
+                except Malformed as exc:
+                    problem = str(exc)
+            if problem is not None:
+                stats["errors"] += 1
+                errors.append({"file": str(path), "line": number,
+                               "custom_id": result.custom_id, "reason": problem})
+                continue
+            stats["results"] += 1
+            results.append((result, completion, Path(path).name))
     return results, {"files": listing, "errors": errors, "cut": cut}
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """(number, the line with its ``\\n``) of every line of ``path``, split at ``\\n`` only
+    (the last may have none); an InputError naming it when it cannot be read."""
+    from poolkit.io.common import iter_chunks
+
+    number = 0
+    for chunk in iter_chunks(path):
+        lines = chunk.split(b"\n")
+        for i, line in enumerate(lines):
+            if i < len(lines) - 1:
+                number += 1
+                yield number, line + b"\n"
+            elif line:  # a block ends just after a \n, but the file's last may not
+                number += 1
+                yield number, line
 
 
 def _check_key(result: Any, version: str, by_pair: dict[tuple[str, str], JudgePair],

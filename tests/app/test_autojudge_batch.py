@@ -459,3 +459,15 @@ def test_two_machines_share_one_store_by_shards_and_batches_on_each_backend(
                         results_file(tmp_path / "bad.jsonl", bad)], capsys)
     assert code != 0 and "bad.jsonl:6: custom_id" in err
     assert machine_events(config) == events
+
+
+def test_a_results_file_with_windows_line_ends_or_blank_lines_reads_the_same(tmp_path, llm,
+                                                                             capsys):
+    config = collection(tmp_path, llm[0])
+    requests = requests_of(export(capsys, config, tmp_path / "batch"))
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"\r\n".join(json.dumps(answered(r, n)).encode()
+                                 for n, r in enumerate(requests)) + b"\r\n\r\n")
+    doc = import_(capsys, config, out)
+    assert doc["pairs"]["graded"] == PAIRS and doc["batch"]["cut"] == []
+    assert doc["batch"]["files"][0]["lines"] == PAIRS
