@@ -83,6 +83,7 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
     """Write (or with --dry-run only count) the requests for ``todo`` (see the module): the
     report's ``batch``. Prompt tokens by the judge's tokenizer, else ``chars_per_token``."""
     from poolkit.io.atomic import check_writable_folder, remove_empty_folders
+    from poolkit.io.paths import shown_path
 
     _batch_judge(judge, kind, name)
     folder = Path(request.export_batch)
@@ -93,7 +94,7 @@ def export_batch(judge: Any, kind: str, name: str, version: str, todo: Sequence[
     except BaseException:
         remove_empty_folders(made)  # a stopped export leaves no folder it made either
         raise
-    return {"action": "export", "folder": str(folder), "written": not request.dry_run,
+    return {"action": "export", "folder": shown_path(folder), "written": not request.dry_run,
             "requests": sum(f["requests"] for f in files), "files": files}
 
 
@@ -103,6 +104,7 @@ def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
     at once, and ``old`` batch files not rewritten removed; each {file, requests, bytes,
     prompt_tokens}."""
     from poolkit.io.atomic import atomic_writer
+    from poolkit.io.paths import shown_path
     from poolkit.io.staged import held_signals
     from poolkit.judges.batch import MAX_BYTES, MAX_LINES, FileSplit, custom_id, request_line
 
@@ -119,11 +121,12 @@ def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
                                     judge.request_body(prompt))
                 n = split.place(len(line))
                 if n == len(files):
-                    files.append({"file": str(folder / FILE_NAME.format(n + 1)),
-                                  "requests": 0, "bytes": 0, "prompt_tokens": 0})
+                    path = folder / FILE_NAME.format(n + 1)
+                    files.append({"file": shown_path(path), "requests": 0, "bytes": 0,
+                                  "prompt_tokens": 0})
                     chars.append(0)
                     if not dry_run:
-                        out = stack.enter_context(atomic_writer(files[n]["file"], "wb"))
+                        out = stack.enter_context(atomic_writer(path, "wb"))
                 files[n]["requests"] += 1
                 files[n]["bytes"] += len(line)
                 if count is not None:
@@ -135,9 +138,9 @@ def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
             with held_signals():  # every file in place, and the old ones gone, or none
                 stack.close()
                 written = {Path(f["file"]).name for f in files}
-                for path in old:
-                    if path.name not in written:
-                        path.unlink(missing_ok=True)
+                for stale in old:
+                    if stale.name not in written:
+                        stale.unlink(missing_ok=True)
     if count is None:
         for f, n in zip(files, chars, strict=True):
             f["prompt_tokens"] = -(-n // chars_per_token)
@@ -184,6 +187,7 @@ def _read_results(files: Sequence[str | Path], version: str,
     have a completion, {"files", "errors", "cut"} for the report); InputError, naming the
     file and line, for a line that is not a result of this version on a pooled pair."""
     from poolkit.io.common import json_problem
+    from poolkit.io.paths import path_text, shown_path
     from poolkit.judges.batch import BatchFormatError, read_result
     from poolkit.judges.completion import Malformed, read_completion
 
@@ -192,7 +196,7 @@ def _read_results(files: Sequence[str | Path], version: str,
     cut: list[dict[str, Any]] = []
     listing: list[dict[str, Any]] = []
     for path in files:
-        stats: dict[str, Any] = {"file": str(path), "lines": 0, "results": 0, "errors": 0,
+        stats: dict[str, Any] = {"file": shown_path(path), "lines": 0, "results": 0, "errors": 0,
                                  "cut": 0}
         listing.append(stats)
         for number, raw in _lines(path):
@@ -204,7 +208,7 @@ def _read_results(files: Sequence[str | Path], version: str,
             except ValueError as exc:
                 if not raw.endswith(b"\n"):  # the file's last line, cut short
                     stats["cut"] += 1
-                    cut.append({"file": str(path), "line": number})
+                    cut.append({"file": shown_path(path), "line": number})
                     continue
                 why = json_problem(exc) if isinstance(exc, json.JSONDecodeError) \
                     else "not valid UTF-8"
@@ -223,11 +227,11 @@ def _read_results(files: Sequence[str | Path], version: str,
                     problem = str(exc)
             if problem is not None:
                 stats["errors"] += 1
-                errors.append({"file": str(path), "line": number,
+                errors.append({"file": shown_path(path), "line": number,
                                "custom_id": result.custom_id, "reason": problem})
                 continue
             stats["results"] += 1
-            results.append((result, completion, Path(path).name))
+            results.append((result, completion, path_text(Path(path).name)))
     return results, {"files": listing, "errors": errors, "cut": cut}
 
 
