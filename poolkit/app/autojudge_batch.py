@@ -16,12 +16,13 @@ verdict's does (``autojudge``) plus ``"batch": {"custom_id", "result", "file"}``
 is checked before anything is recorded: a line that is not a result, or a custom_id of
 another judge version or of a pair not in the pool, refuses the import with one line naming
 the file and line, and the store is left as it was. What is then recorded is one
-transaction. A result already imported (its ``result`` identity recorded) is counted as
-``already``, as is a grade of a pair the version has graded meanwhile: importing twice
-changes nothing. A result that has none (an ``error`` line, a status other than 200, a
-response breaking the API's shape) and a last line cut short are counted and listed, not
-recorded; their pairs stay pending, and the next ``--export-batch`` writes them again. The
-report lists the custom_ids still pending (of ``--queries``/``--shard`` when given).
+transaction. A result already imported (its custom_id and ``result`` identity recorded: a
+service's result ids need be unique per request only) is counted as ``already``, as is a
+grade of a pair the version has graded meanwhile: importing twice changes nothing. A result
+that has none (an ``error`` line, a status other than 200, a response breaking the API's
+shape) and a last line cut short are counted and listed, not recorded; their pairs stay
+pending, and the next ``--export-batch`` writes them again. The report lists the custom_ids
+still pending (of ``--queries``/``--shard`` when given).
 """
 
 from __future__ import annotations
@@ -294,7 +295,7 @@ class BatchImport:
             seen, graded = self._recorded()
             events = []
             for result, completion, name in results:
-                if result.identity in seen:
+                if (result.custom_id, result.identity) in seen:
                     self.already += 1
                     continue
                 event = self._event(result, completion, name)
@@ -302,7 +303,7 @@ class BatchImport:
                 if event.grade is not None and pair in graded:
                     self.already += 1  # graded meanwhile (online, another import)
                     continue
-                seen.add(result.identity)
+                seen.add((result.custom_id, result.identity))
                 events.append(event)
                 self._count(event, completion)
                 if event.grade is not None:
@@ -310,9 +311,10 @@ class BatchImport:
             if events:
                 self.store.record_events(events)
 
-    def _recorded(self) -> tuple[set[str], set[tuple[str, str]]]:
-        """The batch results this version's events hold, and the pairs it graded."""
-        seen: set[str] = set()
+    def _recorded(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """The batch results this version's events hold (custom_id, identity), and the
+        pairs it graded."""
+        seen: set[tuple[str, str]] = set()
         graded: set[tuple[str, str]] = set()
         for e in self.store.events(kinds=["grade", "note"], machine=self.spec.name):
             if e.judge_version != self.version:
@@ -324,7 +326,7 @@ class BatchImport:
             except (ValueError, AttributeError):
                 continue
             if isinstance(batch, dict) and isinstance(batch.get("result"), str):
-                seen.add(batch["result"])
+                seen.add((str(batch.get("custom_id")), batch["result"]))
         return seen, graded
 
     def _event(self, result: Any, completion: Any, name: str) -> Event:

@@ -15,9 +15,9 @@ their UTF-8 but ``A-Z a-z 0-9 - . _ ~`` as ``%XX``, upper-case hex), so no field
 ``:``, any id at all can be named and read back, and each id has one spelling: a custom_id
 spelled otherwise (``%3a``, ``%41`` for ``A``) is refused, not read as another pair's.
 
-A result's identity (what an import recognises again) is its ``id``, the line the batch
-service made for that request's run, or, if a service writes none, the SHA-256 of the line's
-response and error.
+A result's identity (what an import recognises again, with its custom_id) is its ``id``,
+the one the batch service gave that request's run, or, if a service writes none, the SHA-256
+of the line's response and error.
 """
 
 from __future__ import annotations

@@ -231,6 +231,17 @@ def test_results_without_an_answer_are_listed_and_exported_again(tmp_path, llm, 
     assert snapshot(tmp_path) == before
 
 
+def test_result_ids_repeated_for_other_requests_are_other_results(tmp_path, llm, capsys):
+    """A service numbering each file's results from 1: the custom_id tells them apart."""
+    config = collection(tmp_path, llm[0])
+    requests = requests_of(export(capsys, config, tmp_path / "batch"))
+    one = results_file(tmp_path / "1.jsonl", [answered(r, n) for n, r in
+                                              enumerate(requests[:20])])
+    two = results_file(tmp_path / "2.jsonl", [answered(r, n) for n, r in
+                                              enumerate(requests[20:])])
+    assert import_(capsys, config, one, two)["pairs"]["graded"] == PAIRS
+
+
 def test_a_results_file_without_ids_is_known_by_its_content(tmp_path, llm, capsys):
     config = collection(tmp_path, llm[0])
     requests = requests_of(export(capsys, config, tmp_path / "batch"))
