@@ -269,27 +269,27 @@ def test_an_import_narrowed_to_a_shard_lists_that_shards_pending_only(tmp_path, 
 
 
 # -- refusals: one line naming the file and line, the store and the files byte-identical --
-def _bad_version(requests: list[dict], tmp: Path) -> list[dict]:
+def _bad_version(requests: list[dict]) -> list[dict]:
     lines = [answered(r, n) for n, r in enumerate(requests)]
     key = parse_custom_id(requests[5]["custom_id"])
     lines[5]["custom_id"] = custom_id("fedcba9876543210", 0, key.qid, key.docid)
     return lines
 
 
-def _unknown_pair(requests: list[dict], tmp: Path) -> list[dict]:
+def _unknown_pair(requests: list[dict]) -> list[dict]:
     lines = [answered(r, n) for n, r in enumerate(requests)]
     version = parse_custom_id(requests[5]["custom_id"]).version
     lines[5]["custom_id"] = custom_id(version, 0, "q:nowhere", "d1")
     return lines
 
 
-def _reading(requests: list[dict], tmp: Path) -> list[dict]:
+def _reading(requests: list[dict]) -> list[dict]:
     lines = [answered(r, n) for n, r in enumerate(requests)]
     lines[5]["custom_id"] = lines[5]["custom_id"].replace(":0:", ":1:", 1)
     return lines
 
 
-def _spelling(requests: list[dict], tmp: Path) -> list[dict]:
+def _spelling(requests: list[dict]) -> list[dict]:
     lines = [answered(r, n) for n, r in enumerate(requests)]
     lines[5]["custom_id"] += "%3a"
     return lines
@@ -307,7 +307,7 @@ def test_a_result_of_another_version_or_pair_is_refused_in_one_line(tmp_path, ll
                                                                      make, says):
     config = collection(tmp_path, llm[0])
     requests = requests_of(export(capsys, config, tmp_path / "batch"))
-    out = results_file(tmp_path / "out.jsonl", make(requests, tmp_path))
+    out = results_file(tmp_path / "out.jsonl", make(requests))
     assert_refused(capsys, tmp_path, ["autojudge", config, "--judge", "llm",
                                       "--import-batch", out], says)
 
@@ -465,7 +465,7 @@ def test_two_machines_share_one_store_by_shards_and_batches_on_each_backend(
     events = machine_events(config)
     assert len(events) == PAIRS == len({(e.qid, e.docid) for e in events})
     assert import_(capsys, config, out)["pairs"]["already"] == len(requests)
-    bad = _bad_version(requests, tmp_path)
+    bad = _bad_version(requests)
     code, _, err = cli(["autojudge", config, "--judge", "llm", "--import-batch",
                         results_file(tmp_path / "bad.jsonl", bad)], capsys)
     assert code != 0 and "bad.jsonl:6: custom_id" in err
