@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import threading
 import time
 from collections import deque
@@ -44,8 +45,9 @@ Fault = str | Callable[[dict], bytes]
 
 
 def grade_of(prompt: str) -> int:
-    """The grade the server gives a prompt (a function of its passage's text)."""
-    passage = prompt.split("Passage:\n", 1)[-1]
+    """The grade the server gives a prompt: a function of all after "Passage:" (its passage
+    and what the template says after it), the delimiters' random tag set aside."""
+    passage = re.sub(r"<<(PASSAGE|END)-\w+>>", r"<<\1>>", prompt.split("Passage:\n", 1)[-1])
     return hashlib.sha256(passage.encode()).digest()[0] % 4
 
 

@@ -7,7 +7,10 @@ pooled text's hash in ``text_hash`` and the model id as the server reports it in
 The rest of the provenance is a JSON document in the event's ``note`` (the store has no
 column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
 "text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
-"completion"}, "attempts", "cached"}``.
+"completion"}, "attempts", "cached"}``, with ``"delimiter"`` (the tag of the passage's
+delimiters in the prompt, ``judges.prompt``) where the kind delimits, and ``"flagged":
+[reasons]`` where the passage looks written for the grader (``judges.flags``; whether such a
+grade counts is the judge's ``flagged:``, ``policies.machine_versions``).
 
 Idempotent and resumable: a pair this judge version has graded is not asked again, and the
 check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
@@ -15,7 +18,9 @@ one judge and store never record a pair twice (the later one counts it as ``alre
 ``--all`` asks again for every pair and appends new grades under the same version; nothing
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
-again on the next run. A server that stays down stops the command: everything graded is
+again on the next run, up to the judge's ``max_failures`` runs: a pair that failed that many
+times is given up, left for people, listed in the report (``given_up``) and by ``status``,
+and asked again only with ``--retry-failed``. A server that stays down stops the command: everything graded is
 kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (the requests in
 flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
 holds exactly those (a verdict's write and its count are one step no signal splits).
@@ -55,6 +60,8 @@ class AutojudgeRequest:
     #: --variant KEY=VALUE: grade the pairs (the first --limit) also with one option changed,
     #: a separate judge version, and report how the two versions agree
     variant: str | None = None
+    #: --retry-failed: ask again for the pairs given up after ``max_failures`` failures
+    retry_failed: bool = False
 
 
 @register_report
@@ -78,6 +85,9 @@ class AutojudgeReport(Report):
     store: str = ""
     #: --variant: the variant against the judge as configured (``variants.variant_report``)
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: the pairs left for people after ``max_failures`` failed runs, not asked this run:
+    #: ``[{"qid", "docid", "failures"}]``
+    given_up: list[dict[str, Any]] = field(default_factory=list)
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
@@ -93,7 +103,11 @@ class AutojudgeReport(Report):
         p, g = self.pairs, self.grades
         text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
                         f"on {self.store}: {p['total']} pairs, {p['graded']} graded, "
-                        f"{p['already']} already graded, {p['failed']} failed")
+                        f"{p['already']} already graded, {p['failed']} failed"
+                        + (f", {p['flagged']} flagged (text aimed at the grader)"
+                           if p["flagged"] else "")
+                        + (f", {p['given_up']} given up after repeated failures and left for "
+                           f"people (--retry-failed asks them again)" if p["given_up"] else ""))
                 + f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 + wrapped(f"tokens: {self.tokens['prompt']:,} prompt, "
                           f"{self.tokens['completion']:,} completion in {self.seconds:.1f} s",
@@ -156,16 +170,21 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         model = _reported_model(store, spec.name, version) or str(
             getattr(judge, "model_id", None) or spec.settings.get("model") or spec.kind)
         already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
-        todo = pairs if request.regrade else [p for p in pairs
-                                              if (p.query.qid, p.docid) not in done]
+        gave_up = {} if request.retry_failed else _given_up(store, spec, version, done)
+        todo = [p for p in pairs if (p.query.qid, p.docid) not in gave_up
+                and (request.regrade or (p.query.qid, p.docid) not in done)]
+        given_up = [{"qid": p.query.qid, "docid": p.docid,
+                     "failures": gave_up[(p.query.qid, p.docid)]}
+                    for p in pairs if (p.query.qid, p.docid) in gave_up]
         if request.limit is not None:
             todo = todo[:request.limit]
         common = dict(command="autojudge", judge=spec.name, version=version,
-                      store=config.store_label)
+                      store=config.store_label, given_up=given_up)
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
+                       "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judge, todo, spec.settings))
@@ -186,7 +205,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
                "already": already + run.already if not request.regrade else run.already,
-               "failed": run.failed},
+               "failed": run.failed, "flagged": run.flagged, "given_up": len(given_up)},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
         seconds=round(time.monotonic() - started, 3), variant=report)
@@ -223,6 +242,16 @@ def _graded(store: StoreBackend, judge: str, version: str,
     """The pairs judge ``judge`` has a grade event for under ``version``."""
     return {(e.qid, e.docid) for e in store.events(qid=qid, kinds=["grade"], machine=judge)
             if e.judge_version == version}
+
+
+def _given_up(store: StoreBackend, spec: JudgeSpec, version: str,
+              graded: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The pairs ``version`` failed on ``spec.max_failures`` times or more and has not graded
+    since, with their failures: left for people."""
+    from poolkit.policies import machine_failures
+
+    failures = machine_failures(store, spec.name).get(version, {})
+    return {p: n for p, n in failures.items() if n >= spec.max_failures and p not in graded}
 
 
 def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
@@ -273,7 +302,7 @@ class _Run:
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
         self.judge, self.regrade = judge, regrade
         self.template_sha256 = sha256(judge.template)
-        self.graded = self.already = self.failed = 0
+        self.graded = self.already = self.failed = self.flagged = 0
         self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
@@ -367,6 +396,7 @@ class _Run:
 
     def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
         from poolkit.io.staged import held_signals
+        from poolkit.judges.flags import flags
         from poolkit.judges.prompt import sha256
         from poolkit.store.records import MACHINE, Event
 
@@ -381,6 +411,11 @@ class _Run:
             "latency": answer.latency,
             "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
             "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {})}
+        if getattr(prompt, "tag", None):
+            doc["delimiter"] = prompt.tag  # type: ignore[attr-defined]
+        flagged = flags(pair.title, pair.body)
+        if flagged:
+            doc["flagged"] = flagged
         if answer.grade is None:
             doc["failed"] = f"no grade in {answer.attempts} answer(s)"
         event = Event(qid=qid, docid=docid, assessor=self.spec.name,
@@ -399,6 +434,7 @@ class _Run:
             else:
                 self.graded += 1
                 self.grades[answer.grade] += 1
+                self.flagged += bool(flagged)
 
 
 __all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]

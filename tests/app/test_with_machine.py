@@ -243,15 +243,16 @@ def test_status_lists_each_judge_version_with_its_coverage_on_both_backends(stor
     store.record_events([failure, Event("q1", "d5", "llm", "note", origin="machine",
                                         judge_version="v3", note=json.dumps({"failed": "x"}))])
     # no config: echo's one version is its default; llm's two leave it none
+    none = {"flagged": 0, "flagged_pairs": [], "given_up": 0, "given_up_pairs": []}
     assert machine_coverage(store, 1) == [
         {"judge": "echo", "version": "e1", "default": True, "graded": 2, "pooled": 5,
-         "failed": 0},
+         "failed": 0, **none},
         {"judge": "llm", "version": "v1", "default": False, "graded": 5, "pooled": 5,
-         "failed": 0},
+         "failed": 0, **none},
         {"judge": "llm", "version": "v2", "default": False, "graded": 3, "pooled": 5,
-         "failed": 1},
+         "failed": 1, **none},
         {"judge": "llm", "version": "v3", "default": False, "graded": 0, "pooled": 5,
-         "failed": 0},  # q1 d5 is not pooled
+         "failed": 0, **none},  # q1 d5 is not pooled
     ]
 
 
@@ -411,7 +412,7 @@ def test_compare_reads_a_named_judges_events_once(sample, capsys, monkeypatch):
     reads: list[str] = []
     real = policies.machine_versions
     monkeypatch.setattr(policies, "machine_versions",
-                        lambda store, judge: reads.append(judge) or real(store, judge))
+                        lambda store, judge, **kw: reads.append(judge) or real(store, judge, **kw))
     capsys.readouterr()
     named = _json(capsys, "compare", str(config), "--with-machine", "llm")
     assert named["after"]["machine_graded"] > 0 and named["before"]["machine_graded"] > 0
