@@ -20,10 +20,11 @@ is overwritten. An answer that never reads as a grade (``max_attempts`` tries) i
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
 again on the next run, up to the judge's ``max_failures`` runs: a pair that failed that many
 times is given up, left for people, listed in the report (``given_up``) and by ``status``,
-and asked again only with ``--retry-failed``. A server that stays down stops the command: everything graded is
-kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (the requests in
-flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
-holds exactly those (a verdict's write and its count are one step no signal splits).
+and asked again only with ``--retry-failed``. A server that stays down stops the command:
+everything graded is kept, and the error says where it stopped. So does SIGTERM or Ctrl-C,
+at once (the requests in flight are cut: ``ChatJudge.stop``): one line says how many pairs
+were recorded, and the store holds exactly those (a verdict's write and its count are one
+step no signal splits).
 
 Light at import: the command line's parser takes ``AutojudgeReport.formats`` from here.
 """

@@ -41,8 +41,9 @@ COMMON_JUDGE_PARAMS = (
                                       "flags): human leaves its grade for people, machine "
                                       "counts it (it stays flagged)",
           choices=("human", "machine")),
-    Param("max_failures", (int,), DEFAULT_MAX_FAILURES, "failed answers on a pair, across runs, before it is "
-                                     "left for people (autojudge --retry-failed asks again)",
+    Param("max_failures", (int,), DEFAULT_MAX_FAILURES,
+          "failed answers on a pair, across runs, before it is left for people (autojudge "
+          "--retry-failed asks again)",
           minimum=1),
 )
 COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)

@@ -34,7 +34,8 @@ of the judge version. The passage goes between delimiters drawn at random for ea
 (``prompt.draw_tag``); the kind's version 2 is the one that delimits.
 
 Answers are cached under ``cache_dir/judges/`` keyed by (model, the rendered prompt's hash with
-its delimiters' random tag set aside, the parameters that change an answer), so a question is never paid for twice.
+its delimiters' random tag set aside, the parameters that change an answer), so a question is
+never paid for twice.
 """
 
 from __future__ import annotations
