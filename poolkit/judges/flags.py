@@ -56,7 +56,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE)
     "address": r"\b(?:you\s+are\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:assessor|grader|evaluator|"
                r"rater|annotator|judge)\b|(?:dear|attention|note\s+to(?:\s+the)?|hey)\s+"
                r"(?:the\s+)?(?:grader|assessor|evaluator|rater|annotator|AI|LLM|"
-               r"language\s+model)\b|\bas\s+an?\s+(?:AI|large\s+language|language)\s+model)",
+               r"language\s+model)\b|\bas\s+an?\s+(?:AI\s+)?(?:large\s+)?language\s+model\b)",
     "role": r"(?:^|\n)[ \t]*(?:system|assistant)[ \t]*:|<\|(?:im_start|im_end|system|user|"
             r"assistant|start_header_id|end_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>",
 }.items()}
