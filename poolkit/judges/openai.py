@@ -74,7 +74,7 @@ MAX_RESPONSE_BYTES = 64 << 20
 #: ``constrain:`` -> what it adds to the request (see ``constrained``)
 CONSTRAINTS = ("none", "json_schema", "structured_outputs", "guided_choice")
 #: the fewest answer tokens asked for under ``constrain: json_schema`` (``{"grade": 3}``)
-JSON_MIN_TOKENS = 16
+JSON_MIN_TOKENS = 32
 
 
 class JudgeUnavailable(PoolkitError):

@@ -176,7 +176,7 @@ def test_each_constrain_mode_sends_its_field_and_is_its_own_version(tmp_path, ll
     assert doc["version"] != base["version"] and doc["pairs"]["graded"] == 2
     sent = script.requests[-1]
     assert sent[field] == value
-    assert sent["max_tokens"] == (16 if mode == "json_schema" else 8)
+    assert sent["max_tokens"] == (32 if mode == "json_schema" else 8)
     answers = [json.loads(e.note)["answer"] for e in machine_events(config)]
     assert all(a.startswith('{"grade": ') for a in answers) == (mode == "json_schema")
 
