@@ -402,12 +402,15 @@ MACHINE_HELP = ("also take machine judge NAME's grades (the version the config d
 class MachineVersion:
     """One version of a machine judge in the store: its standing grades per pair
     (``{(qid, docid): grade}``; the latest not undone of that version) and, for ordering,
-    the id of its last grading event."""
+    the id of its last grading event. ``flagged``: the pairs whose standing grade was of a
+    flagged passage (``judges.flags``), with the reasons; under the judge's ``flagged:
+    human`` (the default) they are not in ``grades``: left for people."""
 
     judge: str
     version: str
     grades: dict[Pair, int]
     last_event: int
+    flagged: dict[Pair, list[str]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -421,22 +424,67 @@ def machine_events(store: StoreBackend, judge: str) -> list[Event]:
 
 
 def machine_versions(store: StoreBackend, judge: str,
-                     events: Sequence[Event] | None = None) -> list[MachineVersion]:
+                     events: Sequence[Event] | None = None, *,
+                     count_flagged: bool = False) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event;
     which one a bare NAME reads is ``machine_choice``'s rule, not this order). ``events``:
-    ``machine_events`` already read by the caller."""
+    ``machine_events`` already read by the caller. A grade of a flagged passage (its note's
+    ``"flagged"``) is left out of ``grades`` unless ``count_flagged`` (the judge's
+    ``flagged: machine``); either way it is listed in ``flagged``."""
     if events is None:
         events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
-    by_version: dict[str, dict[Pair, int]] = {}
+    by_version: dict[str, dict[Pair, int | None]] = {}
+    flagged: dict[str, dict[Pair, list[str]]] = {}
     last: dict[str, int] = {}
     for e in events:
         if e.kind == "undo" or e.id in undone or e.grade is None or e.judge_version is None:
             continue
-        by_version.setdefault(e.judge_version, {})[(e.qid, e.docid)] = e.grade  # id order
+        pair, reasons = (e.qid, e.docid), flag_reasons(e.note)
+        marked = flagged.setdefault(e.judge_version, {})
+        if reasons:
+            marked[pair] = reasons
+        else:
+            marked.pop(pair, None)
+        # id order: the latest standing grade counts; a flagged one left out stands as None
+        counted = e.grade if count_flagged or not reasons else None
+        by_version.setdefault(e.judge_version, {})[pair] = counted
         last[e.judge_version] = e.id or 0
-    return sorted((MachineVersion(judge, v, g, last[v]) for v, g in by_version.items()),
-                  key=lambda m: m.last_event)
+    return sorted((MachineVersion(judge, v, {p: g for p, g in grades.items() if g is not None},
+                                  last[v], flagged.get(v, {}))
+                   for v, grades in by_version.items()), key=lambda m: m.last_event)
+
+
+def machine_failures(store: StoreBackend, judge: str) -> dict[str, dict[Pair, int]]:
+    """Per version of machine judge ``judge``, how many times each pair failed (``autojudge``
+    records a note event ``{"failed": ...}`` for a run whose answers never read as a grade):
+    a pair graded since is still counted here; the caller sets the graded aside."""
+    out: dict[str, dict[Pair, int]] = {}
+    for e in store.events(kinds=["note"], machine=judge):
+        if not e.judge_version or '"failed"' not in (e.note or ""):
+            continue
+        try:
+            note = json.loads(e.note or "")
+        except ValueError:
+            continue
+        if isinstance(note, dict) and "failed" in note:
+            counts = out.setdefault(e.judge_version, {})
+            counts[(e.qid, e.docid)] = counts.get((e.qid, e.docid), 0) + 1
+    return out
+
+
+def flag_reasons(note: str | None) -> list[str]:
+    """The reasons a machine judge's event's note (``autojudge``'s) flags its passage for
+    (``"flagged": [...]``); [] when it has none or the note is not autojudge's."""
+    if not note or '"flagged"' not in note:
+        return []
+    try:
+        reasons = json.loads(note).get("flagged")
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(reasons, list):
+        return []
+    return [str(r) for r in reasons]
 
 
 def grade_distribution(note: str | None) -> dict[int, float] | None:

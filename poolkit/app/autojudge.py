@@ -7,7 +7,10 @@ pooled text's hash in ``text_hash`` and the model id as the server reports it in
 The rest of the provenance is a JSON document in the event's ``note`` (the store has no
 column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
 "text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
-"completion"}, "attempts", "cached"}``.
+"completion"}, "attempts", "cached"}``, with ``"delimiter"`` (the tag of the passage's
+delimiters in the prompt, ``judges.prompt``) where the kind delimits, and ``"flagged":
+[reasons]`` where the passage looks written for the grader (``judges.flags``; whether such a
+grade counts is the judge's ``flagged:``, ``policies.machine_versions``).
 
 Idempotent and resumable: a pair this judge version has graded is not asked again, and the
 check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
@@ -15,10 +18,13 @@ one judge and store never record a pair twice (the later one counts it as ``alre
 ``--all`` asks again for every pair and appends new grades under the same version; nothing
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
-again on the next run. A server that stays down stops the command: everything graded is
-kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (the requests in
-flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
-holds exactly those (a verdict's write and its count are one step no signal splits).
+again on the next run, up to the judge's ``max_failures`` runs: a pair that failed that many
+times is given up, left for people, listed in the report (``given_up``) and by ``status``,
+and asked again only with ``--retry-failed``. A server that stays down stops the command:
+everything graded is kept, and the error says where it stopped. So does SIGTERM or Ctrl-C,
+at once (the requests in flight are cut: ``ChatJudge.stop``): one line says how many pairs
+were recorded, and the store holds exactly those (a verdict's write and its count are one
+step no signal splits).
 
 ``--shard I/N`` narrows the pairs to the queries of shard I of N (``judges.shard``), so N
 machines share a pool and a store; ``--export-batch`` and ``--import-batch`` take the same
@@ -68,6 +74,8 @@ class AutojudgeRequest:
     import_batch: Sequence[str | Path] = ()
     #: --overwrite: --export-batch may replace the batch files in DIR
     overwrite: bool = False
+    #: --retry-failed: ask again for the pairs given up after ``max_failures`` failures
+    retry_failed: bool = False
 
 
 @register_report
@@ -93,6 +101,9 @@ class AutojudgeReport(Report):
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: --export-batch, --import-batch: the files and what they held (``autojudge_batch``)
     batch: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: the pairs left for people after ``max_failures`` failed runs, not asked this run:
+    #: ``[{"qid", "docid", "failures"}]``
+    given_up: list[dict[str, Any]] = field(default_factory=list)
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
@@ -112,7 +123,11 @@ class AutojudgeReport(Report):
         p, g = self.pairs, self.grades
         text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
                         f"on {self.store}: {p['total']} pairs, {p['graded']} graded, "
-                        f"{p['already']} already graded, {p['failed']} failed")
+                        f"{p['already']} already graded, {p['failed']} failed"
+                        + (f", {p['flagged']} flagged (text aimed at the grader)"
+                           if p["flagged"] else "")
+                        + (f", {p['given_up']} given up after repeated failures and left for "
+                           f"people (--retry-failed asks them again)" if p["given_up"] else ""))
                 + f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 + wrapped(f"tokens: {self.tokens['prompt']:,} prompt, "
                           f"{self.tokens['completion']:,} completion in {self.seconds:.1f} s",
@@ -170,12 +185,16 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         model = _reported_model(store, spec.name, version) or str(
             getattr(judge, "model_id", None) or spec.settings.get("model") or spec.kind)
         already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
-        todo = pairs if request.regrade else [p for p in pairs
-                                              if (p.query.qid, p.docid) not in done]
+        gave_up = {} if request.retry_failed else _given_up(store, spec, version, done)
+        todo = [p for p in pairs if (p.query.qid, p.docid) not in gave_up
+                and (request.regrade or (p.query.qid, p.docid) not in done)]
+        given_up = [{"qid": p.query.qid, "docid": p.docid,
+                     "failures": gave_up[(p.query.qid, p.docid)]}
+                    for p in pairs if (p.query.qid, p.docid) in gave_up]
         if request.limit is not None:
             todo = todo[:request.limit]
         common = dict(command="autojudge", judge=spec.name, version=version,
-                      store=config.store_label)
+                      store=config.store_label, given_up=given_up)
         if request.import_batch:
             pooled = pairs if request.queries is None and request.shard is None \
                 else _pairs(store, None)
@@ -184,7 +203,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             return AutojudgeReport(
                 **common, model=done_now.model or model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": done_now.graded,
-                       "already": done_now.already, "failed": done_now.failed},
+                       "already": done_now.already, "failed": done_now.failed,
+                       "flagged": done_now.flagged, "given_up": len(given_up)},
                 grades={str(g): done_now.grades.get(g, 0) for g in scale.grades},
                 tokens={"prompt": done_now.prompt_tokens,
                         "completion": done_now.completion_tokens},
@@ -194,7 +214,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                                  CHARS_PER_TOKEN)
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
+                       "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades},
                 tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=request.dry_run,
@@ -202,7 +223,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
+                       "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judge, todo, spec.settings))
@@ -223,7 +245,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
                "already": already + run.already if not request.regrade else run.already,
-               "failed": run.failed},
+               "failed": run.failed, "flagged": run.flagged, "given_up": len(given_up)},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
         seconds=round(time.monotonic() - started, 3), variant=report)
@@ -285,6 +307,16 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None,
     return out
 
 
+def _given_up(store: StoreBackend, spec: JudgeSpec, version: str,
+              graded: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The pairs ``version`` failed on ``spec.max_failures`` times or more and has not graded
+    since, with their failures: left for people."""
+    from poolkit.policies import machine_failures
+
+    failures = machine_failures(store, spec.name).get(version, {})
+    return {p: n for p, n in failures.items() if n >= spec.max_failures and p not in graded}
+
+
 def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
     """The model id the server reported for this judge version's latest grade, if any."""
     events = [e for e in store.events(kinds=["grade"], machine=judge)
@@ -333,7 +365,7 @@ class _Run:
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
         self.judge, self.regrade = judge, regrade
         self.template_sha256 = sha256(judge.template)
-        self.graded = self.already = self.failed = 0
+        self.graded = self.already = self.failed = self.flagged = 0
         self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
@@ -431,6 +463,8 @@ class _Run:
                     bar.update()
 
     def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+        import json
+
         from poolkit.io.staged import held_signals
 
         self.model = answer.model
@@ -439,6 +473,7 @@ class _Run:
         qid, docid = pair.query.qid, pair.docid
         event = verdict_event(self.spec.name, self.kind, self.version, self.template_sha256,
                               pair, prompt, answer)
+        flagged = "flagged" in json.loads(event.note or "{}")
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
                 if answer.grade is not None and not self.regrade and (qid, docid) in _graded(
@@ -451,6 +486,7 @@ class _Run:
             else:
                 self.graded += 1
                 self.grades[answer.grade] += 1
+                self.flagged += bool(flagged)
 
 
 __all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "build_judge", "check_scale",
