@@ -129,7 +129,8 @@ class ScreenProcess:
     async def stop(self) -> int:
         """Close the screen as ``q`` would, waiting for it (see the module docstring)."""
         proc = self.process
-        assert proc is not None
+        if proc is None:  # (never started)
+            return -1
         if proc.returncode is None:
             await self.meta({"type": "quit"})
             for sig, wait in ((None, QUIT_WAIT), (signal.SIGTERM, TERM_WAIT),
