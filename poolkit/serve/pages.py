@@ -75,7 +75,9 @@ body.-closed main {{ display: block; position: absolute; left: 0; right: 0; z-in
 #bar {{ height: 1.6em; padding: 0.2em 1em; font-size: 0.9em; color: #9fb3c0; }}
 #bar form {{ display: inline; }}
 #bar button {{ margin: 0 0 0 1em; padding: 0.1em 1em; }}
-#terminal {{ position: absolute; top: 2em; bottom: 0; left: 0; right: 0; }}
+#terminal {{ position: absolute; top: 2em; bottom: 0; left: 0; right: 0;
+             width: auto; height: auto; }}  /* (textual.js's own style: the whole window) */
+h1 {{ background: none; }}
 </style></head>
 <body>
 <div id="bar">{escape(title)}, as {escape(user)}
@@ -90,7 +92,7 @@ body.-closed main {{ display: block; position: absolute; left: 0; right: 0; z-in
 
 #: Shows why a session ended: the server says it in a ``["poolkit_ended", TEXT]`` message
 #: (textual.js ignores types it does not know) or as the close reason; the page's
-#: "Session ended" panel shows it.
+#: "Session ended" panel shows it. And fits the terminal again once its font has loaded.
 ENDED_JS = """\
 (function () {
   const Native = window.WebSocket;
@@ -114,5 +116,9 @@ ENDED_JS = """\
     return socket;
   };
   window.WebSocket.prototype = Native.prototype;
+  // The terminal is fitted to the window before the font has loaded: fit it again after.
+  document.fonts.load('16px "Roboto Mono"').then(function () {
+    window.dispatchEvent(new Event("resize"));
+  });
 })();
 """

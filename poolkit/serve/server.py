@@ -52,7 +52,7 @@ HEADERS = {
                                "form-action 'self'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # (no-referrer makes a form's Origin "null")
     "Cache-Control": "no-store",
 }
 WRONG = "wrong name or password"

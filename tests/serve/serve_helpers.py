@@ -16,14 +16,22 @@ ROLES = {"alice": "assessor", "bob": "assessor", "lea": "lead"}
 FAKE_SCREEN = Path(__file__).with_name("fake_screen.py")
 
 
-def served_config(tmp_path: Path) -> Path:
-    """The tiny store with its accounts, and its config's path."""
+_BUILT: dict[str, bytes] = {}
+
+
+def served_config(tmp_path: Path, judge: str = "") -> Path:
+    """The tiny store with its accounts, and its config's path (the accounts' hashes are
+    made once per test process: argon2id is slow on purpose)."""
     store = tmp_path / "tiny.sqlite"
+    config = write_config(tmp_path / "cfg", store, judge)
+    if "store" in _BUILT:
+        store.write_bytes(_BUILT["store"])
+        return config
     build_store(store, TINY_QUERIES, TINY_DOCS, TINY_POOLS).close()
-    config = write_config(tmp_path / "cfg", store)
     with Collection.open(config, write=True) as collection:
         for name, password in PASSWORDS.items():
             add_user(collection, name, ROLES[name], password)
+    _BUILT["store"] = store.read_bytes()
     return config
 
 

@@ -1,0 +1,62 @@
+"""``poolkit serve`` in a real headless Chromium: log in, grade, take over, close a tab right
+after a key, stop the server with tabs open. What the screen shows is read from the
+websocket's frames; what was graded, from the store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from browser import Server, Tab, browser
+from serve_helpers import PASSWORDS, served_config
+
+pytestmark = pytest.mark.slow
+
+#: keys typed back to back: no minimum display time, no topic card taking the first key
+QUICK = "judge:\n  min_display: 0\n  topic_card: false\n"
+#: the tiny pool's first passages, in judging order (tests/judge_helpers.py)
+TITLES = ["Controlling fall armyworm", "Termites in maize fields", "Stem borers"]
+
+
+def grades(store: Path, assessor: str) -> list[tuple[str, str, int]]:
+    conn = sqlite3.connect(store, timeout=30)
+    try:
+        return conn.execute("SELECT qid, docid, grade FROM events WHERE assessor=? AND "
+                            "kind='grade' ORDER BY id", (assessor,)).fetchall()
+    finally:
+        conn.close()
+
+
+def claims(store: Path) -> list[tuple[str]]:
+    conn = sqlite3.connect(store, timeout=30)
+    try:
+        return conn.execute("SELECT assessor FROM session_claims").fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return served_config(tmp_path, QUICK)
+
+
+def test_log_in_and_grade_two_passages(config: Path, tmp_path: Path):
+    server = Server(config)
+    try:
+        with browser() as chromium:
+            tab = Tab(chromium.new_context(), server.url)
+            tab.login("alice", PASSWORDS["alice"])
+            tab.wait_for(TITLES[0])
+            mark = tab.mark()
+            tab.press("3")
+            tab.wait_for(TITLES[1], mark)  # (shown once the grade is in the store)
+            mark = tab.mark()
+            tab.press("1")
+            tab.wait_for(TITLES[2], mark)
+            assert "alice" in tab.screen
+    finally:
+        assert server.stop() == 0
+    store = tmp_path / "tiny.sqlite"
+    assert grades(store, "alice") == [("q1", "d1", 3), ("q1", "d2", 1)]
+    assert claims(store) == []
