@@ -60,3 +60,59 @@ def test_log_in_and_grade_two_passages(config: Path, tmp_path: Path):
     store = tmp_path / "tiny.sqlite"
     assert grades(store, "alice") == [("q1", "d1", 3), ("q1", "d2", 1)]
     assert claims(store) == []
+
+
+def test_a_second_tab_takes_over_and_the_first_says_why(config: Path, tmp_path: Path):
+    server = Server(config)
+    try:
+        with browser() as chromium:
+            context = chromium.new_context()
+            first = Tab(context, server.url)
+            first.login("alice", PASSWORDS["alice"])
+            first.wait_for(TITLES[0])
+            second = Tab(context, server.url)  # (the same login: the cookie is shared)
+            second.page.goto(f"{server.url}/")
+            assert "another tab" in first.ended()
+            second.wait_for(TITLES[0])
+            second.press("2")
+            second.wait_for(TITLES[1])
+    finally:
+        assert server.stop() == 0
+    store = tmp_path / "tiny.sqlite"
+    assert grades(store, "alice") == [("q1", "d1", 2)]
+    assert claims(store) == []
+
+
+def test_a_tab_closed_after_a_key_and_a_stopped_server_lose_nothing(config: Path,
+                                                                    tmp_path: Path):
+    """alice closes her tab right after a key (the key travels before the close on the
+    same socket: it is in the store); bob's tab is open when the server gets SIGTERM, a key
+    just typed: every grade his screen acknowledged is in the store (the one on its way may
+    be), and no claim is left behind."""
+    server = Server(config)
+    try:
+        with browser() as chromium:
+            alice = Tab(chromium.new_context(), server.url)
+            alice.login("alice", PASSWORDS["alice"])
+            bob = Tab(chromium.new_context(), server.url)
+            bob.login("bob", PASSWORDS["bob"])
+            alice.wait_for(TITLES[0])
+            bob.wait_for(TITLES[0])
+            alice.press("3")
+            alice.page.close()  # right after the key
+            mark = bob.mark()
+            bob.press("0")
+            bob.wait_for(TITLES[1], mark)
+            mark = bob.mark()
+            bob.press("1")
+            bob.wait_for(TITLES[2], mark)
+            bob.press("2")  # on its way as the server stops
+            assert server.stop() == 0
+            assert "server is stopping" in bob.ended()
+    finally:
+        server.stop()
+    store = tmp_path / "tiny.sqlite"
+    assert grades(store, "alice") == [("q1", "d1", 3)]
+    acknowledged = [("q1", "d1", 0), ("q1", "d2", 1)]
+    assert grades(store, "bob") in (acknowledged, [*acknowledged, ("q1", "d3", 2)])
+    assert claims(store) == []
