@@ -34,7 +34,7 @@ Light at import: the command line's parser takes ``UsersReport.formats`` from he
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from poolkit.reports import Report, register_report
 
@@ -104,6 +104,42 @@ def _check_password(name: str, password: str) -> None:
     if problem is not None:
         raise PoolkitError(f"the password for {name!r} {problem} (a password has at least "
                            f"{MIN_LENGTH} characters)")
+
+
+def read_password(given: object, stream: IO[str] | None, name: str) -> str:
+    """The password ``--password-stdin`` reads: one line of ``stream`` (its end of line
+    taken off), or at a terminal one typed without echo. ``given`` is the option's value:
+    True when it came alone; anything else came after it on the command line and is
+    refused without being repeated. Empty input, a line that is not UTF-8 and a line longer
+    than ``passwords.MAX_LENGTH`` allows are refused too (the rules of a password are
+    :func:`add_user`'s)."""
+    from poolkit.errors import PoolkitError
+    from poolkit.passwords import MAX_LENGTH
+
+    if given is not True:
+        raise PoolkitError("--password-stdin takes no value: the password is read from stdin, "
+                           "never from the command line (give NAME before the option)")
+    if stream is None or stream.closed:
+        raise PoolkitError("--password-stdin: stdin is closed; pipe the password in")
+    if stream.isatty():
+        import getpass
+
+        line = getpass.getpass(f"password for {name}: ")
+    else:
+        limit = 4 * MAX_LENGTH + 2  # UTF-8 takes at most 4 bytes a character, then CR LF
+        raw = stream.buffer.readline(limit) if hasattr(stream, "buffer") else \
+            stream.readline(limit).encode("utf-8", "surrogateescape")
+        if len(raw) >= limit and not raw.endswith(b"\n"):
+            raise PoolkitError(f"--password-stdin: the line is longer than a password may be "
+                               f"({MAX_LENGTH} characters)")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PoolkitError("--password-stdin: the line read is not UTF-8 text") from None
+        line = line.removesuffix("\n").removesuffix("\r")
+    if not line:
+        raise PoolkitError("--password-stdin: stdin is empty; pipe the password in (one line)")
+    return line
 
 
 def add_user(collection: Collection, name: str, role: str, password: str) -> Account:
