@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Header, Static
 
 
 class MessageApp(App[None]):
@@ -29,6 +29,7 @@ class MessageApp(App[None]):
         self.heading, self.text = title, text
 
     def compose(self) -> ComposeResult:
+        yield Header()
         yield Static(Text(self.text), id="message")
         yield Footer()
 
