@@ -51,7 +51,8 @@ JUDGE = "judge:\n  min_display: 0\n  topic_card: false\n"
 TIMEOUT = 180.0
 #: what the first screen says once drawn (escape sequences taken out)
 MARKER = "Passage 1 of"
-ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[A-Za-z@`~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][A-Z0-9]|.)")
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[A-Za-z@`~]"  # CSI
+                     rb"|\][^\x07\x1b]*(\x07|\x1b\\)|[()][A-Z0-9]|.)")  # OSC, charset, other
 
 
 def build(folder: Path, people: int) -> Path:

@@ -276,7 +276,8 @@ def make(which: str, out: Path = IMAGES) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("which", nargs="?", choices=("all", "screens", "browser", "plots"), default="all")
+    parser.add_argument("which", nargs="?", default="all",
+                        choices=("all", "screens", "browser", "plots"))
     parser.add_argument("--out", type=Path, default=IMAGES, help="folder (default: docs/images)")
     args = parser.parse_args(argv)
     for path in make(args.which, args.out):

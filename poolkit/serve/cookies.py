@@ -43,7 +43,7 @@ def sign(secret: bytes, user: str, role: str, epoch: object, now: float | None =
 
 def verify(secret: bytes, value: str | None, now: float | None = None) -> Login | None:
     """The login ``value`` signs, or None (no cookie, a bad MAC, a bad body, expired)."""
-    if not value or value.count(".") != 1:
+    if not value or not value.isascii() or value.count(".") != 1:
         return None
     body, mac = value.split(".")
     if not hmac.compare_digest(_mac(secret, body.encode()), mac):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
+from poolkit.collection import Collection
 from poolkit.errors import PoolkitError, tell
 from poolkit.serve import cookies, pages
 from poolkit.serve.bridge import ScreenProcess, clamp_size
@@ -37,7 +38,6 @@ from poolkit.serve.throttle import Throttle
 
 if TYPE_CHECKING:
     from poolkit.app.users import Account
-    from poolkit.collection import Collection
 
 #: the screen page's files: route name -> (package, file, content type)
 STATIC = {
@@ -60,7 +60,7 @@ LOCKED = "too many wrong passwords: try again in a few minutes"
 SCREENS = {"judge": "poolkit judge", "status": "poolkit status"}
 
 SETTINGS = web.AppKey("settings", Settings)
-COLLECTION = web.AppKey("collection", Any)
+COLLECTION = web.AppKey("collection", Collection)
 REGISTRY = web.AppKey("registry", Registry)
 THROTTLE = web.AppKey("throttle", Throttle)
 LAUNCH = web.AppKey("launch", Launch)
@@ -351,8 +351,6 @@ async def _static(request: web.Request) -> web.Response:
 # -- running -----------------------------------------------------------------------------------
 def serve(settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT; then every session closes as ``q`` would."""
-    from poolkit.collection import Collection
-
     with Collection.open(settings.config, write=True) as collection:
         asyncio.run(_serve(settings, collection))
 

@@ -30,7 +30,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-dev-shm-usage"]
 TIMEOUT = 60.0  # generous: the machine may be busy; nothing here measures time
-ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[A-Za-z@`~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][A-Z0-9]|.)")
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[A-Za-z@`~]"  # CSI
+                     rb"|\][^\x07\x1b]*(\x07|\x1b\\)|[()][A-Z0-9]|.)")  # OSC, charset, other
 
 
 def chromium() -> str:

@@ -23,8 +23,9 @@ from serve_helpers import PASSWORDS, fake_python, served_config, starts
 from poolkit.app.users import invite_user, remove_user
 from poolkit.collection import Collection
 from poolkit.serve import cookies
-from poolkit.serve.server import LAUNCH, REGISTRY, make_app
+from poolkit.serve.server import COLLECTION, LAUNCH, REGISTRY, THROTTLE, make_app
 from poolkit.serve.settings import Settings
+from poolkit.serve.throttle import PER_ADDRESS
 
 ORIGIN = "http://127.0.0.1:8765"
 
@@ -171,15 +172,9 @@ async def test_a_removed_users_cookie_is_refused(config: Path, tmp_path: Path):
     async with served(config, tmp_path) as client:
         await login(client, "alice")
         assert client.app is not None
-        remove_user(client.app[LAUNCH_COLLECTION(client)], "alice")
+        remove_user(client.app[COLLECTION], "alice")
         assert await refused(client, Origin=ORIGIN) == 403
     assert starts(tmp_path) == []
-
-
-def LAUNCH_COLLECTION(client: Any) -> Any:  # noqa: N802 - the app's collection key
-    from poolkit.serve.server import COLLECTION
-
-    return COLLECTION
 
 
 # -- identity and the session's process --------------------------------------------------------
@@ -324,3 +319,39 @@ async def test_pages_load_nothing_from_another_host_and_list_no_folder(config: P
         answer = await client.get("/login")
         assert "default-src 'self'" in answer.headers["Content-Security-Policy"]
         assert answer.headers["X-Frame-Options"] == "DENY"
+
+
+@sync
+async def test_log_out_ends_the_login(config: Path, tmp_path: Path):
+    async with served(config, tmp_path) as client:
+        await login(client, "alice")
+        out = await client.post("/logout", allow_redirects=False)
+        assert out.status == 303 and out.headers["Location"] == "/login"
+        assert (await client.get("/", allow_redirects=False)).status == 303
+
+
+@sync
+async def test_behind_the_proxy_the_throttle_counts_the_forwarded_address(config: Path,
+                                                                          tmp_path: Path):
+    async with served(config, tmp_path, public_url="https://judge.example.org") as client:
+        async def attempt(name: str, address: str) -> int:
+            answer = await client.post("/login", data={"username": name,
+                                                       "password": "guess-guess-guess"},
+                                       headers={"X-Forwarded-For": f"1.2.3.4, {address}"},
+                                       allow_redirects=False)
+            return answer.status
+        assert client.app is not None
+        throttle = client.app[THROTTLE]
+        for i in range(PER_ADDRESS - 1):  # (the throttle's own count: argon2 is slow)
+            throttle.failed(f"someone{i}", "203.0.113.7")
+        assert await attempt("x1", "203.0.113.7") == 401  # the 50th
+        assert await attempt("x2", "203.0.113.7") == 429
+        assert await attempt("x2", "198.51.100.1") == 401  # another office
+
+
+@sync
+async def test_a_cookie_of_any_bytes_is_refused_not_an_error(config: Path, tmp_path: Path):
+    async with served(config, tmp_path) as client:
+        answer = await client.get("/", headers={"Cookie": f"{cookies.NAME}=\u00e9.\u00e9"},
+                                  allow_redirects=False)
+        assert answer.status == 303
