@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve the judging screen to browsers, behind a login",
                        description=DESCRIPTION,
                        epilog="examples:\n  poolkit serve configs/sample.yaml\n"
-                              "  poolkit serve team.yaml --public-url "
-                              "https://judge.example.org --max-sessions 40")
+                              "  poolkit serve team.yaml --public-url https://judge.example.org\n"
+                              "  poolkit serve team.yaml --max-sessions 40")
     p.add_argument("config", metavar="CONFIG", help="collection config (YAML)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: loopback, for a proxy)")
