@@ -204,7 +204,7 @@ async def _invite(request: web.Request) -> web.StreamResponse:
     if not same_origin(request, required=False):
         raise web.HTTPForbidden(text="refused: the form comes from another site")
     address, throttle = client_address(request), request.app[THROTTLE]
-    if throttle.locked("", address):
+    if throttle.locked(None, address):  # (a token is guessed per address, not per name)
         return _html(pages.invite(token, LOCKED), 429)
     form = await request.post()
     password, again = str(form.get("password", "")), str(form.get("again", ""))
@@ -214,7 +214,7 @@ async def _invite(request: web.Request) -> web.StreamResponse:
     try:
         account = await asyncio.to_thread(redeem_invite, collection, token, password)
     except PoolkitError as exc:
-        throttle.failed("", address)
+        throttle.failed(None, address)
         return _html(pages.invite(token, str(exc)), 400)
     epoch = await asyncio.to_thread(account_epoch, collection, account.name)
     assert epoch is not None  # (a password was just set)

@@ -30,12 +30,14 @@ class Throttle:
             times.popleft()
         return times
 
-    def locked(self, name: str, address: str) -> bool:
-        return (len(self._recent(("name", name.casefold()))) >= PER_NAME
+    def locked(self, name: str | None, address: str) -> bool:
+        """Whether ``name`` (None: no name, an invite's token) or ``address`` is locked."""
+        return ((name is not None and len(self._recent(("name", name.casefold()))) >= PER_NAME)
                 or len(self._recent(("address", address))) >= PER_ADDRESS)
 
-    def failed(self, name: str, address: str) -> None:
-        for key in (("name", name.casefold()), ("address", address)):
+    def failed(self, name: str | None, address: str) -> None:
+        keys = [("address", address)] + ([("name", name.casefold())] if name is not None else [])
+        for key in keys:
             times = self._recent(key)
             times.append(self.clock())
             self.failures.pop(key, None)  # (re-inserted last: the dict keeps recent order)

@@ -12,7 +12,6 @@ import pytest
 from judge_helpers import sync
 from serve_helpers import served_config
 
-from poolkit.app.screen import WEB_DRIVER
 from poolkit.serve.bridge import ScreenProcess
 from poolkit.serve.launch import Launch
 from poolkit.store import Store
@@ -23,9 +22,10 @@ pytestmark = pytest.mark.slow
 TIMEOUT = 60.0
 
 
-async def screen_of(config: Path, assessor: str, *until: str) -> tuple[str, ScreenProcess]:
-    """Start the judge under the web driver (as the server would) until all of ``until``
-    show."""
+async def screen_of(config: Path, assessor: str, *until: str,
+                    screen: str = "judge") -> tuple[str, ScreenProcess]:
+    """Start ``screen`` (the judge as ``assessor``, or the status dashboard) under the web
+    driver, as the server would, until all of ``until`` show."""
     import asyncio
 
     from browser import ESCAPES
@@ -35,8 +35,9 @@ async def screen_of(config: Path, assessor: str, *until: str) -> tuple[str, Scre
     async def output(data: bytes) -> None:
         drawn.extend(data)
 
-    env = Launch(config).environment(assessor, 100, 30, server=os.environ)
-    process = ScreenProcess(Launch(config).judge(assessor), env, output)
+    launch = Launch(config)
+    argv = launch.judge(assessor) if screen == "judge" else launch.status()
+    process = ScreenProcess(argv, launch.environment(assessor, 100, 30), output)
     await process.start()
 
     def text() -> str:
@@ -56,7 +57,7 @@ async def screen_of(config: Path, assessor: str, *until: str) -> tuple[str, Scre
 async def test_the_judge_opens_without_a_terminal_under_the_web_driver(tmp_path: Path):
     config = served_config(tmp_path, "judge:\n  min_display: 0\n  topic_card: false\n")
     _, process = await screen_of(config, "alice", "Controlling fall armyworm")
-    assert process.started and WEB_DRIVER
+    assert process.started
     await process.keys("3")
     assert await process.stop() == 0
     with Store(tmp_path / "tiny.sqlite") as store:
@@ -88,3 +89,9 @@ def test_without_the_web_driver_a_pipe_is_still_refused(tmp_path: Path):
     assert b"needs a terminal, but stdin is not one" in done.stderr
     with Store(tmp_path / "tiny.sqlite") as store:
         assert store.events(assessor="alice") == []
+
+
+@sync
+async def test_the_leads_dashboard_draws_under_the_web_driver(tmp_path: Path):
+    _, process = await screen_of(served_config(tmp_path), "lea", "as of", screen="status")
+    assert await process.stop() == 0

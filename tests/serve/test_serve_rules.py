@@ -134,3 +134,13 @@ def test_serve_refuses_bad_input_in_one_line(tmp_path: Path):
                              timeout=60)
     assert missing.returncode != 0 and "nope.yaml" in missing.stderr
     assert (tmp_path / "tiny.sqlite").read_bytes() == before
+
+
+def test_bad_invite_tokens_count_against_their_address_only():
+    throttle = Throttle(Clock())
+    for _ in range(PER_ADDRESS - 1):
+        throttle.failed(None, "10.0.0.1")
+    assert not throttle.locked(None, "10.0.0.2") and not throttle.locked("", "10.0.0.2")
+    assert not throttle.locked(None, "10.0.0.1")
+    throttle.failed(None, "10.0.0.1")
+    assert throttle.locked(None, "10.0.0.1") and throttle.locked("alice", "10.0.0.1")
