@@ -1,10 +1,10 @@
 """The session cookie: who logged in, until when, under which account epoch; signed.
 
-The value is ``BODY.MAC``: BODY the base64url JSON ``{"u": name, "r": role, "x": expiry,
-"e": epoch}``, MAC its HMAC-SHA256 under the store's session secret
+The value is ``BODY.MAC``: BODY the base64url JSON ``{"u": name, "x": expiry, "e": epoch}``, MAC its HMAC-SHA256 under the store's session secret
 (``poolkit.app.users.session_secret``). A cookie another store signed, a changed byte, an
 expired one, or one from before the account epoch changed (a user removed, a password
-reset) reads as no cookie. Nothing in it is secret; all of it is the server's word.
+reset) reads as no cookie. Nothing in it is secret; all of it is the server's word. (The
+role is not in it: the server reads it from the account at each request.)
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ LIFETIME = 12 * 3600
 @dataclass(frozen=True)
 class Login:
     user: str
-    role: str
     expires: int
     epoch: str
 
@@ -33,10 +32,10 @@ def _mac(secret: bytes, body: bytes) -> str:
     return hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def sign(secret: bytes, user: str, role: str, epoch: object, now: float | None = None,
+def sign(secret: bytes, user: str, epoch: object, now: float | None = None,
          lifetime: int = LIFETIME) -> str:
     expires = int((time.time() if now is None else now) + lifetime)
-    doc = {"u": user, "r": role, "x": expires, "e": str(epoch)}
+    doc = {"u": user, "x": expires, "e": str(epoch)}
     body = base64.urlsafe_b64encode(json.dumps(doc, sort_keys=True).encode()).rstrip(b"=")
     return f"{body.decode()}.{_mac(secret, body)}"
 
@@ -50,7 +49,7 @@ def verify(secret: bytes, value: str | None, now: float | None = None) -> Login 
         return None
     try:
         doc = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        login = Login(str(doc["u"]), str(doc["r"]), int(doc["x"]), str(doc["e"]))
+        login = Login(str(doc["u"]), int(doc["x"]), str(doc["e"]))
     except (ValueError, KeyError, TypeError):
         return None
     return login if login.expires > (time.time() if now is None else now) else None

@@ -96,12 +96,10 @@ async def _headers(request: web.Request,
     try:
         response = await handler(request)
     except web.HTTPException as exc:  # (a refusal, a redirect, a 404: the same headers)
-        for key, value in HEADERS.items():
-            exc.headers.setdefault(key, value)
+        exc.headers.extend((k, v) for k, v in HEADERS.items() if k not in exc.headers)
         raise
     if not isinstance(response, web.WebSocketResponse):
-        for key, value in HEADERS.items():
-            response.headers.setdefault(key, value)
+        response.headers.extend((k, v) for k, v in HEADERS.items() if k not in response.headers)
     return response
 
 
@@ -178,8 +176,7 @@ async def _login(request: web.Request) -> web.StreamResponse:
 
 def _logged_in(request: web.Request, account: Account, epoch: int) -> web.StreamResponse:
     response = web.HTTPSeeOther("/")
-    response.set_cookie(cookies.NAME, cookies.sign(request.app[SECRET], account.name,
-                                                   account.role, epoch),
+    response.set_cookie(cookies.NAME, cookies.sign(request.app[SECRET], account.name, epoch),
                         max_age=cookies.LIFETIME, path="/", httponly=True, samesite="Strict",
                         secure=request.app[SETTINGS].secure)
     return response

@@ -24,9 +24,9 @@ SECRET = b"k" * 32
 
 
 def test_a_cookie_reads_back_until_it_expires():
-    value = cookies.sign(SECRET, "alice", "lead", 7, now=1000.0)
+    value = cookies.sign(SECRET, "alice", 7, now=1000.0)
     assert cookies.verify(SECRET, value, now=1000.0 + cookies.LIFETIME - 1) == cookies.Login(
-        "alice", "lead", int(1000 + cookies.LIFETIME), "7")
+        "alice", int(1000 + cookies.LIFETIME), "7")
     assert cookies.verify(SECRET, value, now=1000.0 + cookies.LIFETIME) is None
     assert cookies.verify(b"another store's key", value, now=1000.0) is None
 
@@ -38,7 +38,7 @@ def test_no_text_but_a_signed_cookie_reads_as_a_login(value: str):
 
 @given(st.binary(min_size=1, max_size=40).map(lambda b: b.hex()), st.integers(0, 200))
 def test_a_changed_character_voids_a_cookie(junk: str, at: int):
-    value = cookies.sign(SECRET, "alice", "assessor", 1)
+    value = cookies.sign(SECRET, "alice", 1)
     at %= len(value)
     changed = value[:at] + junk[0] + value[at + 1:]
     if changed != value:
