@@ -40,9 +40,10 @@ from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
     from poolkit.collection import Collection
+    from poolkit.store.accounts_sql import AccountRow
 
 Role = Literal["assessor", "lead"]
-#: the roles an account may have (``store.accounts_sql.ROLES``: the schema's CHECK)
+#: the roles an account may have (the schema's CHECK on ``accounts.role``)
 ROLES: tuple[Role, ...] = ("assessor", "lead")
 #: where ``poolkit serve`` listens unless told otherwise (the invite links' default origin)
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8765"
@@ -96,14 +97,22 @@ def _role(role: str, flag: str = "--role") -> Role:
     raise PoolkitError(f"{flag}: " + one_of(role, ROLES, "role"))
 
 
-def _check_password(name: str, password: str) -> None:
+def _check_password(password: str, name: str | None = None) -> None:
     from poolkit.errors import PoolkitError
     from poolkit.passwords import MIN_LENGTH, password_problem
 
     problem = password_problem(password)
     if problem is not None:
-        raise PoolkitError(f"the password for {name!r} {problem} (a password has at least "
+        whose = f" for {name!r}" if name is not None else ""
+        raise PoolkitError(f"the password{whose} {problem} (a password has at least "
                            f"{MIN_LENGTH} characters)")
+
+
+def _token_sha256(token: str) -> str:
+    """What is stored of an invite's token."""
+    import hashlib
+
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
 def read_password(given: object, stream: IO[str] | None, name: str) -> str:
@@ -153,7 +162,7 @@ def add_user(collection: Collection, name: str, role: str, password: str) -> Acc
 
     checked = _role(role)
     check_assessor(name, "NAME")
-    _check_password(name, password)
+    _check_password(password, name)
     collection.person_name(name, "NAME")
     store = collection.store
     if store.account(name) is not None:
@@ -204,7 +213,6 @@ def invite_user(collection: Collection, name: str, role: str | None = None,
     valid for ``expires_hours``; ``name`` gets an account (``role``, default assessor)
     without a password if it has none. A new invite voids ``name``'s older ones. ``role``
     given for an existing account must be its role (remove it first to change it)."""
-    import hashlib
     import secrets
     from datetime import datetime, timedelta, timezone
 
@@ -228,7 +236,7 @@ def invite_user(collection: Collection, name: str, role: str | None = None,
             raise StoreError(f"{collection.config.store_label}: NAME {name!r} is an account "
                              f"with role {account.role!r}, not {checked!r}; remove it first "
                              f"to change its role")
-        store.add_invite(hashlib.sha256(token.encode("ascii")).hexdigest(), name,
+        store.add_invite(_token_sha256(token), name,
                          checked or (account.role if account else "assessor"), expires)
     return f"{base}/invite/{token}"
 
@@ -277,7 +285,6 @@ def _check_hours(hours: float) -> float:
 def redeem_invite(collection: Collection, token: str, password: str) -> Account:
     """Set the password of the account ``token``'s invite names, once: the invite is used
     up in the same transaction. An unknown, used or expired token is :data:`BAD_INVITE`."""
-    import hashlib
     import re
 
     from poolkit.errors import PoolkitError
@@ -287,41 +294,58 @@ def redeem_invite(collection: Collection, token: str, password: str) -> Account:
     if not isinstance(token, str) or not re.fullmatch(r"[A-Za-z0-9_-]{%d}" % _TOKEN_LENGTH,
                                                        token):
         raise PoolkitError(BAD_INVITE)
-    _check_password("this account", password)
-    row = collection.store.redeem_invite(hashlib.sha256(token.encode("ascii")).hexdigest(),
-                                         hash_password(password), now())
+    _check_password(password)
+    row = collection.store.redeem_invite(_token_sha256(token), hash_password(password), now())
     if row is None:
         raise PoolkitError(BAD_INVITE)
     return Account(row.name, _role(row.role))
 
 
+def _login_row(collection: Collection, name: object) -> AccountRow | None:
+    """``name``'s stored account if it has a password (None too for what no account can be
+    named: not text, or a name ``--assessor`` refuses, so a server may pass on whatever a
+    request held)."""
+    from poolkit.io.validate import assessor_problem
+
+    if not isinstance(name, str) or assessor_problem(name) is not None:
+        return None
+    row = collection.store.account(name)
+    return None if row is None or row.hash is None else row
+
+
 def authenticate(collection: Collection, name: str, password: str) -> Account | None:
     """The account ``name`` logs in to with ``password``, or None. The same work is spent
-    for a name without an account, or without a password yet (a dummy hash is checked)."""
-    from poolkit.io.validate import assessor_problem
-    from poolkit.passwords import dummy_verify, verify_password
+    for a name without an account, or without a password yet (a dummy hash is checked).
+    A hash made with older parameters (or by scrypt, now that argon2id is there) is made
+    again from the password that just matched, when the collection writes; the epoch stays,
+    so no session ends."""
+    from poolkit.passwords import dummy_verify, hash_password, needs_rehash, verify_password
 
-    row = collection.store.account(name) if assessor_problem(name) is None else None
+    row = _login_row(collection, name)
+    if not isinstance(password, str):
+        password = ""
     if row is None or row.hash is None:
         dummy_verify(password)
         return None
     if not verify_password(row.hash, password):
         return None
+    if collection.write and needs_rehash(row.hash):
+        collection.store.rehash_password(row.name, row.hash, hash_password(password))
     return Account(row.name, _role(row.role))
 
 
 def account_epoch(collection: Collection, name: str) -> int | None:
     """``name``'s epoch (a cookie signed with another is void), or None: no account, or no
     password yet (nobody can be logged in as it)."""
-    row = collection.store.account(name)
-    return None if row is None or row.hash is None else row.epoch
+    row = _login_row(collection, name)
+    return None if row is None else row.epoch
 
 
 def current_account(collection: Collection, name: str, epoch: int) -> Account | None:
     """The account a cookie naming ``name`` and ``epoch`` stands for while both still hold
     (None: the account was removed, or its password changed since the cookie was signed)."""
-    row = collection.store.account(name)
-    if row is None or row.hash is None or row.epoch != epoch:
+    row = _login_row(collection, name)
+    if row is None or row.epoch != epoch:
         return None
     return Account(row.name, _role(row.role))
 

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 
 from poolkit.store.sql_base import SqlBase
 
-#: an account's roles: ``lead`` also sees the team's status page
-ROLES = ("assessor", "lead")
 #: the largest epoch (epochs are random in 1..EPOCH_MAX: a BIGINT on PostgreSQL)
 EPOCH_MAX = 2**62
 
@@ -63,12 +61,14 @@ class AccountsSql(SqlBase):
                               (name, role, hash, created, new_epoch()))
         return True
 
-    def set_password(self, name: str, hash: str) -> bool:
-        """Store ``name``'s new password hash and a new epoch (False: no such account)."""
+    def rehash_password(self, name: str, old: str, new: str) -> bool:
+        """Replace ``name``'s hash ``old`` by ``new``, a hash of the same password made with
+        today's parameters, keeping its epoch (its sessions stay); False when the hash is no
+        longer ``old`` (a new password meanwhile: that one stands)."""
         p = self.mark
         with self.transaction():
-            cur = self.conn.execute(f"UPDATE accounts SET hash = {p}, epoch = {p} WHERE name = {p}",
-                                    (hash, new_epoch(), name))
+            cur = self.conn.execute(f"UPDATE accounts SET hash = {p} WHERE name = {p} AND "
+                                    f"hash = {p}", (new, name, old))
             return bool(cur.rowcount)
 
     def remove_account(self, name: str) -> bool:

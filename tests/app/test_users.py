@@ -281,3 +281,61 @@ def test_the_secret_is_not_copied_with_the_store(config: Path, tmp_path: Path,
     with Collection.open(other, write=True) as c:
         assert users.authenticate(c, "alice", PASSWORD) == users.Account("alice", "assessor")
         assert users.session_secret(c) != secret
+
+
+def test_an_old_hash_is_made_again_at_login_and_sessions_stay(config: Path) -> None:
+    """A hash of older parameters (here scrypt's, where argon2id is installed) is replaced
+    at the next good login by one of today's, the epoch kept; a read-only handle, a wrong
+    password and a hash of today's parameters change nothing."""
+    from poolkit.passwords import hash_password, needs_rehash
+    from poolkit.store.records import now
+
+    with Collection.open(config, write=True) as c:
+        c.store.add_account("old", "assessor", hash_password(PASSWORD, "scrypt"), now())
+        first = c.store.account("old")
+    assert first is not None and first.hash is not None and needs_rehash(first.hash)
+    with Collection.open(config) as c:  # read-only
+        assert users.authenticate(c, "old", PASSWORD) == users.Account("old", "assessor")
+        assert c.store.account("old") == first
+    with Collection.open(config, write=True) as c:
+        assert users.authenticate(c, "old", "wrong password") is None
+        assert c.store.account("old") == first
+        assert users.authenticate(c, "old", PASSWORD) == users.Account("old", "assessor")
+        again = c.store.account("old")
+        assert again is not None and again.hash is not None
+        assert again.hash.startswith("$argon2id$") and not needs_rehash(again.hash)
+        assert again.epoch == first.epoch
+        assert users.authenticate(c, "old", PASSWORD) is not None
+        assert c.store.account("old") == again
+
+
+def test_two_redemptions_of_one_link_at_once_make_one_password(config: Path) -> None:
+    """Two browsers posting the same link at the same moment: exactly one sets its
+    password, the other gets the one line (each thread its own connection)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with Collection.open(config, write=True) as c:
+        token = token_of(users.invite_user(c, "bob"))
+
+        def redeem(password: str) -> str | None:
+            try:
+                users.redeem_invite(c, token, password)
+                return password
+            except PoolkitError as exc:
+                assert str(exc) == users.BAD_INVITE
+                return None
+            finally:
+                c.store.close_thread()
+
+        with ThreadPoolExecutor(4) as pool:
+            won = [p for p in pool.map(redeem, [f"password {i}" for i in range(4)]) if p]
+        assert len(won) == 1
+        assert users.authenticate(c, "bob", won[0]) is not None
+
+
+@pytest.mark.parametrize("name", [None, 3, b"alice", "al\ud800ice", "alice\x00"])
+def test_what_no_account_can_be_named_is_nobody(collection: Collection, name: object) -> None:
+    users.add_user(collection, "alice", "assessor", PASSWORD)
+    assert users.authenticate(collection, name, PASSWORD) is None  # type: ignore[arg-type]
+    assert users.account_epoch(collection, name) is None  # type: ignore[arg-type]
+    assert users.current_account(collection, name, 1) is None  # type: ignore[arg-type]

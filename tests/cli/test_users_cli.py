@@ -188,3 +188,28 @@ def test_the_password_is_nowhere_but_in_its_hash(config: Path) -> None:
         assert account is not None and account.hash is not None
         assert account.hash.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
         assert verify_password(account.hash, SECRET)
+
+
+def test_at_a_terminal_the_password_is_asked_without_echo(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    import getpass
+
+    from poolkit.app.users import read_password
+    from poolkit.errors import PoolkitError
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    asked: list[str] = []
+    monkeypatch.setattr(getpass, "getpass", lambda prompt: asked.append(prompt) or SECRET)
+    assert read_password(True, Terminal(), "bob") == SECRET
+    assert asked == ["password for bob: "]
+    monkeypatch.setattr(getpass, "getpass", lambda prompt: "")
+    with pytest.raises(PoolkitError, match="stdin is empty"):
+        read_password(True, Terminal(), "bob")
+    closed = io.StringIO()
+    closed.close()
+    for stream in (None, closed):
+        with pytest.raises(PoolkitError, match="--password-stdin: stdin is closed"):
+            read_password(True, stream, "bob")

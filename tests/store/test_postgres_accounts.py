@@ -101,3 +101,31 @@ def test_an_assessor_cannot_read_the_secret_through_poolkit(team, accounts, tmp_
             users.session_secret(c)
         with pytest.raises(StoreError, match="not allowed: permission denied"):
             users.authenticate(c, "alice", "correct horse")
+
+
+def test_an_upgraded_store_keeps_its_accounts_from_assessors(team, tmp_path, monkeypatch):  # noqa: F811
+    """A store of schema 12 (before accounts), upgraded by the owner's ``store init``: the
+    new tables are the lead's from the start, never readable by assessors."""
+    import store_backends
+
+    import poolkit.store.postgres as pg
+    from poolkit.store.schema import MIGRATIONS
+
+    with store_backends.fresh_database() as url, monkeypatch.context() as at_12:
+        at_12.setattr(pg, "MIGRATIONS", MIGRATIONS[:12])
+        at_12.setattr(pg, "SCHEMA_VERSION", 12)
+        at_12.setenv("PGPASSWORD", store_backends.ADMIN_PASSWORD or "")
+        assert main(["store", "init", url]) == 0
+        old = {**team, "url": url}
+        with sql_as(old, "alice") as conn:
+            assert conn.execute("SELECT to_regclass('accounts')").fetchone() == (None,)
+        at_12.undo()
+        monkeypatch.setenv("PGPASSWORD", store_backends.ADMIN_PASSWORD or "")
+        assert main(["store", "init", url]) == 0
+        with Collection.open(config_as(old, "lead", tmp_path, monkeypatch), write=True) as c:
+            users.add_user(c, "alice", "assessor", "correct horse")
+            users.session_secret(c)
+        for table in ADMIN_ONLY:
+            with sql_as(old, "alice") as conn, pytest.raises(
+                    psycopg.errors.InsufficientPrivilege):
+                conn.execute(f"SELECT * FROM {table}")
