@@ -1,6 +1,7 @@
 """The session cookie: who logged in, until when, under which account epoch; signed.
 
-The value is ``BODY.MAC``: BODY the base64url JSON ``{"u": name, "x": expiry, "e": epoch}``, MAC its HMAC-SHA256 under the store's session secret
+The value is ``BODY.MAC``: BODY the base64url JSON ``{"u": name, "x": expiry, "e": epoch}``,
+MAC its HMAC-SHA256 under the store's session secret
 (``poolkit.app.users.session_secret``). A cookie another store signed, a changed byte, an
 expired one, or one from before the account epoch changed (a user removed, a password
 reset) reads as no cookie. Nothing in it is secret; all of it is the server's word. (The
