@@ -57,6 +57,7 @@ class ScreenProcess:
     stderr: bytearray = field(default_factory=bytearray)
     started: bool = False  # the prelude came: a Textual screen is drawing
     drawn: bool = False    # screen output reached the browser
+    tab_gone: bool = False  # the browser's side closed: output is read and dropped
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:
@@ -79,9 +80,12 @@ class ScreenProcess:
                 kind = await out.readexactly(1)
                 size = int.from_bytes(await out.readexactly(4), "big")
                 payload = await out.readexactly(size)
-                if kind == b"D":
+                if kind == b"D" and not self.tab_gone:
                     self.drawn = True
-                    await self.output(payload)
+                    try:
+                        await self.output(payload)
+                    except ConnectionError:  # the tab is gone: keep draining (a full pipe
+                        self.tab_gone = True  # would stall the screen as it closes)
                 elif kind == b"M" and json.loads(payload).get("type") == "exit":
                     return
                 # (other meta, open_url and file delivery: nothing a judging screen needs)

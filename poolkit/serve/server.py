@@ -293,11 +293,11 @@ async def run_session(app: web.Application, ws: web.WebSocketResponse, user: str
     relay = asyncio.create_task(_relay(ws, process))
     exited = asyncio.create_task(process.wait())
     await asyncio.wait({relay, exited}, return_when=asyncio.FIRST_COMPLETED)
-    if exited.done() and not session.closing.is_set():  # the screen ended by itself
-        await registry.close(session)
+    # (else the tab closed, or the session was taken over, or the server stops)
+    by_itself = exited.done() and not session.closing.is_set()
+    await registry.close(session)
+    if by_itself:
         await end(_ended(process))
-    else:  # the tab closed (or the session was taken over, or the server stops)
-        await registry.close(session)
     relay.cancel()
     await asyncio.gather(relay, exited, return_exceptions=True)
 
