@@ -7,8 +7,8 @@ same framing on stdin: ``D`` keys as a terminal would send them, ``M`` resize, f
 and quit. (textual-serve's ``app_service.py`` speaks the same protocol; this one starts an
 argv list, never a shell, in an environment built for it, and offers no file delivery.)
 
-Ending a session is always the same: a ``quit`` packet, so the screen closes as if ``q``
-had been pressed (its store thread finishes every grade, the judge releases its claim),
+Ending a session is always the same: once the screen has answered the last key it was
+sent (drawn since), a ``quit`` packet, so the screen closes as if ``q`` had been pressed (its store thread finishes every grade, the judge releases its claim),
 then SIGTERM (Textual's web driver takes it as quit too) and SIGKILL only if it hangs.
 """
 
@@ -28,6 +28,8 @@ WIDTHS, HEIGHTS = (20, 400), (6, 200)
 STDERR_KEPT = 16384
 #: seconds a screen gets to close after ``quit``, then after SIGTERM
 QUIT_WAIT, TERM_WAIT = 20.0, 10.0
+#: seconds a screen gets to answer the last key (redraw) before it is told to quit
+ANSWER_WAIT = 5.0
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -58,6 +60,8 @@ class ScreenProcess:
     started: bool = False  # the prelude came: a Textual screen is drawing
     drawn: bool = False    # screen output reached the browser
     tab_gone: bool = False  # the browser's side closed: output is read and dropped
+    #: set when the screen has drawn since the last key it was sent
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:
@@ -80,6 +84,8 @@ class ScreenProcess:
                 kind = await out.readexactly(1)
                 size = int.from_bytes(await out.readexactly(4), "big")
                 payload = await out.readexactly(size)
+                if kind == b"D":
+                    self.answered.set()
                 if kind == b"D" and not self.tab_gone:
                     self.drawn = True
                     try:
@@ -109,6 +115,7 @@ class ScreenProcess:
             pass
 
     async def keys(self, text: str) -> None:
+        self.answered.clear()
         await self.send(b"D", text.encode("utf-8", "surrogatepass"))
 
     async def meta(self, message: dict[str, object]) -> None:
@@ -136,6 +143,12 @@ class ScreenProcess:
         if proc is None:  # (never started)
             return -1
         if proc.returncode is None:
+            # A key sent just before (a tab closed right after it): the screen handles it
+            # first (Textual's quit would overtake a key still on its way to the screen).
+            try:
+                await asyncio.wait_for(self.answered.wait(), ANSWER_WAIT)
+            except asyncio.TimeoutError:
+                pass
             await self.meta({"type": "quit"})
             for sig, wait in ((None, QUIT_WAIT), (signal.SIGTERM, TERM_WAIT),
                               (signal.SIGKILL, None)):

@@ -290,14 +290,37 @@ async def run_session(app: web.Application, ws: web.WebSocketResponse, user: str
     except Full as exc:
         await end(str(exc))
         return
+    except asyncio.CancelledError:  # (the tab went away while an old screen closed)
+        await _finally(registry.close(session))
+        raise
     relay = asyncio.create_task(_relay(ws, process))
     exited = asyncio.create_task(process.wait())
-    await asyncio.wait({relay, exited}, return_when=asyncio.FIRST_COMPLETED)
-    # (else the tab closed, or the session was taken over, or the server stops)
+    try:
+        await asyncio.wait({relay, exited}, return_when=asyncio.FIRST_COMPLETED)
+    finally:  # (aiohttp cancels this handler when the tab's connection closes)
+        await _finally(_end_session(registry, session, relay, exited))
+
+
+#: what runs to the end whatever happens to the handler that started it
+_FINISHING: set[asyncio.Task[None]] = set()
+
+
+async def _finally(work: Awaitable[None]) -> None:
+    """Run ``work`` to the end even when the caller is cancelled (it is not lost with it)."""
+    task = asyncio.ensure_future(work)
+    _FINISHING.add(task)
+    task.add_done_callback(_FINISHING.discard)
+    await asyncio.shield(task)
+
+
+async def _end_session(registry: Registry, session: Session, relay: asyncio.Task[None],
+                       exited: asyncio.Task[int]) -> None:
+    """The screen closes as ``q`` would (unless it ended by itself: then the tab is told
+    why), and the relay stops."""
     by_itself = exited.done() and not session.closing.is_set()
     await registry.close(session)
     if by_itself:
-        await end(_ended(process))
+        await session.end(_ended(session.process))
     relay.cancel()
     await asyncio.gather(relay, exited, return_exceptions=True)
 

@@ -51,6 +51,7 @@ class Registry:
         self.live: dict[tuple[str, str], Session] = {}
         self.stopping = False
         self._lock = asyncio.Lock()  # one opening or closing decision at a time
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}  # one per assessor and screen
 
     def full_for(self, user: str, screen: str) -> bool:
         """Whether a new tab of ``user`` would be refused (its own session is taken over)."""
@@ -58,7 +59,9 @@ class Registry:
 
     async def open(self, session: Session) -> None:
         """Register ``session`` and start its process, after closing the one it takes over;
-        ``Full`` when the server has no room."""
+        ``Full`` when the server has no room (or a newer tab took over before it started).
+        The registry's lock is held for the bookkeeping only; closing the old screen and
+        starting the new one hold the assessor's own lock, so others' tabs never wait."""
         key = (session.user, session.screen)
         async with self._lock:
             if self.stopping:
@@ -67,9 +70,13 @@ class Registry:
             if old is None and len(self.live) >= self.limit:
                 raise Full(f"the server already runs its {self.limit} sessions (--max-sessions)"
                            f"; try again when someone closes theirs")
+            self.live[key] = session
+            mine = self._locks.setdefault(key, asyncio.Lock())
+        async with mine:
             if old is not None:
                 await old.close(TAKEN_OVER.format(name=session.user))
-            self.live[key] = session
+            if session.closing.is_set():
+                raise Full(TAKEN_OVER.format(name=session.user))
             await session.process.start()
 
     async def close(self, session: Session, reason: str | None = None) -> None:

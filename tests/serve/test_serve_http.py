@@ -355,3 +355,36 @@ async def test_a_cookie_of_any_bytes_is_refused_not_an_error(config: Path, tmp_p
         answer = await client.get("/", headers={"Cookie": f"{cookies.NAME}=\u00e9.\u00e9"},
                                   allow_redirects=False)
         assert answer.status == 303
+
+
+@sync
+async def test_tabs_opened_at_once_leave_one_screen_running(config: Path, tmp_path: Path):
+    async with served(config, tmp_path) as client:
+        await login(client, "alice")
+        first = await client.ws_connect("/ws", headers={"Origin": ORIGIN})
+        await first_screen(first)
+        tabs = await asyncio.gather(*(client.ws_connect("/ws", headers={"Origin": ORIGIN})
+                                      for _ in range(3)))
+        assert "another tab" in await until_ended(first)
+        assert client.app is not None
+        registry = client.app[REGISTRY]
+        (survivor,) = registry.live.values()
+        await asyncio.wait_for(_until(lambda: survivor.process.drawn), 30)
+        assert survivor.process.process is not None
+        pids = [int(line.split()[0]) for line in starts(tmp_path)]
+        assert survivor.process.process.pid in pids and len(pids) <= 4
+        for pid in pids:  # every other screen has ended
+            if pid != survivor.process.process.pid:
+                await asyncio.wait_for(_until(lambda p=pid: not Path(f"/proc/{p}").exists()),
+                                       30)
+        for tab in tabs:  # closed tabs: their screens close as q would
+            await tab.close()
+        process = survivor.process.process
+        await asyncio.wait_for(_until(lambda: registry.live == {} and
+                                      process.returncode is not None), 30)
+        assert process.returncode == 0  # (quit, as q)
+
+
+async def _until(condition: Any) -> None:
+    while not condition():
+        await asyncio.sleep(0.02)
