@@ -8,8 +8,9 @@ and quit. (textual-serve's ``app_service.py`` speaks the same protocol; this one
 argv list, never a shell, in an environment built for it, and offers no file delivery.)
 
 Ending a session is always the same: once the screen has answered the last key it was
-sent (drawn since), a ``quit`` packet, so the screen closes as if ``q`` had been pressed (its store thread finishes every grade, the judge releases its claim),
-then SIGTERM (Textual's web driver takes it as quit too) and SIGKILL only if it hangs.
+sent (drawn since), a ``quit`` packet, so the screen closes as if ``q`` had been pressed
+(its store thread finishes every grade, the judge releases its claim), then SIGTERM
+(Textual's web driver takes it as quit too) and SIGKILL only if it hangs.
 """
 
 from __future__ import annotations

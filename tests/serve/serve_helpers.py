@@ -37,8 +37,8 @@ def served_config(tmp_path: Path, judge: str = "") -> Path:
 
 def fake_python(tmp_path: Path, body: str = "") -> str:
     """An executable that stands in for ``python``: whatever ``-m poolkit ...`` it is given,
-    it notes the start (its pid and arguments) in ``starts.log`` and runs ``fake_screen.py`` with those arguments
-    (or ``body``, shell, instead)."""
+    it notes the start (its pid and arguments) in ``starts.log`` and runs
+    ``fake_screen.py`` with those arguments (or ``body``, shell, instead)."""
     script = tmp_path / "fake-python"
     run = body or f'exec "{sys.executable}" "{FAKE_SCREEN}" "$@"'
     script.write_text(f'#!/bin/sh\necho "$$ $@" >> "{tmp_path / "starts.log"}"\n{run}\n')
