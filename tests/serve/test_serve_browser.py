@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from browser import Server, Tab, browser
+from browser import Server, Tab, browser, wait_until
 from serve_helpers import PASSWORDS, served_config
 
 pytestmark = pytest.mark.slow
@@ -99,7 +99,11 @@ def test_a_tab_closed_after_a_key_and_a_stopped_server_lose_nothing(config: Path
             alice.wait_for(TITLES[0])
             bob.wait_for(TITLES[0])
             alice.press("3")
-            alice.page.close()  # right after the key
+            alice.page.close()  # right after the key: her screen closes, its claim goes
+            store = tmp_path / "tiny.sqlite"
+            wait_until(lambda: ("alice",) not in claims(store), "alice's claim released",
+                       lambda: bob.page.wait_for_timeout(50))
+            assert grades(store, "alice") == [("q1", "d1", 3)]
             mark = bob.mark()
             bob.press("0")
             bob.wait_for(TITLES[1], mark)
