@@ -76,6 +76,7 @@ _PUBLIC = {
     "remove_user": "poolkit.app.users",
     "invite_user": "poolkit.app.users",
     "redeem_invite": "poolkit.app.users",
+    "invited_name": "poolkit.app.users",
     "authenticate": "poolkit.app.users",
     "current_account": "poolkit.app.users",
     "account_epoch": "poolkit.app.users",

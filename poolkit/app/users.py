@@ -282,17 +282,31 @@ def _check_hours(hours: float) -> float:
     return float(hours)
 
 
+def _token_shape(token: object) -> bool:
+    import re
+
+    return isinstance(token, str) and re.fullmatch(r"[A-Za-z0-9_-]{%d}" % _TOKEN_LENGTH,
+                                                   token) is not None
+
+
+def invited_name(collection: Collection, token: str) -> str | None:
+    """The name ``token``'s invite is for while it can still be redeemed (a page asking for
+    the new password may show it), or None: unknown, used or expired alike."""
+    from poolkit.store.records import now
+
+    if not _token_shape(token):
+        return None
+    return collection.store.pending_invite(_token_sha256(token), now())
+
+
 def redeem_invite(collection: Collection, token: str, password: str) -> Account:
     """Set the password of the account ``token``'s invite names, once: the invite is used
     up in the same transaction. An unknown, used or expired token is :data:`BAD_INVITE`."""
-    import re
-
     from poolkit.errors import PoolkitError
     from poolkit.passwords import hash_password
     from poolkit.store.records import now
 
-    if not isinstance(token, str) or not re.fullmatch(r"[A-Za-z0-9_-]{%d}" % _TOKEN_LENGTH,
-                                                       token):
+    if not _token_shape(token):
         raise PoolkitError(BAD_INVITE)
     _check_password(password)
     row = collection.store.redeem_invite(_token_sha256(token), hash_password(password), now())

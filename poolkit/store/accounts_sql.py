@@ -104,6 +104,14 @@ class AccountsSql(SqlBase):
                               f"WHERE name = {p}", (hash, role, new_epoch(), name))
             return self.account(name)
 
+    def pending_invite(self, token_sha256: str, at: str) -> str | None:
+        """The name the unused invite whose token hashes to ``token_sha256`` is for, if it
+        is not expired at ``at`` (None: unknown, used or expired)."""
+        p = self.mark
+        row = self.conn.execute(f"SELECT name FROM invites WHERE token_sha256 = {p} AND used "
+                                f"IS NULL AND expires > {p}", (token_sha256, at)).fetchone()
+        return None if row is None else str(row[0])
+
     def pending_invites(self, at: str) -> dict[str, str]:
         """name -> when its unused invite expires, for invites not expired at ``at``."""
         return {r[0]: r[1] for r in self.conn.execute(

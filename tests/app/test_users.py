@@ -168,7 +168,9 @@ def test_an_invite_is_a_one_time_link_whose_token_is_never_stored(
                  for t in collection.store.tables() if t != "write_lock"})
     assert token not in rows
     assert hashlib.sha256(token.encode()).hexdigest() in rows
+    assert users.invited_name(collection, token) == "bob"
     assert users.redeem_invite(collection, token, PASSWORD) == users.Account("bob", "assessor")
+    assert users.invited_name(collection, token) is None
     assert users.authenticate(collection, "bob", PASSWORD) == users.Account("bob", "assessor")
     with pytest.raises(PoolkitError) as used:
         users.redeem_invite(collection, token, "a new password")
@@ -188,6 +190,7 @@ def test_unknown_used_and_expired_tokens_get_the_same_line(collection: Collectio
     unknown = "A" * 43
     said = set()
     for token in (used, expired, unknown, "short", "", "A" * 42 + "!", "A" * 44):
+        assert users.invited_name(collection, token) is None
         with pytest.raises(PoolkitError) as caught:
             users.redeem_invite(collection, token, PASSWORD)
         said.add(str(caught.value))
@@ -206,7 +209,10 @@ def test_a_new_invite_voids_the_older_and_resets_a_password(collection: Collecti
     users.add_user(collection, "alice", "lead", PASSWORD)
     epoch = users.account_epoch(collection, "alice")
     first = token_of(users.invite_user(collection, "alice"))
+    assert users.invited_name(collection, first) == "alice"
     second = token_of(users.invite_user(collection, "alice"))
+    assert (users.invited_name(collection, first), users.invited_name(collection, second)) == (
+        None, "alice")
     with pytest.raises(PoolkitError, match=re.escape(users.BAD_INVITE)):
         users.redeem_invite(collection, first, "new password")
     assert users.account_epoch(collection, "alice") == epoch  # still the old password
