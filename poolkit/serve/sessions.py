@@ -78,6 +78,8 @@ class Registry:
             if session.closing.is_set():
                 raise Full(TAKEN_OVER.format(name=session.user))
             await session.process.start()
+            if session.closing.is_set():  # closed while it started: its closer missed it
+                await session.process.stop()
 
     async def close(self, session: Session, reason: str | None = None) -> None:
         """End ``session`` (a closed tab: no reason to tell) unless already ended."""
