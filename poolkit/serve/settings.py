@@ -29,10 +29,7 @@ class Settings:
         if self.public_url is not None:
             from poolkit.app.users import check_public_url
 
-            base = check_public_url(self.public_url)
-            if urlsplit(base).path not in ("", "/"):
-                raise PoolkitError(f"--public-url {self.public_url!r}: serve poolkit at the "
-                                   f"root of a host (a proxy's path prefix is not supported)")
+            check_public_url(self.public_url)
 
     @property
     def url(self) -> str:
