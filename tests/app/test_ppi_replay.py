@@ -130,15 +130,18 @@ def test_the_pair_design_spends_the_query_designs_judgments(tmp_path: Path) -> N
     (["--n", "1"], "--n '1': an interval needs at least 2 human queries"),
     (["--n", "5,x"], "--n '5,x': expected integers like 5,10,20"),
     (["--n", "30"], "--n 30: the truth scores only 24 queries"),
-    (["--design", "pairs", "-m", "P@10"], "-m P@10: the pair design estimates nDCG@K"),
+    (["--design", "pairs", "-m", "P@10"], "-m P@10: the pairs design estimates nDCG@K"),
     (["--seeds", "0"], "--seeds"),
     (["--calibrate", "-m", "P@10"], "-m P@10: --calibrate recalibrates nDCG@K"),
-    (["--calibrate", "--design", "pairs"], "--calibrate: the pair design already corrects"),
+    (["--calibrate", "--design", "pairs"], "--calibrate: the pairs design already corrects"),
     (["--lambda-max", "-1"], "--lambda-max -1.0: the tuned lambda's upper bound must be a "
                              "finite number >= 0"),
     (["--lambda-max", "nan"], "--lambda-max nan: the tuned lambda's upper bound"),
-    (["--lambda-max", "2", "--design", "pairs"], "--lambda-max: the pair design tunes no "
+    (["--lambda-max", "2", "--design", "pairs"], "--lambda-max: the pairs design tunes no "
                                                  "lambda"),
+    (["--design", "active", "-m", "P@10"], "-m P@10: the active design estimates nDCG@K"),
+    (["--calibrate", "--design", "strat"], "--calibrate: the strat design already corrects"),
+    (["--lambda-max", "2", "--design", "active"], "--lambda-max: the active design tunes no"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             args: list[str], message: str) -> None:
