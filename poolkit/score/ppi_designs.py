@@ -106,7 +106,8 @@ class MachineView:
         if not self.ranks:
             return np.zeros(self.size, dtype=bool)
         ranked = np.stack(list(self.ranks.values()))
-        return ((ranked >= 0) & (ranked < TOP)).any(axis=0)  # type: ignore[no-any-return]
+        top: np.ndarray = ((ranked >= 0) & (ranked < TOP)).any(axis=0)
+        return top
 
     def dcg_spread(self) -> float:
         """The standard deviation over the runs of the machine's DCG@TOP in this query."""

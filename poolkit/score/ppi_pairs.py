@@ -288,8 +288,11 @@ def ndcg(pool: QueryPool, run: str, k: int | None, d: Draw | Rounds) -> QueryEst
     levels = np.array(sorted({int(g) for g in y if g > 0}, reverse=True), dtype=np.int64)
     if levels.size == 0:
         return QueryEstimate(np.zeros(W.shape[0]), np.zeros_like(W))
-    onehot = (y[:, None] == levels[None, :]).astype(float)  # (M, J)
-    counts = W @ onehot  # (S, J)
+    # the grade counts as a difference estimate too: the machine's counts plus the weighted
+    # corrections (in strata of one machine grade the same as the weighted human counts)
+    onehot = ((y[:, None] == levels[None, :]).astype(float)
+              - (m[:, None] == levels[None, :]).astype(float))  # (M, J)
+    counts = (m[:, None] == levels[None, :]).sum(axis=0) + W @ onehot  # (S, J)
     gains = levels.astype(float)
     value = _ratio(dcg, _ideal(counts, gains, k))
     replicates = _ratio(dcg[:, None] + _left_out(x[None, :], d),
@@ -330,7 +333,7 @@ def ap(pool: QueryPool, run: str, level: int, d: Draw | Rounds) -> QueryEstimate
             kappa = size * (n - 1) / ((size - 1) * n)
             eg = np.where(part.strata[order] == g, coef * (part.weights * e)[:, order], 0.0)
             num += (1.0 / kappa - 1.0) * (eg * inv * (np.cumsum(eg, axis=1) - eg)).sum(axis=1)
-    den = W @ rel  # R^ = sum_s w r: exactly 0 when no relevant pair was drawn
+    den = rm.sum() + W @ e  # R^, a difference estimate (= sum_s w r in strata of one grade)
     safe = np.where(den > 0, den, 1.0)
     value = _ratio(num, den)
     below = np.cumsum((ro * inv)[:, ::-1], axis=1)[:, ::-1] - ro * inv
