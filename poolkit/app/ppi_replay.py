@@ -11,6 +11,13 @@ measure code, ``Measure.from_facts``). For each n and each of ``seeds`` draws, p
   over every query, stratified by the machine's grade (:mod:`poolkit.score.ppi_pairs`). n
   is then a budget in queries' worth of judgments, not the queries people see: each
   result's ``human_queries`` says those (every query with a pair to draw).
+* ``active`` and ``strat``: the same budget in two rounds (:mod:`poolkit.score.ppi_designs`):
+  round 1's allocation from the machine's view alone (``active``: a prior that favours the
+  runs' top ranks and the grades at the relevance level's edge; ``strat``: a small
+  proportional pilot), round 2's by Neyman allocation from the spread of the human-minus-
+  machine grades round 1 found per cell (machine grade x top band, x the query's group in
+  ``strat``); the estimators are the pair design's, the rounds combined with fixed
+  coefficients. Each draw is made one seed at a time (round 2 depends on round 1).
 
 ``calibrate`` (query design only): the machine's value of a query is its metric under the
 machine's grades recalibrated to the people's, cross-fitted on the draw's human queries

@@ -22,11 +22,15 @@ corrections of the drawn pairs):
 
 * nDCG@K = DCG@K / IDCG@K. DCG = sum_d a_d gain(y_d) (a_d the discount of d's rank in the
   run's top K, else 0): DCG^ = sum_U a_d gain(m_d) + sum_s w_d a_d (gain(y_d) - gain(m_d)).
-  IDCG depends on the counts c_j of each positive grade j: c^_j = sum_s w_d [y_d = j]
-  (unbiased; the machine prediction cancels within a stratum of constant m), and IDCG^ is the
+  IDCG depends on the counts c_j of each positive grade j: c^_j = sum_d [m_d = j] +
+  sum_s w_d ([y_d = j] - [m_d = j]) (unbiased; within a stratum of constant m the machine's
+  part cancels and it is sum_s w_d [y_d = j]; in other strata, those of
+  :mod:`poolkit.score.ppi_designs`' pilot, it keeps the estimate exact when the machine is
+  right), and IDCG^ is the
   ideal DCG of those counts, a fractional count filling a fraction of a rank (equal to the
   ideal DCG at integer counts).
-* AP = S / R with r_d = [y_d >= level]: R^ = sum_s w_d r_d, and the numerator
+* AP = S / R with r_d = [y_d >= level]: R^ = sum_d rm_d + sum_s w_d (r_d - rm_d) (= sum_s
+  w_d r_d in strata of one machine grade), and the numerator
   S = sum_i r_i / rank_i * (1 + sum_{j ranked above i} r_j) is quadratic in r. With
   r^_d = rm_d + w_d I_d (r_d - rm_d) (rm the machine's relevance, I_d 1 when drawn), every
   linear term is unbiased and a product r^_i r^_j of two pairs of the same stratum is

@@ -157,3 +157,33 @@ def test_each_design_is_unbiased_and_covers_in_simulation(seed: int, design: str
     half = float(np.mean(np.array(high) - np.array(low))) / 2
     assert covered >= 0.88
     assert bias < 0.01 and bias < half / 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 25), width=st.floats(0.02, 0.5))
+def test_queries_for_width_is_the_fewest_whose_projected_interval_fits(
+        seed: int, n: int, width: float) -> None:
+    """--target-width's projection: se^2 = A + B / n with A the machine term and B the
+    rectifier's variance per query, the quantile the interval rule uses at n'; the answer
+    is the smallest n' >= n (at most N) with 2 q(n') se(n') <= width."""
+    from poolkit.score.ppi import T_BELOW, normal_ppf, ppi_mean, queries_for_width, t_ppf
+
+    rng = np.random.default_rng(seed)
+    N = 60
+    m = rng.uniform(0, 1, N)
+    h = np.clip(m[:n] + rng.normal(0, 0.15, n), 0, 1)
+    est = ppi_mean(m, h, m[:n])
+    a = est.machine_se ** 2
+    b = n * (est.se ** 2 - a)
+    assert est.width == pytest.approx(2 * t_ppf(0.975, n - 1) * np.sqrt(a + b / n))
+
+    def projected(k: int) -> float:
+        q = t_ppf(0.975, k - 1) if k < T_BELOW else normal_ppf(0.975)
+        return float(2 * q * np.sqrt(a + max(b, 0) / k))
+
+    got = queries_for_width(est, width)
+    if got is None:
+        assert projected(N) > width
+    else:
+        assert n <= got <= N and projected(got) <= width
+        assert got == n or projected(got - 1) > width
