@@ -257,8 +257,9 @@ def _pair_design(inputs: _Inputs, design: str, measure: Measure, budget: int, se
     of runs, the judgments made (mean over seeds) and the queries they were made in."""
     from poolkit.score.ppi import two_sided_p
     from poolkit.score.ppi_designs import two_rounds
-    from poolkit.score.ppi_pairs import combine, draw, estimate_query
+    from poolkit.score.ppi_pairs import Draw, Rounds, combine, draw, estimate_query
 
+    rounds: list[Sequence[Draw | Rounds]]
     if design == "pairs":
         rounds = [[draw(pool, budget, seeds, rng) for pool in inputs.pools]]
     else:  # two rounds, the second's allocation from the first's labels: one seed at a time

@@ -1,6 +1,7 @@
 """The ppi-replay report as Markdown tables: one summary row per n and measure, then each
-run's bias and coverage. In the pair designs (pairs, active, strat) n is a budget (the judgments of n whole queries,
-spread over every query): the design line and the n column say so."""
+run's bias and coverage. In the pair designs (pairs, active, strat) n is a budget (the
+judgments of n whole queries, spread over every query): the design line and the n column
+say so."""
 
 from __future__ import annotations
 

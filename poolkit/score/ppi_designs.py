@@ -106,8 +106,7 @@ class MachineView:
         if not self.ranks:
             return np.zeros(self.size, dtype=bool)
         ranked = np.stack(list(self.ranks.values()))
-        top: np.ndarray = ((ranked >= 0) & (ranked < TOP)).any(axis=0)
-        return top
+        return np.asarray(((ranked >= 0) & (ranked < TOP)).any(axis=0), dtype=bool)
 
     def dcg_spread(self) -> float:
         """The standard deviation over the runs of the machine's DCG@TOP in this query."""
