@@ -51,10 +51,17 @@ round 2 is an ordinary stratified sample of the rest, so the estimators of
 :mod:`poolkit.score.ppi_pairs` are (conditionally, hence unconditionally) what they are for
 one round: AP's numerator exactly unbiased, nDCG's ratio with its jackknife correction, and
 the jackknife variance estimates the variance given round 1, whose mean is the variance.
-Round 1's randomness is spent on choosing round 2 and is not counted again. The same
-argument runs round after round (:func:`next_round`: any number of rounds, each drawing
-among the pairs still unjudged); every stratum of the last round needs pi > 0, which the
-floor guarantees.
+That is ``strat``'s estimate: round 2's alone, the pilot's pairs counted as known values
+(a small pilot's own estimate, its pairs weighted by N_g / n_g of 20 or more, makes AP's
+ratio unstable: a first version that mixed it in with weight 0.2 was biased by 0.2 on
+DL19). ``active``, whose first round is half the budget in the same strata as the second,
+also uses round 1's own estimate: the combination sum_k c_k theta_k with coefficients c_k
+fixed before round 1 (round 1's planned share of the judgments, and the rest) is unbiased,
+and its variance is sum_k c_k^2 Var_k, because round 2's error has mean zero whatever round
+1 drew, so the two errors are uncorrelated (:class:`~poolkit.score.ppi_pairs.Rounds`; each
+round's jackknife counts its own draw). The same argument runs round after round
+(:func:`next_round`: any number of rounds, each drawing among the pairs still unjudged);
+every stratum of a round needs pi > 0, which the floor guarantees.
 """
 
 from __future__ import annotations
@@ -231,9 +238,10 @@ def next_round(views: Sequence[MachineView], labels: Sequence[np.ndarray],
 def two_rounds(design: str, pools: Sequence[QueryPool], budget: int, level: int,
                rng: np.random.Generator) -> list[Rounds]:
     """One seed of ``design`` (``active`` or ``strat``) over every query: round 1 from the
-    machine's view alone, round 2 from round 1's spread, combined with round 1's planned
-    share of the judgments as its coefficient (module docstring). ``budget`` is each
-    query's total."""
+    machine's view alone, round 2 from round 1's spread. ``active`` combines the two rounds'
+    estimates with round 1's planned share of the judgments as its coefficient; ``strat``
+    uses round 2's alone, the pilot's pairs in it as a stratum taken whole (module
+    docstring). ``budget`` is each query's total."""
     views = [MachineView.of(p) for p in pools]
     groups = query_group(views) if design == "strat" else [0] * len(views)
     labels = [cells(v, g) for v, g in zip(views, groups)]
@@ -256,6 +264,8 @@ def two_rounds(design: str, pools: Sequence[QueryPool], budget: int, level: int,
             errors.setdefault(int(c), []).append(e)
     budgets = [budget - int(j.sum()) for j in judged]
     round2 = next_round(views, labels, judged, errors, weight, budgets, rng)
+    if design == "strat":  # the pilot's pairs are known values in round 2, nothing more
+        return [Rounds((d2,), (1.0,)) for d2 in round2]
     return [Rounds((d1, d2), (share, 1.0 - share))
             for d1, d2 in zip(round1, round2)
             for share in [d1.judged / max(1, d2.judged)]]
