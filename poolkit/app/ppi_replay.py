@@ -112,18 +112,19 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
         raise PoolkitError("--design " + one_of(r.design, DESIGNS, "design"))
     ns = _numbers(r.n)
     measures = [parse_measure(t) for t in _texts(r.measures)]
+    who = "pair" if r.design == "pairs" else r.design
     if r.design in PAIR_DESIGNS:
         for m in measures:
-            check_measure(m, f"the {r.design} design estimates")
+            check_measure(m, f"the {who} design estimates")
         if r.calibrate:
-            raise PoolkitError(f"--calibrate: the {r.design} design already corrects every "
+            raise PoolkitError(f"--calibrate: the {who} design already corrects every "
                                f"pair; calibrate is the query design's")
     if r.calibrate:
         for m in measures:
             calibrated_measure(m)
     lambda_max = check_lam_max(r.lambda_max, "--lambda-max")
     if r.design in PAIR_DESIGNS and lambda_max != 1.0:
-        raise PoolkitError(f"--lambda-max: the {r.design} design tunes no lambda; it is the "
+        raise PoolkitError(f"--lambda-max: the {who} design tunes no lambda; it is the "
                            f"query design's")
     if len(r.runs) < 2:
         raise PoolkitError("ppi-replay orders and compares runs: give two RUNs or more")
