@@ -277,7 +277,7 @@ def _pair_design(inputs: _Inputs, design: str, measure: Measure, budget: int, se
                   for est, se in zip(pair_iv[0], pair_iv[1])])
     judged = np.array([[d.judged for d in draws] for draws in rounds])
     queries = (judged > 0).sum(axis=1)
-    return (_Intervals(*pair_rows(run_iv)), _Intervals(*pair_rows(pair_iv), p),
+    return (_Intervals(*_pair_rows(run_iv)), _Intervals(*_pair_rows(pair_iv), p),
             float(judged.sum(axis=1).mean()), int(round(float(queries.mean()))))
 
 
@@ -288,7 +288,7 @@ def _joined(rounds: Sequence[Sequence[PairInterval]]) -> tuple[np.ndarray, np.nd
             np.concatenate([[iv.se for iv in ivs] for ivs in rounds], axis=1))
 
 
-def pair_rows(iv: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_rows(iv: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Estimates and the normal 95% bounds of (estimates, standard errors)."""
     from poolkit.score.ppi import CONFIDENCE, normal_ppf
 

@@ -33,9 +33,10 @@ min(``least``, N_g) per stratum: the floor).
   no grade at all) weighs :data:`EDGE_WEIGHT` against 1 for the others: the grades the
   machine is least sure of. These data carry no token probabilities and no repeated
   readings; where they exist they belong in that prior.
-* ``strat``, round 1: a small pilot (:data:`PILOT` of the budget), proportional allocation
-  (every rate 1), no floor.
-* Round 2 of both: Neyman allocation, rate = the cell's weight times S_c, the standard
+* ``strat``, round 1: a small pilot (:data:`PILOT` of the budget) in two strata a query
+  (some run's top TOP or not), proportional allocation (every rate 1).
+* Round 2 of both: Neyman allocation, rate = the cell's weight (:data:`TOP_WEIGHT` for the
+  top band, 1 otherwise: a top pair moves the measures more) times S_c, the standard
   deviation over the pairs judged so far in cell c (pooled over queries) of the gain error
   (human grade - machine grade, the machine's grade 0 where it gave none), floored at
   :data:`FLOOR` of the largest rate; a cell with fewer than 2 judged pairs takes the spread

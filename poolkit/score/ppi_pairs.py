@@ -24,9 +24,8 @@ corrections of the drawn pairs):
   run's top K, else 0): DCG^ = sum_U a_d gain(m_d) + sum_s w_d a_d (gain(y_d) - gain(m_d)).
   IDCG depends on the counts c_j of each positive grade j: c^_j = sum_d [m_d = j] +
   sum_s w_d ([y_d = j] - [m_d = j]) (unbiased; within a stratum of constant m the machine's
-  part cancels and it is sum_s w_d [y_d = j]; in other strata, those of
-  :mod:`poolkit.score.ppi_designs`' pilot, it keeps the estimate exact when the machine is
-  right), and IDCG^ is the
+  part cancels and it is sum_s w_d [y_d = j]; in strata of mixed grades it keeps the
+  estimate exact when the machine is right), and IDCG^ is the
   ideal DCG of those counts, a fractional count filling a fraction of a rank (equal to the
   ideal DCG at integer counts).
 * AP = S / R with r_d = [y_d >= level]: R^ = sum_d rm_d + sum_s w_d (r_d - rm_d) (= sum_s
