@@ -189,24 +189,6 @@ def test_an_active_draw_is_recorded_and_weighted_by_its_probabilities(world, cap
                                        / sum(1 / pi[q] for q in used))
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--design", "active"], "--design active needs --machine JUDGE"),
-    (["--design", "active", "--machine", "llm", "--stratify-by", "machine"],
-     "--design active needs --machine JUDGE (and no --stratify-by)"),
-])
-def test_a_bad_active_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, message):
-    from poolkit.store.backends import open_store
-
-    capsys.readouterr()
-    assert call("sample-queries", world, "--n", "2", "--seed", "1", *args) == 2
-    out, err = capsys.readouterr()
-    assert out == "" and len(err.splitlines()) == 1 and message in err, err
-    store = next(line.split(": ", 1)[1] for line in world.read_text().splitlines()
-                 if line.startswith("store:"))
-    with open_store(store) as s:
-        assert s.query_draws() == []
-
-
 def test_judge_sample_without_a_draw_is_one_line(world, capsys):
     from poolkit.app.judge import JudgeRequest, open_session
     from poolkit.collection import Collection
@@ -222,6 +204,9 @@ def test_judge_sample_without_a_draw_is_one_line(world, capsys):
     (["--n", "2", "--seed", "1", "--stratify-by", "machine", "--machine", "gpt"],
      "--machine: unknown machine judge 'gpt'"),
     (["--n", "2", "--seed", "1", "--machine", "llm"], "--stratify-by machine and --machine"),
+    (["--n", "2", "--seed", "1", "--design", "active"], "--design active needs --machine JUDGE"),
+    (["--n", "2", "--seed", "1", "--design", "active", "--machine", "llm", "--stratify-by",
+      "machine"], "--design active needs --machine JUDGE (and no --stratify-by)"),
 ])
 def test_a_bad_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, message):
     from poolkit.store.backends import open_store
