@@ -81,8 +81,8 @@ SUMMARIES = {
     "autojudge": "grade the pool with a machine judge (LLM endpoint, local model, cross-encoder)",
     "check-judge": "vet a machine judge: gullibility canaries and agreement with people",
     "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
-    "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
-                      "recorded",
+    "sample-queries": "draw the queries people judge (uniform, stratified or active by a machine "
+                      "judge)",
     "assign": "assign the pool's pairs to assessors, each pair to exactly --overlap of them",
     "gold": "record pairs with a known grade as gold checks mixed into every assessor's judging",
     "users": "the accounts of poolkit serve: add, list, remove, invite (a one-time link)",
