@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.qrels import Qrels
@@ -44,6 +44,7 @@ from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
 from poolkit.store.records import Event
 
 Pair = tuple[str, str]
+G = TypeVar("G", int, float)
 
 
 class Unresolvable(Exception):
@@ -423,20 +424,56 @@ def machine_events(store: StoreBackend, judge: str) -> list[Event]:
 def machine_versions(store: StoreBackend, judge: str,
                      events: Sequence[Event] | None = None) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event;
-    which one a bare NAME reads is ``machine_choice``'s rule, not this order). ``events``:
+    which one a bare NAME reads is ``machine_choice``'s rule, not this order), each pair's
+    grade the one that counts of its readings (:func:`counted_grade`). ``events``:
     ``machine_events`` already read by the caller."""
+    last: dict[str, int] = {}
+    by_version = standing_readings(store, judge, events, last)
+    return sorted((MachineVersion(judge, v, {pair: counted_grade([e.grade or 0
+                                                                  for e in r.values()])
+                                             for pair, r in readings.items()}, last[v])
+                   for v, readings in by_version.items()),
+                  key=lambda m: m.last_event)
+
+
+def standing_readings(store: StoreBackend, judge: str, events: Sequence[Event] | None = None,
+                      last: dict[str, int] | None = None,
+                      ) -> dict[str, dict[Pair, dict[int, Event]]]:
+    """``{version: {pair: {reading: event}}}``: each reading's standing grade event (its
+    latest not undone) of machine judge ``judge``, per version and pair; ``last``, when
+    given, gets each version's last grading event id."""
     if events is None:
         events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
-    by_version: dict[str, dict[Pair, int]] = {}
-    last: dict[str, int] = {}
+    out: dict[str, dict[Pair, dict[int, Event]]] = {}
     for e in events:
         if e.kind == "undo" or e.id in undone or e.grade is None or e.judge_version is None:
             continue
-        by_version.setdefault(e.judge_version, {})[(e.qid, e.docid)] = e.grade  # id order
-        last[e.judge_version] = e.id or 0
-    return sorted((MachineVersion(judge, v, g, last[v]) for v, g in by_version.items()),
-                  key=lambda m: m.last_event)
+        pairs = out.setdefault(e.judge_version, {})
+        pairs.setdefault((e.qid, e.docid), {})[reading_of(e.note)] = e  # id order
+        if last is not None:
+            last[e.judge_version] = e.id or 0
+    return out
+
+
+def reading_of(note: str | None) -> int:
+    """Which reading of its pair a machine grade event is (``autojudge --readings``' note
+    ``{"reading": i}``); 0 for an event that says none (one reading, an imported grade)."""
+    if not note or '"reading"' not in note:
+        return 0
+    try:
+        reading = json.loads(note)["reading"]
+    except (ValueError, KeyError, TypeError):
+        return 0
+    return reading if isinstance(reading, int) and not isinstance(reading, bool) else 0
+
+
+def counted_grade(grades: Sequence[G]) -> G:
+    """The grade that counts of a pair's readings: their median; of an even number, the
+    lower of the two middle grades (a judge that wavers between two grades is taken at the
+    lower: LLM judges err lenient). One reading is itself."""
+    ordered = sorted(grades)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def grade_distribution(note: str | None) -> dict[int, float] | None:

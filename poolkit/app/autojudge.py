@@ -7,7 +7,8 @@ pooled text's hash in ``text_hash`` and the model id as the server reports it in
 The rest of the provenance is a JSON document in the event's ``note`` (the store has no
 column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
 "text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
-"completion"}, "attempts", "cached"}``.
+"completion"}, "attempts", "cached", "reading"}`` (and ``"seed"``, ``"paraphrase"``:
+``app.readings``).
 
 Idempotent and resumable: a pair this judge version has graded is not asked again, and the
 check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
@@ -35,6 +36,7 @@ from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
+    from poolkit.app.readings import Task
     from poolkit.judges import Calibration, JudgePair
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
@@ -55,6 +57,9 @@ class AutojudgeRequest:
     #: --variant KEY=VALUE: grade the pairs (the first --limit) also with one option changed,
     #: a separate judge version, and report how the two versions agree
     variant: str | None = None
+    readings: int = 1                       # --readings K: each pair asked K times
+    seed: int | None = None                 # --seed S: reading i asked with seed S + i
+    paraphrases: str | Path | None = None   # --paraphrases FILE: reading i's template
 
 
 @register_report
@@ -76,6 +81,8 @@ class AutojudgeReport(Report):
     #: --dry-run: {"pairs", "prompt_tokens", "cost"} (cost None without prices)
     estimate: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     store: str = ""
+    #: readings asked per pair (``--readings``; ``pairs.graded`` and ``failed`` count readings)
+    readings: int = 1
     #: --variant: the variant against the judge as configured (``variants.variant_report``)
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
@@ -91,9 +98,12 @@ class AutojudgeReport(Report):
                            f"({self.pairs['already']} already graded), about "
                            f"{est['prompt_tokens']:,} prompt tokens{cost}; nothing asked")
         p, g = self.pairs, self.grades
+        each = (f", {self.readings} readings each: {p['graded']} readings graded, "
+                f"{p['already']} pairs had them all, {p['failed']} readings failed"
+                if self.readings > 1 else f", {p['graded']} graded, {p['already']} already "
+                                          f"graded, {p['failed']} failed")
         text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
-                        f"on {self.store}: {p['total']} pairs, {p['graded']} graded, "
-                        f"{p['already']} already graded, {p['failed']} failed")
+                        f"on {self.store}: {p['total']} pairs{each}")
                 + f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 + wrapped(f"tokens: {self.tokens['prompt']:,} prompt, "
                           f"{self.tokens['completion']:,} completion in {self.seconds:.1f} s",
@@ -122,6 +132,13 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
     import time
 
+    from poolkit.app.readings import (
+        check_readings,
+        pending,
+        reading_judge,
+        readings_done,
+        seed_of,
+    )
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
     from poolkit.io.scale import DEFAULT_SCALE
@@ -134,6 +151,11 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
     variant = parse_variant(spec, kind, request.variant) if request.variant else None
+    paraphrases: list[str] = []
+    if request.paraphrases is not None:
+        from poolkit.judges.paraphrases import read_paraphrases
+
+        paraphrases = read_paraphrases(request.paraphrases)
     scale = config.grades
     if scale != DEFAULT_SCALE and not kind.any_scale:
         raise PoolkitError(f"{config.path}: judge {spec.name!r} (kind {kind.name}) grades on "
@@ -148,36 +170,39 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                            cache_dir=config.cache_dir,
                            read_cache=not request.regrade,
                            calibration=_calibration(store, pairs))
+        check_readings(request.readings, paraphrases, request.variant, judge, spec.name,
+                       kind.name)
         if variant is not None:
             base, judge = judge, with_variant(judge, variant)
             pairs = pairs[:request.limit] if request.limit is not None else pairs
-        version = kind.version_of(judge.settings, judge.template)
-        done = _graded(store, spec.name, version)
+        version = kind.version_of(judge.settings, judge.template, paraphrases)
+        done = readings_done(store, spec.name, version)
         model = _reported_model(store, spec.name, version) or str(
             getattr(judge, "model_id", None) or spec.settings.get("model") or spec.kind)
-        already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
-        todo = pairs if request.regrade else [p for p in pairs
-                                              if (p.query.qid, p.docid) not in done]
-        if request.limit is not None:
-            todo = todo[:request.limit]
+        k = request.readings
+        already = sum(1 for p in pairs
+                      if len(done.get((p.query.qid, p.docid), set()) & set(range(k))) == k)
+        todo = pending(pairs, done, k, request.regrade, request.limit)
+        seed = seed_of(k, request.seed)
+        judges = [reading_judge(judge, i, paraphrases, seed) for i in range(k)]
         common = dict(command="autojudge", judge=spec.name, version=version,
-                      store=config.store_label)
+                      store=config.store_label, readings=k)
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
-                estimate=_estimate(judge, todo, spec.settings))
+                estimate=_estimate(judges, todo, spec.settings))
         report = None
         if variant is not None:
             from poolkit.app.variants import variant_report
 
             base_version = kind.version_of(base.settings, base.template)
-            base_run = _Run(store, spec, base_version, kind.name, base, False, scale.top)
-            done_base = _graded(store, spec.name, base_version)
-            base_run.grade([p for p in pairs if (p.query.qid, p.docid) not in done_base])
-        run = _Run(store, spec, version, kind.name, judge, request.regrade, scale.top)
+            base_run = _Run(store, spec, base_version, kind.name, [base], False, scale.top)
+            base_run.grade(pending(pairs, readings_done(store, spec.name, base_version), 1))
+        run = _Run(store, spec, version, kind.name, judges, request.regrade, scale.top,
+                   paraphrases=len(paraphrases))
         run.grade(todo)
         if variant is not None:
             report = variant_report(store, spec.name, variant, base_version, version, pairs,
@@ -218,13 +243,6 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
     return out
 
 
-def _graded(store: StoreBackend, judge: str, version: str,
-            qid: str | None = None) -> set[tuple[str, str]]:
-    """The pairs judge ``judge`` has a grade event for under ``version``."""
-    return {(e.qid, e.docid) for e in store.events(qid=qid, kinds=["grade"], machine=judge)
-            if e.judge_version == version}
-
-
 def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
     """The model id the server reported for this judge version's latest grade, if any."""
     events = [e for e in store.events(kinds=["grade"], machine=judge)
@@ -247,13 +265,13 @@ def _calibration(store: StoreBackend, pairs: Sequence[JudgePair]) -> Calibration
     return Calibration(people, fit_thresholds)
 
 
-def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
+def _estimate(judges: Sequence[Any], todo: Sequence[Task], settings: dict[str, Any],
               ) -> dict[str, Any]:
-    count = getattr(judge, "count_tokens", None)
+    count = getattr(judges[0], "count_tokens", None)
     if count is not None:  # the judge's own tokenizer
-        tokens = sum(count(judge.prompt(p)) for p in todo)
+        tokens = sum(count(judges[i].prompt(p)) for p, i in todo)
     else:
-        tokens = -(-sum(len(judge.prompt(p)) for p in todo) // CHARS_PER_TOKEN)
+        tokens = -(-sum(len(judges[i].prompt(p)) for p, i in todo) // CHARS_PER_TOKEN)
     prices = settings.get("prices")
     cost = None
     if prices:
@@ -267,18 +285,18 @@ class _Run:
     """One autojudge run: asks on ``concurrency`` threads, records on this one."""
 
     def __init__(self, store: StoreBackend, spec: JudgeSpec, version: str, kind: str,
-                 judge: Any, regrade: bool, top: int = 3) -> None:
-        from poolkit.judges.prompt import sha256
-
+                 judges: Sequence[Any], regrade: bool, top: int = 3,
+                 paraphrases: int = 0) -> None:
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
-        self.judge, self.regrade = judge, regrade
-        self.template_sha256 = sha256(judge.template)
+        #: the judge as it asks each reading (``readings.reading_judge``)
+        self.judges, self.regrade, self.paraphrases = judges, regrade, paraphrases
+        self.judge = judges[0]
         self.graded = self.already = self.failed = 0
         self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
 
-    def grade(self, todo: Sequence[JudgePair]) -> None:
+    def grade(self, todo: Sequence[Task]) -> None:
         """Grade ``todo``, recording each verdict as it comes; stopped by SIGTERM or Ctrl-C,
         the same interrupt again, saying what was recorded."""
         try:
@@ -295,7 +313,7 @@ class _Run:
                 f"recorded ({self.graded} graded, {self.failed} failed, kept in "
                 f"{self.store.path}); run the same command again to grade the rest") from None
 
-    def _grade_threads(self, todo: Sequence[JudgePair]) -> None:
+    def _grade_threads(self, todo: Sequence[Task]) -> None:
         """A judge asked over the network: ``concurrency`` requests in flight."""
         import threading
         from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -306,28 +324,29 @@ class _Run:
 
         stop = threading.Event()
 
-        def ask(pair: JudgePair) -> tuple[JudgePair, str, Answer | None]:
-            prompt = self.judge.prompt(pair)
+        def ask(task: Task) -> tuple[JudgePair, str, Answer | None]:
+            pair, reading = task
+            prompt = self.judges[reading].prompt(pair)
             if stop.is_set():
                 return pair, prompt, None
-            return pair, prompt, self.judge.ask(prompt)
+            return pair, prompt, self.judges[reading].ask(prompt)
 
         concurrency = int(self.spec.settings.get("concurrency") or 1)
         down: tuple[JudgePair, JudgeUnavailable] | None = None
         queue = list(reversed(todo))
         with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar, \
                 ThreadPoolExecutor(max_workers=concurrency) as pool:
-            running: dict[Future[tuple[JudgePair, str, Answer | None]], JudgePair] = {}
+            running: dict[Future[tuple[JudgePair, str, Answer | None]], Task] = {}
             try:
                 while queue or running:
                     while queue and len(running) < concurrency and not stop.is_set():
-                        pair = queue.pop()
-                        running[pool.submit(ask, pair)] = pair
+                        task = queue.pop()
+                        running[pool.submit(ask, task)] = task
                     if not running:
                         break
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        pair = running.pop(future)
+                        pair, reading = running.pop(future)
                         try:
                             _, prompt, answer = future.result()
                         except JudgeUnavailable as exc:
@@ -338,7 +357,7 @@ class _Run:
                         except Stopped:
                             continue
                         if answer is not None:
-                            self._record(pair, prompt, answer)
+                            self._record(pair, prompt, answer, reading)
                             bar.update()
             except KeyboardInterrupt:  # cut what is in flight: leaving waits for it
                 stop.set()
@@ -352,20 +371,25 @@ class _Run:
                 f"{recorded} of {len(todo)} pairs recorded ({self.graded} graded, kept in "
                 f"{self.store.path}); run it again to resume")
 
-    def _grade_batches(self, todo: Sequence[JudgePair]) -> None:
+    def _grade_batches(self, todo: Sequence[Task]) -> None:
         """An in-process judge: ``batch_size`` pairs at a time on this thread."""
+        from itertools import groupby
+
         from poolkit.progress import Progress
 
         size = int(self.judge.batch_size)
         with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar:
-            for start in range(0, len(todo), size):
-                chunk = todo[start:start + size]
-                for pair, (prompt, answer) in zip(chunk, self.judge.ask_batch(chunk),
-                                                  strict=True):
-                    self._record(pair, prompt, answer)
-                    bar.update()
+            for reading, tasks in groupby(todo, key=lambda task: task[1]):
+                pairs = [pair for pair, _ in tasks]
+                for start in range(0, len(pairs), size):
+                    chunk = pairs[start:start + size]
+                    for pair, (prompt, answer) in zip(
+                            chunk, self.judges[reading].ask_batch(chunk), strict=True):
+                        self._record(pair, prompt, answer, reading)
+                        bar.update()
 
-    def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+    def _record(self, pair: JudgePair, prompt: str, answer: Answer, reading: int = 0) -> None:
+        from poolkit.app.readings import readings_done
         from poolkit.io.staged import held_signals
         from poolkit.judges.prompt import sha256
         from poolkit.store.records import MACHINE, Event
@@ -374,13 +398,19 @@ class _Run:
         self.prompt_tokens += answer.prompt_tokens
         self.completion_tokens += answer.completion_tokens
         qid, docid = pair.query.qid, pair.docid
+        judge = self.judges[reading]
         doc: dict[str, Any] = {
-            "kind": self.kind, "model": answer.model, "template_sha256": self.template_sha256,
+            "kind": self.kind, "model": answer.model, "template_sha256": sha256(judge.template),
             "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
             "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
             "latency": answer.latency,
             "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
             "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {})}
+        doc["reading"] = reading
+        if judge.settings.get("seed") is not None:
+            doc["seed"] = judge.settings["seed"]
+        if self.paraphrases:
+            doc["paraphrase"] = reading % self.paraphrases
         if answer.grade is None:
             doc["failed"] = f"no grade in {answer.attempts} answer(s)"
         event = Event(qid=qid, docid=docid, assessor=self.spec.name,
@@ -389,8 +419,8 @@ class _Run:
                       source=answer.model, origin=MACHINE, judge_version=self.version)
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
-                if answer.grade is not None and not self.regrade and (qid, docid) in _graded(
-                        self.store, self.spec.name, self.version, qid):
+                if answer.grade is not None and not self.regrade and reading in readings_done(
+                        self.store, self.spec.name, self.version, qid).get((qid, docid), ()):
                     self.already += 1  # another process graded it meanwhile
                     return
                 self.store.record_event(event)

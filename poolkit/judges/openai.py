@@ -199,8 +199,11 @@ class ChatJudge:
         return {k: self.settings.get(k) for k in OpenAIKind.versioned}
 
     def cache_key(self, prompt: str) -> str:
-        return sha256(json.dumps({"model": self.settings["model"], "prompt": sha256(prompt),
-                                  "parameters": self.parameters()}, sort_keys=True))
+        doc = {"model": self.settings["model"], "prompt": sha256(prompt),
+               "parameters": self.parameters()}
+        if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
+            doc["seed"] = self.settings["seed"]
+        return sha256(json.dumps(doc, sort_keys=True))
 
     def _cached(self, key: str) -> Answer | None:
         if self.cache_dir is None or not self.read_cache:
@@ -272,6 +275,8 @@ class ChatJudge:
         }
         if self._logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
+            body["seed"] = int(self.settings["seed"])
         return json.dumps(body).encode("utf-8")
 
     def _request(self, prompt: str) -> Completion:
