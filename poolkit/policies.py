@@ -456,6 +456,13 @@ def standing_readings(store: StoreBackend, judge: str, events: Sequence[Event] |
     return out
 
 
+def machine_readings(store: StoreBackend, version: MachineVersion) -> dict[Pair, list[int]]:
+    """Each pair's readings' standing grades (in reading order) of one judge version: what
+    ``analysis.repeatability`` compares."""
+    readings = standing_readings(store, version.judge).get(version.version, {})
+    return {pair: [r[i].grade or 0 for i in sorted(r)] for pair, r in readings.items()}
+
+
 def reading_of(note: str | None) -> int:
     """Which reading of its pair a machine grade event is (``autojudge --readings``' note
     ``{"reading": i}``); 0 for an event that says none (one reading, an imported grade)."""
