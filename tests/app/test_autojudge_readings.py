@@ -42,7 +42,8 @@ def write_collection(tmp_path: Path, url: str, capsys=None) -> Path:
                       f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
                       f"  bm25: {{kind: bm25}}\npool: {{depth: 5, order: docid}}\n"
                       f"judges:\n  llm: {json.dumps(judge)}\n")
-    assert main(["pool", str(config), "--quiet"]) == 0
+    assert main(["pool", str(config), "--system", "seed", "--quiet"]) == 0
+    assert main(["pool", str(config), "--quiet"]) == 0  # version 2: what compare compares
     if capsys is not None:
         capsys.readouterr()
     return config
@@ -198,3 +199,111 @@ def test_the_server_grades_each_paraphrase_apart():
                for t in TEMPLATES]
     assert len({p.split("Passage:\n", 1)[1] for p in prompts}) == 3
     assert all(grade_of(p) in range(4) for p in prompts)
+
+
+# -- the grade that counts, in every reader ---------------------------------------------------
+#
+# The oracle: a machine judge whose one reading of each pair IS the readings' median
+# (``import --machine``). Every reader must say of llm@V exactly what it says of that judge.
+
+@pytest.fixture
+def medians(tmp_path, llm, capsys):
+    """(config, llm's paraphrased version, the oracle's label): bob's grades imported, llm
+    read every pair three times, and judge ``med`` imported with the medians."""
+    from poolkit.store.imports import machine_import_version
+
+    config = write_collection(tmp_path, llm[0], capsys)
+    assert main(["import", str(config), str(SAMPLE / "assessor_b.yaml"), "--as", "bob"]) == 0
+    capsys.readouterr()
+    doc, _ = autojudge_json(capsys, config, "llm", "--readings", "3", "--paraphrases",
+                            str(paraphrases(tmp_path)))
+    version = doc["version"]
+    got = readings(config, version)
+    median = {p: sorted(r.values())[1] for p, r in got.items()}
+    assert any(median[p] != r[2] for p, r in got.items())  # the latest would say otherwise
+    assert any(median[p] != r[0] for p, r in got.items())  # and so would the first
+    file = tmp_path / "medians.qrels"
+    file.write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), g in sorted(median.items())))
+    assert main(["import", str(config), str(file), "--as", "med", "--machine", "m"]) == 0
+    capsys.readouterr()
+    return config, version, f"med@{machine_import_version('m')}"
+
+
+def same(doc_a: dict, label_a: str, doc_b: dict, label_b: str) -> None:
+    """The two reports alike once each judge's name and version are one placeholder (and
+    times, and the store's count of draws, left out)."""
+    import re
+
+    def neutral(doc: dict, label: str) -> str:
+        judge, version = label.split("@")
+        text = json.dumps({k: v for k, v in doc.items() if k != "draw"}, sort_keys=True)
+        text = re.sub(r"\d{4}-\d\d-\d\dT[\d:]+Z", "TIME", text)
+        return text.replace(label, "JUDGE@VERSION").replace(version, "VERSION").replace(
+            f'"{judge}"', '"JUDGE"')
+    assert neutral(doc_a, label_a) == neutral(doc_b, label_b)
+
+
+def run_json(capsys, *argv: str) -> dict:
+    assert main([*argv, "--format", "json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_export_with_machine_writes_the_median(medians, capsys):
+    config, version, oracle = medians
+    lines = {}
+    for spec in (f"llm@{version}", oracle):
+        out = config.parent / "x.qrels"
+        assert main(["export", str(config), "--format", "qrels", "--with-machine", spec,
+                     "-o", str(out)]) == 0
+        lines[spec] = [(q, d, g) for q, _mark, d, g in map(str.split,
+                                                           out.read_text().splitlines())]
+    assert lines[f"llm@{version}"] == lines[oracle]
+
+
+def test_estimate_reads_the_median(medians, capsys):
+    config, version, oracle = medians
+    docs = [run_json(capsys, "estimate", str(config), "--machine", s, "-m", "P@5")
+            for s in (f"llm@{version}", oracle)]
+    assert docs[0]["runs"] == docs[1]["runs"]
+
+
+def test_agreement_reads_the_median(medians, capsys):
+    config, version, oracle = medians
+    docs = [run_json(capsys, "agreement", str(config), "--with-machine", s, "--reference",
+                     "bob") for s in (f"llm@{version}", oracle)]
+    same(docs[0], f"llm@{version}", docs[1], oracle)
+
+
+def test_compare_reads_the_median(medians, capsys):
+    config, version, oracle = medians
+    docs = [run_json(capsys, "compare", str(config), "--with-machine", s)
+            for s in (f"llm@{version}", oracle)]
+    same(docs[0], f"llm@{version}", docs[1], oracle)
+
+
+def test_sample_queries_reads_the_median(medians, capsys):
+    config, version, oracle = medians
+    docs = [run_json(capsys, "sample-queries", str(config), "--n", "2", "--seed", "3",
+                     "--stratify-by", "machine", "--machine", s)
+            for s in (f"llm@{version}", oracle)]
+    same(docs[0], f"llm@{version}", docs[1], oracle)
+
+
+def test_the_judge_order_reads_the_median_of_the_readings_expected_grades(medians):
+    """``pool.judge_order: llm@V`` (``live_guides``): each reading's expected grade (its
+    distribution's mean), and of a pair's readings the median one."""
+    from autojudge_helpers import machine_events
+
+    from poolkit.pool.live_guides import expected_grade, judge_named, machine_grades
+
+    config, version, _oracle = medians
+    loaded = load_config(config)
+    expected: dict[tuple[str, str], list[float]] = {}
+    for e in machine_events(config):
+        if e.judge_version == version:
+            expected.setdefault((e.qid, e.docid), []).append(expected_grade(e.note, e.grade))
+    with open_store(loaded.store) as store:
+        chosen = judge_named(loaded, store, f"llm@{version}")
+        got = machine_grades(store, chosen)
+    assert {(q, d): g for q, docs in got.items() for d, g in docs.items()} == {
+        p: sorted(v)[1] for p, v in expected.items()}
