@@ -91,4 +91,4 @@ def _versions(collection: Collection, names: Sequence[str] | None) -> list[Machi
     if names is None:
         store = collection.store
         return [v for judge in store.machine_judges() for v in machine_versions(store, judge)]
-    return collection.machines(names)
+    return collection.machines(names, strict=True)

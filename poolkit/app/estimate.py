@@ -175,7 +175,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
         level = collection.config.judge.relevance_level if r.level is None else r.level
         store, where = collection.store, collection.config.store_label
         choice = collection.machine_choice()
-        chosen = choice.choose(r.machine, "--machine")
+        chosen = choice.choose(r.machine, "--machine", strict=True)
         versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")

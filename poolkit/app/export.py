@@ -85,11 +85,12 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
             collection.version(request.pool_version)
         assessors = collection.assessors(request.assessors)
         if request.machine_only is not None:
-            (alone,) = collection.machines([request.machine_only], "--machine-only")
+            (alone,) = collection.machines([request.machine_only], "--machine-only",
+                                          strict=True)
             labels = Labels.of_machine(store, alone, request.pool_version)
         else:
             labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
-                                       collection.machines(request.machines))
+                                       collection.machines(request.machines, strict=True))
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)
