@@ -30,7 +30,7 @@ def krippendorff_alpha(units: Sequence[Sequence[float]], level: str = "ordinal",
         from poolkit.errors import one_of
 
         raise ValueError(one_of(level, LEVELS, "level of measurement"))
-    coincidence: Counter[tuple[float, float]] = Counter()
+    coincidence: dict[tuple[float, float], float] = {}
     for values in units:
         m = len(values)
         if m < 2:
@@ -40,10 +40,10 @@ def krippendorff_alpha(units: Sequence[Sequence[float]], level: str = "ordinal",
             for k, n_k in counts.items():
                 same = n_c * (n_c - 1) if c == k else n_c * n_k
                 if same:
-                    coincidence[(c, k)] += same / (m - 1)
-    totals: Counter[float] = Counter()
+                    coincidence[(c, k)] = coincidence.get((c, k), 0.0) + same / (m - 1)
+    totals: dict[float, float] = {}
     for (c, _k), o in coincidence.items():
-        totals[c] += o
+        totals[c] = totals.get(c, 0.0) + o
     if len(totals) < 2:
         return None
     n = sum(totals.values())

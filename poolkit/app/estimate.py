@@ -50,6 +50,7 @@ from poolkit.errors import InputError, PoolkitError
 from poolkit.io import Qrels, Run, read_any_run, read_labels
 from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names
 from poolkit.reports import Report, register_report
+from poolkit.score.circularity import circular_line
 from poolkit.score.document import Settings, distinct_names
 from poolkit.score.evaluate import require_scorable
 from poolkit.score.intervals import value_range
@@ -205,8 +206,22 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                              lambda_max=r.lambda_max)
     left = len(people.unresolved)
     said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
+    marks = _circular(collection.config, chosen, runs)
     return replace(report, unresolved={"policy": r.policy, "pairs": left},
-                   warnings=(*said, *report.warnings))
+                   warnings=(*said, *report.warnings, *map(circular_line, marks)),
+                   circular_runs=marks)
+
+
+def _circular(config: Any, chosen: MachineVersion, runs: Mapping[str, Run],
+              ) -> list[dict[str, Any]]:
+    """The runs of the judge's model family (``score.circularity``): a configured system's
+    ``family:``, else its run file's provenance; the judge's ``judges.NAME.family``."""
+    from poolkit.score.circularity import circular_runs, family_beside
+
+    spec = config.judges.get(chosen.judge)
+    families = {name: (config.systems[name].family if name in config.systems else None)
+                or family_beside(run.path) for name, run in runs.items()}
+    return circular_runs(chosen.label, getattr(spec, "family", None), families)
 
 
 def unresolved_warning(pairs: int, policy: str, config: PathLike,
@@ -537,6 +552,8 @@ class EstimateReport(Report):
     unresolved: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: lines said on stderr too, one each (module docstring)
     warnings: tuple[str, ...] = ()
+    #: store form: the runs of the machine judge's model family (``score.circularity``)
+    circular_runs: list[dict[str, Any]] = field(default_factory=list)
     command: str = "estimate"
     poolkit_version: str = __version__
 

@@ -30,7 +30,11 @@ from poolkit.params import Param, ParamError
 
 #: the keys every judge takes, whatever its kind (its kind's own: ``JudgeKind.options``)
 COMMON_JUDGE_PARAMS = (Param("kind", (str,), None, "which kind of judge (required): one of "
-                             "the kinds below"),)
+                             "the kinds below"),
+                       Param("family", (str,), None, "the judge's model family (e.g. llama, "
+                             "qwen): runs of a system of the same family are marked by "
+                             "score, estimate and check-judge (circularity); not part of "
+                             "the judge version"))
 COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)
 
 
@@ -45,6 +49,7 @@ class JudgeSpec:
     template: str = BUILTIN_TEMPLATE
     template_source: str = "built-in"   # or the prompt file's path
     line: int | None = None
+    family: str | None = None           # its model family (circularity marks)
 
 
 def template_on(spec: JudgeSpec, scale: Any) -> str:
@@ -125,8 +130,14 @@ def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -
     if settings.get("prompt"):
         template, source = _prompt_file(path, base, where, str(settings["prompt"]),
                                         line_of(items["prompt"][1]))
+    family = None
+    if "family" in items:
+        try:
+            family = COMMON_JUDGE_PARAMS[1].check(to_python(items["family"][1]), where)
+        except ParamError as exc:
+            raise ConfigError(path, line_of(items["family"][1]), str(exc)) from None
     return JudgeSpec(name=name, kind=kind_name, settings=settings, template=template,
-                     template_source=source, line=line_of(key))
+                     template_source=source, line=line_of(key), family=family)
 
 
 def _model_path(path: Path, base: Path, where: str, value: str, line: int) -> str:
