@@ -272,6 +272,18 @@ class Collection:
         ``flag``: the caller's option, said in a refusal."""
         return self.machine_choice().chosen(names, flag, strict)
 
+    def trusted(self, versions: Sequence[MachineVersion], flag: str,
+                accept: bool = False) -> list[str]:
+        """Refuse a version ``poolkit check-judge`` marked untrusted unless ``accept``
+        (``--accept-untrusted``); the lines to say on stderr once the command is done (a
+        version never checked, or an untrusted one accepted: ``machine_choice.trust_gate``).
+        ``flag``: the option that named them."""
+        from poolkit.machine_choice import trust_gate
+
+        said = [trust_gate(self.store, v, self.config.store_label, flag, accept=accept,
+                           config=shown_path(self.config.path)) for v in versions]
+        return [line for line in said if line]
+
     def machine_choice(self) -> MachineChoice:
         """Which machine judge versions of the store the config's names mean."""
         from poolkit.machine_choice import MachineChoice
@@ -300,17 +312,20 @@ class Collection:
 
         return query_pools(self.provenance(version))
 
-    def next_passage(self, version: int | None = None, double: bool = False) -> NextPassage:
+    def next_passage(self, version: int | None = None, double: bool = False,
+                     accept_untrusted: bool | None = None) -> NextPassage:
         """The judging session's next-passage decision from the ``pool:`` section: the
         judging order, ``pool.budget`` and the stopping rule (``pool.stop``, ``stop_recall``)
-        over the pool as of ``version``; the learner's relevance level is the judge's."""
+        over the pool as of ``version``; the learner's relevance level is the judge's.
+        ``accept_untrusted``: whether a judge-guided order may follow a judge version
+        ``check-judge`` marked untrusted (None: not asked, ``live_guides.live_order``)."""
         from poolkit.pool.live_guides import live_order, texts_from
         from poolkit.pool.next_passage import NextPassage
         from poolkit.pool.section import budget_of, order_of, stop_rule_of
 
         config = self.config
         strategy, pools = live_order(config, self.store, self.query_pools(version),
-                                     order_of(config))
+                                     order_of(config), accept_untrusted)
         return NextPassage(self.store, pools, strategy,
                            budget=budget_of(config), stop=stop_rule_of(config),
                            level=config.judge.relevance_level, double=double,

@@ -123,6 +123,37 @@ class MachineChoice:
         return self._versions[judge]
 
 
+def trust_gate(store: StoreBackend, version: MachineVersion, where: str, flag: str, *,
+               accept: bool = False, config: str = "CONFIG") -> str | None:
+    """Refuse ``version`` when its latest ``poolkit check-judge`` marked it untrusted (a
+    canary kind fooled it more often than the check's ``--max-fooled``): a StoreError
+    ``WHERE: FLAG: why``, naming the kind, its rate and the command that checked it, unless
+    ``accept`` (``--accept-untrusted``). Returns the line the command says on stderr once it
+    has done its work: for a version never checked (used all the same), or an untrusted one
+    accepted; None for a trusted one. ``config``: the config's path as the commands given in
+    messages name it."""
+    check = store.latest_judge_check(version.judge, version.version)
+    again = f"poolkit check-judge {config} --judge {version.label}"
+    if check is None:
+        return (f"note: machine judge {version.label} was never checked for gullibility "
+                f"({again})")
+    if check.trusted:
+        return None
+    from poolkit.judges.canaries import KINDS
+
+    summary = check.summary  # the worst kind; of two as bad, the first of KINDS
+    kind = max((k for k in KINDS if k in summary),
+               key=lambda k: (summary[k]["rate"] is None, summary[k]["rate"] or 0.0))
+    doc = summary[kind]
+    why = (f"no `{kind}` canary got a grade" if doc["rate"] is None else
+           f"{doc['fooled']} of {doc['graded']} `{kind}` canaries fooled it (rate "
+           f"{doc['rate']:.2f} > --max-fooled {check.max_fooled:g})")
+    line = f"machine judge {version.label} is untrusted: {why}; see {again}"
+    if accept:
+        return f"note: {line}; used all the same (--accept-untrusted)"
+    raise StoreError(f"{where}: {flag}: {line}, or pass --accept-untrusted")
+
+
 def listed(versions: Iterable[MachineVersion]) -> str:
     """``NAME@VERSION (N grades)``, comma-separated, the last graded first."""
     return ", ".join(f"{v.label} ({len(v.grades)} grade{'s' if len(v.grades) != 1 else ''})"
@@ -138,4 +169,4 @@ def chosen_machines(store: StoreBackend, names: Iterable[str] | None, where: str
     return MachineChoice(store, where).chosen(names, flag)
 
 
-__all__ = ["MachineChoice", "chosen_machines", "listed"]
+__all__ = ["MachineChoice", "chosen_machines", "listed", "trust_gate"]

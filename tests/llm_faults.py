@@ -60,6 +60,9 @@ class Script:
     down_after: int | None = None  # answers served before the server goes down for good
     down_as: Fault = "down"  # what a server gone down serves for good ("trickle": hangs)
     delay: float = 0.0       # seconds before each answer (so two clients overlap)
+    #: the prompt -> the model's answer, in place of ``grade_of`` (a fake judge of
+    #: ``judge_fakes``); None: ``grade_of``
+    grader: Callable[[str], str] | None = None
     answered: int = 0
     requests: list[dict] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -113,6 +116,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self._send(200, b"<html>gateway says hi</html>")
             prompt = body["messages"][-1]["content"]
             answer = fault[5:] if isinstance(fault, str) and fault.startswith("text:") \
+                else script.grader(prompt) if script.grader is not None \
                 else str(grade_of(prompt))
             if callable(fault):
                 return self._send(200, fault(_completion(answer, body)))

@@ -184,9 +184,11 @@ def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py,
     # estimate's (sample, DL19) in tests/app/test_estimate_verb.py and test_estimate_store.py,
     # sample-queries' in test_estimate_store.py, assign's in tests/app/test_assign.py, gold's
-    # (and status with a gold set) in tests/app/test_gold.py
+    # (and status with a gold set) in tests/app/test_gold.py, check-judge's (a judge server
+    # again) in tests/app/test_check_judge.py
     assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay",
-                                   "estimate", "sample-queries", "assign", "gold"}
+                                   "estimate", "sample-queries", "assign", "gold",
+                                   "check-judge"}
 
 
 def test_a_value_that_is_not_a_number_is_written_null(monkeypatch: pytest.MonkeyPatch) -> None:

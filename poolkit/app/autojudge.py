@@ -37,7 +37,7 @@ from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
     from poolkit.app.readings import Task
-    from poolkit.judges import Calibration, JudgePair
+    from poolkit.judges import Calibration, JudgeKind, JudgePair
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
     from poolkit.store.contract import StoreBackend
@@ -141,9 +141,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     )
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
-    from poolkit.io.scale import DEFAULT_SCALE
-    from poolkit.judges import judge_kind, on_scale
-    from poolkit.judges.config import template_on
+    from poolkit.judges import judge_kind
 
     started = time.monotonic()
     collection = Collection.open(request.config, write=not request.dry_run)
@@ -157,19 +155,13 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
 
         paraphrases = read_paraphrases(request.paraphrases)
     scale = config.grades
-    if scale != DEFAULT_SCALE and not kind.any_scale:
-        raise PoolkitError(f"{config.path}: judge {spec.name!r} (kind {kind.name}) grades on "
-                           f"the 0-3 scale only, and the collection's grades: are "
-                           f"{scale.span}; use a kind that follows the scale (openai)")
+    check_scale(config, spec, kind)
     with collection:
         store = collection.store
         if not request.dry_run:
             collection.assessor(spec.name, "grade", "--judge", machine=True)
         pairs = _pairs(store, request.queries)
-        judge = kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
-                           cache_dir=config.cache_dir,
-                           read_cache=not request.regrade,
-                           calibration=_calibration(store, pairs))
+        judge = build_judge(config, store, spec, kind, pairs, read_cache=not request.regrade)
         check_readings(request.readings, paraphrases, request.variant, judge, spec.name,
                        kind.name)
         if variant is not None:
@@ -215,6 +207,31 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
         seconds=round(time.monotonic() - started, 3), variant=report)
+
+
+def check_scale(config: Any, spec: JudgeSpec, kind: JudgeKind) -> None:
+    """Refuse a judge whose kind grades 0-3 only on a collection of another scale."""
+    from poolkit.io.scale import DEFAULT_SCALE
+
+    scale = config.grades
+    if scale != DEFAULT_SCALE and not kind.any_scale:
+        raise PoolkitError(f"{config.path}: judge {spec.name!r} (kind {kind.name}) grades on "
+                           f"the 0-3 scale only, and the collection's grades: are "
+                           f"{scale.span}; use a kind that follows the scale (openai)")
+
+
+def build_judge(config: Any, store: StoreBackend, spec: JudgeSpec, kind: JudgeKind,
+                pairs: Sequence[JudgePair], *, read_cache: bool = True) -> Any:
+    """The judge ``spec`` of ``config`` as autojudge asks it (``JudgeKind.build``) on the
+    collection's scale; ``pairs`` are those people's grades may calibrate it on. Every
+    command that asks a judge builds it here, so they ask the same version the same way."""
+    from poolkit.judges import on_scale
+    from poolkit.judges.config import template_on
+
+    scale = config.grades
+    return kind.build(on_scale(spec.settings, scale), template_on(spec, scale),
+                      cache_dir=config.cache_dir, read_cache=read_cache,
+                      calibration=_calibration(store, pairs))
 
 
 def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
@@ -308,10 +325,18 @@ class _Run:
             from poolkit.errors import Terminated
 
             signal = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
-            raise type(exc)(
-                f"stopped by {signal} with {self.graded + self.failed} of {len(todo)} pairs "
-                f"recorded ({self.graded} graded, {self.failed} failed, kept in "
-                f"{self.store.path}); run the same command again to grade the rest") from None
+            raise type(exc)(self.stopped(f"stopped by {signal}", len(todo))) from None
+
+    def stopped(self, why: str, total: int, down: bool = False) -> str:
+        """What a run stopped by ``why`` (a signal; ``down``: the server gone) says it
+        kept."""
+        if down:
+            return (f"{why} with {self.graded + self.failed} of {total} pairs recorded "
+                    f"({self.graded} graded, kept in {self.store.path}); run it again to "
+                    f"resume")
+        return (f"{why} with {self.graded + self.failed} of {total} pairs recorded "
+                f"({self.graded} graded, {self.failed} failed, kept in {self.store.path}); "
+                f"run the same command again to grade the rest")
 
     def _grade_threads(self, todo: Sequence[Task]) -> None:
         """A judge asked over the network: ``concurrency`` requests in flight."""
@@ -365,11 +390,8 @@ class _Run:
                 raise
         if down is not None:
             pair, why = down
-            recorded = self.graded + self.failed
-            raise JudgeUnavailable(
-                f"{why}; stopped at query {pair.query.qid!r} doc {pair.docid!r} with "
-                f"{recorded} of {len(todo)} pairs recorded ({self.graded} graded, kept in "
-                f"{self.store.path}); run it again to resume")
+            raise JudgeUnavailable(self.stopped(
+                f"{why}; stopped at query {pair.query.qid!r} doc {pair.docid!r}", len(todo), True))
 
     def _grade_batches(self, todo: Sequence[Task]) -> None:
         """An in-process judge: ``batch_size`` pairs at a time on this thread."""
@@ -431,4 +453,5 @@ class _Run:
                 self.grades[answer.grade] += 1
 
 
-__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "judge_spec"]
+__all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "build_judge", "check_scale",
+           "judge_spec"]

@@ -156,6 +156,8 @@ class EstimateStoreRequest:
     run_format: str | None = None
     calibrate: bool = False
     lambda_max: float = 1.0
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -177,6 +179,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
         store, where = collection.store, collection.config.store_label
         choice = collection.machine_choice()
         chosen = choice.choose(r.machine, "--machine", strict=True)
+        trust = collection.trusted([chosen], "--machine", r.accept_untrusted)
         versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
                                       "--human")
@@ -208,7 +211,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
     marks = _circular(collection.config, chosen, runs)
     return replace(report, unresolved={"policy": r.policy, "pairs": left},
-                   warnings=(*said, *report.warnings, *map(circular_line, marks)),
+                   warnings=(*said, *report.warnings, *trust, *map(circular_line, marks)),
                    circular_runs=marks)
 
 

@@ -40,6 +40,8 @@ class ExportRequest:
     machines: Sequence[str] = ()
     #: one machine judge version's grades alone, no person's (``NAME`` or ``NAME@VERSION``)
     machine_only: str | None = None
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,16 +52,19 @@ class Exported:
     text: str
     labels: Labels
     policy: str
+    #: the machine judge versions' trust notes (``Collection.trusted``)
+    trust: tuple[str, ...] = ()
 
     def summary(self) -> list[str]:
         """The lines said on stderr: how many labels, each pair the policy left out, and
         the machine judges' share when any was named (or whose labels they all are)."""
         alone = self.labels.origin.get("machine_only")
         if alone:
-            return [f"poolkit export: {len(self.labels)} labels of machine judge {alone} alone, "
-                    f"no person's grade (a qrels file cannot say so: keep it apart from "
-                    f"people's labels)"]
-        return unresolved_lines(self.labels, self.policy) + machine_lines(self.labels)
+            return [f"poolkit export: {len(self.labels)} labels of machine judge {alone} "
+                    f"alone, no person's grade (a qrels file cannot say so: keep it apart "
+                    f"from people's labels)", *self.trust]
+        return [*unresolved_lines(self.labels, self.policy), *machine_lines(self.labels),
+                *self.trust]
 
 
 def export(request: ExportRequest, warn: Callable[[str], None] = tell,
@@ -87,10 +92,13 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         if request.machine_only is not None:
             (alone,) = collection.machines([request.machine_only], "--machine-only",
                                           strict=True)
+            trust = collection.trusted([alone], "--machine-only", request.accept_untrusted)
             labels = Labels.of_machine(store, alone, request.pool_version)
         else:
+            machines = collection.machines(request.machines, strict=True)
+            trust = collection.trusted(machines, "--with-machine", request.accept_untrusted)
             labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
-                                       collection.machines(request.machines, strict=True))
+                                       machines)
         # Doc ids sorted within each query, so two exports of one store diff cleanly.
         grades = {q: dict(sorted(docs.items())) for q, docs in labels.grades.items()}
         design = (design_rows(store, request.pool_version)
@@ -101,7 +109,7 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
         text = export_text(request.format, ExportInput(
             labels, grades, store, request.policy, request.pool_version,
             now or datetime.now(timezone.utc), config.store_name, notes))
-    exported = Exported(text, labels, request.policy)
+    exported = Exported(text, labels, request.policy, tuple(trust))
     if not len(labels):
         if request.machine_only is not None:
             raise PoolkitError(f"{config.store_label}: --machine-only: machine judge "

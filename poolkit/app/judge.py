@@ -41,6 +41,8 @@ class JudgeRequest:
     show_names: bool = False        # adjudicate: show who gave which grade
     sample: bool = False            # only the queries of the latest sample-queries draw
     review_machine: str | None = None  # review: the machine judge, NAME or NAME@VERSION
+    #: a judge-guided order may follow a judge version check-judge marked untrusted
+    accept_untrusted: bool = False
 
     def __post_init__(self) -> None:
         if self.show_names and self.mode != "adjudicate":
@@ -57,7 +59,7 @@ def open_session(collection: Collection, request: JudgeRequest) -> JudgingSessio
     kind = "adjudicate" if request.mode in ("adjudicate", "review") else "grade"
     assessor = collection.assessor(request.assessor, kind, "--assessor")
     version = collection.version(request.pool_version)
-    chooser = collection.next_passage(version, request.double)
+    chooser = collection.next_passage(version, request.double, request.accept_untrusted)
     chooser.check_in_background()  # a rule that refits: off the keystroke path
     only = sampled_queries(collection) if request.sample else None
     review = None

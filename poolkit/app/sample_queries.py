@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from poolkit import interrupt
 from poolkit.errors import PoolkitError
 from poolkit.io.sample import QueryDraw
-from poolkit.reports import Report, register_report
+from poolkit.reports import STDERR, Report, register_report
 
 if TYPE_CHECKING:
     from poolkit.policies import MachineVersion
@@ -37,6 +37,8 @@ class SampleQueriesRequest:
     machine: str | None = None
     measure: str = DEFAULT_MEASURE
     level: int | None = None
+    #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
+    accept_untrusted: bool = False
 
 
 def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
@@ -52,11 +54,14 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
     with Collection.open(r.config, write=True) as collection:
         store = collection.store
         population = [q for q in store.queries() if q in {m.qid for m in store.pool()}]
+        trust: list[str] = []
         if r.machine is None:
             draw = QueryDraw(r.seed, r.n, len(population), "uniform",
                              draw_uniform(population, r.n, r.seed))
         else:
             level = collection.config.judge.relevance_level if r.level is None else r.level
+            trust = collection.trusted([collection.machine_choice().choose(
+                r.machine, "--machine")], "--machine", r.accept_untrusted)
             version, scores = machine_scores(collection, r.machine, r.measure, level)
             scores = {q: scores[q] for q in population if q in scores}
             draw = QueryDraw(r.seed, r.n, len(scores), "stratified",
@@ -68,7 +73,8 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
     return SampleQueriesReport(draw=number, design=draw.design, seed=draw.seed, n=draw.n,
                                population=draw.population, machine=draw.machine,
                                judge_version=draw.judge_version, measure=draw.measure,
-                               store=label, queries=[{"qid": q.qid, "stratum": q.stratum,
+                               store=label, trust=tuple(trust),
+                               queries=[{"qid": q.qid, "stratum": q.stratum,
                                                       "inclusion": q.inclusion}
                                                      for q in draw.queries])
 
@@ -112,6 +118,8 @@ class SampleQueriesReport(Report):
     store: str
     queries: list[dict[str, Any]] = field(default_factory=list)
     command: str = "sample-queries"
+    #: the machine judge version's trust note (``Collection.trusted``), said on stderr
+    trust: tuple[str, ...] = field(default=(), metadata=STDERR)
 
     def render_table(self) -> str:
         from poolkit.tables import table

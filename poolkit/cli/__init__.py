@@ -50,6 +50,7 @@ SUBCOMMANDS = {
     "schema": "schema",
     "simulate": "simulate",
     "autojudge": "autojudge",
+    "check-judge": "check_judge",
     "estimate": "estimate",
     "sample-queries": "sample_queries",
     "assign": "assign",
@@ -75,6 +76,7 @@ SUMMARIES = {
     "schema": "print the JSON Schema of a --format json report",
     "simulate": "replay judging with full qrels: strategies, budgets, stopping",
     "autojudge": "grade the pool with a machine judge (LLM endpoint, local model, cross-encoder)",
+    "check-judge": "vet a machine judge: gullibility canaries and agreement with people",
     "estimate": "PPI++ estimates from machine labels on every query and human ones on a few",
     "sample-queries": "draw the queries people judge (uniform or stratified by a machine judge), "
                       "recorded",

@@ -38,7 +38,7 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     from poolkit.app.estimate import DEFAULT_MEASURES, EstimateReport
     from poolkit.cli.formats import add_format_options
-    from poolkit.cli.options import add_verbose
+    from poolkit.cli.options import add_accept_untrusted, add_verbose
     from poolkit.policies import DEFAULT_POLICY, POLICIES
     from poolkit.score.significance import CORRECTIONS, DEFAULT_CORRECTION
 
@@ -46,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add = p.add_argument
     add("inputs", nargs="+", metavar="CONFIG|RUN",
         help="file form: RUN files; store form: the CONFIG")
+    add_accept_untrusted(p)
     add("--machine", required=True, metavar="QRELS|JUDGE",
         help="file form: the machine judge's labels; store form: the judge, JUDGE (the "
              "version the config defines) or JUDGE@VERSION")
@@ -96,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
             config=args.inputs[0], machine=args.machine, runs=args.runs, level=args.level,
             humans=None if args.human is None else [args.human], policy=args.policy,
             measures=args.measures, correction=args.correction, run_format=args.run_format,
-            calibrate=args.calibrate, lambda_max=args.lambda_max))
+            calibrate=args.calibrate, lambda_max=args.lambda_max,
+            accept_untrusted=args.accept_untrusted))
     elif args.human is None:
         raise PoolkitError("--human: give the people's labels (file form)")
     else:

@@ -30,9 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"how several assessors' grades become one (default: {DEFAULT_POLICY}"
                         f", as for every command; an adjudication decides its pair under any "
                         f"policy). {_policy_help()}")
-    from poolkit.cli.options import add_with_machine
+    from poolkit.cli.options import add_accept_untrusted, add_with_machine
 
     add_with_machine(p)
+    add_accept_untrusted(p)
     p.add_argument("--machine-only", metavar="NAME[@VERSION]",
                    help="write machine judge NAME's grades alone, no person's (qrels only; "
                         "NAME: the version the config defines): to score against a judge, "
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         args.config, args.format, args.policy, output=args.output, assessors=args.assessor,
         pool_version=args.pool_version, unresolved=args.unresolved,
         unjudged=args.unjudged is not None, sample=args.sample, machines=args.with_machine,
-        machine_only=args.machine_only))
+        machine_only=args.machine_only, accept_untrusted=args.accept_untrusted))
     if not args.output:
         sys.stdout.write(exported.text)
     for line in exported.summary():

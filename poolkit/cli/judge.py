@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--double", action="store_true",
                    help="under a learning pool.order: also judge the passages other assessors "
                         "judged (double judging) instead of being given different ones")
+    from poolkit.cli.options import add_accept_untrusted
+
+    add_accept_untrusted(p)
     p.set_defaults(handler=run)
 
 
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     request = JudgeRequest(args.config, args.assessor, _mode(args), args.query,
                            args.pool_version, args.double, args.show_names, args.sample,
-                           args.review_machine)
+                           args.review_machine, args.accept_untrusted)
     with Collection.open(args.config, write=True) as collection:
         judge = judging_config(collection)  # (a bad queries file: refused before a session)
         session = open_session(collection, request)

@@ -136,3 +136,11 @@ def add_verbose(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("-v", "--verbose", action="store_true",
                    help=f"the whole table: {what} (the default fits 80 columns; JSON always "
                         f"has everything)")
+
+
+def add_accept_untrusted(p: argparse.ArgumentParser) -> None:
+    """``--accept-untrusted``: use a machine judge version ``poolkit check-judge`` marked
+    untrusted (said on stderr) instead of refusing it."""
+    p.add_argument("--accept-untrusted", action="store_true",
+                   help="use a machine judge version `poolkit check-judge` marked untrusted "
+                        "(canaries fooled it) instead of refusing it")

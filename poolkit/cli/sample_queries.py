@@ -39,16 +39,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="relevance level (default: the config's judge.relevance_level)")
     p.add_argument("--format", choices=list(SampleQueriesReport.formats), default="table",
                    help="output format (default: table)")
+    from poolkit.cli.options import add_accept_untrusted
+
+    add_accept_untrusted(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from poolkit.app.sample_queries import SampleQueriesRequest, sample_queries
-    from poolkit.cli.options import check_level
+    from poolkit.cli.options import check_level, say_warnings
 
     check_level(args.level)
     report = sample_queries(SampleQueriesRequest(
         args.config, args.n, args.seed, args.stratify_by, args.machine, args.measure,
-        args.level))
+        args.level, args.accept_untrusted))
     sys.stdout.write(report.render(args.format))
+    say_warnings(report.trust)
     return 0

@@ -89,13 +89,27 @@ def texts_from(store: StoreBackend) -> Callable[[QueryPool], QueryPool]:
 
 
 def live_order(config: Config, store: StoreBackend, pools: Mapping[str, QueryPool],
-               strategy: OrderStrategy) -> tuple[OrderStrategy, dict[str, QueryPool]]:
+               strategy: OrderStrategy, accept_untrusted: bool | None = None,
+               ) -> tuple[OrderStrategy, dict[str, QueryPool]]:
     """The strategy and pools the judging session runs: the guided orders get the machine
-    grades (and ``cal`` its texts, through ``BackgroundCal``); the others are as given."""
+    grades (and ``cal`` its texts, through ``BackgroundCal``); the others are as given.
+    ``accept_untrusted``: False refuses a judge version ``check-judge`` marked untrusted,
+    True uses it (``machine_choice.trust_gate``); None asks nothing (a report's look at the
+    order, not a session ordered by it)."""
     out = dict(pools)
     judge = getattr(strategy, "judge", "")
     if judge:
-        grades = machine_grades(store, judge_named(config, store, judge))
+        version = judge_named(config, store, judge)
+        if accept_untrusted is not None:
+            from poolkit.errors import tell
+            from poolkit.io.paths import shown_path
+            from poolkit.machine_choice import trust_gate
+
+            line = trust_gate(store, version, config.store_label, "pool.judge_order",
+                              accept=accept_untrusted, config=shown_path(config.path))
+            if line:
+                tell(line)
+        grades = machine_grades(store, version)
         out = {q: replace(p, machine={d: grades[q][d] for d in p.docs if d in grades.get(q, {})})
                for q, p in out.items()}
     if strategy.name == "cal":

@@ -16,7 +16,7 @@ that kind, and ``labelled_pairs_in_order`` leaves it out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from poolkit.io.sample import QueryDraw, SampledPair
 from poolkit.io.scale import GradeScale
 from poolkit.store.assign_sql import AssignmentPlan, Slots
+from poolkit.store.canary_sql import Canary, JudgeCheck
 from poolkit.store.gold_sql import GoldPair, GoldSet
 from poolkit.store.records import (
     GRADING_KINDS,
@@ -161,3 +162,9 @@ class StoreBackend(Protocol):
     def gold_pairs(self) -> list[GoldPair]: ...
     def replace_gold(self, gold: GoldSet,
                      pairs: Iterable[tuple[str, str, int, str, str]]) -> int: ...
+
+    # -- machine judges' checks (``poolkit check-judge``, schema 13) ----------------------------
+    def record_judge_check(self, check: JudgeCheck, canaries: Sequence[Canary]) -> int: ...
+    def judge_checks(self, judge: str | None = None) -> list[JudgeCheck]: ...
+    def latest_judge_check(self, judge: str, version: str) -> JudgeCheck | None: ...
+    def canaries(self, check: int) -> list[Canary]: ...

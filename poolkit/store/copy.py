@@ -25,7 +25,7 @@ from poolkit.store.contract import StoreBackend
 
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
-         "pool_version_systems", "events", "assignment_plans", "gold_sets")
+         "pool_version_systems", "events", "assignment_plans", "gold_sets", "judge_checks")
 #: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock.
 NOT_DATA = {"meta", "write_lock"}
 #: Columns a later schema added, with their default: a column holding its default in every
@@ -33,9 +33,10 @@ NOT_DATA = {"meta", "write_lock"}
 #: store with no machine judge's events hashes as it did at schema 6, on either backend).
 ADDED_WITH_DEFAULT = {"events": {"origin": "person", "judge_version": None}}
 #: Tables a later schema added (schema 8: the human query sample): left out of the content
-#: hash while they hold no row, for the same reason (schema 9: assignments; 11: gold).
+#: hash while they hold no row, for the same reason (schema 9: assignments; 11: gold; 13:
+#: judge checks).
 ADDED_TABLES = {"query_draws", "query_sample", "assignment_plans", "assignments",
-                "assigned_pairs", "gold_sets", "gold_pairs"}
+                "assigned_pairs", "gold_sets", "gold_pairs", "judge_checks", "canaries"}
 
 
 @dataclass

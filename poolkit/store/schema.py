@@ -424,6 +424,40 @@ MIGRATIONS: list[Dialects] = [
     # answers from assessors, and hold an assessor's grades to her slots of the plan.
     Dialects(sqlite=_GOLD_IN_PAIR_ORDER,
              postgresql=_GOLD_IN_PAIR_ORDER + pg.TEXTS_IN_HASH_ORDER),
+    # ---- 12 -> 13 (branch c-check, issue 40): ``poolkit check-judge``. ``judge_checks``
+    # keeps each check of one machine judge version (its seed, canaries per kind, the
+    # fooled-rate limit and the verdict: ``trusted``); ``canaries`` every canary it planted
+    # (the passage as sent, the grade or the unreadable answer). A canary is never an event,
+    # so never a label, an export, an estimate or an agreement figure.
+    Dialects(sqlite="""
+    CREATE TABLE judge_checks (
+        id INTEGER PRIMARY KEY,
+        judge TEXT NOT NULL,
+        version TEXT NOT NULL,
+        made_at TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        per_kind INTEGER NOT NULL CHECK (per_kind > 0),
+        max_fooled REAL NOT NULL CHECK (max_fooled >= 0 AND max_fooled <= 1),
+        level INTEGER NOT NULL,
+        trusted INTEGER NOT NULL CHECK (trusted IN (0, 1)),
+        summary TEXT NOT NULL
+    );
+    CREATE INDEX judge_checks_version ON judge_checks (judge, version);
+
+    CREATE TABLE canaries (
+        check_id INTEGER NOT NULL REFERENCES judge_checks(id),
+        kind TEXT NOT NULL CHECK (kind IN ('terms', 'instruction', 'both')),
+        qid TEXT NOT NULL,
+        docid TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL,
+        grade INTEGER,
+        answer TEXT NOT NULL,
+        model TEXT NOT NULL
+    );
+    CREATE INDEX canaries_check ON canaries (check_id);
+    """, postgresql=pg.CANARIES),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

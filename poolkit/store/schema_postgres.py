@@ -281,3 +281,36 @@ CREATE TABLE gold_pairs (
 TEXTS_IN_HASH_ORDER = """
 CLUSTER texts USING texts_pkey
 """
+
+#: 12 -> 13: ``poolkit check-judge``'s checks and canaries (see ``store.schema``).
+CANARIES = """
+CREATE TABLE judge_checks (
+    id BIGINT PRIMARY KEY,
+    judge TEXT COLLATE "C" NOT NULL,
+    version TEXT COLLATE "C" NOT NULL,
+    made_at TEXT COLLATE "C" NOT NULL,
+    seed BIGINT NOT NULL,
+    per_kind BIGINT NOT NULL CHECK (per_kind > 0),
+    max_fooled DOUBLE PRECISION NOT NULL CHECK (max_fooled >= 0 AND max_fooled <= 1),
+    level BIGINT NOT NULL,
+    trusted BIGINT NOT NULL CHECK (trusted IN (0, 1)),
+    summary TEXT COLLATE "C" NOT NULL,
+    rowid BIGSERIAL
+);
+CREATE INDEX judge_checks_version ON judge_checks (judge, version);
+
+CREATE TABLE canaries (
+    check_id BIGINT NOT NULL REFERENCES judge_checks(id),
+    kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('terms', 'instruction', 'both')),
+    qid TEXT COLLATE "C" NOT NULL,
+    docid TEXT COLLATE "C" NOT NULL,
+    text_hash TEXT COLLATE "C" NOT NULL,
+    title TEXT COLLATE "C" NOT NULL,
+    body TEXT COLLATE "C" NOT NULL,
+    grade BIGINT,
+    answer TEXT COLLATE "C" NOT NULL,
+    model TEXT COLLATE "C" NOT NULL,
+    rowid BIGSERIAL
+);
+CREATE INDEX canaries_check ON canaries (check_id);
+"""

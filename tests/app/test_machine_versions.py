@@ -263,9 +263,11 @@ def test_machine_only_writes_one_judge_versions_grades_and_no_persons(world, cap
     assert main(["export", str(config), "--format", "qrels", "--machine-only", f"llm@{base}",
                  "-o", str(out)]) == 0
     grades = grades_of(config, base)
-    assert capsys.readouterr().err == (
+    assert capsys.readouterr().err == (  # then that no check-judge vetted it (never run)
         f"poolkit export: {len(grades)} labels of machine judge llm@{base} alone, no person's "
-        f"grade (a qrels file cannot say so: keep it apart from people's labels)\n")
+        f"grade (a qrels file cannot say so: keep it apart from people's labels)\n"
+        f"note: machine judge llm@{base} was never checked for gullibility (poolkit "
+        f"check-judge {config} --judge llm@{base})\n")
     lines = out.read_text().splitlines()
     assert {(q, d): int(g) for q, _z, d, g in map(str.split, lines)} == grades
     assert len(lines) == len(grades)  # bob's grades, on the pairs he graded too, are not in it

@@ -167,7 +167,7 @@ def test_a_schema_11_gold_set_is_rewritten_in_pair_order_and_keeps_its_hash(tmp_
             before = content_hash(old)
     in_rowid_order = "SELECT qid, docid, grade FROM gold_pairs ORDER BY rowid"
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 12
+        assert store.schema_version == SCHEMA_VERSION >= 12
         assert store.conn.execute(in_rowid_order).fetchall() == sorted(in_file_order)
         assert content_hash(store) == before
         store.replace_gold(GoldSet("again.qrels", "e", 0.5, 1),

@@ -82,7 +82,7 @@ def test_a_schema_8_store_upgrades_keeping_its_hash_and_its_0_to_3_scale(tmp_pat
             with pytest.raises(sqlite3.IntegrityError):
                 old.conn.execute("UPDATE events SET grade = 4")
     with open_store(path) as new:
-        assert new.schema_version == SCHEMA_VERSION == 12
+        assert new.schema_version == SCHEMA_VERSION == len(MIGRATIONS)
         assert content_hash(new) == before
         assert new.recorded_scale() is None and new.grade_scale == DEFAULT_SCALE
         with pytest.raises(StoreError, match="grade 4 is off the scale 0-3"):
