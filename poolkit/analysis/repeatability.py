@@ -15,7 +15,7 @@ Pure arithmetic (the ``krippendorff`` package is the tests' oracle, not a depend
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ class Repeatability:
     level: str = "ordinal"
 
     @classmethod
-    def of(cls, readings: Mapping[Hashable, Sequence[int]],
+    def of(cls, readings: Mapping[Any, Sequence[int]],
            level: str = "ordinal") -> Repeatability:
         """From each pair's readings' grades."""
         units = [list(v) for v in readings.values() if len(v) >= 2]

@@ -82,6 +82,10 @@ class CheckJudgeReport(Report):
     people: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: why ``people`` is missing, when it is
     people_missing: str | None = field(default=None, metadata={"omit_none": True})
+    #: the version's readings compared (``app.check_sections``)
+    repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: the systems of the judge's model family (``app.check_sections``)
+    circularity: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         from poolkit.app.check_judge_table import render
@@ -93,6 +97,7 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
     """Plant, ask and record the canaries; compare with people (see the module)."""
     from poolkit.app.autojudge import _pairs, build_judge, check_scale, judge_spec
     from poolkit.app.check_people import against_people
+    from poolkit.app.check_sections import circularity_section, repeatability_section
     from poolkit.collection import Collection
     from poolkit.judges import judge_kind
     from poolkit.judges.canaries import KINDS
@@ -121,6 +126,9 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
     level = config.judge.relevance_level
     with collection:
         store = collection.store
+        choice = collection.machine_choice()
+        if not at and name in choice.known() and len(choice.versions(name)) > 1:
+            choice.choose(name, "--judge", strict=True)  # refused: which one is meant
         pairs = _pairs(store, None)
         judge = build_judge(config, store, spec, kind, pairs)
         version = kind.version_of(judge.settings, judge.template)
@@ -144,10 +152,12 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         vs_people, missing = against_people(collection, spec.name, version, people, level,
                                              r.measure)
         model = run.model or str(spec.settings.get("model") or spec.kind)
+        repeatability = repeatability_section(choice, config, spec.name, version)
     return CheckJudgeReport(
         command="check-judge", judge=spec.name, version=version, model=model,
         store=config.store_label, trusted=trusted, level=level, max_fooled=r.max_fooled,
-        seed=r.seed, check=number, canaries=summary, people=vs_people, people_missing=missing)
+        seed=r.seed, check=number, canaries=summary, people=vs_people, people_missing=missing,
+        repeatability=repeatability, circularity=circularity_section(config, spec.name, version))
 
 
 def _people_grades(store: StoreBackend, policy: str | None) -> dict[str, dict[str, int]]:
