@@ -385,18 +385,19 @@ def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
 # -- machine judges' grades, only when named ------------------------------------------------
 #
 # A machine judge's grades join the labels only when a command names it (``--with-machine
-# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, NAME is the
-# judge as the config defines it, never a variant's version (``machine_choice`` has the one
-# rule every command follows). The rule when a
+# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, NAME is its
+# one version, or the judge as the config defines it, never a variant's version
+# (``machine_choice`` has the one rule every command follows). The rule when a
 # person and a machine graded the same pair: the person's grade wins, always (a pair with any
 # person's grade or adjudication is decided by people under the policy, or left unresolved,
 # never filled in by a machine); machine grades fill only pairs no person graded. Of several
 # judges named, the first named that graded a pair gives its grade.
 
 #: how the options' help names the rule (one text for every command that takes the option)
-MACHINE_HELP = ("also take machine judge NAME's grades (the version the config defines, or "
-                "NAME@VERSION) on pairs no person graded: a person's grade always wins "
-                "(repeatable, or NAME,NAME; default: people's grades only)")
+MACHINE_HELP = ("also take machine judge NAME@VERSION's grades (NAME: its one version; of "
+                "several, export and agreement refuse it, other commands take the config's) "
+                "on pairs no person graded: a person's grade always wins (repeatable, or "
+                "NAME,NAME; default: people's grades only)")
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,8 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     """The estimate report of the store form.
 
     The rule for judge versions: one version labels queries, the one ``--machine`` names
-    (``NAME@VERSION``, or ``NAME``: the version the config defines, ``machine_choice``);
+    (``NAME@VERSION``, or ``NAME``: its one version, refused where it has several,
+    ``machine_choice``);
     versions are never mixed. Queries only another version graded take no machine label (a
     human one among them is left out, and said), and the report says how many versions
     there are and which one it used.

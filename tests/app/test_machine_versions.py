@@ -4,8 +4,9 @@ bare NAME and list them; elsewhere a bare NAME is the version the config defines
 one that happened to grade last; a ``--variant``'s version is read only when named
 (``NAME@VERSION``, which every command that reads machine labels takes); a judge the config
 does not define is its only version, and of several the command refuses and lists them;
-``export --machine-only`` writes one judge version's grades alone. Driven as a user would: ``autojudge`` against the tests' loopback
-chat server, then the commands through ``poolkit.cli.main``."""
+``export --machine-only`` writes one judge version's grades alone. Driven as a user would:
+``autojudge`` against the tests' loopback chat server, then the commands through
+``poolkit.cli.main``."""
 
 from __future__ import annotations
 
