@@ -133,6 +133,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     import time
 
     from poolkit.app.readings import (
+        check_prompted,
         check_readings,
         pending,
         reading_judge,
@@ -154,6 +155,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         from poolkit.judges.paraphrases import read_paraphrases
 
         paraphrases = read_paraphrases(request.paraphrases)
+    check_readings(request.readings, paraphrases, request.variant)
     scale = config.grades
     check_scale(config, spec, kind)
     with collection:
@@ -162,8 +164,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             collection.assessor(spec.name, "grade", "--judge", machine=True)
         pairs = _pairs(store, request.queries)
         judge = build_judge(config, store, spec, kind, pairs, read_cache=not request.regrade)
-        check_readings(request.readings, paraphrases, request.variant, judge, spec.name,
-                       kind.name)
+        check_prompted(paraphrases, judge, spec.name, kind.name)
         if variant is not None:
             base, judge = judge, with_variant(judge, variant)
             pairs = pairs[:request.limit] if request.limit is not None else pairs

@@ -78,17 +78,21 @@ def reading_judge(judge: Any, reading: int, paraphrases: Sequence[str],
     return changed
 
 
-def check_readings(readings: int, paraphrases: Sequence[str], variant: str | None,
-                   judge: Any, name: str, kind: str) -> None:
-    """One line for what readings cannot be combined with."""
+def check_readings(readings: int, paraphrases: Sequence[str], variant: str | None) -> None:
+    """One line for what readings cannot be combined with (before the store is opened)."""
     if readings < 1:
         raise PoolkitError(f"--readings must be a positive integer, got {readings}")
     if variant is not None and (readings > 1 or paraphrases):
         raise PoolkitError("--variant compares one reading of the judge as configured with "
                            "one of the variant: give it without --readings and --paraphrases")
+
+
+def check_prompted(paraphrases: Sequence[str], judge: Any, name: str, kind: str) -> None:
+    """Paraphrases need a judge that is asked a prompt (not a cross-encoder)."""
     if paraphrases and not getattr(judge, "template", ""):
         raise PoolkitError(f"--paraphrases: judge {name!r} (kind {kind}) takes no prompt; "
                            f"paraphrases need a kind that asks one (openai, local)")
 
 
-__all__ = ["Task", "check_readings", "pending", "reading_judge", "readings_done", "seed_of"]
+__all__ = ["Task", "check_prompted", "check_readings", "pending", "reading_judge",
+           "readings_done", "seed_of"]

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from autojudge_helpers import autojudge_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from llm_faults import grade_of, loopback_llm
 from shared_data import SAMPLE
 
@@ -307,3 +309,41 @@ def test_the_judge_order_reads_the_median_of_the_readings_expected_grades(median
         got = machine_grades(store, chosen)
     assert {(q, d): g for q, docs in got.items() for d, g in docs.items()} == {
         p: sorted(v)[1] for p, v in expected.items()}
+
+
+def test_the_rules_of_readings_in_isolation():
+    """A cross-encoder asks no prompt: paraphrases are refused for it; --readings below 1 is
+    refused; the pending readings come reading by reading, each pair's missing ones."""
+    from types import SimpleNamespace
+
+    from poolkit.app.readings import check_prompted, check_readings, pending, seed_of
+    from poolkit.errors import PoolkitError
+    from poolkit.store.records import QueryRecord
+
+    with pytest.raises(PoolkitError, match="judge 'ce' \\(kind cross-encoder\\) takes no "
+                                           "prompt"):
+        check_prompted(["P: {passage}"], SimpleNamespace(template=""), "ce", "cross-encoder")
+    check_prompted([], SimpleNamespace(template=""), "ce", "cross-encoder")
+    with pytest.raises(PoolkitError, match="--readings must be a positive integer, got 0"):
+        check_readings(0, [], None)
+    assert (seed_of(1, None), seed_of(3, None), seed_of(1, 4)) == (None, 0, 4)
+    from poolkit.judges import JudgePair
+
+    pairs = [JudgePair(QueryRecord("q", "text"), d, "", "") for d in ("a", "b", "c")]
+    todo = pending(pairs, {("q", "a"): {0, 1}, ("q", "b"): {1}}, 3)
+    assert [(p.docid, i) for p, i in todo] == [("b", 0), ("c", 0), ("c", 1), ("a", 2),
+                                                ("b", 2), ("c", 2)]
+    assert [(p.docid, i) for p, i in pending(pairs, {("q", "a"): {0, 1}}, 2, limit=1)] == [
+        ("b", 0), ("b", 1)]
+    assert len(pending(pairs, {("q", "a"): {0, 1}}, 2, regrade=True)) == 6
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=9), st.randoms())
+def test_the_grade_that_counts_is_the_lower_median_whatever_the_order(grades, rnd):
+    shuffled = list(grades)
+    rnd.shuffle(shuffled)
+    got = counted_grade(shuffled)
+    assert got == counted_grade(grades) and got in grades
+    assert sum(g < got for g in grades) <= (len(grades) - 1) // 2
+    assert sum(g > got for g in grades) <= len(grades) // 2
