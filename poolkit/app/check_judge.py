@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from poolkit.app.autojudge import _Run
 from poolkit.errors import PoolkitError
+from poolkit.policies import DEFAULT_POLICY
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class CheckJudgeRequest:
     canaries: int = DEFAULT_CANARIES             # per kind
     seed: int = DEFAULT_SEED
     max_fooled: float = DEFAULT_MAX_FOOLED
-    policy: str | None = None                    # people's labels (None: the store's policy)
+    policy: str = DEFAULT_POLICY                 # how people's grades become labels
     measure: str = "nDCG@10"                     # the runs' ordering, against people
 
 
@@ -160,13 +161,11 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         repeatability=repeatability, circularity=circularity_section(config, spec.name, version))
 
 
-def _people_grades(store: StoreBackend, policy: str | None) -> dict[str, dict[str, int]]:
-    """People's current grades, ``{qid: {docid: grade}}``, under ``policy`` (None: the
-    store's default)."""
+def _people_grades(store: StoreBackend, policy: str) -> dict[str, dict[str, int]]:
+    """People's current grades, ``{qid: {docid: grade}}``, under ``policy``."""
     from poolkit.policies import Labels
 
-    labels = Labels.from_store(store) if policy is None else Labels.from_store(store, policy)
-    return labels.grades
+    return Labels.from_store(store, policy).grades
 
 
 def plant(store: StoreBackend, pairs: Sequence[JudgePair],

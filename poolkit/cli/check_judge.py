@@ -45,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-fooled", type=float, default=DEFAULT_MAX_FOOLED, metavar="RATE",
                    help=f"the highest fooled rate of any kind a trusted judge may have "
                         f"(default {DEFAULT_MAX_FOOLED:g})")
+    from poolkit.policies import DEFAULT_POLICY, POLICIES
+
+    p.add_argument("--policy", choices=list(POLICIES), default=DEFAULT_POLICY,
+                   help=f"how several people's grades become the labels the judge is set "
+                        f"against (default: {DEFAULT_POLICY})")
     p.add_argument("--measure", default="nDCG@10",
                    help="the measure runs are ordered by (default nDCG@10)")
     p.add_argument("--format", choices=CheckJudgeReport.formats,
@@ -57,6 +62,6 @@ def run(args: argparse.Namespace) -> int:
 
     report = check_judge(CheckJudgeRequest(args.config, args.judge, canaries=args.canaries,
                                            seed=args.seed, max_fooled=args.max_fooled,
-                                           measure=args.measure))
+                                           policy=args.policy, measure=args.measure))
     sys.stdout.write(report.render(args.format))
     return 0
