@@ -10,9 +10,10 @@ column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt
 "completion"}, "attempts", "cached", "reading"}`` (and ``"seed"``, ``"paraphrase"``:
 ``app.readings``).
 
-Idempotent and resumable: a pair this judge version has graded is not asked again, and the
-check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
-one judge and store never record a pair twice (the later one counts it as ``already``).
+Idempotent and resumable: a pair (each reading of it: ``--readings K``, ``app.readings``) this
+judge version has graded is not asked again, and the check is made inside the write
+transaction of each verdict, so two ``autojudge`` processes on one judge and store never
+record a pair twice (the later one counts it as ``already``).
 ``--all`` asks again for every pair and appends new grades under the same version; nothing
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
