@@ -86,6 +86,9 @@ class AutojudgeReport(Report):
     readings: int = 1
     #: --variant: the variant against the judge as configured (``variants.variant_report``)
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: --readings K > 1: the version's readings in the store compared
+    #: (``analysis.repeatability``: alpha, flip share, pairs, readings)
+    repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
@@ -113,6 +116,11 @@ class AutojudgeReport(Report):
             from poolkit.app.variants import variant_table
 
             text += variant_table(self.variant)
+        if self.repeatability is not None:
+            from poolkit.app.check_sections import repeatability_block
+
+            text += "".join(f"{line}\n" for line in repeatability_block(
+                self.repeatability, self.to_dict()))
         return text
 
 
@@ -133,6 +141,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
     import time
 
+    from poolkit.app.check_sections import repeatability_of
     from poolkit.app.readings import (
         check_prompted,
         check_readings,
@@ -201,6 +210,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if variant is not None:
             report = variant_report(store, spec.name, variant, base_version, version, pairs,
                                     base_run.graded, base_run.failed)
+        repeatability = repeatability_of(store, spec.name, version) if k > 1 else None
     return AutojudgeReport(
         **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
@@ -208,7 +218,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                "failed": run.failed},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
-        seconds=round(time.monotonic() - started, 3), variant=report)
+        seconds=round(time.monotonic() - started, 3), variant=report,
+        repeatability=repeatability)
 
 
 def check_scale(config: Any, spec: JudgeSpec, kind: JudgeKind) -> None:

@@ -153,7 +153,7 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         vs_people, missing = against_people(collection, spec.name, version, people, level,
                                              r.measure)
         model = run.model or str(spec.settings.get("model") or spec.kind)
-        repeatability = repeatability_section(choice, config, spec.name, version)
+        repeatability = repeatability_section(store, config, spec.name, version)
     return CheckJudgeReport(
         command="check-judge", judge=spec.name, version=version, model=model,
         store=config.store_label, trusted=trusted, level=level, max_fooled=r.max_fooled,

@@ -19,16 +19,22 @@ from typing import Any
 HINT_READINGS = 3
 
 
-def repeatability_section(choice: Any, config: Any, judge: str, version: str,
-                          ) -> dict[str, Any]:
-    """The section of judge version ``judge@version`` (``choice``: ``MachineChoice``)."""
+def repeatability_of(store: Any, judge: str, version: str) -> dict[str, Any]:
+    """Judge version ``judge@version``'s readings in ``store`` compared (also what
+    ``autojudge --readings K`` reports)."""
     from poolkit.analysis.repeatability import Repeatability
-    from poolkit.policies import machine_readings
+    from poolkit.policies import machine_readings, machine_versions
 
-    found = [v for v in choice.versions(judge) if v.version == version] \
-        if judge in choice.known() else []
-    readings = machine_readings(choice.store, found[0]) if found else {}
-    doc = {**Repeatability.of(readings).as_dict(), "rule": "median"}
+    found = [v for v in machine_versions(store, judge) if v.version == version]
+    readings = machine_readings(store, found[0]) if found else {}
+    return {**Repeatability.of(readings).as_dict(), "rule": "median"}
+
+
+def repeatability_section(store: Any, config: Any, judge: str, version: str,
+                          ) -> dict[str, Any]:
+    """The section of judge version ``judge@version``: with the command that measures it
+    where no pair was read twice."""
+    doc = repeatability_of(store, judge, version)
     if not doc["measured"]:
         doc["command"] = (f"poolkit autojudge {config.path} --judge {judge} --readings "
                           f"{HINT_READINGS}")
@@ -50,8 +56,9 @@ def repeatability_block(doc: Mapping[str, Any], report: Any) -> list[str]:
     from poolkit.tables import wrap
 
     if not doc["measured"]:
-        return wrap(f"repeatability: not measured (no pair read twice); run {doc['command']} "
-                    f"(with temperature above 0, or --paraphrases FILE)")
+        hint = (f"; run {doc['command']} (with the judge's temperature above 0: at 0 the "
+                f"readings repeat one another)" if "command" in doc else "")
+        return wrap(f"repeatability: not measured (no pair read twice){hint}")
     alpha = "undefined (one grade throughout)" if doc["alpha"] is None \
         else f"{doc['alpha']:.3f}"
     return wrap(f"repeatability: {doc['pairs']} pairs read up to {doc['readings']} times; "

@@ -101,6 +101,12 @@ def test_readings_are_recorded_k_times_with_their_paraphrase_and_seed(tmp_path, 
         assert version.grades == {p: counted_grade(list(r.values())) for p, r in got.items()}
         assert machine_readings(store, version) == {p: [r[i] for i in range(3)]
                                                     for p, r in got.items()}
+    # the report compares the readings (check-judge's repeatability, for this version)
+    from poolkit.analysis.repeatability import Repeatability
+
+    by_reading = {p: [r[i] for i in range(3)] for p, r in got.items()}
+    assert doc["repeatability"] == {**Repeatability.of(by_reading).as_dict(), "rule": "median"}
+    assert doc["repeatability"]["pairs"] == pairs and doc["repeatability"]["measured"]
     # the medians differ from the last reading somewhere: the rule matters in this store
     assert any(version.grades[p] != r[2] for p, r in got.items())
     # the paraphrase set is a version of its own; the same file is the same version
@@ -110,6 +116,15 @@ def test_readings_are_recorded_k_times_with_their_paraphrase_and_seed(tmp_path, 
                               str(file))
     assert again["version"] == doc["version"]
     assert again["pairs"] == {"total": pairs, "graded": 0, "already": pairs, "failed": 0}
+    assert again["repeatability"] == doc["repeatability"]  # the store's readings, all of them
+    assert main(["autojudge", str(config), "--judge", "llm", "--readings", "3",
+                 "--paraphrases", str(file)]) == 0
+    table = " ".join(capsys.readouterr().out.split())
+    alpha = doc["repeatability"]["alpha"]
+    assert (f"3 readings each: 0 readings graded, {pairs} pairs had them all, 0 readings "
+            f"failed") in table
+    assert (f"repeatability: {pairs} pairs read up to 3 times; Krippendorff's alpha "
+            f"(ordinal) {alpha:.3f}; the grade flips on") in table
     assert len(script.requests) == 3 * pairs
 
 
@@ -119,6 +134,7 @@ def test_only_missing_readings_are_asked_and_a_stopped_run_resumes(tmp_path, llm
     once, _ = autojudge_json(capsys, config, "llm")  # one reading: no seed, as before
     pairs = once["pairs"]["total"]
     assert "seed" not in script.requests[0] and once["readings"] == 1
+    assert "repeatability" not in once
     script.requests.clear()
     script.down_after = script.answered + pairs  # reading 1 of every pair, then the server is gone
     assert main(["autojudge", str(config), "--judge", "llm", "--readings", "3"]) != 0
