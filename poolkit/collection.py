@@ -211,6 +211,14 @@ class Collection:
                            f"{role!r}, not {name!r} (members of poolkit_admin may use any "
                            f"name)")
 
+    def person_name(self, name: str, flag: str = "assessor") -> str:
+        """``name`` checked as a person's (an account of ``poolkit serve``): the rules of
+        ``--assessor`` (:meth:`assessor`), and not a machine judge's name in the config or
+        the store; what the store's role may write is not asked."""
+        from poolkit.io.validate import check_assessor
+
+        return self._own_kind_of_name(check_assessor(name, flag), flag, machine=False)
+
     def _own_kind_of_name(self, name: str, flag: str, machine: bool) -> str:
         """``name`` when no one of the other kind (person, machine judge) has it."""
         from poolkit.store.records import MACHINE, PERSON

@@ -43,6 +43,7 @@ KEPT: dict[str, str | None] = {
     "schema": NOTHING_WRITTEN,
     "simulate": NOTHING_WRITTEN,
     "autojudge": None,
+    "check-judge": "no check recorded (a check is recorded whole)",
     "estimate": NOTHING_WRITTEN,
     "sample-queries": "no draw recorded",
     "assign": "no assignment recorded",

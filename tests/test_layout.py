@@ -45,6 +45,7 @@ def test_no_sql_outside_the_store():
 LAYERS: dict[str, int] = {
     "poolkit": 0, "errors": 0, "progress": 0, "threads": 0, "interrupt": 0,
     "io": 1, "params": 1, "schemas": 1, "tables": 1, "reports": 1, "keymap": 1, "helptext": 1,
+    "passwords": 1,  # salted memory-hard hashes of ``poolkit serve``'s accounts
     "store": 2, "score": 2,
     "retrieve": 3, "policies": 3,
     "judges": 3,

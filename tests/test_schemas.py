@@ -115,8 +115,10 @@ def outputs(collection: Path) -> dict[str, list[Any]]:
                                 str(data / "corpus.jsonl"), "--format", "json"))
     guided = call("simulate", cfg, "--qrels", str(data / "assessor_b.yaml"), "--strategy",
                   "mm-ns,judge,cal", "--machine", str(data / "golden.yaml"), "--stop",
-                  "model,knee,target,quant", "--budgets", "0.5", "--format", "json")
-    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant"}
+                  "model,knee,target,quant,conformal", "--budgets", "0.5", "--format", "json")
+    assert set(guided["strategies"]["cal"]["stops"]) == {"model", "knee", "target", "quant",
+                                                         "conformal"}
+    assert guided["strategies"]["cal"]["stops"]["conformal"]["draws"]["count"] == 200
     out["simulate"].append(guided)
     from poolkit.store import Event
     from poolkit.store.backends import open_store
@@ -184,10 +186,11 @@ def test_every_shipped_schema_is_checked_against_a_real_output() -> None:
     # tests/app/test_autojudge.py, ppi-replay's (label files only) in tests/app/test_ppi_replay.py,
     # estimate's (sample, DL19) in tests/app/test_estimate_verb.py and test_estimate_store.py,
     # sample-queries' in test_estimate_store.py, assign's in tests/app/test_assign.py, gold's
-    # (and status with a gold set) in tests/app/test_gold.py, check-judge's (a judge server
+    # (and status with a gold set) in tests/app/test_gold.py, users' in
+    # tests/cli/test_users_cli.py, check-judge's (a judge server
     # again) in tests/app/test_check_judge.py
     assert set(schema_names()) == {*FROM_COLLECTION, "score", "autojudge", "ppi-replay",
-                                   "estimate", "sample-queries", "assign", "gold",
+                                   "estimate", "sample-queries", "assign", "gold", "users",
                                    "check-judge"}
 
 

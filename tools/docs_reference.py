@@ -285,7 +285,7 @@ def config_page() -> str:
         _params_table("pool", POOL_PARAMS, lambda key: {
             "order": _links(list(ORDER_STRATEGIES), "pool-order"),
             "strategy": _links(list(POOLING_STRATEGIES), "pool-strategy"),
-            "stop": ", ".join(code(n) for n in STOP_RULES)}.get(key, "")),
+            "stop": ", ".join(code(n) for n, r in STOP_RULES.items() if r.live)}.get(key, "")),
         "### Judging orders {#pool-orders}",
         _strategies_table("order", ORDER_STRATEGIES.values()),
         "### Pooling strategies {#pool-strategies}",

@@ -40,10 +40,21 @@ def render_table(doc: dict[str, Any]) -> str:
     rules = next(iter(strategies.values())).get("stops", {}) if strategies else {}
     for rule, first in rules.items():
         lines += ["", f"  stop: {rule} — promise: {first['promise']}"]
-        lines += grid(["strategy", "judged", "found", "recall", "share at target"], [
-            [n, str(s["stops"][rule]["judged"]), str(s["stops"][rule]["relevant_found"]),
-             fmt(s["stops"][rule]["recall"], 3), fmt(s["stops"][rule]["share_reaching_target"], 3)]
+        lines += grid(["strategy", "judged", "share judged", "found", "recall",
+                       "share at target", *(["over draws: at target (min), meeting, judged "
+                                             "(max)"] if "draws" in first else [])], [
+            [n, str(s["stops"][rule]["judged"]), fmt(s["stops"][rule]["judged_share"], 3),
+             str(s["stops"][rule]["relevant_found"]),
+             fmt(s["stops"][rule]["recall"], 3), fmt(s["stops"][rule]["share_reaching_target"], 3),
+             *([_draws(s["stops"][rule]["draws"])] if "draws" in first else [])]
             for n, s in strategies.items()])
+    if strategies:
+        share = next(iter(strategies.values()))["budget_to_target_share"]["share"]
+        lines += ["", f"  fixed budget: the fraction of every query's pool at which "
+                      f"{share:.0%} of the queries reach recall {_target(doc)}"]
+        lines += grid(["strategy", "fraction", "judged", "share judged"], [
+            [n, fmt(b["fraction"], 3), str(b["judged"]), fmt(b["judged_share"], 3)]
+            for n, s in strategies.items() for b in [s["budget_to_target_share"]]])
     targets = list(next(iter(strategies.values()))["judgments_to_recall"]) if strategies else []
     lines += ["", f"  judgments until every query has found a share R of its relevant "
                   f"pooled documents (pool: {doc['pool']})"]
@@ -53,6 +64,18 @@ def render_table(doc: dict[str, Any]) -> str:
     if doc.get("find"):
         lines += ["", *_find_lines(doc["find"], doc["level"])]
     return "\n".join(lines) + "\n"
+
+
+def _target(doc: dict[str, Any]) -> str:
+    return f"{doc['stop_rule']['target']:g}"
+
+
+def _draws(draws: dict[str, Any]) -> str:
+    """The conformal rule over its ``count`` draws: mean share of queries at the target
+    (its smallest), the share of draws meeting the promised share, the share judged."""
+    at, judged = draws["share_reaching_target"], draws["judged_share"]
+    return (f"{fmt(at['mean'], 3)} ({fmt(at['min'], 3)}), {fmt(draws['meeting_share'], 2)}, "
+            f"{fmt(judged['mean'], 3)} ({fmt(judged['max'], 3)}) of {draws['count']}")
 
 
 def _find_lines(find: dict[str, Any], level: int) -> list[str]:

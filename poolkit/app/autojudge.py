@@ -22,17 +22,21 @@ kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (t
 flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
 holds exactly those (a verdict's write and its count are one step no signal splits).
 
+``--shard I/N`` narrows the pairs to the queries of shard I of N (``judges.shard``), so N
+machines share a pool and a store; ``--export-batch`` and ``--import-batch`` take the same
+pairs through a batch API instead of asking (``app.autojudge_batch``).
+
 Light at import: the command line's parser takes ``AutojudgeReport.formats`` from here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit.app.autojudge_events import verdict_event
 from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
@@ -61,6 +65,14 @@ class AutojudgeRequest:
     readings: int = 1                       # --readings K: each pair asked K times
     seed: int | None = None                 # --seed S: reading i asked with seed S + i
     paraphrases: str | Path | None = None   # --paraphrases FILE: reading i's template
+    #: --shard I/N: only the queries of shard I of N (``judges.shard``)
+    shard: tuple[int, int] | None = None
+    #: --export-batch DIR: write the requests as Batch API files instead of asking
+    export_batch: str | Path | None = None
+    #: --import-batch FILE...: record a batch's results instead of asking
+    import_batch: Sequence[str | Path] = ()
+    #: --overwrite: --export-batch may replace the batch files in DIR
+    overwrite: bool = False
 
 
 @register_report
@@ -89,11 +101,17 @@ class AutojudgeReport(Report):
     #: --readings K > 1: the version's readings in the store compared
     #: (``analysis.repeatability``: alpha, flip share, pairs, readings)
     repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: --export-batch, --import-batch: the files and what they held (``autojudge_batch``)
+    batch: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
         from poolkit.tables import wrapped
 
+        if self.batch is not None:
+            from poolkit.app.autojudge_batch import batch_table
+
+            return batch_table(self)
         if self.dry_run and self.estimate is not None:
             est = self.estimate
             cost = "" if est["cost"] is None else f", about {est['cost']:.4f} in cost"
@@ -141,6 +159,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     """Grade the latest pool's pairs the judge's version has not graded (see the module)."""
     import time
 
+    from poolkit.app.autojudge_batch import check_batch_request, export_batch, import_batch
     from poolkit.app.check_sections import repeatability_of
     from poolkit.app.readings import (
         check_prompted,
@@ -155,7 +174,9 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     from poolkit.judges import judge_kind
 
     started = time.monotonic()
-    collection = Collection.open(request.config, write=not request.dry_run)
+    check_batch_request(request)
+    collection = Collection.open(request.config, write=not (request.dry_run
+                                                            or request.export_batch))
     config = collection.config
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
@@ -165,14 +186,15 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         from poolkit.judges.paraphrases import read_paraphrases
 
         paraphrases = read_paraphrases(request.paraphrases)
-    check_readings(request.readings, paraphrases, request.variant)
+    check_readings(request.readings, paraphrases, request.variant,
+                   bool(request.export_batch or request.import_batch), request.seed)
     scale = config.grades
     check_scale(config, spec, kind)
     with collection:
         store = collection.store
-        if not request.dry_run:
+        if not (request.dry_run or request.export_batch):
             collection.assessor(spec.name, "grade", "--judge", machine=True)
-        pairs = _pairs(store, request.queries)
+        pairs = _pairs(store, request.queries, request.shard)
         judge = build_judge(config, store, spec, kind, pairs, read_cache=not request.regrade)
         check_prompted(paraphrases, judge, spec.name, kind.name)
         if variant is not None:
@@ -190,6 +212,29 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         judges = [reading_judge(judge, i, paraphrases, seed) for i in range(k)]
         common = dict(command="autojudge", judge=spec.name, version=version,
                       store=config.store_label, readings=k)
+        if request.import_batch:
+            pooled = pairs if request.queries is None and request.shard is None \
+                else _pairs(store, None)
+            batch, done_now = import_batch(store, spec, kind.name, judge, version, pooled,
+                                           pairs, request.import_batch)
+            return AutojudgeReport(
+                **common, model=done_now.model or model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": done_now.graded,
+                       "already": done_now.already, "failed": done_now.failed},
+                grades={str(g): done_now.grades.get(g, 0) for g in scale.grades},
+                tokens={"prompt": done_now.prompt_tokens,
+                        "completion": done_now.completion_tokens},
+                seconds=round(time.monotonic() - started, 3), batch=batch)
+        if request.export_batch:
+            batch = export_batch(judge, kind.name, spec.name, version,
+                                 [pair for pair, _ in todo], request, CHARS_PER_TOKEN)
+            return AutojudgeReport(
+                **common, model=model,  # type: ignore[arg-type]
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                grades={str(g): 0 for g in scale.grades},
+                tokens={"prompt": 0, "completion": 0},
+                seconds=round(time.monotonic() - started, 3), dry_run=request.dry_run,
+                batch=batch)
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
@@ -247,10 +292,13 @@ def build_judge(config: Any, store: StoreBackend, spec: JudgeSpec, kind: JudgeKi
                       calibration=_calibration(store, pairs))
 
 
-def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
-    """The latest pool's pairs in judging order, with their queries and texts."""
+def _pairs(store: StoreBackend, only: Sequence[str] | None,
+           shard: tuple[int, int] | None = None) -> list[JudgePair]:
+    """The latest pool's pairs in judging order, with their queries and texts (only those of
+    queries ``only``, and of shard I of N, ``judges.shard``)."""
     from poolkit.errors import StoreError, one_of
     from poolkit.judges import JudgePair
+    from poolkit.judges.shard import shard_of
 
     latest = store.latest_pool_version()
     if latest is None:
@@ -265,6 +313,8 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None) -> list[JudgePair]:
     out = []
     for member in sorted(store.pool(max_version=latest), key=lambda m: (m.qid, m.order_key)):
         if wanted is not None and member.qid not in wanted:
+            continue
+        if shard is not None and shard_of(member.qid, shard[1]) != shard[0]:
             continue
         if member.text_hash not in texts:
             texts[member.text_hash] = store.text(member.text_hash)
@@ -427,31 +477,19 @@ class _Run:
         from poolkit.app.readings import readings_done
         from poolkit.io.staged import held_signals
         from poolkit.judges.prompt import sha256
-        from poolkit.store.records import MACHINE, Event
 
         self.model = answer.model
         self.prompt_tokens += answer.prompt_tokens
         self.completion_tokens += answer.completion_tokens
         qid, docid = pair.query.qid, pair.docid
         judge = self.judges[reading]
-        doc: dict[str, Any] = {
-            "kind": self.kind, "model": answer.model, "template_sha256": sha256(judge.template),
-            "prompt_sha256": sha256(prompt), "text_sha256": pair.text_hash,
-            "answer": answer.raw, "grade": answer.grade, "distribution": answer.distribution,
-            "latency": answer.latency,
-            "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
-            "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {})}
-        doc["reading"] = reading
+        more: dict[str, Any] = {"reading": reading}
         if judge.settings.get("seed") is not None:
-            doc["seed"] = judge.settings["seed"]
+            more["seed"] = judge.settings["seed"]
         if self.paraphrases:
-            doc["paraphrase"] = reading % self.paraphrases
-        if answer.grade is None:
-            doc["failed"] = f"no grade in {answer.attempts} answer(s)"
-        event = Event(qid=qid, docid=docid, assessor=self.spec.name,
-                      kind="grade" if answer.grade is not None else "note",
-                      grade=answer.grade, text_hash=pair.text_hash, note=json.dumps(doc),
-                      source=answer.model, origin=MACHINE, judge_version=self.version)
+            more["paraphrase"] = reading % self.paraphrases
+        event = verdict_event(self.spec.name, self.kind, self.version, sha256(judge.template),
+                              pair, prompt, answer, **more)
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
                 if answer.grade is not None and not self.regrade and reading in readings_done(

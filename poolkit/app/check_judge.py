@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poolkit import interrupt
 from poolkit.app.autojudge import _Run
 from poolkit.errors import PoolkitError
 from poolkit.policies import DEFAULT_POLICY
@@ -150,6 +151,7 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         number = store.record_judge_check(
             JudgeCheck(spec.name, version, r.seed, r.canaries, r.max_fooled, level, trusted,
                        summary), made)
+        interrupt.done(f"check {number} recorded")
         vs_people, missing = against_people(collection, spec.name, version, people, level,
                                              r.measure)
         model = run.model or str(spec.settings.get("model") or spec.kind)
@@ -198,7 +200,8 @@ def plant(store: StoreBackend, pairs: Sequence[JudgePair],
 
 
 def _foreign(pairs: Sequence[JudgePair], rng: random.Random) -> list[JudgePair]:
-    """Each query with passages pooled for other queries and not for it (one per passage)."""
+    """Each pooled passage set against another query (drawn) it was not pooled for: a pair
+    no query's own pool holds, so not relevant as far as the pool knows."""
     from dataclasses import replace
 
     queries = {p.query.qid: p.query for p in pairs}
@@ -244,6 +247,10 @@ class _CanaryRun(_Run):
             self.graded += 1
 
     def stopped(self, why: str, total: int, down: bool = False) -> str:
+        """A server gone down: what was asked, and that nothing was recorded; a signal:
+        nothing (``interrupt.KEPT`` says it, as for every command)."""
+        if not down:
+            return ""
         return (f"{why}; check-judge stopped with {self.graded + self.failed} of {total} "
                 f"canaries asked; nothing recorded (a check is recorded whole): run it again")
 

@@ -78,10 +78,15 @@ def reading_judge(judge: Any, reading: int, paraphrases: Sequence[str],
     return changed
 
 
-def check_readings(readings: int, paraphrases: Sequence[str], variant: str | None) -> None:
+def check_readings(readings: int, paraphrases: Sequence[str], variant: str | None,
+                   batch: bool = False, seed: int | None = None) -> None:
     """One line for what readings cannot be combined with (before the store is opened)."""
     if readings < 1:
         raise PoolkitError(f"--readings must be a positive integer, got {readings}")
+    if batch and (readings > 1 or paraphrases or seed is not None):
+        raise PoolkitError("--export-batch and --import-batch ask one reading of each pair "
+                           "(reading 0 of the judge as configured): give them without "
+                           "--readings, --seed and --paraphrases")
     if variant is not None and (readings > 1 or paraphrases):
         raise PoolkitError("--variant compares one reading of the judge as configured with "
                            "one of the variant: give it without --readings and --paraphrases")

@@ -55,6 +55,7 @@ SUBCOMMANDS = {
     "sample-queries": "sample_queries",
     "assign": "assign",
     "gold": "gold",
+    "users": "users",
 }
 
 # name -> the one-line help its module registers (a test keeps the two equal).
@@ -82,6 +83,7 @@ SUMMARIES = {
                       "recorded",
     "assign": "assign the pool's pairs to assessors, each pair to exactly --overlap of them",
     "gold": "record pairs with a known grade as gold checks mixed into every assessor's judging",
+    "users": "the accounts of poolkit serve: add, list, remove, invite (a one-time link)",
 }
 
 
@@ -208,7 +210,9 @@ def _main(argv: list[str]) -> int:
     parser = build_parser([command] if command in SUBCOMMANDS else [])
     args, extra = parser.parse_known_args(argv)
     if extra:  # said by the subcommand's parser, which knows its own options
-        _subparser(parser, command).error(f"unrecognized arguments: {' '.join(extra)}")
+        shown = (f"{len(extra)} not shown (a stray word may be a password)"
+                 if getattr(args, "conceal_extra", False) else " ".join(extra))
+        _subparser(parser, command).error(f"unrecognized arguments: {shown}")
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -12,6 +12,13 @@ version, and reports how the two versions agree (kappa, exact agreement, confusi
 ``--readings K`` asks each pair K times (reading i with seed --seed + i, and with
 ``--paraphrases FILE`` the file's prompt template i mod N), every reading its own event;
 the grade that counts is the readings' median; a pair is asked only the readings it lacks.
+
+Through a batch API instead: ``--export-batch DIR`` writes the requests it would send as
+OpenAI Batch API files (``DIR/batch-0001.jsonl``...; at most 50,000 requests and 200 MB a
+file; with ``--dry-run``, the files, requests and tokens it would write), and
+``--import-batch FILE...`` records the batch's results (OpenAI's output files, or vLLM
+``run-batch``'s). ``--shard I/N`` takes only the queries of shard I of N (a hash of the
+query id), so N machines share a pool and one store with no other coordination.
 """
 
 from __future__ import annotations
@@ -29,7 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "cross-encoder)",
         description=__doc__,
         epilog="examples:\n  poolkit autojudge configs/sample.yaml --judge llm --dry-run\n"
-               "  poolkit autojudge configs/sample.yaml --judge llm --limit 20\n")
+               "  poolkit autojudge configs/sample.yaml --judge llm --limit 20\n"
+               "  poolkit autojudge configs/sample.yaml --judge llm --export-batch batch/\n"
+               "  poolkit autojudge configs/sample.yaml --judge llm --import-batch out.jsonl\n"
+               "  poolkit autojudge configs/sample.yaml --judge llm --shard 2/4\n")
     p.add_argument("config", help="collection config (YAML) with a judges: section")
     p.add_argument("--judge", required=True, metavar="NAME", help="the judge, by its name "
                                                                   "under judges:")
@@ -49,11 +59,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--paraphrases", metavar="FILE",
                    help="a YAML list of prompt templates: reading i is asked with template "
                         "i mod N (a judge version of its own)")
+    p.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="only the queries of shard I of N (1 <= I <= N; a stable hash of "
+                        "the query id), one shard per machine")
+    batch = p.add_mutually_exclusive_group()
+    batch.add_argument("--export-batch", metavar="DIR",
+                       help="write the requests as OpenAI Batch API files in DIR instead "
+                            "of asking")
+    batch.add_argument("--import-batch", nargs="+", metavar="FILE", default=[],
+                       help="record a batch's result files (OpenAI's, vLLM run-batch's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="--export-batch may replace the batch files DIR holds")
     p.add_argument("--dry-run", action="store_true",
                    help="count the pairs and estimate tokens and cost; ask nothing")
     p.add_argument("--format", choices=AutojudgeReport.formats,
                    default=AutojudgeReport.formats[0])
     p.set_defaults(handler=run)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from poolkit.judges.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
                                         limit=args.limit, regrade=args.regrade,
                                         dry_run=args.dry_run, variant=args.variant,
                                         readings=args.readings, seed=args.seed,
-                                        paraphrases=args.paraphrases))
+                                        paraphrases=args.paraphrases,
+                                        shard=args.shard, export_batch=args.export_batch,
+                                        import_batch=args.import_batch,
+                                        overwrite=args.overwrite))
     sys.stdout.write(report.render(args.format))
     return 0

@@ -243,16 +243,23 @@ class ChatJudge:
             spent += time.monotonic() - start
             tokens[0] += reply.prompt_tokens
             tokens[1] += reply.completion_tokens
-            raw = self._redact(reply.text or "")
-            answer = Answer(parse_grade(raw, self.scale.top), kept_answer(raw),
-                            self._redact(reply.model or str(self.settings["model"])),
-                            self._distribution(reply), tokens[0], tokens[1],
-                            round(spent, 6), attempt)
+            answer = self.answer_of(reply, tokens[0], tokens[1], spent, attempt)
             if answer.grade is not None:
                 self._store(key, answer)
                 return answer
         assert answer is not None
         return answer
+
+    def answer_of(self, reply: Completion, prompt_tokens: int, completion_tokens: int,
+                  spent: float = 0.0, attempt: int = 1) -> Answer:
+        """What a checked completion says: its grade (None when it reads as none), the
+        answer kept, the model and the grade distribution (a batch's results read here too,
+        ``app.autojudge_batch``)."""
+        raw = self._redact(reply.text or "")
+        return Answer(parse_grade(raw, self.scale.top), kept_answer(raw),
+                      self._redact(reply.model or str(self.settings["model"])),
+                      self._distribution(reply), prompt_tokens, completion_tokens,
+                      round(spent, 6), attempt)
 
     def _distribution(self, reply: Completion) -> dict[str, float] | None:
         """The distribution over the scale's grades at the answer's first grade token."""
@@ -278,6 +285,10 @@ class ChatJudge:
         if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
             body["seed"] = int(self.settings["seed"])
         return json.dumps(body).encode("utf-8")
+
+    def request_body(self, prompt: str) -> dict[str, Any]:
+        """The body the online path posts for ``prompt``, as JSON (a batch file's)."""
+        return json.loads(self._body(prompt))  # type: ignore[no-any-return]
 
     def _request(self, prompt: str) -> Completion:
         """The checked response of one completion, retried as the module says."""

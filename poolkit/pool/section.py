@@ -76,11 +76,17 @@ def check_pool_section(config: Config) -> None:
 
 
 def _check_stop(value: object, fail: Callable[[str, str], None]) -> None:
-    """``pool.stop`` names a stopping rule (``stopping.STOP_RULES``)."""
+    """``pool.stop`` names a stopping rule a judging session can use (``stopping.STOP_RULES``,
+    ``live``)."""
     from poolkit.pool.stopping import STOP_RULES
 
-    if not isinstance(value, str) or value not in STOP_RULES:
-        fail("stop", "pool.stop: " + one_of(str(value), STOP_RULES, "stopping rule"))
+    live = [n for n, rule in STOP_RULES.items() if rule.live]
+    if isinstance(value, str) and value in STOP_RULES and value not in live:
+        fail("stop", f"pool.stop: {value} sets its threshold on queries judged whole and is "
+                     f"replayed only (poolkit simulate --stop {value}); a judging session "
+                     f"takes one of {', '.join(sorted(live))}")
+    if not isinstance(value, str) or value not in live:
+        fail("stop", "pool.stop: " + one_of(str(value), live, "stopping rule"))
 
 
 def budget_of(config: Config) -> Budget | None:

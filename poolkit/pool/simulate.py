@@ -17,8 +17,11 @@ JSON shape (``poolkit simulate --format json``; keys may be added, none removed)
         "stop": {"judged", "relevant_found", "recall", "queries_reaching_target",
                  "share_reaching_target"},
         "judgments_to_recall": {"0.5": n, ...},
-        "stops": {rule: {"judged", "relevant_found", "recall", "share_reaching_target",
-                         "promise"}},   (with --stop)
+        "budget_to_target_share": {"share", "fraction", "judged", "judged_share"},
+        "stops": {rule: {"judged", "judged_share", "relevant_found", "recall",
+                         "share_reaching_target", "promise",
+                         conformal: "calibration_queries", "threshold", "hindsight", "draws"}},
+                         (with --stop)
         "curve": {"judged": [...], "relevant_found": [...]},
         "per_query": {qid: {"pool", "relevant", "stop": {"judged", "relevant_found"},
             "budgets": {"b": {"judged", "relevant_found",
@@ -30,7 +33,9 @@ averages it over queries with a relevant pooled document. ``tau`` is Kendall's t
 the runs' ordering by a measure (``poolkit score`` semantics, ``evaluate``) under the labels
 judged so far and under the full labels of the pool. ``judgments_to_recall[R]`` is the
 judgments, summed over queries, until each query has found a share R of its pooled relevant
-documents: the cost of equal recall.
+documents: the cost of equal recall. ``budget_to_target_share`` is the smallest fraction of
+every query's pool at which 90% of the queries reach the stopping rule's target recall, and
+what that fixed budget judges: what a stopping rule has to beat.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from poolkit.pool.learners import Judged, grades_in, is_relevant
 from poolkit.pool.order import OrderStrategy
 from poolkit.pool.provenance import pools_from_runs
 from poolkit.pool.remaining import StopRule, estimate_remaining
-from poolkit.pool.stopping import StoppingRule
+from poolkit.pool.stopping import StoppingRule, judgments_to_target
 from poolkit.pool.view import QueryPool
 from poolkit.score.evaluate import evaluate
 from poolkit.score.measures import Measure, parse_measure
@@ -58,6 +63,8 @@ DEFAULT_BUDGETS = ("0.1", "0.25", "0.5", "0.75", "1")
 DEFAULT_MEASURES = ("nDCG@10", "AP")
 RECALL_TARGETS = (0.5, 0.8, 0.9, 0.95, 1.0)
 CURVE_STEPS = 50
+#: the share of queries ``budget_to_target_share`` asks to reach the stopping target
+TARGET_SHARE = 0.9
 
 
 def parse_budgets(text: str, flag: str = "--budgets") -> list[tuple[str, float]]:
@@ -227,6 +234,7 @@ def _strategy_report(strategy: OrderStrategy, replays: Mapping[str, QueryReplay]
                    "share_reaching_target": reaching / len(replays)}
     out["judgments_to_recall"] = {str(t): _judgments_to_recall(replays, t, level)
                                   for t in RECALL_TARGETS}
+    out["budget_to_target_share"] = _budget_to_target_share(replays, rule.target, level)
     out["curve"] = _curve(replays, level)
     out["per_query"] = per_query
     return out
@@ -235,15 +243,18 @@ def _strategy_report(strategy: OrderStrategy, replays: Mapping[str, QueryReplay]
 def _stops_report(rule: StoppingRule, replays: Mapping[str, QueryReplay], level: int,
                   total_relevant: int) -> dict[str, Any]:
     """``stops.RULE``: what ``rule`` judges and finds on every query, beside its promise."""
+    queries = {q: (r.pool, r.sequence) for q, r in replays.items()}
     judged = found = reaching = 0
-    for r in replays.values():
-        stop = rule.stop(r.pool, r.sequence, level)
+    for q, stop in rule.stop_all(queries, level).items():
+        r = replays[q]
         judged += stop.judged
         found += stop.relevant_found
         reaching += r.relevant == 0 or stop.relevant_found >= rule.target * r.relevant
     return {"judged": judged, "relevant_found": found,
+            "judged_share": judged / sum(len(r.pool.docs) for r in replays.values()),
             "recall": found / total_relevant if total_relevant else math.nan,
-            "share_reaching_target": reaching / len(replays), "promise": rule.promise()}
+            "share_reaching_target": reaching / len(replays), "promise": rule.promise(),
+            **rule.details(queries, level)}
 
 
 def _judgments_to_recall(replays: Mapping[str, QueryReplay], target: float, level: int) -> int:
@@ -259,6 +270,20 @@ def _judgments_to_recall(replays: Mapping[str, QueryReplay], target: float, leve
                 total += k
                 break
     return total
+
+
+def _budget_to_target_share(replays: Mapping[str, QueryReplay], target: float, level: int,
+                            share: float = TARGET_SHARE) -> dict[str, Any]:
+    """The smallest fraction f of every query's pool at which a ``share`` of the queries
+    reach recall ``target`` (the ceil(share x Q)-th smallest of each query's judgments to
+    the target over its pool), and what judging f of every pool costs: the fixed budget a
+    stopping rule must beat."""
+    need = sorted(judgments_to_target(r.sequence, target, level) / len(r.pool.docs)
+                  if r.pool.docs else 0.0 for r in replays.values())
+    f = need[max(0, math.ceil(share * len(need) - 1e-9) - 1)]
+    judged = sum(budget_count(f, len(r.pool.docs)) for r in replays.values())
+    return {"share": share, "fraction": f, "judged": judged,
+            "judged_share": judged / max(1, sum(len(r.pool.docs) for r in replays.values()))}
 
 
 def _curve(replays: Mapping[str, QueryReplay], level: int) -> dict[str, list[int]]:

@@ -44,6 +44,25 @@ their random sample).
   relevant passage in it. Its 5, 10 and 0.01 were chosen on the DL 2019 replay of the README
   among a few values (sample 0/3/5/8, window 5-20 or all, penalty 0.01/1): tuned on the data
   it is measured on. Promise: none, heuristic.
+- ``conformal``: one threshold for a whole collection, set on queries of that collection
+  judged whole (split conformal prediction across queries). A seeded draw of m queries
+  (SHA-256 of "conformal", the seed and the query id; m = ceil(log(1 - confidence) /
+  log(share)), 22 at the defaults 0.9 and 0.9) is judged whole. Every other query stops at
+  its first judgment k (from ``MIN_JUDGED`` on) whose dryness exceeds the threshold: the
+  dryness after k judgments is g / (n - k + g), g the non-relevant passages judged in a row
+  since the last relevant one (since the start if none), n the pool: the share of what was
+  left at the last find that has since come up empty. The threshold is the largest
+  dryness any calibration query showed before it reached ``target`` recall. A query stops
+  short of the target only if its own largest such dryness exceeds every calibration
+  query's, so, the draw being uniform, more than t queries fall short with probability at
+  most C(Q - t, m) / C(Q, m) <= (1 - t / Q)^m. Promise: at least a share ``share`` of the
+  collection's queries (the calibration queries among them) reach pool recall ``target``
+  with probability >= ``confidence`` over the draw; a query outside the draw reaches it with
+  probability >= m / (m + 1). It holds on any collection and under any order in which a
+  query's order reads only its own grades; it is not a promise about any one query, and a
+  per-query promise is out of reach here: see docs/explanation/promises.md. It
+  needs every query's grades, so ``simulate --stop`` replays it and a judging session
+  cannot use it (``live`` is False).
 """
 
 from __future__ import annotations
@@ -51,13 +70,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from poolkit.errors import PoolkitError, one_of
+from poolkit.params import DEFAULT_SEED
 from poolkit.pool.guided import ContinuousActiveLearning
 from poolkit.pool.learners import Judged, is_relevant
 from poolkit.pool.remaining import RelevanceModel, StopRule
@@ -82,6 +103,9 @@ class StoppingRule:
     name: ClassVar[str]
     #: whether the rule reads the passages' text (the judging session then gives it them)
     reads_text: ClassVar[bool] = False
+    #: whether a judging session can use it (``pool.stop``): it decides from one query's
+    #: grades alone
+    live: ClassVar[bool] = True
 
     def promise(self) -> str:
         return "no guarantee, heuristic"
@@ -95,6 +119,17 @@ class StoppingRule:
             if self.fires(pool, seq[:k], level):
                 return Stop(k, _found(seq[:k], level))
         return Stop(len(seq), _found(seq, level))
+
+    def stop_all(self, queries: Mapping[str, tuple[QueryPool, Sequence[Judged]]],
+                 level: int) -> dict[str, Stop]:
+        """``stop`` of every query (pool and whole judging sequence, by query id)."""
+        return {q: self.stop(pool, seq, level) for q, (pool, seq) in queries.items()}
+
+    def details(self, queries: Mapping[str, tuple[QueryPool, Sequence[Judged]]],
+                level: int) -> dict[str, Any]:
+        """What the replay reports beside the stops (keys of ``simulate``'s
+        ``stops.RULE``): nothing but for rules that decide across queries."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -352,9 +387,138 @@ class SampledQuantRule(StoppingRule):
         return Stop(len(kept), _found([j for j in seq if j.docid in kept], level))
 
 
+def dryness(seq: Sequence[Judged], level: int) -> list[float]:
+    """``dryness(seq)[k]`` after the first k judgments of the whole sequence ``seq`` (n
+    passages): g / (n - k + g), g the non-relevant judged in a row since the last relevant
+    (since the start if none): the share of what was left at the last find that has since
+    been judged and found non-relevant (0 before any judgment)."""
+    out, g, n = [0.0], 0, len(seq)
+    for k, j in enumerate(seq, 1):
+        g = 0 if is_relevant(j.grade, level) else g + 1
+        out.append(g / (n - k + g) if g else 0.0)
+    return out
+
+
+def judgments_to_target(seq: Sequence[Judged], target: float, level: int) -> int:
+    """The fewest judgments of ``seq`` that find a share ``target`` of its relevant
+    passages (0 when it has none)."""
+    need = math.ceil(target * _found(seq, level) - 1e-9)
+    found = 0
+    for k, j in enumerate(seq):
+        if found >= need:
+            return k
+        found += is_relevant(j.grade, level)
+    return len(seq)
+
+
+@dataclass(frozen=True)
+class ConformalRule(StoppingRule):
+    """The collection's threshold, set on queries judged whole (the module docstring's
+    ``conformal``)."""
+
+    confidence: float = 0.9
+    share: float = 0.9
+    seed: int = DEFAULT_SEED
+    name: ClassVar[str] = "conformal"
+    live: ClassVar[bool] = False
+
+    def calibration_size(self) -> int:
+        """m: the fewest calibration queries with share^m <= 1 - confidence (every query
+        when confidence is 1)."""
+        if self.confidence >= 1:
+            return sys.maxsize
+        return max(1, math.ceil(math.log(1 - self.confidence) / math.log(self.share) - 1e-9))
+
+    def promise(self) -> str:
+        m = self.calibration_size()
+        whole = "every query" if m == sys.maxsize else f"a seeded draw of {m} queries"
+        return (f"a share >= {self.share:g} of the queries reach pool recall >= "
+                f"{self.target:g} with probability >= {self.confidence:g} over {whole} "
+                f"judged whole (split conformal across queries; not a promise about any one "
+                f"query)")
+
+    def calibration(self, qids: Sequence[str]) -> list[str]:
+        """The queries judged whole: the m of ``qids`` first by SHA-256 of ("conformal",
+        seed, qid), in that order."""
+        def key(q: str) -> bytes:
+            return hashlib.sha256(f"conformal\0{self.seed}\0{q}".encode()).digest()
+
+        return sorted(qids, key=key)[:self.calibration_size()]
+
+    def demand(self, seq: Sequence[Judged], level: int) -> float:
+        """The largest dryness before the sequence reaches ``target`` recall (from
+        ``MIN_JUDGED`` judgments on): the threshold the query needs not to stop short; -inf
+        when it never needs one."""
+        dry = dryness(seq, level)
+        return max(dry[MIN_JUDGED:judgments_to_target(seq, self.target, level)],
+                   default=-math.inf)
+
+    def threshold(self, queries: Mapping[str, tuple[QueryPool, Sequence[Judged]]],
+                  level: int) -> float:
+        """The largest demand of the calibration queries."""
+        return max(self.demand(queries[q][1], level) for q in self.calibration(list(queries)))
+
+    def stop_at(self, seq: Sequence[Judged], level: int, threshold: float) -> Stop:
+        """The first judgment from ``MIN_JUDGED`` on whose dryness exceeds ``threshold``."""
+        dry = dryness(seq, level)
+        k = next((k for k in range(MIN_JUDGED, len(seq)) if dry[k] > threshold), len(seq))
+        return Stop(k, _found(seq[:k], level))
+
+    def stop_all(self, queries: Mapping[str, tuple[QueryPool, Sequence[Judged]]],
+                 level: int) -> dict[str, Stop]:
+        whole = set(self.calibration(list(queries)))
+        limit = self.threshold(queries, level)
+        return {q: Stop(len(seq), _found(seq, level)) if q in whole
+                else self.stop_at(seq, level, limit) for q, (_, seq) in queries.items()}
+
+    def details(self, queries: Mapping[str, tuple[QueryPool, Sequence[Judged]]],
+                level: int, draws: int = 200) -> dict[str, Any]:
+        """The calibration (``calibration_queries``, ``threshold``); ``hindsight``: the
+        cheapest threshold that brings a share ``share`` of the queries to the target, chosen
+        knowing every query's grades (the best any threshold on dryness does here, no rule's
+        to have), and what it judges; and ``draws``: the share of queries at the target and
+        of the pool judged over ``draws`` other seeds' draws (seeds 0 to draws - 1), as one
+        draw says little."""
+        shares, judged = [], []
+        pool = sum(len(seq) for _, seq in queries.values())
+        for seed in range(draws):
+            rule = replace(self, seed=seed)
+            stops = rule.stop_all(queries, level)
+            shares.append(sum(_reaches(stops[q], seq, self.target, level)
+                              for q, (_, seq) in queries.items()) / len(queries))
+            judged.append(sum(s.judged for s in stops.values()) / pool)
+        threshold = self.threshold(queries, level)
+        demands = sorted(self.demand(seq, level) for _, seq in queries.values())
+        best = demands[max(0, math.ceil(self.share * len(demands) - 1e-9) - 1)]
+        return {"calibration_queries": self.calibration(list(queries)),
+                "threshold": _finite(threshold),
+                "hindsight": {"threshold": _finite(best), "judged_share": sum(
+                    self.stop_at(seq, level, best).judged for _, seq in queries.values()) / pool},
+                "draws": {"count": draws,
+                          "share_reaching_target": {"mean": float(np.mean(shares)),
+                                                    "min": min(shares)},
+                          "meeting_share": float(np.mean([s >= self.share for s in shares])),
+                          "judged_share": {"mean": float(np.mean(judged)),
+                                           "max": max(judged)}}}
+
+    def fires(self, pool: QueryPool, judged: Sequence[Judged], level: int) -> bool:
+        raise PoolkitError("stop: conformal sets its threshold on whole-judged queries of "
+                           "the collection: poolkit simulate --stop conformal replays it; "
+                           "a judging session cannot use it")
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _reaches(stop: Stop, seq: Sequence[Judged], target: float, level: int) -> bool:
+    return stop.relevant_found >= target * _found(seq, level)
+
+
 #: name -> rule class: the one registry of stopping rules
 STOP_RULES: dict[str, type[StoppingRule]] = {
-    cls.name: cls for cls in (ModelRule, KneeRule, TargetRule, QuantRule, SampledQuantRule)}
+    cls.name: cls for cls in (ModelRule, KneeRule, TargetRule, QuantRule, SampledQuantRule,
+                              ConformalRule)}
 
 
 def parse_stops(text: str) -> list[str]:
@@ -369,8 +533,10 @@ def parse_stops(text: str) -> list[str]:
 
 
 def stopping_rule(name: str, target: float, confidence: float) -> StoppingRule:
-    """The rule ``name`` at ``target`` recall (``confidence``: the model rule's; the target
-    rule keeps its 0.95)."""
+    """The rule ``name`` at ``target`` recall (``confidence``: the model rule's and the
+    conformal rule's; the target rule keeps its 0.95)."""
     if name == "model":
         return ModelRule(target, confidence)
+    if name == "conformal":
+        return ConformalRule(target, confidence)
     return STOP_RULES[name](target)

@@ -26,17 +26,20 @@ from poolkit.store.contract import StoreBackend
 #: Tables in an order that respects their foreign keys; tables a later schema adds follow.
 FIRST = ("texts", "queries", "systems", "pool_versions", "pool_members", "pool_sources",
          "pool_version_systems", "events", "assignment_plans", "gold_sets", "judge_checks")
-#: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock.
-NOT_DATA = {"meta", "write_lock"}
+#: ``meta`` describes a store; PostgreSQL's ``write_lock`` holds no rows, only its lock; the
+#: key ``poolkit serve`` signs cookies with is each store's own (a copy makes its own).
+NOT_DATA = {"meta", "write_lock", "server_secrets"}
 #: Columns a later schema added, with their default: a column holding its default in every
 #: row is left out of the content hash, so upgrading a store does not change its hash (a
 #: store with no machine judge's events hashes as it did at schema 6, on either backend).
 ADDED_WITH_DEFAULT = {"events": {"origin": "person", "judge_version": None}}
 #: Tables a later schema added (schema 8: the human query sample): left out of the content
 #: hash while they hold no row, for the same reason (schema 9: assignments; 11: gold; 13:
-#: judge checks).
+#: accounts, which a copy takes along: its people log in to the copy as before; 14: judge
+#: checks).
 ADDED_TABLES = {"query_draws", "query_sample", "assignment_plans", "assignments",
-                "assigned_pairs", "gold_sets", "gold_pairs", "judge_checks", "canaries"}
+                "assigned_pairs", "gold_sets", "gold_pairs", "accounts", "invites",
+                "judge_checks", "canaries"}
 
 
 @dataclass

@@ -27,6 +27,10 @@ for poolkit:
   ``cmin``, which a column-level grant withholds too); ``GoldSql.replace_gold`` inserts in
   (qid, docid) order, so not even a table's physical order is the file's. Others' answers on
   gold pairs (``gold`` events) are hidden from her too: a majority of them would be gold.
+- **Accounts are the lead's** (``ADMIN_ONLY``): the accounts of ``poolkit serve``, their
+  password hashes, invites and the key its cookies are signed with are granted to
+  poolkit_admin only; an assessor can neither read a hash (to guess it offline) nor the key
+  (to sign a cookie in someone else's name).
 - **Ids are the server's**: no role but the owner holds INSERT on ``events.id`` (or any
   ``rowid``), so no client can plant an id (``--policy latest`` orders by it) or take one
   another writer would be given.
@@ -59,6 +63,10 @@ ASSESSOR_WRITES = {"events": "INSERT", "shown_passages": "INSERT, UPDATE",
 ASSESSOR_READS = {"gold_pairs": ("qid", "docid", "text_hash", "gset"),
                   "gold_sets": ("gset", "made_at", "rate", "seed"),
                   "texts": ("hash", "title", "body")}
+#: Tables only admins (and the owner) read or write: the accounts of ``poolkit serve``, with
+#: their password hashes, the sha256 of their invites and the key cookies are signed with
+#: (an assessor reading them could sign a cookie in anyone's name, or guess passwords offline).
+ADMIN_ONLY = ("accounts", "invites", "server_secrets")
 #: Columns nobody but the owner writes: the server assigns them.
 SERVER_COLUMNS = ("id", "rowid")
 
@@ -211,7 +219,8 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
     groups = f"{ASSESSOR_ROLE}, {ADMIN_ROLE}"
     everything = ", ".join(tables)
     raw.execute(f"REVOKE ALL ON {everything} FROM PUBLIC, {groups}")  # column grants too
-    readable = ", ".join(t for t in tables if t != LOCK_TABLE and t not in ASSESSOR_READS)
+    readable = ", ".join(t for t in tables if t != LOCK_TABLE and t not in ASSESSOR_READS
+                         and t not in ADMIN_ONLY)
     raw.execute(f"GRANT SELECT ON {readable} TO {groups}")
     for table in (t for t in ASSESSOR_READS if t in tables):
         raw.execute(f"GRANT SELECT ON {table} TO {ADMIN_ROLE}")
@@ -227,9 +236,12 @@ def apply_grants(raw: Any, tables: list[str], columns: dict[str, list[str]]) -> 
                   for right in (r.strip() for r in rights.split(","))]
         raw.execute(f"GRANT {', '.join(grants)} ON {table} TO {groups}")
     admin_tables = [t for t in tables if t not in ASSESSOR_WRITES and t not in
-                    ("meta", LOCK_TABLE)]
+                    ("meta", LOCK_TABLE, *ADMIN_ONLY)]
     if admin_tables:
         raw.execute(f"GRANT INSERT, UPDATE ON {', '.join(admin_tables)} TO {ADMIN_ROLE}")
+    own = [t for t in ADMIN_ONLY if t in tables]
+    if own:
+        raw.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {', '.join(own)} TO {ADMIN_ROLE}")
     if "assignments" in tables:  # a new plan replaces the old one's rows
         raw.execute(f"GRANT INSERT, DELETE ON assignments, assigned_pairs TO {ADMIN_ROLE}")
     if "gold_pairs" in tables:  # a new gold set replaces the old one's pairs

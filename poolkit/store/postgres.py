@@ -401,11 +401,12 @@ def grant_roles(store: PgStore) -> list[str]:
         tables = store.tables()
         pg_access.protect_tables(raw, tables)
         pg_access.apply_grants(raw, tables, {t: store.columns(t) for t in tables})
-    done.append(f"granted {ASSESSOR_ROLE}: read all but others' assignments and gold answers "
-                f"and gold's grades, file and order, append grades, undos, skips, notes and "
-                f"can't-judges under its own name (on a planned pair only in its own slot), "
-                f"take an open assignment slot; {ADMIN_ROLE}: also write pools, imports, "
-                f"adjudications and assignments under any name")
+    done.append(f"granted {ASSESSOR_ROLE}: read all but others' assignments and gold answers, "
+                f"gold's grades, file and order, and the accounts of poolkit serve, append "
+                f"grades, undos, skips, notes and can't-judges under its own name (on a "
+                f"planned pair only in its own slot), take an open assignment slot; "
+                f"{ADMIN_ROLE}: also write pools, imports, adjudications and assignments "
+                f"under any name, and the accounts")
     return done
 
 

@@ -15,6 +15,7 @@ never mix into people's labels, agreement or status (see ``records.Event.origin`
 
 from __future__ import annotations
 
+from poolkit.store.accounts_sql import AccountsSql
 from poolkit.store.assign_sql import AssignSql
 from poolkit.store.canary_sql import CanarySql
 from poolkit.store.draw_sql import DrawSql
@@ -23,7 +24,8 @@ from poolkit.store.log_sql import LogSql
 from poolkit.store.pool_sql import PoolSql
 
 
-class StoreQueries(PoolSql, AssignSql, LogSql, DrawSql, GoldSql, CanarySql):
+class StoreQueries(PoolSql, AssignSql, LogSql, DrawSql, GoldSql, AccountsSql, CanarySql):
     """The shared half of a store backend: every contract method that is plain SQL
     (``pool_sql.PoolSql``, ``log_sql.LogSql``, ``draw_sql.DrawSql``, ``assign_sql.AssignSql``,
-    ``gold_sql.GoldSql``, ``canary_sql.CanarySql``, on ``sql_base.SqlBase``)."""
+    ``gold_sql.GoldSql``, ``accounts_sql.AccountsSql``, ``canary_sql.CanarySql``, on
+    ``sql_base.SqlBase``)."""

@@ -424,7 +424,39 @@ MIGRATIONS: list[Dialects] = [
     # answers from assessors, and hold an assessor's grades to her slots of the plan.
     Dialects(sqlite=_GOLD_IN_PAIR_ORDER,
              postgresql=_GOLD_IN_PAIR_ORDER + pg.TEXTS_IN_HASH_ORDER),
-    # ---- 12 -> 13 (branch c-check, issue 40): ``poolkit check-judge``. ``judge_checks``
+    # ---- 12 -> 13 (issue 39): the accounts of ``poolkit serve``. One row of
+    # ``accounts`` per person who may log in from a browser: a role (``assessor`` or
+    # ``lead``), a salted memory-hard hash of the password (``poolkit.passwords``; NULL until
+    # an invite is redeemed) and an ``epoch`` that changes with the password and dies with the
+    # account, which the server's signed cookies carry (a cookie of another epoch is void).
+    # ``invites`` keeps only the sha256 of each one-time link's token. ``server_secrets``
+    # holds the key the server signs cookies with, made once per store. On PostgreSQL none of
+    # the three is granted to assessors (``store.pg_access.ADMIN_ONLY``).
+    Dialects(
+        sqlite="""
+    CREATE TABLE accounts (
+        name TEXT PRIMARY KEY,
+        role TEXT NOT NULL CHECK (role IN ('assessor', 'lead')),
+        hash TEXT,
+        created TEXT NOT NULL,
+        epoch INTEGER NOT NULL
+    );
+
+    CREATE TABLE invites (
+        token_sha256 TEXT PRIMARY KEY CHECK (length(token_sha256) = 64),
+        name TEXT NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('assessor', 'lead')),
+        expires TEXT NOT NULL,
+        used TEXT
+    );
+
+    CREATE TABLE server_secrets (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
+        postgresql=pg.ACCOUNTS),
+    # ---- 13 -> 14 (issue 40): ``poolkit check-judge``. ``judge_checks``
     # keeps each check of one machine judge version (its seed, canaries per kind, the
     # fooled-rate limit and the verdict: ``trusted``); ``canaries`` every canary it planted
     # (the passage as sent, the grade or the unreadable answer). A canary is never an event,

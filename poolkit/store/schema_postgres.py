@@ -282,7 +282,36 @@ TEXTS_IN_HASH_ORDER = """
 CLUSTER texts USING texts_pkey
 """
 
-#: 12 -> 13: ``poolkit check-judge``'s checks and canaries (see ``store.schema``).
+#: 12 -> 13: the accounts of ``poolkit serve``, their invites and the server's secrets (see
+#: ``store.schema``); only poolkit_admin and the owner may read or write them
+#: (``store.pg_access.ADMIN_ONLY``).
+ACCOUNTS = """
+CREATE TABLE accounts (
+    name TEXT COLLATE "C" PRIMARY KEY,
+    role TEXT COLLATE "C" NOT NULL CHECK (role IN ('assessor', 'lead')),
+    hash TEXT COLLATE "C",
+    created TEXT COLLATE "C" NOT NULL,
+    epoch BIGINT NOT NULL,
+    rowid BIGSERIAL
+);
+
+CREATE TABLE invites (
+    token_sha256 TEXT COLLATE "C" PRIMARY KEY CHECK (length(token_sha256) = 64),
+    name TEXT COLLATE "C" NOT NULL REFERENCES accounts(name) ON DELETE CASCADE,
+    role TEXT COLLATE "C" NOT NULL CHECK (role IN ('assessor', 'lead')),
+    expires TEXT COLLATE "C" NOT NULL,
+    used TEXT COLLATE "C",
+    rowid BIGSERIAL
+);
+
+CREATE TABLE server_secrets (
+    key TEXT COLLATE "C" PRIMARY KEY,
+    value TEXT COLLATE "C" NOT NULL,
+    rowid BIGSERIAL
+);
+"""
+
+#: 13 -> 14: ``poolkit check-judge``'s checks and canaries (see ``store.schema``).
 CANARIES = """
 CREATE TABLE judge_checks (
     id BIGINT PRIMARY KEY,

@@ -185,6 +185,8 @@ def test_param_sets_a_strategy_parameter_in_the_file_form(files):
     (["--depth", "0"], "--depth must be a positive integer"),
     ([], "expected a config|give one CONFIG"),
     (["--depth", "3", "--stop", "model,elbow"], "--stop: unknown stopping rule 'elbow'"),
+    (["--depth", "3", "--stop", "conformall"], "--stop: unknown stopping rule 'conformall'.*"
+                                                "did you mean 'conformal'"),
     (["--depth", "3", "--strategy", "cal"], "--strategy cal reads the passages' text: give "
                                             "--corpus"),
     (["--depth", "3", "--strategy", "judge", "--machine", "absent.qrels"], "absent.qrels"),
@@ -209,3 +211,26 @@ def test_simulate_is_imported_only_when_asked():
             "if False else None; import poolkit.cli; print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_budget_to_target_share_is_the_fixed_budget_that_brings_90_percent_to_target():
+    """Ten queries of 10 passages: query i's last relevant passage at judgment i + 1 under
+    docid order, so the fraction each needs is (i + 1) / 10; 90% of them (9) need at most
+    0.9, and 0.9 of every pool is 90 judgments. A query with nothing relevant needs 0."""
+    pools, grades = {}, {}
+    for i in range(10):
+        docs = [f"q{i}d{k}" for k in range(10)]
+        pools[f"q{i}"] = pool_from_ranks(f"q{i}", {"r": {d: k + 1 for k, d in enumerate(docs)}},
+                                         docs=tuple(docs))
+        grades[f"q{i}"] = {docs[0]: 1, docs[i]: 1}
+    run = Run.from_mapping({q: list(p.docs) for q, p in pools.items()}, name="r")
+    doc = simulate(pools, Qrels.from_mapping(grades, name="g"),
+                   {"docid": order_strategy("docid")}, [("1", 1.0)], {"r": run},
+                   tau=kendall_tau, measures=["P@5"])
+    assert doc["strategies"]["docid"]["budget_to_target_share"] == {
+        "share": 0.9, "fraction": 0.9, "judged": 90, "judged_share": 0.9}
+    grades["q9"] = {}                                   # nothing to find: needs nothing
+    doc = simulate(pools, Qrels.from_mapping(grades, name="g"),
+                   {"docid": order_strategy("docid")}, [("1", 1.0)], {"r": run},
+                   tau=kendall_tau, measures=["P@5"])
+    assert doc["strategies"]["docid"]["budget_to_target_share"]["fraction"] == 0.8

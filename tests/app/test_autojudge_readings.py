@@ -211,6 +211,23 @@ def test_readings_with_a_variant_are_refused(tmp_path, llm, capsys):
     assert files_under(tmp_path) == before and not script.requests
 
 
+@pytest.mark.parametrize("extra", [["--readings", "2"], ["--seed", "3"],
+                                   ["--paraphrases", "p.yaml"]])
+def test_a_batch_asks_one_reading_and_refuses_more(tmp_path, llm, capsys, extra):
+    url, script = llm
+    config = write_collection(tmp_path, url, capsys)
+    paraphrases(tmp_path).rename(tmp_path / "p.yaml")
+    extra = [str(tmp_path / a) if a == "p.yaml" else a for a in extra]
+    before = files_under(tmp_path)
+    assert main(["autojudge", str(config), "--judge", "llm", "--export-batch",
+                 str(tmp_path / "out"), *extra]) == 2
+    assert capsys.readouterr().err == (
+        "poolkit autojudge: error: --export-batch and --import-batch ask one reading of each "
+        "pair (reading 0 of the judge as configured): give them without --readings, --seed "
+        "and --paraphrases\n")
+    assert files_under(tmp_path) == before and not script.requests
+
+
 def test_the_server_grades_each_paraphrase_apart():
     """The premise of these tests: the loopback grade depends on the template's ending."""
     prompts = [t.format(passage="Title\n\nbody", topic="Query: q", query="q", scale="0 = x")

@@ -73,11 +73,20 @@ def served():
         yield url, script
 
 
-def test_the_term_matching_judge_is_untrusted_and_estimate_refuses_it(tmp_path, capsys, served):
+def judged(tmp_path: Path, served, grader, people: bool = True,
+           autojudge: bool = True) -> Path:
+    """The collection (``make_collection``) with ``grader`` answering on the loopback server,
+    and its pairs graded by autojudge when ``autojudge``."""
     url, script = served
-    script.grader = TermsJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    script.grader = grader
+    config = make_collection(tmp_path, url, people)
+    if autojudge:
+        assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    return config
+
+
+def test_the_term_matching_judge_is_untrusted_and_estimate_refuses_it(tmp_path, capsys, served):
+    config = judged(tmp_path, served, TermsJudge())
     capsys.readouterr()
     doc, _ = check(capsys, config, "--canaries", "6")
     terms = doc["canaries"]["terms"]
@@ -94,9 +103,7 @@ def test_the_term_matching_judge_is_untrusted_and_estimate_refuses_it(tmp_path, 
 
 
 def test_the_content_judge_passes_every_kind(tmp_path, capsys, served):
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
+    config = judged(tmp_path, served, ContentJudge(), autojudge=False)
     doc, _ = check(capsys, config, "--canaries", "5", "--seed", "3")
     assert doc["trusted"] is True
     for kind in ("terms", "instruction", "both"):
@@ -105,9 +112,7 @@ def test_the_content_judge_passes_every_kind(tmp_path, capsys, served):
 
 
 def test_the_instruction_obeying_judge_is_caught_by_instruction(tmp_path, capsys, served):
-    url, script = served
-    script.grader = ObeyingJudge()
-    config = make_collection(tmp_path, url)
+    config = judged(tmp_path, served, ObeyingJudge(), autojudge=False)
     doc, _ = check(capsys, config, "--canaries", "5")
     assert doc["canaries"]["instruction"]["rate"] == 1.0
     assert doc["canaries"]["both"]["rate"] == 1.0
@@ -132,10 +137,7 @@ def store_digest(config: Path) -> str:
 def test_people_section_of_the_content_judge_agrees_with_people(tmp_path, capsys, served):
     """The content judge answers people's own grades: kappa 1, every recall 1, no leniency,
     the same ordering of the two runs, and nothing significant only under its labels."""
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, ContentJudge())
     doc, _ = check(capsys, config, "--canaries", "2")
     people = doc["people"]
     assert people["pairs"] == 4 * PAIRS and people["kappa"] == 1.0
@@ -151,10 +153,7 @@ def test_people_section_of_the_content_judge_agrees_with_people(tmp_path, capsys
 
 
 def test_people_section_shows_the_term_judge_lenient(tmp_path, capsys, served):
-    url, script = served
-    script.grader = TermsJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, TermsJudge())
     doc, _ = check(capsys, config, "--canaries", "2")
     leniency = doc["people"]["leniency"]
     assert leniency["mean"] >= 0 and leniency["ci"][0] <= leniency["mean"] <= leniency["ci"][1]
@@ -163,9 +162,7 @@ def test_people_section_shows_the_term_judge_lenient(tmp_path, capsys, served):
 def test_without_autojudge_or_people_the_report_says_why_there_is_no_people_section(
         tmp_path, capsys, served):
     """No person graded a 0: canaries come from passages pooled for other queries."""
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url, people=False)
+    config = judged(tmp_path, served, ContentJudge(), people=False, autojudge=False)
     doc, _ = check(capsys, config, "--canaries", "3")
     assert doc["trusted"] is True and "people" not in doc
     assert "has graded no pooled pair" in doc["people_missing"]
@@ -179,10 +176,7 @@ def test_canaries_are_never_labels_exports_estimates_or_agreement(tmp_path, caps
     """check-judge adds a check and its canaries, not one event: export (people's labels and
     with the machine's), agreement and estimate read as before."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the reports' date
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, ContentJudge())
 
     def outputs() -> dict[str, str]:
         done = {}
@@ -223,10 +217,7 @@ def test_canaries_are_never_labels_exports_estimates_or_agreement(tmp_path, caps
 
 
 def test_an_untrusted_judge_is_refused_by_every_reader_unless_accepted(tmp_path, capsys, served):
-    url, script = served
-    script.grader = ObeyingJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, ObeyingJudge())
     doc, _ = check(capsys, config, "--canaries", "3")
     assert doc["trusted"] is False
     label = f"llm@{doc['version']}"
@@ -256,10 +247,7 @@ def test_a_judge_guided_order_refuses_an_untrusted_judge(tmp_path, capsys, serve
     from poolkit.collection import Collection
     from poolkit.errors import StoreError
 
-    url, script = served
-    script.grader = TermsJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, TermsJudge())
     doc, _ = check(capsys, config, "--canaries", "3")
     config.write_text(config.read_text().replace("order: docid}",
                                                  "order: judge, judge_order: llm}"))
@@ -273,10 +261,7 @@ def test_a_judge_guided_order_refuses_an_untrusted_judge(tmp_path, capsys, serve
 
 
 def test_a_version_never_checked_is_used_with_a_note(tmp_path, capsys, served):
-    url, script = served
-    script.grader = TermsJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, TermsJudge())
     capsys.readouterr()
     assert main(["export", str(config), "--format", "qrels", "--with-machine", "llm"]) == 0
     err = capsys.readouterr().err
@@ -286,10 +271,7 @@ def test_a_version_never_checked_is_used_with_a_note(tmp_path, capsys, served):
 
 def test_the_latest_check_is_the_verdict(tmp_path, capsys, served):
     """A looser --max-fooled re-check trusts the version; the store keeps both checks."""
-    url, script = served
-    script.grader = TermsJudge()
-    config = make_collection(tmp_path, url)
-    assert main(["autojudge", str(config), "--judge", "llm"]) == 0
+    config = judged(tmp_path, served, TermsJudge())
     assert check(capsys, config, "--canaries", "3")[0]["trusted"] is False
     assert check(capsys, config, "--canaries", "3", "--max-fooled", "1")[0]["trusted"] is True
     capsys.readouterr()
@@ -300,9 +282,7 @@ def test_the_same_seed_plants_the_same_canaries(tmp_path, capsys, served):
     from poolkit.config import load_config
     from poolkit.store.backends import open_store
 
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
+    config = judged(tmp_path, served, ContentJudge(), autojudge=False)
     for seed in ("7", "7", "8"):
         check(capsys, config, "--canaries", "3", "--seed", seed)
     with open_store(load_config(config).store) as store:
@@ -323,16 +303,14 @@ def test_the_same_seed_plants_the_same_canaries(tmp_path, capsys, served):
 ])
 def test_bad_input_is_one_line_exit_2_and_the_store_unchanged(tmp_path, capsys, served, args,
                                                               message):
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
+    config = judged(tmp_path, served, ContentJudge(), autojudge=False)
     before = store_digest(config)
     capsys.readouterr()
     assert code_of(["check-judge", str(config), *args]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and message in err, err
     assert store_digest(config) == before
-    assert script.requests == []
+    assert served[1].requests == []
 
 
 def test_nothing_pooled_or_nothing_to_plant_in_is_one_line(tmp_path, capsys, served):
@@ -360,9 +338,8 @@ def test_nothing_pooled_or_nothing_to_plant_in_is_one_line(tmp_path, capsys, ser
 
 
 def test_a_server_gone_down_mid_check_records_nothing(tmp_path, capsys, served):
-    url, script = served
-    script.grader = ContentJudge()
-    config = make_collection(tmp_path, url)
+    config = judged(tmp_path, served, ContentJudge(), autojudge=False)
+    script = served[1]
     before = store_digest(config)
     script.down_after = 4
     capsys.readouterr()
@@ -376,3 +353,22 @@ def test_a_server_gone_down_mid_check_records_nothing(tmp_path, capsys, served):
     script.down_after = None
     doc, _ = check(capsys, config, "--canaries", "5")
     assert doc["check"] == 1
+
+
+@pytest.mark.parametrize("signame, code, how", [("SIGINT", 130, "interrupted"),
+                                                ("SIGTERM", 143, "terminated")])
+def test_a_check_stopped_by_a_signal_records_nothing(tmp_path, capsys, served, signame, code,
+                                                     how):
+    """Stopped after its third answer: one line, and the store as it was."""
+    from killpoints import kill
+
+    config = judged(tmp_path, served, ContentJudge(), autojudge=False)
+    before = store_digest(config)
+    done = kill(signame, "poolkit.app.check_judge:_CanaryRun._record", "after",
+                ["check-judge", str(config), "--judge", "llm", "--canaries", "4"], nth=3,
+                cwd=tmp_path, env={KEY_ENV: "k"})
+    assert done.returncode == code, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"poolkit check-judge: {how}; no check recorded (a check is recorded whole): run the "
+        f"same command again") and "Traceback" not in done.stderr
+    assert done.stdout == "" and store_digest(config) == before

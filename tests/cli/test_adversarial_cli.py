@@ -792,6 +792,10 @@ CONFIG_CASES = [
     Case("config-pool-stop-unknown", _config(SYS + "pool: {stop: kne}\n", "judge"),
          r"bad.yaml:6: pool.stop: unknown stopping rule 'kne'; valid: knee, model, quant, "
          r"quant-sample, target \(did you mean 'knee'\?\)"),
+    Case("config-pool-stop-replay-only", _config(SYS + "pool: {stop: conformal}\n", "judge"),
+         r"bad.yaml:6: pool.stop: conformal sets its threshold on queries judged whole and is "
+         r"replayed only \(poolkit simulate --stop conformal\); a judging session takes one of "
+         r"knee, model, quant, quant-sample, target"),
     Case("config-pool-key-typo", _config(SYS + "pool: {dpeth: 3}\n", "pool"),
          r"bad.yaml:6: unknown key in pool 'dpeth'.*\(did you mean 'depth'\?\)"),
     Case("config-pool-seed-a-word", _config(SYS + "pool: {seed: abc}\n", "pool"),
