@@ -23,6 +23,11 @@ judge's labels from the store (``export --with-machine`` and ``--machine-only``,
   a judge since taken out of the config): its one version; of several, the command refuses
   and lists them.
 
+Every version read leaves out the grades of flagged passages (``judges.flags``: text aimed at
+the grader) unless the config's ``judges.NAME.flagged: machine`` counts them: a judge the
+config does not define leaves them out (``flagged: human``, the default), so the pair is
+left for people, in every command above.
+
 A refusal is one line naming the store and the flag, and lists each version as
 ``NAME@VERSION (N grades)``, ready to be given back.
 """
@@ -119,8 +124,23 @@ class MachineChoice:
     def versions(self, judge: str) -> list[MachineVersion]:
         """Every version of ``judge`` in the store, oldest first (``machine_versions``)."""
         if judge not in self._versions:
-            self._versions[judge] = machine_versions(self.store, judge)
+            self._versions[judge] = machine_versions(self.store, judge,
+                                                     count_flagged=self.counts_flagged(judge))
         return self._versions[judge]
+
+    def counts_flagged(self, judge: str) -> bool:
+        """Whether ``judge``'s grades of flagged passages count: its ``flagged: machine``
+        in the config (a judge the config does not define: no)."""
+        spec = self.config.judges.get(judge) if self.config is not None else None
+        return spec is not None and spec.flagged == "machine"
+
+    def max_failures(self, judge: str) -> int:
+        """The failures on a pair after which ``judge`` leaves it for people: its
+        ``max_failures`` in the config, else the default."""
+        from poolkit.judges.config import DEFAULT_MAX_FAILURES
+
+        spec = self.config.judges.get(judge) if self.config is not None else None
+        return int(spec.max_failures) if spec is not None else DEFAULT_MAX_FAILURES
 
 
 def trust_gate(store: StoreBackend, version: MachineVersion, where: str, flag: str, *,

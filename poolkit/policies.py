@@ -404,12 +404,15 @@ MACHINE_HELP = ("also take machine judge NAME@VERSION's grades (NAME: its one ve
 class MachineVersion:
     """One version of a machine judge in the store: its standing grades per pair
     (``{(qid, docid): grade}``; the latest not undone of that version) and, for ordering,
-    the id of its last grading event."""
+    the id of its last grading event. ``flagged``: the pairs whose standing grade was of a
+    flagged passage (``judges.flags``), with the reasons; under the judge's ``flagged:
+    human`` (the default) they are not in ``grades``: left for people."""
 
     judge: str
     version: str
     grades: dict[Pair, int]
     last_event: int
+    flagged: dict[Pair, list[str]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -423,18 +426,31 @@ def machine_events(store: StoreBackend, judge: str) -> list[Event]:
 
 
 def machine_versions(store: StoreBackend, judge: str,
-                     events: Sequence[Event] | None = None) -> list[MachineVersion]:
+                     events: Sequence[Event] | None = None, *,
+                     count_flagged: bool = False) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event;
     which one a bare NAME reads is ``machine_choice``'s rule, not this order), each pair's
     grade the one that counts of its readings (:func:`counted_grade`). ``events``:
-    ``machine_events`` already read by the caller."""
+    ``machine_events`` already read by the caller. A grade of a flagged passage (its note's
+    ``"flagged"``) is left out of ``grades`` unless ``count_flagged`` (the judge's
+    ``flagged: machine``); either way it is listed in ``flagged`` (as the pair's latest
+    reading says). A pair whose every reading is left out has no grade."""
     last: dict[str, int] = {}
     by_version = standing_readings(store, judge, events, last)
-    return sorted((MachineVersion(judge, v, {pair: counted_grade([e.grade or 0
-                                                                  for e in r.values()])
-                                             for pair, r in readings.items()}, last[v])
-                   for v, readings in by_version.items()),
-                  key=lambda m: m.last_event)
+    out = []
+    for v, readings in by_version.items():
+        grades: dict[Pair, int] = {}
+        flagged: dict[Pair, list[str]] = {}
+        for pair, standing in readings.items():
+            latest = max(standing.values(), key=lambda e: e.id or 0)
+            if flag_reasons(latest.note):
+                flagged[pair] = flag_reasons(latest.note)
+            counted = [e.grade or 0 for e in standing.values()
+                       if count_flagged or not flag_reasons(e.note)]
+            if counted:
+                grades[pair] = counted_grade(counted)
+        out.append(MachineVersion(judge, v, grades, last[v], flagged))
+    return sorted(out, key=lambda m: m.last_event)
 
 
 def standing_readings(store: StoreBackend, judge: str, events: Sequence[Event] | None = None,
@@ -482,6 +498,38 @@ def counted_grade(grades: Sequence[G]) -> G:
     lower: LLM judges err lenient). One reading is itself."""
     ordered = sorted(grades)
     return ordered[(len(ordered) - 1) // 2]
+
+
+def machine_failures(store: StoreBackend, judge: str) -> dict[str, dict[Pair, int]]:
+    """Per version of machine judge ``judge``, how many times each pair failed (``autojudge``
+    records a note event ``{"failed": ...}`` for a run whose answers never read as a grade):
+    a pair graded since is still counted here; the caller sets the graded aside."""
+    out: dict[str, dict[Pair, int]] = {}
+    for e in store.events(kinds=["note"], machine=judge):
+        if not e.judge_version or '"failed"' not in (e.note or ""):
+            continue
+        try:
+            note = json.loads(e.note or "")
+        except ValueError:
+            continue
+        if isinstance(note, dict) and "failed" in note:
+            counts = out.setdefault(e.judge_version, {})
+            counts[(e.qid, e.docid)] = counts.get((e.qid, e.docid), 0) + 1
+    return out
+
+
+def flag_reasons(note: str | None) -> list[str]:
+    """The reasons a machine judge's event's note (``autojudge``'s) flags its passage for
+    (``"flagged": [...]``); [] when it has none or the note is not autojudge's."""
+    if not note or '"flagged"' not in note:
+        return []
+    try:
+        reasons = json.loads(note).get("flagged")
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(reasons, list):
+        return []
+    return [str(r) for r in reasons]
 
 
 def grade_distribution(note: str | None) -> dict[int, float] | None:

@@ -19,9 +19,11 @@ KEY_ENV = "POOLKIT_TEST_JUDGE_KEY"
 
 
 def collection(tmp_path: Path, url: str, store: str | Path | None = None,
-               **judge: object) -> Path:
-    """The sample pooled from seed.run, with judge ``llm`` on ``url`` (tiny waits)."""
-    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}")
+               corpus: Path = SAMPLE / "corpus.jsonl", **judge: object) -> Path:
+    """The sample (or another ``corpus`` of its ids) pooled from seed.run, with judge
+    ``llm`` on ``url`` (tiny waits)."""
+    config = write_config(tmp_path, f"seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}",
+                          corpus=corpus)
     if store is not None:
         config.write_text(config.read_text().replace("store: judgments.sqlite",
                                                       f"store: {store}"))

@@ -2,7 +2,8 @@
 like an OpenAI-compatible endpoint unless a scripted fault comes first (429 with
 Retry-After, a 5xx, a stall past the client's timeout, a dropped connection, a truncated or
 non-JSON body, an answer that is not a grade, a response trickled a byte at a time for ever,
-a response document the test rewrites, or down for good). Not a stand-in for a real server
+a response document the test rewrites, or down for good). Asked for a JSON schema
+(``response_format``), it answers ``{"grade": G}``. Not a stand-in for a real server
 (``tests/llm_server.py`` starts llama.cpp's): its grades are a function of the prompt, so a
 test can tell what each pair should get.
 
@@ -11,7 +12,7 @@ dict) returning the body it sends instead (bytes, with status 200):
 
 =====================  ===========================================================
 ``429``, ``429:V``     429 with ``Retry-After: 1`` (or ``V``)
-``500``, ``503``       that status
+``400``, ``500``, ``503``  that status
 ``drop``               the connection closed, no response
 ``timeout``            the answer after ``stall`` seconds
 ``nonjson``            200 with an HTML body
@@ -29,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import threading
 import time
 from collections import deque
@@ -44,8 +46,9 @@ Fault = str | Callable[[dict], bytes]
 
 
 def grade_of(prompt: str) -> int:
-    """The grade the server gives a prompt (a function of its passage's text)."""
-    passage = prompt.split("Passage:\n", 1)[-1]
+    """The grade the server gives a prompt: a function of all after "Passage:" (its passage
+    and what the template says after it), the delimiters' random tag set aside."""
+    passage = re.sub(r"<<(PASSAGE|END)-\w+>>", r"<<\1>>", prompt.split("Passage:\n", 1)[-1])
     return hashlib.sha256(passage.encode()).digest()[0] % 4
 
 
@@ -106,7 +109,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                                   {"Retry-After": retry_after})
             if isinstance(fault, str) and fault.startswith("302:"):
                 return self._send(302, b"", {"Location": fault[4:]})
-            if fault in ("500", "503", "down"):
+            if fault in ("400", "500", "503", "down"):
                 return self._send(int(fault) if fault != "down" else 503, b'{"error": "x"}')
             if fault == "timeout":
                 time.sleep(script.stall)
@@ -118,6 +121,8 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             answer = fault[5:] if isinstance(fault, str) and fault.startswith("text:") \
                 else script.grader(prompt) if script.grader is not None \
                 else str(grade_of(prompt))
+            if "response_format" in body and answer.isdigit():  # constrain: json_schema
+                answer = json.dumps({"grade": int(answer)})
             if callable(fault):
                 return self._send(200, fault(_completion(answer, body)))
             payload = json.dumps(_completion(answer, body)).encode()

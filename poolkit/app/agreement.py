@@ -27,7 +27,7 @@ from poolkit.analysis.stats import SCALE
 from poolkit.collection import Collection
 from poolkit.errors import PoolkitError
 from poolkit.io import read_labels
-from poolkit.policies import MachineVersion, machine_versions
+from poolkit.policies import MachineVersion
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,6 @@ def label_agreement(request: AgreementRequest) -> AgreementReport:
 def _versions(collection: Collection, names: Sequence[str] | None) -> list[MachineVersion]:
     """The machine judge versions ``names`` asks for (None: every version of every judge)."""
     if names is None:
-        store = collection.store
-        return [v for judge in store.machine_judges() for v in machine_versions(store, judge)]
+        choice = collection.machine_choice()  # flagged pairs as the config's judges count them
+        return [v for judge in choice.known() for v in choice.versions(judge)]
     return collection.machines(names, strict=True)

@@ -8,7 +8,10 @@ The rest of the provenance is a JSON document in the event's ``note`` (the store
 column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
 "text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
 "completion"}, "attempts", "cached", "reading"}`` (and ``"seed"``, ``"paraphrase"``:
-``app.readings``).
+``app.readings``), with ``"delimiter"`` (the tag of the passage's
+delimiters in the prompt, ``judges.prompt``) where the kind delimits, and ``"flagged":
+[reasons]`` where the passage looks written for the grader (``judges.flags``; whether such a
+grade counts is the judge's ``flagged:``, ``policies.machine_versions``).
 
 Idempotent and resumable: a pair (each reading of it: ``--readings K``, ``app.readings``) this
 judge version has graded is not asked again, and the check is made inside the write
@@ -17,10 +20,13 @@ record a pair twice (the later one counts it as ``already``).
 ``--all`` asks again for every pair and appends new grades under the same version; nothing
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
-again on the next run. A server that stays down stops the command: everything graded is
-kept, and the error says where it stopped. So does SIGTERM or Ctrl-C, at once (the requests in
-flight are cut: ``ChatJudge.stop``): one line says how many pairs were recorded, and the store
-holds exactly those (a verdict's write and its count are one step no signal splits).
+again on the next run, up to the judge's ``max_failures`` runs: a pair that failed that many
+times is given up, left for people, listed in the report (``given_up``) and by ``status``,
+and asked again only with ``--retry-failed``. A server that stays down stops the command:
+everything graded is kept, and the error says where it stopped. So does SIGTERM or Ctrl-C,
+at once (the requests in flight are cut: ``ChatJudge.stop``): one line says how many pairs
+were recorded, and the store holds exactly those (a verdict's write and its count are one
+step no signal splits).
 
 ``--shard I/N`` narrows the pairs to the queries of shard I of N (``judges.shard``), so N
 machines share a pool and a store; ``--export-batch`` and ``--import-batch`` take the same
@@ -73,6 +79,8 @@ class AutojudgeRequest:
     import_batch: Sequence[str | Path] = ()
     #: --overwrite: --export-batch may replace the batch files in DIR
     overwrite: bool = False
+    #: --retry-failed: ask again for the pairs given up after ``max_failures`` failures
+    retry_failed: bool = False
 
 
 @register_report
@@ -103,6 +111,9 @@ class AutojudgeReport(Report):
     repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: --export-batch, --import-batch: the files and what they held (``autojudge_batch``)
     batch: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: the pairs left for people after ``max_failures`` failed runs, not asked this run:
+    #: ``[{"qid", "docid", "failures"}]``
+    given_up: list[dict[str, Any]] = field(default_factory=list)
 
     def render_table(self) -> str:
         """A few sentences, each wrapped to 80 columns."""
@@ -125,7 +136,11 @@ class AutojudgeReport(Report):
                 if self.readings > 1 else f", {p['graded']} graded, {p['already']} already "
                                           f"graded, {p['failed']} failed")
         text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
-                        f"on {self.store}: {p['total']} pairs{each}")
+                        f"on {self.store}: {p['total']} pairs{each}"
+                        + (f", {p['flagged']} flagged (text aimed at the grader)"
+                           if p["flagged"] else "")
+                        + (f", {p['given_up']} given up after repeated failures and left for "
+                           f"people (--retry-failed asks them again)" if p["given_up"] else ""))
                 + f"  grades: {'  '.join(f'{k}: {n}' for k, n in g.items())}\n"
                 + wrapped(f"tokens: {self.tokens['prompt']:,} prompt, "
                           f"{self.tokens['completion']:,} completion in {self.seconds:.1f} s",
@@ -207,11 +222,16 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         k = request.readings
         already = sum(1 for p in pairs
                       if len(done.get((p.query.qid, p.docid), set()) & set(range(k))) == k)
-        todo = pending(pairs, done, k, request.regrade, request.limit)
+        gave_up = {} if request.retry_failed else _given_up(store, spec, version, set(done))
+        todo = pending([p for p in pairs if (p.query.qid, p.docid) not in gave_up], done, k,
+                       request.regrade, request.limit)
+        given_up = [{"qid": p.query.qid, "docid": p.docid,
+                     "failures": gave_up[(p.query.qid, p.docid)]}
+                    for p in pairs if (p.query.qid, p.docid) in gave_up]
         seed = seed_of(k, request.seed)
         judges = [reading_judge(judge, i, paraphrases, seed) for i in range(k)]
         common = dict(command="autojudge", judge=spec.name, version=version,
-                      store=config.store_label, readings=k)
+                      store=config.store_label, readings=k, given_up=given_up)
         if request.import_batch:
             pooled = pairs if request.queries is None and request.shard is None \
                 else _pairs(store, None)
@@ -220,7 +240,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             return AutojudgeReport(
                 **common, model=done_now.model or model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": done_now.graded,
-                       "already": done_now.already, "failed": done_now.failed},
+                       "already": done_now.already, "failed": done_now.failed,
+                       "flagged": done_now.flagged, "given_up": len(given_up)},
                 grades={str(g): done_now.grades.get(g, 0) for g in scale.grades},
                 tokens={"prompt": done_now.prompt_tokens,
                         "completion": done_now.completion_tokens},
@@ -230,7 +251,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                                  [pair for pair, _ in todo], request, CHARS_PER_TOKEN)
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
+                       "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades},
                 tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=request.dry_run,
@@ -238,7 +260,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         if request.dry_run:
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
-                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0},
+                pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
+                       "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
                 estimate=_estimate(judges, todo, spec.settings))
@@ -260,7 +283,7 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
         **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
                "already": already + run.already if not request.regrade else run.already,
-               "failed": run.failed},
+               "failed": run.failed, "flagged": run.flagged, "given_up": len(given_up)},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
         seconds=round(time.monotonic() - started, 3), variant=report,
@@ -323,6 +346,16 @@ def _pairs(store: StoreBackend, only: Sequence[str] | None,
     return out
 
 
+def _given_up(store: StoreBackend, spec: JudgeSpec, version: str,
+              graded: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The pairs ``version`` failed on ``spec.max_failures`` times or more and has not graded
+    since, with their failures: left for people."""
+    from poolkit.policies import machine_failures
+
+    failures = machine_failures(store, spec.name).get(version, {})
+    return {p: n for p, n in failures.items() if n >= spec.max_failures and p not in graded}
+
+
 def _reported_model(store: StoreBackend, judge: str, version: str) -> str | None:
     """The model id the server reported for this judge version's latest grade, if any."""
     events = [e for e in store.events(kinds=["grade"], machine=judge)
@@ -371,7 +404,7 @@ class _Run:
         #: the judge as it asks each reading (``readings.reading_judge``)
         self.judges, self.regrade, self.paraphrases = judges, regrade, paraphrases
         self.judge = judges[0]
-        self.graded = self.already = self.failed = 0
+        self.graded = self.already = self.failed = self.flagged = 0
         self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
@@ -474,6 +507,8 @@ class _Run:
                         bar.update()
 
     def _record(self, pair: JudgePair, prompt: str, answer: Answer, reading: int = 0) -> None:
+        import json
+
         from poolkit.app.readings import readings_done
         from poolkit.io.staged import held_signals
         from poolkit.judges.prompt import sha256
@@ -490,6 +525,7 @@ class _Run:
             more["paraphrase"] = reading % self.paraphrases
         event = verdict_event(self.spec.name, self.kind, self.version, sha256(judge.template),
                               pair, prompt, answer, **more)
+        flagged = "flagged" in json.loads(event.note or "{}")
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
                 if answer.grade is not None and not self.regrade and reading in readings_done(
@@ -502,6 +538,7 @@ class _Run:
             else:
                 self.graded += 1
                 self.grades[answer.grade] += 1
+                self.flagged += bool(flagged)
 
 
 __all__ = ["AutojudgeReport", "AutojudgeRequest", "autojudge", "build_judge", "check_scale",

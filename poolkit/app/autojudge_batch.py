@@ -107,7 +107,14 @@ def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
     from poolkit.io.atomic import atomic_writer
     from poolkit.io.paths import shown_path
     from poolkit.io.staged import held_signals
-    from poolkit.judges.batch import MAX_BYTES, MAX_LINES, FileSplit, custom_id, request_line
+    from poolkit.judges.batch import (
+        MAX_BYTES,
+        MAX_LINES,
+        FileSplit,
+        batch_tag,
+        custom_id,
+        request_line,
+    )
 
     split = FileSplit(MAX_LINES, MAX_BYTES)
     count = getattr(judge, "count_tokens", None)
@@ -116,10 +123,10 @@ def _write(judge: Any, version: str, todo: Sequence[JudgePair], folder: Path,
     with ExitStack() as stack:
         out = None
         for pair in todo:
-            prompt = judge.prompt(pair)
             for reading in range(READINGS):
-                line = request_line(custom_id(version, reading, pair.query.qid, pair.docid),
-                                    judge.request_body(prompt))
+                cid = custom_id(version, reading, pair.query.qid, pair.docid)
+                prompt = judge.prompt(pair, tag=batch_tag(cid, pair))
+                line = request_line(cid, judge.request_body(prompt))
                 n = split.place(len(line))
                 if n == len(files):
                     path = folder / FILE_NAME.format(n + 1)
@@ -283,7 +290,7 @@ class BatchImport:
         self.store, self.spec, self.kind, self.judge = store, spec, kind, judge
         self.version, self._pairs = version, pairs
         self.template_sha256 = sha256(judge.template)
-        self.graded = self.failed = self.already = 0
+        self.graded = self.failed = self.already = self.flagged = 0
         self.grades: dict[int, int] = {}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
@@ -331,12 +338,14 @@ class BatchImport:
 
     def _event(self, result: Any, completion: Any, name: str) -> Event:
         from poolkit.app.autojudge_events import verdict_event
+        from poolkit.judges.batch import batch_tag
 
         pair = self._pairs[(result.key.qid, result.key.docid)]
         answer = self.judge.answer_of(completion, completion.prompt_tokens,
                                       completion.completion_tokens)
         return verdict_event(self.spec.name, self.kind, self.version, self.template_sha256,
-                             pair, self.judge.prompt(pair), answer,
+                             pair, self.judge.prompt(pair, batch_tag(result.custom_id, pair)),
+                             answer,
                              batch={"custom_id": result.custom_id,
                                     "result": result.identity, "file": name})
 
@@ -349,6 +358,7 @@ class BatchImport:
         else:
             self.graded += 1
             self.grades[event.grade] = self.grades.get(event.grade, 0) + 1
+            self.flagged += "flagged" in json.loads(event.note or "{}")
 
 
 # -- the table -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ def verdict_event(judge: str, kind: str, version: str, template_sha256: str,
     (kind ``kind``) under ``version``: a grade, or a failure note when the answer read as
     none; its provenance in the note (``app.autojudge`` lists it), with ``more`` (a batch's
     result)."""
+    from poolkit.judges.flags import flags
     from poolkit.judges.prompt import sha256
     from poolkit.store.records import MACHINE, Event
 
@@ -37,6 +38,12 @@ def verdict_event(judge: str, kind: str, version: str, template_sha256: str,
         "latency": answer.latency,
         "tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
         "attempts": answer.attempts, "cached": answer.cached, **(answer.extra or {}), **more}
+    tag = getattr(prompt, "tag", None)
+    if tag:
+        doc["delimiter"] = tag  # the passage's delimiters this time (``judges.prompt``)
+    flagged = flags(pair.title, pair.body)
+    if flagged:
+        doc["flagged"] = flagged  # instruction-like text: left for people by default
     if answer.grade is None:
         doc["failed"] = f"no grade in {answer.attempts} answer(s)"
     return Event(qid=pair.query.qid, docid=pair.docid, assessor=judge,

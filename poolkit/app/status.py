@@ -162,10 +162,13 @@ def machine_coverage(store: StoreBackend, version: int | None,
     (an ``autojudge`` failure, a note event with ``{"failed": ...}``, not graded since).
     ``default`` marks the version a bare ``--with-machine NAME`` reads (``choice``: the
     collection's ``machine_choice``; None: a store without a config); a judge none of
-    whose versions is it has none marked."""
-    import json
-
+    whose versions is it has none marked. ``flagged`` counts the pooled pairs whose grade
+    was of a flagged passage (``judges.flags``; not in ``graded`` where the judge's
+    ``flagged:`` is ``human``) and ``flagged_pairs`` lists them with the reasons;
+    ``given_up`` counts the failed pairs autojudge no longer asks (``max_failures``
+    failures each) and ``given_up_pairs`` lists them."""
     from poolkit.machine_choice import MachineChoice
+    from poolkit.policies import machine_failures
 
     choice = choice or MachineChoice(store, str(store.path))
     judges = choice.known()
@@ -174,25 +177,26 @@ def machine_coverage(store: StoreBackend, version: int | None,
     pooled = store.pooled_pairs(version) if version is not None else set()
     out = []
     for judge in judges:
-        failed: dict[str, set[tuple[str, str]]] = {}
-        for e in store.events(kinds=["note"], machine=judge):
-            try:
-                note = json.loads(e.note or "")
-            except ValueError:
-                continue
-            if isinstance(note, dict) and "failed" in note and e.judge_version:
-                failed.setdefault(e.judge_version, set()).add((e.qid, e.docid))
+        failed = machine_failures(store, judge)
+        limit = choice.max_failures(judge)
         versions = choice.versions(judge)
         default = choice.default(judge) if versions else None
-        for v in versions:
-            graded = set(v.grades) & pooled
-            out.append({"judge": judge, "version": v.version, "default": v is default,
-                        "graded": len(graded), "pooled": len(pooled),
-                        "failed": len((failed.get(v.version, set()) & pooled) - graded)})
+        rows = [(v.version, v is default, set(v.grades) & pooled, v.flagged)
+                for v in versions]
         known = {v.version for v in versions}
-        out.extend({"judge": judge, "version": version_, "default": False, "graded": 0,
-                    "pooled": len(pooled), "failed": len(pairs & pooled)}
-                   for version_, pairs in sorted(failed.items()) if version_ not in known)
+        rows.extend((version_, False, set(), {}) for version_ in sorted(failed)
+                    if version_ not in known)
+        for version_, is_default, graded, flagged in rows:
+            counts = {p: n for p, n in failed.get(version_, {}).items()
+                      if p in pooled and p not in flagged and p not in graded}
+            marked = sorted(p for p in flagged if p in pooled)
+            gave_up = sorted(p for p, n in counts.items() if n >= limit)
+            out.append({"judge": judge, "version": version_, "default": is_default,
+                        "graded": len(graded), "pooled": len(pooled), "failed": len(counts),
+                        "flagged": len(marked),
+                        "flagged_pairs": [[q, d, flagged[(q, d)]] for q, d in marked],
+                        "given_up": len(gave_up),
+                        "given_up_pairs": [[q, d, counts[(q, d)]] for q, d in gave_up]})
     return out
 
 
@@ -373,8 +377,21 @@ def machine_lines(rows: list[dict[str, Any]]) -> list[str]:
               f"{r['graded']}/{r['pooled']}",
               f"{r['graded'] / r['pooled']:.1%}" if r["pooled"] else "-", str(r["failed"]))
              for r in rows]
+    notes = []
+    for r in rows:
+        label = f"{r['judge']}@{r['version']}"
+        if r.get("flagged"):
+            notes.append(f"{label}: {_pairs(r['flagged'])} with a flagged passage (text aimed "
+                         f"at the grader; --format json lists them)")
+        if r.get("given_up"):
+            notes.append(f"{label}: {_pairs(r['given_up'])} given up after repeated failures, "
+                         f"left for people (autojudge --retry-failed asks again)")
     return ["", "machine judges (not counted above; labels only with --with-machine):",
-            *table(head, cells, align="llrrr")]
+            *table(head, cells, align="llrrr"), *notes]
+
+
+def _pairs(n: int) -> str:
+    return f"{n} pair{'s' if n != 1 else ''}"
 
 
 def gold_lines(report: Mapping[str, Any]) -> list[str]:

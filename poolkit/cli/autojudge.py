@@ -4,7 +4,8 @@ Grades the latest pool's pairs that this judge version has not graded yet, each 
 machine event by NAME with its provenance (model, judge version, prompt and passage hashes,
 raw answer, grade distribution, latency, tokens). Run again, it grades only what is missing;
 ``--all`` asks again for every pair (new events, nothing overwritten). An unreadable answer
-is retried, then counted as failed; a server that stays down stops it with one line, every
+is retried, then counted as failed (after max_failures failed runs a pair is left for people:
+``--retry-failed`` asks again); a server that stays down stops it with one line, every
 grade kept. ``--dry-run`` counts the pairs and estimates prompt tokens (characters/4) and,
 with ``prices:`` in the judge's config, the cost. ``--variant scale_order=descending``
 grades the pairs (the first --limit) also with the rubric listed 3 to 0, a separate judge
@@ -70,6 +71,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="record a batch's result files (OpenAI's, vLLM run-batch's)")
     p.add_argument("--overwrite", action="store_true",
                    help="--export-batch may replace the batch files DIR holds")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="ask again for the pairs given up after the judge's max_failures "
+                        "failed runs")
     p.add_argument("--dry-run", action="store_true",
                    help="count the pairs and estimate tokens and cost; ask nothing")
     p.add_argument("--format", choices=AutojudgeReport.formats,
@@ -98,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
                                         paraphrases=args.paraphrases,
                                         shard=args.shard, export_batch=args.export_batch,
                                         import_batch=args.import_batch,
-                                        overwrite=args.overwrite))
+                                        overwrite=args.overwrite,
+                                        retry_failed=args.retry_failed))
     sys.stdout.write(report.render(args.format))
     return 0

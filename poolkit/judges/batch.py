@@ -74,6 +74,16 @@ def custom_id(version: str, reading: int, qid: str, docid: str) -> str:
     return f"{version}:{reading}:{_escape(qid)}:{_escape(docid)}"
 
 
+def batch_tag(cid: str, pair: Any) -> str:
+    """The delimiter tag of the request ``cid`` for ``pair`` (a JudgePair): a hash of the
+    custom_id and the pair's texts, so an import rebuilds the very prompt the export sent
+    (its ``prompt_sha256``) from the custom_id alone; a passage cannot hold the hash of
+    itself, so it cannot hold its own delimiters (``judges.prompt.content_tag``)."""
+    from poolkit.judges.prompt import content_tag, pair_texts
+
+    return content_tag([cid, *pair_texts(pair.query, pair.title, pair.body)])
+
+
 def parse_custom_id(text: Any) -> BatchKey:
     """What ``text`` names (see the module), or BatchFormatError saying why it is not one."""
     if not isinstance(text, str) or not text:

@@ -6,10 +6,14 @@
       llm: {kind: openai, base_url: "http://127.0.0.1:8080/v1", model: llama-3.3-70b,
             concurrency: 8, temperature: 0, prompt: judge-prompt.txt}
 
-Each judge's keys are ``kind`` plus the options its kind declares (``JudgeKind.options``,
-checked by ``params.Param``); an unknown key, a wrong type, a missing required key or a
-prompt file whose placeholders are wrong is a ConfigError naming the file and line, with a
-did-you-mean. ``poolkit.config`` calls :func:`parse_judges` with the section's node.
+Each judge's keys are the common ones (``COMMON_JUDGE_PARAMS``: ``kind``; ``flagged``, whether
+its grade of a flagged passage counts, ``human`` leaving it for people or ``machine``
+counting it, ``judges.flags``; ``max_failures``, the runs that may fail on a pair before it is
+left for people; ``family``, its model family, for the circularity marks) plus the options
+its kind declares (``JudgeKind.options``, checked by ``params.Param``); an unknown key, a
+wrong type, a missing required key or a prompt file whose placeholders are wrong is a
+ConfigError naming the file and line, with a did-you-mean. ``poolkit.config`` calls
+:func:`parse_judges` with the section's node.
 """
 
 from __future__ import annotations
@@ -28,13 +32,24 @@ from poolkit.judges import JUDGE_KINDS
 from poolkit.judges.prompt import BUILTIN_TEMPLATE, TemplateProblem, check_template
 from poolkit.params import Param, ParamError
 
+#: failed runs on a pair before autojudge leaves it for people (``max_failures:``)
+DEFAULT_MAX_FAILURES = 3
+
 #: the keys every judge takes, whatever its kind (its kind's own: ``JudgeKind.options``)
-COMMON_JUDGE_PARAMS = (Param("kind", (str,), None, "which kind of judge (required): one of "
-                             "the kinds below"),
-                       Param("family", (str,), None, "the judge's model family (e.g. llama, "
-                             "qwen): runs of a system of the same family are marked by "
-                             "score, estimate and check-judge (circularity); not part of "
-                             "the judge version"))
+COMMON_JUDGE_PARAMS = (
+    Param("kind", (str,), None, "which kind of judge (required): one of the kinds below"),
+    Param("flagged", (str,), "human", "a passage flagged as written for the grader (judges."
+                                      "flags): human leaves its grade for people, machine "
+                                      "counts it (it stays flagged)",
+          choices=("human", "machine")),
+    Param("max_failures", (int,), DEFAULT_MAX_FAILURES,
+          "failed answers on a pair, across runs, before it is left for people (autojudge "
+          "--retry-failed asks again)",
+          minimum=1),
+    Param("family", (str,), None, "the judge's model family (e.g. llama, qwen): runs of a "
+          "system of the same family are marked by score, estimate and check-judge "
+          "(circularity); not part of the judge version"),
+)
 COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)
 
 
@@ -49,6 +64,10 @@ class JudgeSpec:
     template: str = BUILTIN_TEMPLATE
     template_source: str = "built-in"   # or the prompt file's path
     line: int | None = None
+    #: a flagged pair's grade: "human" (left for people) or "machine" (counted)
+    flagged: str = "human"
+    #: failed answers on a pair, across runs, before autojudge leaves it for people
+    max_failures: int = DEFAULT_MAX_FAILURES
     family: str | None = None           # its model family (circularity marks)
 
 
@@ -113,16 +132,8 @@ def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -
     for required in kind.required:
         if required not in items:
             raise ConfigError(path, line_of(key), f"{where} needs '{required}:'")
-    settings: dict[str, Any] = {}
-    for param in kind.options:
-        if param.key in items:
-            value_node = items[param.key][1]
-            try:
-                settings[param.key] = param.check(to_python(value_node), where)
-            except ParamError as exc:
-                raise ConfigError(path, line_of(value_node), str(exc)) from None
-        else:
-            settings[param.key] = param.default
+    common = _checked(path, where, COMMON_JUDGE_PARAMS[1:], items)
+    settings = _checked(path, where, kind.options, items)
     if settings.get("path"):  # a model file or folder (local, cross-encoder)
         settings["path"] = _model_path(path, base, where, str(settings["path"]),
                                        line_of(items["path"][1]))
@@ -130,14 +141,25 @@ def _judge(path: Path, base: Path, name: str, key: yaml.Node, node: yaml.Node) -
     if settings.get("prompt"):
         template, source = _prompt_file(path, base, where, str(settings["prompt"]),
                                         line_of(items["prompt"][1]))
-    family = None
-    if "family" in items:
-        try:
-            family = COMMON_JUDGE_PARAMS[1].check(to_python(items["family"][1]), where)
-        except ParamError as exc:
-            raise ConfigError(path, line_of(items["family"][1]), str(exc)) from None
     return JudgeSpec(name=name, kind=kind_name, settings=settings, template=template,
-                     template_source=source, line=line_of(key), family=family)
+                     template_source=source, line=line_of(key), **common)
+
+
+def _checked(path: Path, where: str, params: tuple[Param, ...],
+             items: dict[str, tuple[yaml.Node, yaml.Node]]) -> dict[str, Any]:
+    """Each of ``params``' values as given (checked; a ConfigError at its line) or its
+    default."""
+    out: dict[str, Any] = {}
+    for param in params:
+        if param.key in items:
+            value_node = items[param.key][1]
+            try:
+                out[param.key] = param.check(to_python(value_node), where)
+            except ParamError as exc:
+                raise ConfigError(path, line_of(value_node), str(exc)) from None
+        else:
+            out[param.key] = param.default
+    return out
 
 
 def _model_path(path: Path, base: Path, where: str, value: str, line: int) -> str:

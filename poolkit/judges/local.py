@@ -8,7 +8,9 @@ mass normalised over the four grades, the grade its argmax (ties: the lower grad
 ``grade_mass`` (how much of the model's next token went to a grade at all) is recorded
 beside it. The answer kept is the single most likely next token, whatever it is.
 
-Prompts are rendered as for the ``openai`` kind and, when the tokenizer has a chat template
+Prompts are rendered as for the ``openai`` kind (the passage's delimiters tagged with a hash
+of the pair's texts, ``prompt.content_tag``, not a random draw: a pair's distribution is a
+function of the pair) and, when the tokenizer has a chat template
 (``chat_template: true``), wrapped in it as one user turn with the assistant's turn opened,
 as a chat server does. Pairs go through in batches of ``batch_size``, left-padded with
 positions counted from each prompt's first real token, so a pair's distribution does not
@@ -32,7 +34,7 @@ from typing import Any
 from poolkit.errors import PoolkitError
 from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind
 from poolkit.judges.openai import Answer
-from poolkit.judges.prompt import BUILTIN_TEMPLATE, render
+from poolkit.judges.prompt import BUILTIN_TEMPLATE, Prompt, content_tag, pair_texts, render
 from poolkit.params import Param
 
 GRADES = (0, 1, 2, 3)
@@ -185,11 +187,13 @@ class LocalJudge(InProcessJudge):
     def prompt(self, pair: JudgePair) -> str:
         """The exact text the model reads for ``pair``."""
         text = render(self.template, pair.query, pair.title, pair.body,
-                      str(self.settings.get("scale_order") or "ascending"))
+                      str(self.settings.get("scale_order") or "ascending"),
+                      tag=content_tag(pair_texts(pair.query, pair.title, pair.body)))
         if not self._chat:
             return text
-        return str(self.tokenizer.apply_chat_template(
-            [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True))
+        return Prompt(str(self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True)),
+            text.tag)
 
     def count_tokens(self, prompt: str) -> int:
         return len(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])

@@ -24,8 +24,18 @@ The API key is read from the environment variable ``api_key_env`` when the judge
 sent in the Authorization header and nowhere else: no message, answer or cached file holds
 it (a server that echoes it back has it replaced by ``[key]``).
 
-Answers are cached under ``cache_dir/judges/`` keyed by (model, the rendered prompt's hash,
-the parameters that change an answer), so a question is never paid for twice.
+``constrain:`` limits the answer to the scale's grades where the server can (the request
+fields are :func:`constrained`'s): ``structured_outputs`` (vLLM 0.12 and later: ``{"choice":
+["0", ..., "G"]}``), ``guided_choice`` (vLLM before 0.12), ``json_schema`` (the OpenAI API's
+``response_format``, which llama.cpp's server also follows: the answer is ``{"grade": G}``,
+read by ``prompt.parse_json_grade``); ``none`` (the default) asks for free text. A server that
+does not know the field it is sent answers 400, and the run stops saying so. The mode is part
+of the judge version. The passage goes between delimiters drawn at random for each prompt
+(``prompt.draw_tag``); the kind's version 2 is the one that delimits.
+
+Answers are cached under ``cache_dir/judges/`` keyed by (model, the rendered prompt's hash with
+its delimiters' random tag set aside, the parameters that change an answer), so a question is
+never paid for twice.
 """
 
 from __future__ import annotations
@@ -47,9 +57,11 @@ from poolkit.judges import JudgeKind, JudgePair, Verdict, register_judge_kind, s
 from poolkit.judges.completion import Completion, Malformed, model_id_problem, read_completion
 from poolkit.judges.prompt import (
     BUILTIN_TEMPLATE,
+    Prompt,
     grade_distribution,
     kept_answer,
     parse_grade,
+    parse_json_grade,
     render,
     sha256,
 )
@@ -59,6 +71,10 @@ from poolkit.params import Param, ParamError
 TOP_LOGPROBS = 20
 #: the longest response body read (a chat completion of a few tokens is a few KB)
 MAX_RESPONSE_BYTES = 64 << 20
+#: ``constrain:`` -> what it adds to the request (see ``constrained``)
+CONSTRAINTS = ("none", "json_schema", "structured_outputs", "guided_choice")
+#: the fewest answer tokens asked for under ``constrain: json_schema`` (``{"grade": 3}``)
+JSON_MIN_TOKENS = 32
 
 
 class JudgeUnavailable(PoolkitError):
@@ -109,7 +125,8 @@ class Answer:
 class OpenAIKind(JudgeKind):
     name = "openai"
     summary = "an OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, hosted)"
-    version = "1"
+    #: 2: the passage between random delimiters (1: as pooled, with no delimiters)
+    version = "2"
     any_scale = True  # the rubric and the parser follow settings["grades"]
     required = ("base_url", "model")
     options = (
@@ -136,10 +153,14 @@ class OpenAIKind(JudgeKind):
               choices=("ascending", "descending")),
         Param("prices", (dict,), None, "{prompt: X, completion: Y} per token, for --dry-run",
               validate=_prices),
+        Param("constrain", (str,), "none", "limit the answer to the scale's grades: vLLM's "
+                                           "structured_outputs (0.12+) or guided_choice, or the "
+                                           "OpenAI API's json_schema response format",
+              choices=CONSTRAINTS),
     )
     #: the settings that change an answer: with the kind, its version and the template, the
     #: judge version (a new version of any of them is a new judge version)
-    versioned = ("model", "temperature", "max_tokens", "logprobs", "scale_order")
+    versioned = ("model", "temperature", "max_tokens", "logprobs", "scale_order", "constrain")
     variants = ("scale_order",)
 
     def build(self, settings: Mapping[str, Any], template: str, *,
@@ -191,15 +212,19 @@ class ChatJudge:
         self._requests.stop()
 
     # -- prompts and the cache -----------------------------------------------------------
-    def prompt(self, pair: JudgePair) -> str:
+    def prompt(self, pair: JudgePair, tag: str | None = None) -> Prompt:
+        """The prompt for ``pair``, its passage between delimiters drawn now (or those of
+        ``tag``: a batch's, ``judges.batch.batch_tag``)."""
         return render(self.template, pair.query, pair.title, pair.body,
-                      str(self.settings.get("scale_order") or "ascending"), self.scale)
+                      str(self.settings.get("scale_order") or "ascending"), self.scale,
+                      tag=tag)
 
     def parameters(self) -> dict[str, Any]:
         return {k: self.settings.get(k) for k in OpenAIKind.versioned}
 
     def cache_key(self, prompt: str) -> str:
-        doc = {"model": self.settings["model"], "prompt": sha256(prompt),
+        text = prompt.canonical() if isinstance(prompt, Prompt) else prompt
+        doc = {"model": self.settings["model"], "prompt": sha256(text),
                "parameters": self.parameters()}
         if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
             doc["seed"] = self.settings["seed"]
@@ -256,10 +281,15 @@ class ChatJudge:
         answer kept, the model and the grade distribution (a batch's results read here too,
         ``app.autojudge_batch``)."""
         raw = self._redact(reply.text or "")
-        return Answer(parse_grade(raw, self.scale.top), kept_answer(raw),
+        return Answer(self._grade_of(raw), kept_answer(raw),
                       self._redact(reply.model or str(self.settings["model"])),
                       self._distribution(reply), prompt_tokens, completion_tokens,
                       round(spent, 6), attempt)
+
+    def _grade_of(self, raw: str) -> int | None:
+        if self.settings.get("constrain") == "json_schema":
+            return parse_json_grade(raw, self.scale.top)
+        return parse_grade(raw, self.scale.top)
 
     def _distribution(self, reply: Completion) -> dict[str, float] | None:
         """The distribution over the scale's grades at the answer's first grade token."""
@@ -273,22 +303,26 @@ class ChatJudge:
     def _redact(self, text: str) -> str:
         return text.replace(self._key, "[key]") if self._key else text
 
-    def _body(self, prompt: str) -> bytes:
+    def body(self, prompt: str) -> dict[str, Any]:
+        """The chat-completions request for ``prompt``, as sent."""
+        mode = str(self.settings.get("constrain") or "none")
+        tokens = int(self.settings.get("max_tokens") or 8)
         body: dict[str, Any] = {
             "model": self.settings["model"],
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": str(prompt)}],
             "temperature": self.settings.get("temperature") or 0.0,
-            "max_tokens": self.settings.get("max_tokens") or 8,
+            "max_tokens": max(tokens, JSON_MIN_TOKENS) if mode == "json_schema" else tokens,
         }
         if self._logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
             body["seed"] = int(self.settings["seed"])
-        return json.dumps(body).encode("utf-8")
+        body.update(constrained(mode, self.scale.top))
+        return body
 
     def request_body(self, prompt: str) -> dict[str, Any]:
         """The body the online path posts for ``prompt``, as JSON (a batch file's)."""
-        return json.loads(self._body(prompt))  # type: ignore[no-any-return]
+        return json.loads(json.dumps(self.body(prompt)))  # type: ignore[no-any-return]
 
     def _request(self, prompt: str) -> Completion:
         """The checked response of one completion, retried as the module says."""
@@ -311,7 +345,8 @@ class ChatJudge:
                 headers["Authorization"] = f"Bearer {self._key}"
             wait = backoff * 2 ** (attempt - 1) * (1 + random.random())
             try:
-                data = self._requests.post(self._body(prompt), headers, timeout,
+                data = self._requests.post(json.dumps(self.body(prompt)).encode("utf-8"),
+                                           headers, timeout,
                                            MAX_RESPONSE_BYTES)
                 try:
                     doc = json.loads(data.decode("utf-8"))
@@ -339,14 +374,22 @@ class ChatJudge:
                 elif status >= 500:
                     last = f"HTTP {status}"
                 else:
-                    raise JudgeUnavailable(f"{self.shown_url}: HTTP {status} "
-                                           f"({_refusal(status)})") from None
+                    raise JudgeUnavailable(f"{self.shown_url}: HTTP {status} ({_refusal(status)}"
+                                           f"{self._unsupported(status)})") from None
             except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
                 last = _describe(exc)
             if attempt < attempts:
                 self.sleep(min(wait, max_wait))
         raise JudgeUnavailable(f"{self.shown_url}: {last} after {attempts} "
                                f"attempt{'s' if attempts != 1 else ''}")
+
+    def _unsupported(self, status: int) -> str:
+        """What a 400 may mean under ``constrain:``."""
+        mode = self.settings.get("constrain") or "none"
+        if status != 400 or mode == "none":
+            return ""
+        return (f"; the server may not support constrain: {mode} (set constrain: to one it "
+                f"supports, or none)")
 
     def _throttle(self) -> None:
         """Wait for this request's slot under ``requests_per_minute``."""
@@ -359,6 +402,22 @@ class ChatJudge:
             self._next_start = start + 60.0 / float(rpm)
         if start > now:
             self.sleep(start - now)
+
+
+def constrained(mode: str, top: int) -> dict[str, Any]:
+    """The request fields of ``constrain: MODE`` that allow only the grades 0..``top``."""
+    grades = [str(g) for g in range(top + 1)]
+    if mode == "structured_outputs":
+        return {"structured_outputs": {"choice": grades}}
+    if mode == "guided_choice":
+        return {"guided_choice": grades}
+    if mode == "json_schema":
+        schema = {"type": "object", "properties": {"grade": {"type": "integer",
+                                                             "enum": list(range(top + 1))}},
+                  "required": ["grade"], "additionalProperties": False}
+        return {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "grade", "strict": True, "schema": schema}}}
+    return {}
 
 
 _STATUS = {401: "unauthorized: check the key in the variable api_key_env names",
@@ -416,4 +475,4 @@ def _without_userinfo(url: str) -> str:
     return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
 
 
-__all__ = ["Answer", "ChatJudge", "JudgeUnavailable", "OpenAIKind"]
+__all__ = ["CONSTRAINTS", "Answer", "ChatJudge", "JudgeUnavailable", "OpenAIKind", "constrained"]

@@ -4,7 +4,10 @@ the parser that reads a grade out of an answer.
 A template is text with ``{placeholder}`` fields (``{{`` and ``}}`` for literal braces):
 
 =================  =========================================================================
-``{passage}``      the passage as pooled (its title, a blank line, its text); required
+``{passage}``      the passage as pooled (its title, a blank line, its text) between its
+                   delimiters, each on a line of its own; required
+``{begin}``        the delimiter opening the passage (``<<PASSAGE-TAG>>``)
+``{end}``          the delimiter closing it (``<<END-TAG>>``)
 ``{query}``        the query's text
 ``{description}``  the topic's description ("" when it has none)
 ``{narrative}``    the topic's narrative ("" when it has none)
@@ -20,6 +23,14 @@ optionally in ``*``/quotes). Anything longer — an explanation, the passage ech
 grade by being repeated. What an event's note keeps of an answer is :func:`kept_answer`: at
 most ``ANSWER_KEPT`` characters, and how long the answer was.
 
+Delimiters. The passage goes to the judge between two delimiters, ``<<PASSAGE-TAG>>`` and
+``<<END-TAG>>``, whose TAG (``TAG_HEX`` hex digits) is drawn afresh for every prompt
+(:func:`draw_tag`) and redrawn while it occurs anywhere in the passage or the topic, so
+nothing in the text can close the passage early or forge its end; the built-in template
+tells the judge that what lies between them is data, not instructions. Which TAG a prompt
+used is :attr:`Prompt.tag` (``autojudge`` keeps it in the event's note, ``"delimiter"``). Only
+the passage is delimited: the topic is the collection's own text, not the pool's.
+
 Another grade scale. The rubric and the parser follow the collection's scale (the config's
 ``grades:``, ``io.scale``): on a scale other than the default 0-3 the rubric is that scale's
 labels (``g = label``, one a line), the built-in template asks for a digit from 0 to G
@@ -33,8 +44,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from poolkit.io.scale import DEFAULT_SCALE, GradeScale
 from poolkit.store.records import QueryRecord
@@ -48,7 +60,7 @@ RUBRIC = {
     0: "not relevant: the passage has nothing to do with the question",
 }
 
-PLACEHOLDERS = ("passage", "query", "description", "narrative", "topic", "scale")
+PLACEHOLDERS = ("passage", "query", "description", "narrative", "topic", "scale", "begin", "end")
 REQUIRED = ("passage",)
 
 BUILTIN_TEMPLATE = """\
@@ -57,7 +69,7 @@ You are a relevance assessor for a search engine evaluation.
 Topic:
 {topic}
 
-Passage:
+Passage (from {begin} to {end}):
 {passage}
 
 How well does the passage meet the topic's information need? Grades:
@@ -70,6 +82,8 @@ Grade:"""
 # a prompt ending in a sentence about the answer got no bare digit at all (it answered "You're
 # a helpful AI assistant..." or echoed the passage); ending on the question and "Grade:" gets
 # a digit first on some pairs, and the grade tokens are then among the top 20 alternatives.
+# The delimiters are named on the passage's heading line: naming them in the last paragraph
+# instead took SmolLM2 from 2-3 bare grades of q_milk's top 6 to none or one.
 
 #: The longest answer read as a grade ("Relevance: 3." is 14 characters).
 MAX_ANSWER = 20
@@ -139,14 +153,82 @@ def topic_text(query: QueryRecord) -> str:
     return "\n".join(lines)
 
 
+#: hex digits of a delimiter's tag (48 bits: drawn at random, never guessed by a passage)
+TAG_HEX = 12
+#: the most draws of a tag before giving up (a tag found in the text is drawn again)
+TAG_DRAWS = 100
+
+
+class Prompt(str):
+    """A rendered prompt (the text itself) that knows the tag of its passage's delimiters."""
+
+    tag: str | None
+
+    def __new__(cls, text: str, tag: str | None = None) -> Prompt:
+        prompt = super().__new__(cls, text)
+        prompt.tag = tag
+        return prompt
+
+    def canonical(self) -> str:
+        """The prompt with its tag replaced by a fixed one: what stays the same from one
+        asking of a pair to the next (the answer cache's key)."""
+        return str(self).replace(self.tag, "TAG") if self.tag else str(self)
+
+
+def delimiters(tag: str) -> tuple[str, str]:
+    """The lines that open and close a passage delimited by ``tag``."""
+    return f"<<PASSAGE-{tag}>>", f"<<END-{tag}>>"
+
+
+def random_tag() -> str:
+    """``TAG_HEX`` hex digits from the operating system's random source."""
+    return secrets.token_hex(TAG_HEX // 2)
+
+
+def draw_tag(texts: Iterable[str], source: Callable[[], str] = random_tag) -> str:
+    """A tag from ``source`` that occurs in none of ``texts`` (drawn again while it does; a
+    ValueError after ``TAG_DRAWS`` draws, which a random 48-bit tag never reaches)."""
+    haystack = list(texts)
+    for _ in range(TAG_DRAWS):
+        tag = source()
+        if not any(tag in text for text in haystack):
+            return tag
+    raise ValueError(f"no delimiter tag absent from the text in {TAG_DRAWS} draws")
+
+
+def content_tag(texts: Iterable[str]) -> str:
+    """A tag that is a hash of ``texts`` (the same for the same pair, for a judge whose
+    answer must be a function of the pair: the ``local`` kind); a text cannot hold the hash
+    of itself, and one that happens to is hashed again."""
+    haystack = list(texts)
+    seed = hashlib.sha256("\x00".join(haystack).encode("utf-8", "surrogatepass"))
+
+    def source() -> str:
+        seed.update(b"\x00")
+        return seed.hexdigest()[:TAG_HEX]
+
+    return draw_tag(haystack, source)
+
+
+def pair_texts(query: QueryRecord, title: str, body: str) -> list[str]:
+    """The texts a prompt holds besides the template: where a tag must not occur."""
+    return [title, body, query.text, query.description or "", query.narrative or ""]
+
+
 def render(template: str, query: QueryRecord, title: str, body: str,
-           scale_order: str = "ascending", scale: GradeScale = DEFAULT_SCALE) -> str:
-    """The prompt for one pair."""
+           scale_order: str = "ascending", scale: GradeScale = DEFAULT_SCALE, *,
+           tag: str | None = None) -> Prompt:
+    """The prompt for one pair, its passage between the delimiters of ``tag`` (None: one
+    drawn at random, :func:`draw_tag`)."""
+    if tag is None:
+        tag = draw_tag(pair_texts(query, title, body))
+    begin, end = delimiters(tag)
     passage = f"{title}\n\n{body}" if title else body
-    return template.format(passage=passage, query=query.text,
-                           description=query.description or "",
-                           narrative=query.narrative or "", topic=topic_text(query),
-                           scale=scale_text(scale_order, scale))
+    return Prompt(template.format(passage=f"{begin}\n{passage}\n{end}", query=query.text,
+                                  description=query.description or "",
+                                  narrative=query.narrative or "", topic=topic_text(query),
+                                  scale=scale_text(scale_order, scale), begin=begin, end=end),
+                  tag)
 
 
 def parse_grade(answer: str, top: int = 3) -> int | None:
@@ -157,6 +239,23 @@ def parse_grade(answer: str, top: int = 3) -> int | None:
         return None
     match = re.fullmatch(_GRADE.format(top=top), text, re.IGNORECASE)
     return int(match.group(1)) if match else None
+
+
+def parse_json_grade(answer: str, top: int = 3) -> int | None:
+    """The grade of a JSON answer ``{"grade": G}`` (``constrain: json_schema``), G an integer
+    of 0..``top``; None for anything else."""
+    import json
+
+    if len(answer) > ANSWER_KEPT:
+        return None
+    try:
+        doc = json.loads(answer)
+    except ValueError:
+        return None
+    grade = doc.get("grade") if isinstance(doc, dict) and len(doc) == 1 else None
+    if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= top:
+        return None
+    return grade
 
 
 def kept_answer(answer: str) -> str:

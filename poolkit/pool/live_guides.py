@@ -47,12 +47,19 @@ def machine_grades(store: StoreBackend, version: MachineVersion,
                    ) -> dict[str, dict[str, float]]:
     """``{qid: {docid: grade}}``: the judge version's standing grades, expected grades where
     a distribution was recorded; of several readings, the one that counts of theirs
-    (``policies.counted_grade``, the rule of the grades themselves)."""
+    (``policies.counted_grade``, the rule of the grades themselves). The pairs are those
+    ``version.grades`` counts (a flagged passage's grade left for people is not), each of
+    the readings it counted (the unflagged, or all where flagged ones count)."""
+    from poolkit.policies import flag_reasons
+
     readings = standing_readings(store, version.judge).get(version.version, {})
     out: dict[str, dict[str, float]] = {}
-    for (qid, docid), events in readings.items():
+    for (qid, docid) in version.grades:
+        events = list(readings.get((qid, docid), {}).values())
+        counted = [e for e in events if not flag_reasons(e.note)] or events
         out.setdefault(qid, {})[docid] = counted_grade(
-            [expected_grade(e.note, e.grade or 0) for e in events.values()])
+            [expected_grade(e.note, e.grade or 0) for e in counted]) if counted \
+            else float(version.grades[(qid, docid)])
     return out
 
 

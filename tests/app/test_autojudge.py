@@ -42,7 +42,8 @@ def test_grades_every_pair_as_machine_events_with_provenance(tmp_path, llm, caps
     assert list(doc)[:8] == ["command", "judge", "version", "model", "pairs", "grades",
                              "tokens", "seconds"]
     assert (doc["command"], doc["judge"], doc["model"]) == ("autojudge", "llm", MODEL_ID)
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0,
+            "flagged": 0, "given_up": 0}
     assert sum(doc["grades"].values()) == PAIRS and doc["tokens"]["completion"] == PAIRS
     events = machine_events(config)
     assert len({(e.qid, e.docid) for e in events}) == len(events) == PAIRS
@@ -84,7 +85,8 @@ def test_a_rerun_grades_nothing_and_all_appends_under_the_same_version(tmp_path,
     first, _ = autojudge(capsys, config)
     asked = len(script.requests)
     again, _ = autojudge(capsys, config)
-    assert again["pairs"] == {"total": PAIRS, "graded": 0, "already": PAIRS, "failed": 0}
+    assert again["pairs"] == {"total": PAIRS, "graded": 0, "already": PAIRS, "failed": 0,
+            "flagged": 0, "given_up": 0}
     assert len(script.requests) == asked and again["model"] == MODEL_ID
     regraded, _ = autojudge(capsys, config, "--all")
     assert regraded["version"] == first["version"] and regraded["pairs"]["graded"] == PAIRS
@@ -113,7 +115,8 @@ def test_faults_are_retried_and_every_pair_graded(tmp_path, llm, capsys, faults)
     script.stall = 1.0
     script.faults.extend(faults)
     doc, _ = autojudge(capsys, config)
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0,
+            "flagged": 0, "given_up": 0}
     assert not script.faults and len(machine_events(config)) == PAIRS
 
 
@@ -147,7 +150,8 @@ def test_a_server_that_stays_down_stops_with_one_line_keeping_the_grades(tmp_pat
         assert store.current_grades() == {}
     script.down, script.down_after = False, None
     doc, _ = autojudge(capsys, config)
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 7, "already": 7, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 7, "already": 7, "failed": 0,
+            "flagged": 0, "given_up": 0}
 
 
 def test_stopped_then_resumed_grades_each_pair_once_on_each_backend(tmp_path, llm, capsys,
@@ -161,7 +165,7 @@ def test_stopped_then_resumed_grades_each_pair_once_on_each_backend(tmp_path, ll
     script.down, script.down_after = False, None
     doc, _ = autojudge(capsys, config)
     assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - kept, "already": kept,
-                            "failed": 0}
+                            "failed": 0, "flagged": 0, "given_up": 0}
     events = machine_events(config)
     assert len(events) == len({(e.qid, e.docid) for e in events}) == PAIRS
 

@@ -29,6 +29,17 @@ def llm():
         yield served
 
 
+def untagged(body: dict) -> dict:
+    """``body`` with its passage's delimiter tag (drawn per request) written TAG."""
+    import re
+
+    text = json.dumps(body)
+    tags = set(re.findall(r"<<PASSAGE-([0-9a-f]+)>>", text))
+    for tag in tags:
+        text = text.replace(tag, "TAG")
+    return json.loads(text)
+
+
 def export(capsys, config: Path, folder: Path, *args: str) -> dict:
     doc, _ = autojudge_json(capsys, config, "llm", "--export-batch", str(folder), *args)
     return doc
@@ -81,19 +92,21 @@ def test_each_request_is_the_one_the_online_path_sends(tmp_path, llm, capsys):
     url, script = llm
     config = collection(tmp_path, url)
     doc = export(capsys, config, tmp_path / "batch")
-    assert doc["pairs"] == {"total": PAIRS, "graded": 0, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": 0, "already": 0, "failed": 0,
+                            "flagged": 0, "given_up": 0}
     assert doc["batch"]["written"] and doc["batch"]["requests"] == PAIRS
     requests = requests_of(doc)
     assert not script.requests and machine_events(config) == []  # nothing asked or recorded
     autojudge_json(capsys, config, "llm")  # the same pairs, online
-    online = {r["messages"][-1]["content"]: r for r in script.requests}
+    online = {untagged(r)["messages"][-1]["content"]: untagged(r) for r in script.requests}
     assert len(online) == PAIRS
     pooled = {(e.qid, e.docid) for e in machine_events(config)}
     named = set()
     for request in requests:
         assert set(request) == {"custom_id", "method", "url", "body"}
         assert (request["method"], request["url"]) == ("POST", "/v1/chat/completions")
-        assert request["body"] == online[request["body"]["messages"][-1]["content"]]
+        body = untagged(request["body"])  # the same request but for its delimiters' tag
+        assert body == online[body["messages"][-1]["content"]]
         key = parse_custom_id(request["custom_id"])
         assert (key.version, key.reading) == (doc["version"], 0)
         named.add((key.qid, key.docid))
@@ -141,7 +154,8 @@ def test_an_import_records_what_the_online_path_would_and_twice_changes_nothing(
     requests = requests_of(export(capsys, config, tmp_path / "batch"))
     out = results_file(tmp_path / "out.jsonl", [answered(r, n) for n, r in enumerate(requests)])
     doc = import_(capsys, config, out)
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS, "already": 0, "failed": 0,
+                            "flagged": 0, "given_up": 0}
     assert doc["batch"]["recorded"] == PAIRS and doc["batch"]["pending"] == 0
     assert doc["batch"]["files"] == [{"file": str(out), "lines": PAIRS, "results": PAIRS,
                                       "errors": 0, "cut": 0}]
@@ -159,7 +173,8 @@ def test_an_import_records_what_the_online_path_would_and_twice_changes_nothing(
         assert note["answer"] == str(e.grade) and note["distribution"] is not None
     before = snapshot(tmp_path)
     again = import_(capsys, config, out, out)  # twice more, even in one run
-    assert again["pairs"] == {"total": PAIRS, "graded": 0, "already": 2 * PAIRS, "failed": 0}
+    assert again["pairs"] == {"total": PAIRS, "graded": 0, "already": 2 * PAIRS, "failed": 0,
+                              "flagged": 0, "given_up": 0}
     assert snapshot(tmp_path) == before
     assert export(capsys, config, tmp_path / "next")["batch"] == {
         "action": "export", "folder": str(tmp_path / "next"), "written": True,
@@ -213,7 +228,8 @@ def test_results_without_an_answer_are_listed_and_exported_again(tmp_path, llm, 
     lines[2]["response"]["body"]["usage"] = "lots"  # breaks the API's shape
     out = results_file(tmp_path / "out.jsonl", lines)
     doc = import_(capsys, config, out)
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 4, "already": 0, "failed": 1}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 4, "already": 0, "failed": 1,
+                            "flagged": 0, "given_up": 0}
     assert [(e["line"], e["custom_id"]) for e in doc["batch"]["errors"]] == \
         [(n + 1, requests[n]["custom_id"]) for n in range(3)]
     reasons = [e["reason"] for e in doc["batch"]["errors"]]

@@ -115,7 +115,8 @@ def test_readings_are_recorded_k_times_with_their_paraphrase_and_seed(tmp_path, 
     again, _ = autojudge_json(capsys, config, "llm", "--readings", "3", "--paraphrases",
                               str(file))
     assert again["version"] == doc["version"]
-    assert again["pairs"] == {"total": pairs, "graded": 0, "already": pairs, "failed": 0}
+    assert again["pairs"] == {"total": pairs, "graded": 0, "already": pairs, "failed": 0,
+                              "flagged": 0, "given_up": 0}
     assert again["repeatability"] == doc["repeatability"]  # the store's readings, all of them
     assert main(["autojudge", str(config), "--judge", "llm", "--readings", "3",
                  "--paraphrases", str(file)]) == 0
@@ -173,8 +174,8 @@ def test_a_dry_run_counts_the_missing_readings(tmp_path, llm, capsys):
     ("- |\n  Passage: {passage}\n- 3\n", 3, "a paraphrase must be a prompt template (text), "
                                             "found '3'"),
     ("- |\n  Passage: {passage}\n- |\n  Query: {query}\n  Bad: {qury}\n  {passage}\n", 5,
-     "paraphrase 2: unknown placeholder 'qury'; valid: description, narrative, passage, "
-     "query, scale, topic (did you mean 'query'?)"),
+     "paraphrase 2: unknown placeholder 'qury'; valid: begin, description, end, narrative, "
+     "passage, query, scale, topic (did you mean 'query'?)"),
     ("- |\n  Passage: {passage\n", 2, "paraphrase 1: malformed placeholder"),
     ("- Query {query} only\n", 1, "paraphrase 1: the template has no {passage} placeholder"),
     ("- 'P: {passage}'\n- |\n  P: {passage}\n- 'P: {passage}'\n", 4,

@@ -221,7 +221,8 @@ def test_a_signal_stops_a_run_waiting_on_the_server_at_once(tmp_path, llm, capsy
     assert machine_events(config, kinds=("note",)) == []
     script.down, script.down_after = False, None
     doc, _ = autojudge_json(capsys, config, "llm")
-    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 3, "already": 3, "failed": 0}
+    assert doc["pairs"] == {"total": PAIRS, "graded": PAIRS - 3, "already": 3, "failed": 0,
+            "flagged": 0, "given_up": 0}
     events = machine_events(config)
     assert len(events) == len({(e.qid, e.docid) for e in events}) == PAIRS
 

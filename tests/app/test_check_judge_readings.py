@@ -29,9 +29,12 @@ class Wavering:
         self.asked: Counter[str] = Counter()
 
     def __call__(self, prompt: str) -> str:
+        import re
+
         grade = grade_of(prompt)
-        self.asked[prompt] += 1
-        return str((grade + self.asked[prompt] - 1) % 4 if grade % 2 == 0 else grade)
+        same = re.sub(r"<<(PASSAGE|END)-\w+>>", r"<<\1>>", prompt)  # the delimiters' tag aside
+        self.asked[same] += 1
+        return str((grade + self.asked[same] - 1) % 4 if grade % 2 == 0 else grade)
 
 
 @pytest.fixture

@@ -229,6 +229,40 @@ def test_the_file_forms_refuse_a_machine_judge(tmp_path, capsys):
     assert "--with-machine names a machine judge of a store" in capsys.readouterr().err
 
 
+# -- flagged passages and failures ----------------------------------------------------------
+
+def test_a_flagged_grade_is_left_out_unless_counted_and_the_latest_grade_decides(store):
+    import json
+
+    from poolkit.policies import machine_failures
+
+    def graded(q: str, d: str, grade: int, note: object) -> Event:
+        return Event(q, d, "llm", "grade", grade=grade, origin="machine", judge_version="v1",
+                     note=note if isinstance(note, str) else json.dumps(note))
+
+    store.record_events([
+        graded("q1", "d1", 3, {"flagged": ["answer"]}),
+        graded("q1", "d2", 3, {"flagged": ["relevance", "ignore"]}),
+        graded("q1", "d2", 1, {"answer": "1"}),            # graded again, not flagged: counts
+        graded("q1", "d3", 2, {"answer": "2"}),
+        graded("q1", "d3", 3, {"flagged": ["role"]}),     # graded again, flagged: left out
+        graded("q2", "d4", 1, '{"flagged": "not a list"'),  # not autojudge's note: counts
+        graded("q2", "d5", 0, '{"flagged": 7}'),
+        Event("q2", "d6", "llm", "note", origin="machine", judge_version="v1",
+              note=json.dumps({"failed": "no grade in 3 answer(s)"})),
+        Event("q2", "d6", "llm", "note", origin="machine", judge_version="v1",
+              note=json.dumps({"failed": "no grade in 3 answer(s)"})),
+        Event("q2", "d7", "llm", "note", origin="machine", judge_version="v1", note="{not json"),
+    ])
+    [human] = machine_versions(store, "llm")
+    [machine_] = machine_versions(store, "llm", count_flagged=True)
+    assert human.grades == {("q1", "d2"): 1, ("q2", "d4"): 1, ("q2", "d5"): 0}
+    assert human.flagged == machine_.flagged == {("q1", "d1"): ["answer"],
+                                                 ("q1", "d3"): ["role"]}
+    assert machine_.grades == {**human.grades, ("q1", "d1"): 3, ("q1", "d3"): 3}
+    assert machine_failures(store, "llm") == {"v1": {("q2", "d6"): 2}}
+
+
 # -- status ---------------------------------------------------------------------------------
 
 def test_status_lists_each_judge_version_with_its_coverage_on_both_backends(store):
@@ -243,15 +277,16 @@ def test_status_lists_each_judge_version_with_its_coverage_on_both_backends(stor
     store.record_events([failure, Event("q1", "d5", "llm", "note", origin="machine",
                                         judge_version="v3", note=json.dumps({"failed": "x"}))])
     # no config: echo's one version is its default; llm's two leave it none
+    none = {"flagged": 0, "flagged_pairs": [], "given_up": 0, "given_up_pairs": []}
     assert machine_coverage(store, 1) == [
         {"judge": "echo", "version": "e1", "default": True, "graded": 2, "pooled": 5,
-         "failed": 0},
+         "failed": 0, **none},
         {"judge": "llm", "version": "v1", "default": False, "graded": 5, "pooled": 5,
-         "failed": 0},
+         "failed": 0, **none},
         {"judge": "llm", "version": "v2", "default": False, "graded": 3, "pooled": 5,
-         "failed": 1},
+         "failed": 1, **none},
         {"judge": "llm", "version": "v3", "default": False, "graded": 0, "pooled": 5,
-         "failed": 0},  # q1 d5 is not pooled
+         "failed": 0, **none},  # q1 d5 is not pooled
     ]
 
 
@@ -411,7 +446,7 @@ def test_compare_reads_a_named_judges_events_once(sample, capsys, monkeypatch):
     reads: list[str] = []
     real = policies.machine_versions
     monkeypatch.setattr(policies, "machine_versions",
-                        lambda store, judge: reads.append(judge) or real(store, judge))
+                        lambda store, judge, **kw: reads.append(judge) or real(store, judge, **kw))
     capsys.readouterr()
     named = _json(capsys, "compare", str(config), "--with-machine", "llm")
     assert named["after"]["machine_graded"] > 0 and named["before"]["machine_graded"] > 0

@@ -34,8 +34,9 @@ pytestmark = pytest.mark.slow  # half a minute or more: the llama server answers
 
 # One of the sample's four queries, pooled to depth 6: every assertion below holds on its 6
 # pairs, and each prompt is ~300 tokens the one-thread server reads at a few dozen a second,
-# so the pairs are the test's time (measured on this server: q_milk's top 6 get 4 bare
-# grades, 3 of them pairs bob graded too; s2 and d1 fail, and the re-run asks only those 2).
+# so the pairs are the test's time (measured on this server with the undelimited prompt:
+# q_milk's top 6 got 4 bare grades; with the passage between random delimiters, 2 or 3, x1
+# and x3 every time, and the re-run asks only the failures).
 # Six still fail a resume that asks graded pairs again and a re-run that skips failures.
 QUERIES = ("q_milk",)
 PAIRS = 6  # seed.run's top 6 of it

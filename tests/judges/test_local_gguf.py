@@ -42,7 +42,8 @@ def test_the_real_gguf_grades_the_sample_in_process(tmp_path, llm_gguf, capsys):
     started = time.monotonic()
     doc = autojudge(capsys, config)
     seconds = time.monotonic() - started
-    assert doc["pairs"] == {"total": 10, "graded": PAIRS, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": 10, "graded": PAIRS, "already": 0, "failed": 0,
+            "flagged": 0, "given_up": 0}
     assert doc["model"]  # as the file states it (general.name)
     with open_store(load_config(config).store) as store:
         events = store.events(kinds=["grade"], machine="small")

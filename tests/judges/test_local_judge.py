@@ -117,7 +117,8 @@ def test_autojudge_records_a_local_judges_grades_with_provenance(tiny_lm, tmp_pa
 
     config = sample(tmp_path, tiny_lm)
     doc = autojudge(capsys, config, "--limit", "6")
-    assert doc["pairs"] == {"total": 40, "graded": 6, "already": 0, "failed": 0}
+    assert doc["pairs"] == {"total": 40, "graded": 6, "already": 0, "failed": 0,
+            "flagged": 0, "given_up": 0}
     assert doc["model"] == "tiny-lm" and doc["tokens"]["prompt"] > 0
     with open_store(load_config(config).store) as store:
         events = store.events(kinds=["grade"], machine="tiny")

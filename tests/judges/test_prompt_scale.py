@@ -28,8 +28,8 @@ QUERY = QueryRecord("q1", "maize storage", None, None)
 
 def test_the_0_to_3_prompt_is_the_built_in_one_word_for_word():
     assert builtin_template(DEFAULT_SCALE) is BUILTIN_TEMPLATE
-    assert render(BUILTIN_TEMPLATE, QUERY, "", "b") == render(
-        builtin_template(), QUERY, "", "b", scale=DEFAULT_SCALE)
+    assert render(BUILTIN_TEMPLATE, QUERY, "", "b", tag="t") == render(
+        builtin_template(), QUERY, "", "b", scale=DEFAULT_SCALE, tag="t")
 
 
 @pytest.mark.parametrize("scale, asks, rubric", [
