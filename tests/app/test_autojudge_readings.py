@@ -381,3 +381,33 @@ def test_the_grade_that_counts_is_the_lower_median_whatever_the_order(grades, rn
     assert got == counted_grade(grades) and got in grades
     assert sum(g < got for g in grades) <= (len(grades) - 1) // 2
     assert sum(g > got for g in grades) <= len(grades) // 2
+
+
+def test_readings_in_the_store_flagged_and_undone(store_location):
+    """On each backend: each reading's latest grade not undone stands; a flagged reading is
+    left out of the grade that counts unless flagged grades count; the pair is listed as
+    flagged as its latest reading says."""
+    from poolkit.store import Event, NewMember, QueryRecord
+
+    def reading(grade: int, i: int, flagged: bool = False) -> Event:
+        note = {"reading": i, **({"flagged": ["instruction"]} if flagged else {})}
+        return Event("q1", "d1", "llm", "grade", grade=grade, origin="machine",
+                     judge_version="v1", note=json.dumps(note))
+
+    with open_store(store_location) as store:
+        store.upsert_queries([QueryRecord("q1", "x")])
+        store.add_pool_version({"s": 1}, "docid", [NewMember("q1", "d1", "", "d1", 1.0)], [])
+        store.record_events([reading(3, 0, flagged=True), reading(1, 1), reading(0, 2)])
+        last = store.record_event(reading(2, 2))  # reading 2 again: its latest stands
+        (v,) = machine_versions(store, "llm")
+        assert v.grades == {("q1", "d1"): 1} and v.flagged == {}  # median of 1, 2
+        (v,) = machine_versions(store, "llm", count_flagged=True)
+        assert v.grades == {("q1", "d1"): 2}  # median of 3, 1, 2
+        assert machine_readings(store, v) == {("q1", "d1"): [3, 1, 2]}
+        store.record_event(Event("q1", "d1", "llm", "undo", ref=getattr(last, "id", last),
+                                 origin="machine"))
+        (v,) = machine_versions(store, "llm")
+        assert v.grades == {("q1", "d1"): 0}  # readings 1 and 0 (undo: reading 2 is 0 again)
+        store.record_event(reading(3, 3, flagged=True))
+        (v,) = machine_versions(store, "llm")
+        assert v.flagged == {("q1", "d1"): ["instruction"]} and v.grades == {("q1", "d1"): 0}
