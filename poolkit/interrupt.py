@@ -48,6 +48,8 @@ KEPT: dict[str, str | None] = {
     "sample-queries": "no draw recorded",
     "assign": "no assignment recorded",
     "gold": "no gold set recorded",
+    "users": NOTHING_RECORDED,
+    "serve": None,  # it stops on SIGINT/SIGTERM itself, closing every session as `q` would
 }
 
 #: what stages of the command running now have kept so far (key -> its words, or None)

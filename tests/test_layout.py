@@ -54,7 +54,8 @@ LAYERS: dict[str, int] = {
     "pool": 6, "judge": 6, "analysis": 6,
     "collection": 7,
     "app": 8,  # the use cases: one module per verb, typed requests and reports
-    "cli": 9, "__main__": 10,
+    "serve": 9,  # the browser's way in (an aiohttp server over the app's verbs)
+    "cli": 10, "__main__": 11,
 }
 
 

@@ -4,11 +4,16 @@
     python tools/docs_pictures.py            # every picture into docs/images/
     python tools/docs_pictures.py screens    # the terminal screens only (the bundled sample)
     python tools/docs_pictures.py plots      # the replay plots only (reads ../shared)
+    python tools/docs_pictures.py browser    # the judging screen in Chromium (poolkit serve)
 
 The screens are Textual screenshots (SVG) taken through Pilot, at 100x32, of the real
 judging screen, its review screen and the lead's dashboard, on a store pooled from the
 bundled sample (BM25 and the seed's run) in a temporary folder. The clock is injected and
 every grade's time is fixed, so the same code draws the same pictures.
+
+The browser picture is a real Chromium's (Debian's ``chromium`` through Playwright's
+``executable_path``) screenshot, 1280x720, of ``poolkit serve`` on the same pooled sample:
+an account ``alice`` logs in through the form and the judging screen opens in the tab.
 
 The plots are what ``poolkit simulate --plot`` draws for the two replays of
 docs/results/adaptive.md, by the same commands: TREC DL 2019 and Cranfield from
@@ -183,6 +188,56 @@ def screens(out: Path) -> list[Path]:
     return written
 
 
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
+
+
+def browser(out: Path) -> list[Path]:
+    """``poolkit serve`` on the pooled sample, logged in as alice, in headless Chromium."""
+    import socket
+    import subprocess
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    from poolkit.app.users import add_user
+    from poolkit.collection import Collection
+
+    png = out / "serve-browser.png"
+    with tempfile.TemporaryDirectory() as tmp:
+        with contextlib.redirect_stdout(io.StringIO()):
+            config = pooled_sample(Path(tmp))
+        with Collection.open(config, write=True) as collection:
+            add_user(collection, "alice", "assessor", "alice-password-1")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = subprocess.Popen([sys.executable, "-m", "poolkit", "serve", str(config),
+                                   "--port", str(port)], cwd=ROOT,
+                                  stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        try:
+            assert server.stderr is not None
+            server.stderr.readline()  # "poolkit serve: ... listening on ..."
+            with sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=BROWSER_ARGS)
+                page = chromium.new_page(viewport={"width": 1280, "height": 720})
+                url = f"http://127.0.0.1:{port}"
+                page.goto(f"{url}/login")
+                page.fill("#username", "alice")
+                page.fill("#password", "alice-password-1")
+                page.click("button[type=submit]")
+                page.wait_for_selector("body.-first-byte")
+                time.sleep(3)  # (the screen settles: layout, highlighting, the font)
+                page.screenshot(path=str(png))
+                chromium.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    return [png]
+
+
 def plots(out: Path) -> list[Path]:
     """The replays of docs/results/adaptive.md, drawn by ``poolkit simulate --plot`` itself."""
     from poolkit.cli import main
@@ -211,15 +266,18 @@ def run(main: Callable[[list[str]], int], argv: list[str]) -> None:
 
 
 def make(which: str, out: Path = IMAGES) -> list[Path]:
-    """The pictures ``which`` ("screens", "plots" or "all") asks for, written to ``out``."""
+    """The pictures ``which`` ("screens", "browser", "plots" or "all") asks for, written to
+    ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = screens(out) if which in ("screens", "all") else []
+    written += browser(out) if which in ("browser", "all") else []
     return written + (plots(out) if which in ("plots", "all") else [])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("which", nargs="?", choices=("all", "screens", "plots"), default="all")
+    parser.add_argument("which", nargs="?", default="all",
+                        choices=("all", "screens", "browser", "plots"))
     parser.add_argument("--out", type=Path, default=IMAGES, help="folder (default: docs/images)")
     args = parser.parse_args(argv)
     for path in make(args.which, args.out):

@@ -84,6 +84,7 @@ class EstimateRequest:
     run_format: str | None = None
     calibrate: bool = False
     lambda_max: float = 1.0
+    target_width: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def estimate(request: EstimateRequest) -> EstimateReport:
     runs = [p if isinstance(p, Run) else read_any_run(p, "score", r.run_format) for p in r.runs]
     return estimate_labels(machine, human, runs, shown, level=r.level,
                            correction=r.correction, calibrate=r.calibrate,
-                           lambda_max=r.lambda_max)
+                           lambda_max=r.lambda_max, target_width=r.target_width)
 
 
 def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure]:
@@ -114,6 +115,9 @@ def _checked_measures(r: EstimateRequest | EstimateStoreRequest) -> list[Measure
     from poolkit.score.ppi_calibrate import check_measure
 
     check_lam_max(r.lambda_max, "--lambda-max")
+    if r.target_width is not None and not (np.isfinite(r.target_width) and r.target_width > 0):
+        raise PoolkitError(f"--target-width {r.target_width}: an interval's width is a "
+                           f"number > 0 (e.g. 0.05)")
     runs = list(r.runs) or (["<the collection's runs>"] if isinstance(r, EstimateStoreRequest)
                             else [])
     if not runs:
@@ -158,6 +162,7 @@ class EstimateStoreRequest:
     lambda_max: float = 1.0
     #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
     accept_untrusted: bool = False
+    target_width: float | None = None
 
 
 def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
@@ -207,7 +212,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     report = estimate_labels(machine, human, list(runs.values()), shown, level=level,
                              correction=r.correction, design=design,
                              notes=_version_notes(chosen, versions), calibrate=r.calibrate,
-                             lambda_max=r.lambda_max)
+                             lambda_max=r.lambda_max, target_width=r.target_width)
     left = len(people.unresolved)
     said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
     marks = _circular(collection.config, chosen, runs)
@@ -272,9 +277,11 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                     shown: Sequence[Measure], *, level: int = 1,
                     correction: str = DEFAULT_CORRECTION, design: Design = Design(),
                     notes: Sequence[str] = (), calibrate: bool = False,
-                    lambda_max: float = 1.0) -> EstimateReport:
+                    lambda_max: float = 1.0, target_width: float | None = None,
+                    ) -> EstimateReport:
     """The report from labels and runs in memory; ``notes`` are lines the caller adds (the
-    store form's judge versions); ``calibrate`` and ``lambda_max`` (module docstring)."""
+    store form's judge versions); ``calibrate``, ``lambda_max`` and ``target_width``
+    (module docstring)."""
     judge = _agreement(machine, human, level)  # first: a grade off the scale names its line
     require_scorable(machine, level)
     require_scorable(human, level)
@@ -333,11 +340,15 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
     if lambda_max != 1.0:
         lines.append(f"tuned lambda in [0, {lambda_max:g}] (--lambda-max; 1 is ppi-python's "
                      f"clip)")
+    ests = {(n, m.name): ppi_mean(all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n],
+                                  weights=weights, lam_max=lambda_max)
+            for n in names for m in shown}
     for n in names:
-        runs_doc[n] = {"measures": {m.name: {**_entry(ppi_mean(
-            all_m[m.name][n], all_h[m.name][n], all_mh[m.name][n], weights=weights,
-            lam_max=lambda_max), value_range(m.family)), "machine": raw[m.name][n]}
-            for m in shown}}
+        runs_doc[n] = {"measures": {m.name: {**_entry(ests[n, m.name], value_range(m.family)),
+                                             "machine": raw[m.name][n]} for m in shown}}
+    target = None if target_width is None else _target(ests, target_width, human, used)
+    if target is not None:
+        lines.append(_target_line(target))
     pairs_doc = _pairs(names, shown, all_m, all_h, all_mh, (weights, lambda_max), correction,
                        raw)
     warnings += _surer_than_they_are(runs_doc, pairs_doc, len(used))
@@ -352,7 +363,39 @@ def estimate_labels(machine: Qrels, human: Qrels, runs: Sequence[Run],
                                         "human": used, "left_out": left_out},
         design={"drawn_by_poolkit": design.inclusion is not None, "source": design.source},
         runs=runs_doc, pairs=pairs_doc, tau=tau, agreement=judge, notes=lines,
-        calibrate=calibrate, lambda_max=lambda_max, warnings=tuple(warnings))
+        calibrate=calibrate, lambda_max=lambda_max, target=target,
+        warnings=tuple(warnings))
+
+
+def _target(ests: Mapping[tuple[str, str], PPIEstimate], width: float, human: Qrels,
+            used: Sequence[str]) -> dict[str, Any]:
+    """How many more human queries (and judgments, at the mean the people judged per query
+    so far) this design expects to need before every run's interval is at most ``width``
+    wide (:func:`poolkit.score.ppi.queries_for_width`); ``queries`` None when even every
+    query would not do."""
+    from poolkit.score.ppi import queries_for_width
+
+    needed = {key: queries_for_width(est, width) for key, est in ests.items()}
+    n = len(used)
+    per_query = float(np.mean([len(human.grades.get(q, {})) for q in used]))
+    worst = max(needed, key=lambda k: float("inf") if needed[k] is None else needed[k] or 0)
+    total = needed[worst]
+    return {"width": width, "queries": total, "n": n, "N": ests[worst].N,
+            "more_queries": None if total is None else total - n,
+            "more_judgments": None if total is None else round((total - n) * per_query),
+            "judgments_per_query": per_query, "limiting": f"{worst[0]} {worst[1]}"}
+
+
+def _target_line(t: Mapping[str, Any]) -> str:
+    if t["queries"] is None:
+        return (f"target width {t['width']:g}: not reachable by judging more of the "
+                f"{t['N']} queries in this design ({t['limiting']} stays wider)")
+    if t["more_queries"] == 0:
+        return f"target width {t['width']:g}: every interval is already that narrow"
+    return (f"target width {t['width']:g}: about {t['more_queries']} more human queries "
+            f"({t['queries']} of {t['N']}), about {t['more_judgments']} more judgments at "
+            f"{t['judgments_per_query']:.0f} a query ({t['limiting']} is the widest); a "
+            f"projection from the variances now, re-estimated as labels come in")
 
 
 #: a standard error this small is one of identical values, up to rounding
@@ -552,6 +595,8 @@ class EstimateReport(Report):
     calibrate: bool = False
     #: the tuned lambda's upper clip (``--lambda-max``; 1 is ppi-python's)
     lambda_max: float = 1.0
+    #: ``--target-width``: the queries and judgments the design expects to need
+    target: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: the store form's policy and how many pairs it left out (people disagree on them)
     unresolved: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: lines said on stderr too, one each (module docstring)

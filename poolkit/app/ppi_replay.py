@@ -11,6 +11,13 @@ measure code, ``Measure.from_facts``). For each n and each of ``seeds`` draws, p
   over every query, stratified by the machine's grade (:mod:`poolkit.score.ppi_pairs`). n
   is then a budget in queries' worth of judgments, not the queries people see: each
   result's ``human_queries`` says those (every query with a pair to draw).
+* ``active`` and ``strat``: the same budget in two rounds (:mod:`poolkit.score.ppi_designs`):
+  round 1's allocation from the machine's view alone (``active``: a prior that favours the
+  runs' top ranks and the grades at the relevance level's edge; ``strat``: a small
+  proportional pilot), round 2's by Neyman allocation from the spread of the human-minus-
+  machine grades round 1 found per cell (machine grade x top band, x the query's group in
+  ``strat``); the estimators are the pair design's, the rounds combined with fixed
+  coefficients. Each draw is made one seed at a time (round 2 depends on round 1).
 
 ``calibrate`` (query design only): the machine's value of a query is its metric under the
 machine's grades recalibrated to the people's, cross-fitted on the draw's human queries
@@ -52,9 +59,11 @@ if TYPE_CHECKING:  # the verb imports them when it runs: building the parser sta
     from poolkit.score.measures import Measure
     from poolkit.score.ppi import PPIBatch
     from poolkit.score.ppi_calibrate import Calibration, SoftMetric
-    from poolkit.score.ppi_pairs import QueryPool
+    from poolkit.score.ppi_pairs import PairInterval, QueryPool
 
-DESIGNS = ("queries", "pairs")
+DESIGNS = ("queries", "pairs", "active", "strat")
+#: the designs that draw pairs (nDCG@K and AP only)
+PAIR_DESIGNS = DESIGNS[1:]
 ALPHA = 0.05
 PathLike = str | Path
 
@@ -103,19 +112,20 @@ def ppi_replay(request: PPIReplayRequest) -> PPIReplayReport:
         raise PoolkitError("--design " + one_of(r.design, DESIGNS, "design"))
     ns = _numbers(r.n)
     measures = [parse_measure(t) for t in _texts(r.measures)]
-    if r.design == "pairs":
+    who = "pair" if r.design == "pairs" else r.design
+    if r.design in PAIR_DESIGNS:
         for m in measures:
-            check_measure(m)
+            check_measure(m, f"the {who} design estimates")
         if r.calibrate:
-            raise PoolkitError("--calibrate: the pair design already corrects every pair; "
-                               "calibrate is the query design's")
+            raise PoolkitError(f"--calibrate: the {who} design already corrects every "
+                               f"pair; calibrate is the query design's")
     if r.calibrate:
         for m in measures:
             calibrated_measure(m)
     lambda_max = check_lam_max(r.lambda_max, "--lambda-max")
-    if r.design == "pairs" and lambda_max != 1.0:
-        raise PoolkitError("--lambda-max: the pair design tunes no lambda; it is the query "
-                           "design's")
+    if r.design in PAIR_DESIGNS and lambda_max != 1.0:
+        raise PoolkitError(f"--lambda-max: the {who} design tunes no lambda; it is the "
+                           f"query design's")
     if len(r.runs) < 2:
         raise PoolkitError("ppi-replay orders and compares runs: give two RUNs or more")
     truth, machine = read_labels(r.qrels), read_labels(r.machine)
@@ -241,23 +251,50 @@ def _stacked(rows: Sequence[Any], p: np.ndarray | None = None) -> _Intervals:
                       np.array([r.high for r in rows]), p)
 
 
-def _pair_design(inputs: _Inputs, measure: Measure, budget: int, seeds: int, level: int,
-                 rng: np.random.Generator) -> tuple[_Intervals, _Intervals, int, int]:
-    """The pair design's estimate for every run and pair of runs, the judgments made and
-    the queries they were made in."""
+def _pair_design(inputs: _Inputs, design: str, measure: Measure, budget: int, seeds: int,
+                 level: int, rng: np.random.Generator,
+                 ) -> tuple[_Intervals, _Intervals, float, int]:
+    """A pair design's (``pairs``, ``active``, ``strat``) estimate for every run and pair
+    of runs, the judgments made (mean over seeds) and the queries they were made in."""
     from poolkit.score.ppi import two_sided_p
-    from poolkit.score.ppi_pairs import combine, draw, estimate_query
+    from poolkit.score.ppi_designs import two_rounds
+    from poolkit.score.ppi_pairs import Draw, Rounds, combine, draw, estimate_query
 
-    draws = [draw(pool, budget, seeds, rng) for pool in inputs.pools]
-    per_run = [[estimate_query(measure, pool, name, d, level)
-                for pool, d in zip(inputs.pools, draws)] for name in inputs.names]
-    runs = [combine(list(zip(est, draws))) for est in per_run]
-    pairs = [combine(list(zip(per_run[a], draws)), minus=per_run[b])
-             for a, b in combinations(range(len(per_run)), 2)]
-    p = np.array([[two_sided_p(float(e), float(s), None) for e, s in zip(iv.estimate, iv.se)]
-                  for iv in pairs])
-    return (_stacked(runs), _stacked(pairs, p), sum(d.judged for d in draws),
-            sum(d.judged > 0 for d in draws))
+    rounds: list[Sequence[Draw | Rounds]]
+    if design == "pairs":
+        rounds = [[draw(pool, budget, seeds, rng) for pool in inputs.pools]]
+    else:  # two rounds, the second's allocation from the first's labels: one seed at a time
+        rounds = [two_rounds(design, inputs.pools, budget, level, rng) for _ in range(seeds)]
+    runs, pairs = [], []
+    for draws in rounds:
+        per_run = [[estimate_query(measure, pool, name, d, level)
+                    for pool, d in zip(inputs.pools, draws)] for name in inputs.names]
+        runs.append([combine(list(zip(est, draws))) for est in per_run])
+        pairs.append([combine(list(zip(per_run[a], draws)), minus=per_run[b])
+                      for a, b in combinations(range(len(per_run)), 2)])
+    run_iv, pair_iv = _joined(runs), _joined(pairs)
+    p = np.array([[two_sided_p(float(e), float(s), None) for e, s in zip(est, se)]
+                  for est, se in zip(pair_iv[0], pair_iv[1])])
+    judged = np.array([[d.judged for d in draws] for draws in rounds])
+    queries = (judged > 0).sum(axis=1)
+    return (_Intervals(*_pair_rows(run_iv)), _Intervals(*_pair_rows(pair_iv), p),
+            float(judged.sum(axis=1).mean()), int(round(float(queries.mean()))))
+
+
+def _joined(rounds: Sequence[Sequence[PairInterval]]) -> tuple[np.ndarray, np.ndarray]:
+    """(estimates, standard errors), rows runs or pairs, columns seeds, of each round of
+    draws' intervals side by side."""
+    return (np.concatenate([[iv.estimate for iv in ivs] for ivs in rounds], axis=1),
+            np.concatenate([[iv.se for iv in ivs] for ivs in rounds], axis=1))
+
+
+def _pair_rows(iv: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Estimates and the normal 95% bounds of (estimates, standard errors)."""
+    from poolkit.score.ppi import CONFIDENCE, normal_ppf
+
+    est, se = iv
+    half = normal_ppf(1.0 - (1.0 - CONFIDENCE) / 2.0) * se
+    return est, est - half, est + half
 
 
 def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
@@ -276,9 +313,8 @@ def _replay_n(inputs: _Inputs, r: PPIReplayRequest, n: int,
         est, est_pairs = _query_design(truth, machine, draws, None, r.lambda_max)
     else:
         budget = round(n * float(inputs.sizes.mean()) / N)  # n queries' pairs, expected
-        est, est_pairs, made, judged_queries = _pair_design(inputs, measure, budget, r.seeds,
-                                                            r.level, rng)
-        judgments = float(made)
+        est, est_pairs, judgments, judged_queries = _pair_design(
+            inputs, r.design, measure, budget, r.seeds, r.level, rng)
     return _figures(inputs.names, truth, machine, est, est_pairs, human, human_pairs,
                     (n, judged_queries), measure.name, judgments)
 

@@ -1,6 +1,7 @@
 """The ppi-replay report as Markdown tables: one summary row per n and measure, then each
-run's bias and coverage. In the pair design n is a budget (the judgments of n whole queries,
-spread over every query): the design line and the n column say so."""
+run's bias and coverage. In the pair designs (pairs, active, strat) n is a budget (the
+judgments of n whole queries, spread over every query): the design line and the n column
+say so."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ def replay_table(report: Any) -> str:
     calibrated = "; machine grades recalibrated (cross-fitted)" if report.calibrate else ""
     if report.lambda_max != 1.0:
         calibrated += f"; tuned lambda in [0, {report.lambda_max:g}]"
-    pairs = report.design == "pairs"
+    pairs = report.design != "queries"
     spread = (f" (n: a budget of n whole queries' worth of pairs, spread over all "
-              f"{report.queries} queries; judgments: the pairs drawn)" if pairs else "")
+              f"{report.queries} queries; judgments: the pairs drawn"
+              f"{', over both rounds' if report.design in ('active', 'strat') else ''})"
+              if pairs else "")
     n = "n (queries' worth)" if pairs else "n"
     lines = [f"Design: {report.design}{spread}{calibrated}; {report.seeds} seeds; truth: the "
              f"FULL qrels on {report.queries} queries; level {report.level}; 95% intervals (t "

@@ -4,7 +4,9 @@ The population is the pooled queries of the collection's store. ``stratify_by="m
 stratifies them by the machine judge's per-query score: the mean over the collection's runs
 of ``measure`` under one version of the judge's labels (``--machine NAME@VERSION``, or
 ``NAME``: the version the config defines, ``machine_choice``; ``pool.query_sample`` for
-the designs); a query the judge's labels do not score is not in that population. The draw
+the designs); a query the judge's labels do not score is not in that population.
+``design="active"`` draws them with probability proportional to the spread of the runs'
+scores under the same judge version (``pool.query_sample.draw_active``). The draw
 (seed, design, judge version, each query's stratum and inclusion probability) is recorded in
 the store: ``poolkit judge --sample`` serves its queries and ``poolkit estimate``'s store form
 weights by it.
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from poolkit.policies import MachineVersion
 
 STRATIFY = ("machine",)
+#: the designs ``--design`` names (the others follow from --stratify-by)
+CHOSEN = ("active",)
 DEFAULT_MEASURE = "nDCG@10"
 
 
@@ -39,17 +43,30 @@ class SampleQueriesRequest:
     level: int | None = None
     #: use a judge version ``check-judge`` marked untrusted (``--accept-untrusted``)
     accept_untrusted: bool = False
+    #: ``active``: probability proportional to the spread of the runs' machine scores
+    #: (``pool.query_sample``); None: uniform, or stratified by ``stratify_by``
+    design: str | None = None
 
 
 def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
     """Draw and record the human query sample ``request`` asks for."""
     from poolkit.collection import Collection
-    from poolkit.pool.query_sample import draw_stratified, draw_uniform
+    from poolkit.pool.query_sample import (
+        MachineScores,
+        draw_active,
+        draw_stratified,
+        draw_uniform,
+    )
 
     r = request
+    if r.design is not None and r.design not in CHOSEN:
+        raise PoolkitError(f"--design {r.design!r}: the one design to name is 'active' "
+                           f"(uniform is the default, stratified is --stratify-by machine)")
     if r.stratify_by is not None and r.stratify_by not in STRATIFY:
         raise PoolkitError(f"--stratify-by {r.stratify_by!r}: the one stratifier is 'machine'")
-    if (r.stratify_by is None) != (r.machine is None):
+    if r.design == "active" and (r.machine is None or r.stratify_by is not None):
+        raise PoolkitError("--design active needs --machine JUDGE (and no --stratify-by)")
+    if r.design is None and (r.stratify_by is None) != (r.machine is None):
         raise PoolkitError("--stratify-by machine and --machine JUDGE go together")
     with Collection.open(r.config, write=True) as collection:
         store = collection.store
@@ -62,11 +79,15 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
             level = collection.config.judge.relevance_level if r.level is None else r.level
             trust = collection.trusted([collection.machine_choice().choose(
                 r.machine, "--machine")], "--machine", r.accept_untrusted)
-            version, scores = machine_scores(collection, r.machine, r.measure, level)
-            scores = {q: scores[q] for q in population if q in scores}
-            draw = QueryDraw(r.seed, r.n, len(scores), "stratified",
-                             draw_stratified(scores, r.n, r.seed), version.judge,
-                             version.version, r.measure)
+            version, per_run = machine_scores(collection, r.machine, r.measure, level)
+            per_run = {q: per_run[q] for q in population if q in per_run}
+            if r.design == "active":
+                drawn = draw_active(MachineScores(per_run), r.n, r.seed)
+            else:
+                drawn = draw_stratified({q: sum(v) / len(v) for q, v in per_run.items()},
+                                        r.n, r.seed)
+            draw = QueryDraw(r.seed, r.n, len(per_run), r.design or "stratified", drawn,
+                             version.judge, version.version, r.measure)
         number = store.record_query_draw(draw)
         interrupt.done(f"draw {number} recorded")
         label = collection.config.store_label
@@ -80,10 +101,9 @@ def sample_queries(request: SampleQueriesRequest) -> SampleQueriesReport:
 
 
 def machine_scores(collection: Any, judge: str, measure: str, level: int,
-                   ) -> tuple[MachineVersion, dict[str, float]]:
-    """(the judge version ``judge`` names, qid -> mean over the collection's runs of
-    ``measure`` under that version's labels), each run scored as ``poolkit score`` scores
-    it."""
+                   ) -> tuple[MachineVersion, dict[str, list[float]]]:
+    """(the judge version ``judge`` names, qid -> each of the collection's runs' ``measure``
+    under that version's labels), each run scored as ``poolkit score`` scores it."""
     from poolkit.app.estimate import machine_qrels
     from poolkit.app.score import ScoreRequest, check, score_run
     from poolkit.score.document import Settings
@@ -97,7 +117,7 @@ def machine_scores(collection: Any, judge: str, measure: str, level: int,
         per = score_run(qrels, run, shown, settings).evaluation.per_query[shown[0].name]
         for q, v in per.items():
             totals.setdefault(q, []).append(v)
-    return chosen, {q: sum(v) / len(v) for q, v in totals.items()}
+    return chosen, totals
 
 
 @register_report
@@ -125,6 +145,8 @@ class SampleQueriesReport(Report):
         from poolkit.tables import table
 
         how = ("uniformly" if self.design == "uniform" else
+               f"in proportion to the spread of the runs' {self.measure} under "
+               f"{self.machine}@{self.judge_version}" if self.design == "active" else
                f"stratified by {self.machine}@{self.judge_version}'s per-query {self.measure}")
         head = (f"draw {self.draw}: {self.n} of {self.population} queries, {how}, seed "
                 f"{self.seed} (recorded in {self.store}; judge them with poolkit judge "

@@ -114,8 +114,10 @@ def live(collection: Collection, pool_version: int | None, seconds: float, fmt: 
 
     from poolkit.app.status import status, watch
 
-    if terminal is None:
-        terminal = sys.stdout.isatty()
+    if terminal is None:  # (a browser's screen, under the web driver, is one too)
+        from poolkit.app.screen import web_driver
+
+        terminal = sys.stdout.isatty() or web_driver()
     if terminal and fmt == "table":
         try:
             from poolkit.judge.dashboard import DashboardApp

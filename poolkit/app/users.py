@@ -242,8 +242,9 @@ def invite_user(collection: Collection, name: str, role: str | None = None,
 
 
 def check_public_url(url: str, flag: str = "--public-url") -> str:
-    """``url`` without its trailing ``/`` when it is an http(s) origin with perhaps a path
-    (a reverse proxy's prefix): no user, query or fragment, no space or control character."""
+    """``url`` without its trailing ``/`` when it is an http(s) origin: no path (``poolkit
+    serve``'s pages live at the root of a host, so a link under a proxy's prefix would lead
+    nowhere), user, query or fragment, no space or control character."""
     from urllib.parse import urlsplit
 
     from poolkit.errors import PoolkitError
@@ -265,6 +266,9 @@ def check_public_url(url: str, flag: str = "--public-url") -> str:
             problem = "must not hold a query or fragment"
         elif not url.isprintable() or any(c.isspace() for c in url):
             problem = "holds a space or control character"
+        elif parts.path not in ("", "/"):
+            problem = ("must be the root of a host: poolkit serve does not support a proxy's "
+                       "path prefix")
     if problem is not None:
         raise PoolkitError(f"{flag} {url!r} {problem} (e.g. https://judge.example.org)")
     return url.rstrip("/")

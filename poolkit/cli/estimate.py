@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("--lambda-max", type=float, default=1.0, metavar="L",
         help="the tuned lambda's upper bound (default 1, ppi-python's clip; 2 lets a "
              "--calibrate AP predictor count fully)")
+    add("--target-width", type=float, default=None, metavar="W",
+        help="say how many more human queries and judgments the design expects to need "
+             "before every run's interval is at most W wide")
     add_format_options(p)
     add("--format", choices=list(EstimateReport.formats), default="table",
         help="output format (default: table)")
@@ -98,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
             humans=None if args.human is None else [args.human], policy=args.policy,
             measures=args.measures, correction=args.correction, run_format=args.run_format,
             calibrate=args.calibrate, lambda_max=args.lambda_max,
-            accept_untrusted=args.accept_untrusted))
+            accept_untrusted=args.accept_untrusted,
+            target_width=args.target_width))
     elif args.human is None:
         raise PoolkitError("--human: give the people's labels (file form)")
     else:
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             machine=args.machine, human=args.human, runs=args.inputs, measures=args.measures,
             level=args.level or 1, correction=args.correction, run_format=args.run_format,
             qrels_format=args.qrels_format, calibrate=args.calibrate,
-            lambda_max=args.lambda_max))
+            lambda_max=args.lambda_max, target_width=args.target_width))
     sys.stdout.write(report.render(args.format, verbose=args.verbose))
     say_warnings(report.warnings)
     return 0

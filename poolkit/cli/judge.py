@@ -60,7 +60,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _require_terminal() -> None:
     """The UI needs a terminal both ways: without one it would write escape codes into a
-    pipe and wait forever, or take a piped "3" as a grade. Refuse instead."""
+    pipe and wait forever, or take a piped "3" as a grade. Refuse instead. Under Textual's
+    web driver (``poolkit serve``) input comes framed, a key a packet: no terminal needed."""
+    from poolkit.app.screen import web_driver
+
+    if web_driver():
+        return
     for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
         if stream is None or not stream.isatty():
             raise PoolkitError(f"the judging UI needs a terminal, but {name} is not one "
@@ -74,6 +79,13 @@ def _mode(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from poolkit.app.screen import errors_in_screen
+
+    with errors_in_screen("poolkit judge: not opened"):  # (a browser has no stderr)
+        return run_judge(args)
+
+
+def run_judge(args: argparse.Namespace) -> int:
     from poolkit.app.judge import (
         JudgeRequest,
         judging_config,
@@ -82,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
         session_summary,
         unsaved_error,
     )
+    from poolkit.app.screen import say
     from poolkit.collection import Collection
     from poolkit.errors import tell
+    from poolkit.store.claims import claim, release
 
     request = JudgeRequest(args.config, args.assessor, _mode(args), args.query,
                            args.pool_version, args.double, args.show_names, args.sample,
@@ -93,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         session = open_session(collection, request)
         nothing = nothing_to_show(session)
         if nothing:
-            tell(f"poolkit judge: {nothing}")
+            say("poolkit judge", nothing)
             return 0
         try:  # Textual: only when the UI really opens (the core install has none)
             from poolkit.judge.app import JudgeApp
@@ -103,9 +117,6 @@ def run(args: argparse.Namespace) -> int:
             raise PoolkitError("the judging UI needs Textual: pip install 'poolkit[judge]'"
                                ) from None
         _require_terminal()
-
-        from poolkit.store.claims import claim, release
-
         mine = claim(collection.store, session.assessor, take_over=args.take_over)
         app = JudgeApp(session, judge, show_names=args.show_names, claim=mine)
         try:

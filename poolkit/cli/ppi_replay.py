@@ -18,8 +18,11 @@ coverage and width of the difference's interval and the share of the truth's sig
 differences (Holm, p < 0.05) found.
 
 Designs: queries (n whole queries judged by people; PPI++ with a t quantile below 30
-queries) or pairs (the same number of human judgments spread over every query, stratified
-by the machine's grade; nDCG@K and AP only)."""
+queries), pairs (the same number of human judgments spread over every query, stratified
+by the machine's grade; nDCG@K and AP only), active and strat (the same budget in two
+rounds: the first allocated from the machine's grades and the runs' ranks alone, the
+second by Neyman allocation from the first's human-machine differences; strat's first
+round is a small pilot and its strata add the query's group)."""
 
 EPILOG = """\
 On TREC DL19 (../shared/collections/dl19-passage-pool): --qrels qrels.full.txt, --machine
@@ -28,6 +31,7 @@ judges/llama-3.3-70b.4prompts.qrels and runs/*.run.
 examples:
   poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run
   poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run --design pairs
+  poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run --design active --n 10
 """
 
 
@@ -40,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--machine", required=True, metavar="MACHINE_QRELS",
                    help="the machine judge's qrels")
     p.add_argument("--n", default="5,10,20", metavar="N,...",
-                   help="human queries (pairs design: a budget of N queries' worth of "
+                   help="human queries (pair designs: a budget of N queries' worth of "
                         "judgments, spread over every query); default 5,10,20")
     p.add_argument("--seeds", type=int, default=50, metavar="S", help="draws per n (50)")
     p.add_argument("--design", choices=DESIGNS, default=DESIGNS[0],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-SUMMARY = "draw the queries people judge (uniform or stratified by a machine judge), recorded"
+SUMMARY = "draw the queries people judge (uniform, stratified or active by a machine judge)"
 
 DESCRIPTION = """\
 Draw N of the store's pooled queries for people to judge, and record the draw in the store:
@@ -15,8 +15,10 @@ weights each judged query by 1/its inclusion probability (so its interval is abo
 sample). Uniform by default (every query's probability N/population); --stratify-by machine
 cuts the queries, sorted by the machine judge's per-query score (the mean over the
 collection's runs of --measure under the version the config defines, or JUDGE@VERSION's),
-into N // 2 strata of near-equal size and draws from each in proportion. The same seed on the
-same store draws the same queries."""
+into N // 2 strata of near-equal size and draws from each in proportion; --design active
+--machine JUDGE draws each query with probability proportional to the spread of the runs'
+scores under the judge (floored, so none is 0; the probabilities are recorded and weighted
+by). The same seed on the same store draws the same queries."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True, metavar="S", help="the draw's seed")
     p.add_argument("--stratify-by", choices=list(STRATIFY), default=None,
                    help="stratify by the machine judge's per-query score (needs --machine)")
+    p.add_argument("--design", choices=["active"], default=None,
+                   help="active: draw each query with probability proportional to the spread "
+                        "of the runs' --measure under --machine (floored, recorded)")
     p.add_argument("--machine", metavar="JUDGE[@VERSION]",
                    help="the machine judge that stratifies (JUDGE: the version the config "
                         "defines)")
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     check_level(args.level)
     report = sample_queries(SampleQueriesRequest(
         args.config, args.n, args.seed, args.stratify_by, args.machine, args.measure,
-        args.level, args.accept_untrusted))
+        args.level, args.accept_untrusted, args.design))
     sys.stdout.write(report.render(args.format))
     say_warnings(report.trust)
     return 0

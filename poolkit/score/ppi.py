@@ -123,6 +123,8 @@ class PPIEstimate:
     confidence: float = CONFIDENCE
     #: degrees of freedom of the t quantile; None for the normal one
     df: int | None = None
+    #: the machine term's part of se: sqrt(lam^2 var_N(m) / N)
+    machine_se: float = 0.0
 
     @property
     def width(self) -> float:
@@ -301,7 +303,30 @@ def ppi_mean(machine_all: Sequence[float] | np.ndarray, human: Sequence[float] |
     q = t_ppf(upper, df) if df is not None else normal_ppf(upper)
     return PPIEstimate(estimate=estimate, low=estimate - q * se, high=estimate + q * se,
                        lam=lam, human=float((w * h).mean()), machine=float(m_all.mean()),
-                       n=n, N=N, se=se, method=method, confidence=confidence, df=df)
+                       n=n, N=N, se=se, method=method, confidence=confidence, df=df,
+                       machine_se=math.sqrt(float(np.var(lam * m_all, ddof=ddof)) / N))
+
+
+def queries_for_width(est: PPIEstimate, width: float, interval: str = "auto") -> int | None:
+    """The fewest human queries n' (at least ``est.n``, at most ``est.N``) whose interval
+    the design expects to be at most ``width`` wide, or None when even all N would not do.
+
+    se^2 = A + B / n with A the machine term (``machine_se^2``, known from all N queries)
+    and B the rectifier's variance per query, estimated by n (se^2 - A); with lam and both
+    variances as they are now, the width at n' is 2 q(n') sqrt(A + B / n'), q the quantile
+    the interval rule would use at n' (t below 30). A projection, not a promise: lam and the
+    variances are re-estimated when the new queries come in."""
+    if not (math.isfinite(width) and width > 0):
+        raise PPIError(f"a target width must be a number > 0, got {width}")
+    a = est.machine_se ** 2
+    b = max(0.0, est.n * (est.se ** 2 - a))
+    upper = 1.0 - (1.0 - est.confidence) / 2.0
+    for n in range(est.n, est.N + 1):
+        method = interval if interval != "auto" else ("t" if n < T_BELOW else "normal")
+        q = t_ppf(upper, n - 1) if method == "t" else normal_ppf(upper)
+        if 2.0 * q * math.sqrt(a + b / n) <= width:
+            return n
+    return None
 
 
 @dataclass(frozen=True)

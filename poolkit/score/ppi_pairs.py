@@ -22,11 +22,14 @@ corrections of the drawn pairs):
 
 * nDCG@K = DCG@K / IDCG@K. DCG = sum_d a_d gain(y_d) (a_d the discount of d's rank in the
   run's top K, else 0): DCG^ = sum_U a_d gain(m_d) + sum_s w_d a_d (gain(y_d) - gain(m_d)).
-  IDCG depends on the counts c_j of each positive grade j: c^_j = sum_s w_d [y_d = j]
-  (unbiased; the machine prediction cancels within a stratum of constant m), and IDCG^ is the
+  IDCG depends on the counts c_j of each positive grade j: c^_j = sum_d [m_d = j] +
+  sum_s w_d ([y_d = j] - [m_d = j]) (unbiased; within a stratum of constant m the machine's
+  part cancels and it is sum_s w_d [y_d = j]; in strata of mixed grades it keeps the
+  estimate exact when the machine is right), and IDCG^ is the
   ideal DCG of those counts, a fractional count filling a fraction of a rank (equal to the
   ideal DCG at integer counts).
-* AP = S / R with r_d = [y_d >= level]: R^ = sum_s w_d r_d, and the numerator
+* AP = S / R with r_d = [y_d >= level]: R^ = sum_d rm_d + sum_s w_d (r_d - rm_d) (= sum_s
+  w_d r_d in strata of one machine grade), and the numerator
   S = sum_i r_i / rank_i * (1 + sum_{j ranked above i} r_j) is quadratic in r. With
   r^_d = rm_d + w_d I_d (r_d - rm_d) (rm the machine's relevance, I_d 1 when drawn), every
   linear term is unbiased and a product r^_i r^_j of two pairs of the same stratum is
@@ -124,14 +127,15 @@ class QueryPool:
 
 
 def allocate(sizes: Sequence[int], budget: int,
-             rates: Sequence[float] | None = None) -> list[int]:
-    """Stratum sample sizes: at least min(2, N_g), the rest in proportion to N_g * rate_g
-    (rates default 1) by largest remainder, no stratum above its size (what a full stratum
-    cannot take goes to the others); all of a query when the budget reaches its size."""
+             rates: Sequence[float] | None = None, least: int = 2) -> list[int]:
+    """Stratum sample sizes: at least min(``least``, N_g), the rest in proportion to N_g *
+    rate_g (rates default 1) by largest remainder, no stratum above its size (what a full
+    stratum cannot take goes to the others); all of a query when the budget reaches its
+    size."""
     total = sum(sizes)
     if budget >= total:
         return list(sizes)
-    take = [min(2, s) for s in sizes]
+    take = [min(least, s) for s in sizes]
     rates = rates or [1.0] * len(sizes)
     while (left := budget - sum(take)) > 0:
         open_ = [i for i, s in enumerate(sizes) if take[i] < s]
@@ -201,6 +205,35 @@ class QueryEstimate:
     replicates: np.ndarray
 
 
+@dataclass(frozen=True)
+class Rounds:
+    """Draws made one after another (each among the pairs not yet judged, its allocation
+    free to depend on what the earlier ones found), combined with fixed coefficients that
+    sum to 1 (:mod:`poolkit.score.ppi_designs` gives the argument). ``parts[k].weights``
+    makes round k's own unbiased estimate (the pairs judged before it at weight 1); the
+    estimate uses sum_k coefs[k] * parts[k].weights, and every round's jackknife counts
+    its own draw only."""
+
+    parts: tuple[Draw, ...]
+    coefs: tuple[float, ...]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return sum((c * d.weights for d, c in zip(self.parts, self.coefs)),  # type: ignore[return-value]
+                   np.zeros_like(self.parts[0].weights))
+
+    @property
+    def judged(self) -> int:
+        """The pairs people judged over every round (the last round counts the earlier
+        ones in its stratum taken whole)."""
+        return self.parts[-1].judged
+
+
+def phases(d: Draw | Rounds) -> list[tuple[Draw, float]]:
+    """A design's rounds and their coefficients (a single draw: itself, 1)."""
+    return list(zip(d.parts, d.coefs)) if isinstance(d, Rounds) else [(d, 1.0)]
+
+
 def jackknifed(d: Draw) -> list[tuple[np.ndarray, int, int]]:
     """(mask of the drawn pairs, N_g, n_g) of every stratum the jackknife leaves pairs out
     of: drawn at least twice and not taken whole (a whole stratum is known, not estimated)."""
@@ -208,17 +241,19 @@ def jackknifed(d: Draw) -> list[tuple[np.ndarray, int, int]]:
     return [(drawn & (d.strata == g), size, n) for g, size, n in d.sizes if 2 <= n < size]
 
 
-def _left_out(x: np.ndarray, d: Draw) -> np.ndarray:
+def _left_out(x: np.ndarray, d: Draw | Rounds) -> np.ndarray:
     """How sum_s w x changes when each drawn pair is left out of its stratum (the others'
-    weights become N_g / (n_g - 1)): -N_g (x_d - mean_g x) / (n_g - 1). ``x`` broadcasts to
-    (S, M, ...); the result has that shape, 0 off the jackknifed strata."""
+    weights become N_g / (n_g - 1)): -N_g (x_d - mean_g x) / (n_g - 1), times its round's
+    coefficient. ``x`` broadcasts to (S, M, ...); the result has that shape, 0 off the
+    jackknifed strata."""
     shape = np.broadcast_shapes(x.shape, d.weights.shape + x.shape[2:])
     x = np.broadcast_to(x, shape)
     out = np.zeros(shape)
-    for mask, size, n in jackknifed(d):
-        m = mask.reshape(mask.shape + (1,) * (len(shape) - 2))
-        mean = np.where(m, x, 0.0).sum(axis=1, keepdims=True) / n
-        out += np.where(m, -size * (x - mean) / (n - 1), 0.0)
+    for part, coef in phases(d):
+        for mask, size, n in jackknifed(part):
+            m = mask.reshape(mask.shape + (1,) * (len(shape) - 2))
+            mean = np.where(m, x, 0.0).sum(axis=1, keepdims=True) / n
+            out += np.where(m, -coef * size * (x - mean) / (n - 1), 0.0)
     return out
 
 
@@ -241,7 +276,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)  # type: ignore[no-any-return]
 
 
-def ndcg(pool: QueryPool, run: str, k: int | None, d: Draw) -> QueryEstimate:
+def ndcg(pool: QueryPool, run: str, k: int | None, d: Draw | Rounds) -> QueryEstimate:
     """nDCG@k: the jackknife-corrected ratio and its delete-one replicates (module
     docstring)."""
     y, m, W = pool.truth, pool.machine, d.weights
@@ -256,8 +291,11 @@ def ndcg(pool: QueryPool, run: str, k: int | None, d: Draw) -> QueryEstimate:
     levels = np.array(sorted({int(g) for g in y if g > 0}, reverse=True), dtype=np.int64)
     if levels.size == 0:
         return QueryEstimate(np.zeros(W.shape[0]), np.zeros_like(W))
-    onehot = (y[:, None] == levels[None, :]).astype(float)  # (M, J)
-    counts = W @ onehot  # (S, J)
+    # the grade counts as a difference estimate too: the machine's counts plus the weighted
+    # corrections (in strata of one machine grade the same as the weighted human counts)
+    onehot = ((y[:, None] == levels[None, :]).astype(float)
+              - (m[:, None] == levels[None, :]).astype(float))  # (M, J)
+    counts = (m[:, None] == levels[None, :]).sum(axis=0) + W @ onehot  # (S, J)
     gains = levels.astype(float)
     value = _ratio(dcg, _ideal(counts, gains, k))
     replicates = _ratio(dcg[:, None] + _left_out(x[None, :], d),
@@ -265,15 +303,17 @@ def ndcg(pool: QueryPool, run: str, k: int | None, d: Draw) -> QueryEstimate:
     return QueryEstimate(value - _jackknife_bias(value, replicates, d), replicates)
 
 
-def _jackknife_bias(value: np.ndarray, replicates: np.ndarray, d: Draw) -> np.ndarray:
-    """The stratified jackknife's bias estimate sum_g (n_g - 1)(mean_g theta_(d) - theta)."""
+def _jackknife_bias(value: np.ndarray, replicates: np.ndarray, d: Draw | Rounds) -> np.ndarray:
+    """The stratified jackknife's bias estimate sum_g (n_g - 1)(mean_g theta_(d) - theta),
+    over every round's strata."""
     bias = np.zeros_like(value)
-    for mask, _size, n in jackknifed(d):
-        bias += (n - 1) * (np.where(mask, replicates, 0.0).sum(axis=1) / n - value)
+    for part, _coef in phases(d):
+        for mask, _size, n in jackknifed(part):
+            bias += (n - 1) * (np.where(mask, replicates, 0.0).sum(axis=1) / n - value)
     return bias
 
 
-def ap(pool: QueryPool, run: str, level: int, d: Draw) -> QueryEstimate:
+def ap(pool: QueryPool, run: str, level: int, d: Draw | Rounds) -> QueryEstimate:
     """AP's ratio estimate (numerator exactly unbiased) and the linearised replicates
     (module docstring)."""
     W = d.weights
@@ -289,13 +329,14 @@ def ap(pool: QueryPool, run: str, level: int, d: Draw) -> QueryEstimate:
     ro = r_hat[:, order]
     above = np.cumsum(ro, axis=1) - ro
     num = (ro * inv * (1.0 + above)).sum(axis=1)
-    for g, size, n in d.sizes:
-        if n < 2 or n == size:
-            continue
-        kappa = size * (n - 1) / ((size - 1) * n)
-        eg = np.where(d.strata[order] == g, e_hat[:, order], 0.0)
-        num += (1.0 / kappa - 1.0) * (eg * inv * (np.cumsum(eg, axis=1) - eg)).sum(axis=1)
-    den = W @ rel  # R^ = sum_s w r: exactly 0 when no relevant pair was drawn
+    for part, coef in phases(d):  # a round's own pairs within one stratum: E w_i w_j = kappa
+        for g, size, n in part.sizes:
+            if n < 2 or n == size:
+                continue
+            kappa = size * (n - 1) / ((size - 1) * n)
+            eg = np.where(part.strata[order] == g, coef * (part.weights * e)[:, order], 0.0)
+            num += (1.0 / kappa - 1.0) * (eg * inv * (np.cumsum(eg, axis=1) - eg)).sum(axis=1)
+    den = rm.sum() + W @ e  # R^, a difference estimate (= sum_s w r in strata of one grade)
     safe = np.where(den > 0, den, 1.0)
     value = _ratio(num, den)
     below = np.cumsum((ro * inv)[:, ::-1], axis=1)[:, ::-1] - ro * inv
@@ -305,7 +346,7 @@ def ap(pool: QueryPool, run: str, level: int, d: Draw) -> QueryEstimate:
     return QueryEstimate(value, value[:, None] + _left_out(influence, d))
 
 
-def estimate_query(measure: Measure, pool: QueryPool, run: str, d: Draw,
+def estimate_query(measure: Measure, pool: QueryPool, run: str, d: Draw | Rounds,
                    level: int) -> QueryEstimate:
     """The pair design's estimate of ``measure`` for ``run`` in one query."""
     check_measure(measure)
@@ -314,14 +355,16 @@ def estimate_query(measure: Measure, pool: QueryPool, run: str, d: Draw,
     return ap(pool, run, level, d)
 
 
-def query_variance(replicates: np.ndarray, d: Draw) -> np.ndarray:
+def query_variance(replicates: np.ndarray, d: Draw | Rounds) -> np.ndarray:
     """V_q, the stratified jackknife variance sum_g (1 - f_g)(n_g - 1)/n_g
-    sum_{d in s_g} (theta_(d) - mean_g theta_(d))^2, per seed (module docstring)."""
+    sum_{d in s_g} (theta_(d) - mean_g theta_(d))^2, per seed (module docstring), summed
+    over the rounds (their draws' errors are uncorrelated)."""
     total = np.zeros(replicates.shape[0])
-    for mask, size, n in jackknifed(d):
-        mean = np.where(mask, replicates, 0.0).sum(axis=1, keepdims=True) / n
-        dev = np.where(mask, replicates - mean, 0.0)
-        total += (1.0 - n / size) * (n - 1) / n * (dev * dev).sum(axis=1)
+    for part, _coef in phases(d):
+        for mask, size, n in jackknifed(part):
+            mean = np.where(mask, replicates, 0.0).sum(axis=1, keepdims=True) / n
+            dev = np.where(mask, replicates - mean, 0.0)
+            total += (1.0 - n / size) * (n - 1) / n * (dev * dev).sum(axis=1)
     return total
 
 
@@ -346,7 +389,7 @@ class PairInterval:
         return self.estimate + self.half  # type: ignore[no-any-return]
 
 
-def combine(parts: Sequence[tuple[QueryEstimate, Draw]],
+def combine(parts: Sequence[tuple[QueryEstimate, Draw | Rounds]],
             minus: Sequence[QueryEstimate] | None = None) -> PairInterval:
     """The mean over queries of one run's estimates (``parts``: one per query), or of the
     difference with another run's (``minus``, same queries and draws), with its interval."""

@@ -30,6 +30,7 @@ What differs, and why:
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -158,7 +159,10 @@ def connect(url: str, *, read_only: bool = False) -> Any:
     except ImportError:
         raise StoreError(f"{redact(url)}: a PostgreSQL store needs psycopg: "
                          f"pip install 'poolkit[postgres]'") from None
-    options = "-c default_transaction_read_only=on" if read_only else None
+    # (libpq's PGOPTIONS, e.g. the role `poolkit serve` sets, kept beside read-only's own)
+    options = (" ".join(filter(None, (os.environ.get("PGOPTIONS"),
+                                      "-c default_transaction_read_only=on")))
+               if read_only else None)
     with translate_errors(redact(url)):
         try:
             return psycopg.connect(url, autocommit=True, options=options,

@@ -61,6 +61,10 @@ _KINDS_9 = "'grade', 'undo', 'skip', 'note', 'adjudicate', 'import', 'cant_judge
 _KINDS_11 = _KINDS_9 + ", 'gold'"
 
 
+#: the query draws' designs from the f-designs migration on (``pool.query_sample.DESIGNS``)
+_QUERY_DESIGNS = "'uniform', 'stratified', 'active'"
+
+
 def _events_table(kinds: str) -> str:
     """SQLite's rebuild of ``events`` whose kind is one of ``kinds`` (SQLite cannot change
     a CHECK in place): same columns, rows and ids; the self-reference is written to the new
@@ -490,6 +494,43 @@ MIGRATIONS: list[Dialects] = [
     );
     CREATE INDEX canaries_check ON canaries (check_id);
     """, postgresql=pg.CANARIES),
+    # ---- 14 -> 15 (issue 41): ``sample-queries --design active``, a query draw
+    # with probability proportional to the spread of the runs' machine scores, joins the
+    # designs ``query_draws`` records (its per-query probabilities go in ``query_sample``
+    # as every draw's do). SQLite cannot change a CHECK in place: both tables are rebuilt
+    # with the same columns and rows in the same order (``query_sample`` references
+    # ``query_draws``, so it is copied under a new name first and the old one dropped
+    # before its parent); PostgreSQL changes the CHECK in place.
+    Dialects(sqlite=f"""
+    CREATE TABLE query_draws_new (
+        draw INTEGER PRIMARY KEY,
+        drawn_at TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        n INTEGER NOT NULL CHECK (n > 0),
+        population INTEGER NOT NULL CHECK (population >= n),
+        design TEXT NOT NULL CHECK (design IN ({_QUERY_DESIGNS})),
+        machine TEXT,
+        judge_version TEXT,
+        measure TEXT
+    );
+    CREATE TABLE query_sample_new (
+        draw INTEGER NOT NULL REFERENCES query_draws_new(draw),
+        qid TEXT NOT NULL,
+        stratum TEXT NOT NULL,
+        inclusion REAL NOT NULL CHECK (inclusion > 0 AND inclusion <= 1),
+        PRIMARY KEY (draw, qid)
+    );
+    INSERT INTO query_draws_new SELECT * FROM query_draws ORDER BY draw;
+    INSERT INTO query_sample_new SELECT * FROM query_sample ORDER BY rowid;
+    DROP TABLE query_sample;
+    DROP TABLE query_draws;
+    ALTER TABLE query_draws_new RENAME TO query_draws;
+    ALTER TABLE query_sample_new RENAME TO query_sample;
+    """, postgresql=f"""
+    ALTER TABLE query_draws DROP CONSTRAINT IF EXISTS query_draws_design_check;
+    ALTER TABLE query_draws ADD CONSTRAINT query_draws_design_check
+        CHECK (design IN ({_QUERY_DESIGNS}));
+    """),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -150,6 +150,45 @@ def test_a_drawn_sample_judged_in_the_ui_is_weighted_by_its_design(world, capsys
     assert doc["runs"]["seed"]["measures"]["P@5"]["n"] == 2
 
 
+def test_an_active_draw_is_recorded_and_weighted_by_its_probabilities(world, capsys,
+                                                                       tmp_path):
+    """--design active: each query's probability is proportional to the spread of the runs'
+    machine scores (floored), recorded; the estimate weights the judged queries by them."""
+    from poolkit.app.estimate import EstimateStoreRequest, estimate_store
+    from poolkit.app.score import score_run
+    from poolkit.io import read_any_run, read_labels
+    from poolkit.score.document import Settings
+    from poolkit.score.measures import parse_measure
+    from poolkit.score.ppi import ppi_mean
+
+    capsys.readouterr()
+    assert call("sample-queries", world, "--n", "2", "--seed", "3", "--design", "active",
+                "--machine", "llm", "--measure", "nDCG@5", "--format", "json") == 0
+    draw = json.loads(capsys.readouterr().out)
+    jsonschema.validate(draw, load_schema("sample-queries"),
+                        cls=jsonschema.Draft202012Validator)
+    assert draw["design"] == "active" and draw["population"] == 4
+    assert {q["stratum"] for q in draw["queries"]} == {"active"}
+    pi = {q["qid"]: q["inclusion"] for q in draw["queries"]}
+    assert len(pi) == 2 and all(0 < p <= 1 for p in pi.values())
+    assert sorted(judge_the_draw(world, "carol")) == sorted(pi)
+    report = estimate_store(EstimateStoreRequest(world, "llm", humans=["carol"],
+                                                 measures=["P@5"]))
+    assert "active" in report.design["source"]
+    used = report.queries["human"]
+    e = report.runs["seed"]["measures"]["P@5"]
+    assert e["n"] == len(used) == 2
+    people = tmp_path / "carol.qrels"
+    assert call("export", world, "--format", "qrels", "--assessor", "carol", "-o", people) == 0
+    labels = read_labels(people)
+    values = score_run(labels, read_any_run(SAMPLE / "seed.run"), [parse_measure("P@5")],
+                       Settings(ks=[5], level=1)).evaluation.per_query["P@5"]
+    h = [values[q] for q in used]  # the human mean weights each query by 1/pi
+    assert e["human"] == pytest.approx(ppi_mean(h, h, h, inclusion=[pi[q] for q in used]).human)
+    assert e["human"] == pytest.approx(sum(v / pi[q] for v, q in zip(h, used))
+                                       / sum(1 / pi[q] for q in used))
+
+
 def test_judge_sample_without_a_draw_is_one_line(world, capsys):
     from poolkit.app.judge import JudgeRequest, open_session
     from poolkit.collection import Collection
@@ -165,6 +204,9 @@ def test_judge_sample_without_a_draw_is_one_line(world, capsys):
     (["--n", "2", "--seed", "1", "--stratify-by", "machine", "--machine", "gpt"],
      "--machine: unknown machine judge 'gpt'"),
     (["--n", "2", "--seed", "1", "--machine", "llm"], "--stratify-by machine and --machine"),
+    (["--n", "2", "--seed", "1", "--design", "active"], "--design active needs --machine JUDGE"),
+    (["--n", "2", "--seed", "1", "--design", "active", "--machine", "llm", "--stratify-by",
+      "machine"], "--design active needs --machine JUDGE (and no --stratify-by)"),
 ])
 def test_a_bad_draw_is_one_line_exit_2_nothing_recorded(world, capsys, args, message):
     from poolkit.store.backends import open_store

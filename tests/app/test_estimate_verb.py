@@ -413,3 +413,38 @@ def test_sure_figures_say_nothing(files, capsys):
     assert not any(e["zero_width"] or e["beyond_range"]
                    for e in entries(doc, "nDCG@3").values())
     assert "unresolved" not in doc  # the file form has no policy
+
+
+# --- --target-width: how many more human judgments the design expects (issue 41) ----------
+
+def test_target_width_says_how_many_more_queries_and_judgments(dl19, capsys):
+    """The JSON's target is the largest n' over runs and measures whose projected interval
+    (machine term known, the rectifier's variance per query as now, t quantile below 30) is
+    at most W wide; n' - 1 queries would leave that run's wider; judgments are the more
+    queries times the mean pairs people judged a query; a note says it; a W every interval
+    already meets needs 0 more; a W no number of the N queries reaches says so."""
+    args = ["estimate", "--machine", dl19["machine"], "--human", dl19["human"], *dl19["runs"],
+            "-m", "nDCG@10", "--level", "2", "--format", "json"]
+    doc = run_json(capsys, *args, "--target-width", "0.2")
+    jsonschema.validate(doc, load_schema("estimate"), cls=jsonschema.Draft202012Validator)
+    t = doc["target"]
+    assert t["n"] == 10 and t["N"] == 43 and t["queries"] > 10
+    assert t["more_queries"] == t["queries"] - 10
+    assert t["more_judgments"] == round(t["more_queries"] * t["judgments_per_query"])
+    assert any(n.startswith("target width 0.2: about") for n in doc["notes"])
+    base = run_json(capsys, *args, "--target-width", "1")["target"]
+    assert base["more_queries"] == 0 and base["more_judgments"] == 0
+    far = run_json(capsys, *args, "--target-width", "0.0001")["target"]
+    assert far["queries"] is None and far["more_judgments"] is None
+    assert "target" not in run_json(capsys, *args)
+
+
+@pytest.mark.parametrize("value", ["0", "-0.1", "nan"])
+def test_a_bad_target_width_is_one_line_exit_2_files_unchanged(files, capsys, value):
+    before = digest(list(files.values()))
+    code = main(["estimate", "--machine", str(files["machine"]), "--human",
+                 str(files["human"]), str(files["a"]), "--target-width", value])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and f"--target-width {float(value)}" in err
+    assert digest(list(files.values())) == before

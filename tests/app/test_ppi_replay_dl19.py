@@ -91,3 +91,18 @@ def test_pair_design_is_narrower_than_0_6_of_human_only(judge: str) -> None:
         assert r["summary"]["width_ratio"] <= 0.6
         assert r["summary"]["max_abs_bias"] < 0.02
         assert r["pairs"]["coverage"] >= 0.85
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+@pytest.mark.parametrize("design", ["active", "strat"])
+def test_two_round_designs_spend_the_pair_designs_judgments_at_half_the_width(
+        judge: str, design: str) -> None:
+    """10 seeds (docs/results/ppi.md has 200): the same human judgments as the pair design
+    (both rounds together), at most half human-only's width, a small bias; coverage over
+    10 seeds x 6 runs is loose (at least 0.85)."""
+    pairs = _replay(judge, "pairs", 2)
+    for measure, r in _replay(judge, design, 10).items():
+        assert r["judgments"] == pairs[measure]["judgments"]
+        assert r["summary"]["width_ratio"] <= 0.5
+        assert r["summary"]["max_abs_bias"] < 0.03
+        assert r["summary"]["coverage"] >= 0.85 and r["pairs"]["coverage"] >= 0.85

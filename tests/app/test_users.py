@@ -253,9 +253,12 @@ def test_the_public_url_is_an_http_origin(collection: Collection, url: str, said
     assert users.list_users(collection).users == []
 
 
-def test_the_link_keeps_a_proxy_s_path(collection: Collection) -> None:
-    link = users.invite_user(collection, "bob", public_url="https://x.org/judge/")
-    assert re.fullmatch(r"https://x\.org/judge/invite/[A-Za-z0-9_-]{43}", link)
+def test_a_link_under_a_proxy_s_path_is_refused(collection: Collection) -> None:
+    """The server's pages live at the root of a host: a link under a prefix would 404."""
+    with pytest.raises(PoolkitError, match="root of a host"):
+        users.invite_user(collection, "bob", public_url="https://x.org/judge/")
+    link = users.invite_user(collection, "bob", public_url="https://x.org/")
+    assert re.fullmatch(r"https://x\.org/invite/[A-Za-z0-9_-]{43}", link)
 
 
 @pytest.mark.parametrize("hours", [0, -1, 721, float("nan"), float("inf")])

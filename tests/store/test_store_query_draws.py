@@ -71,3 +71,43 @@ def test_a_store_with_draws_copies_to_sqlite_identically(store, tmp_path):
         report = copy_store(store, copy)
         assert report.to_dict()["identical"] and report.counts["query_sample"] == 2
         assert copy.query_draws()[0].queries == store.query_draws()[0].queries
+
+
+def test_an_active_draw_is_recorded_with_its_unequal_probabilities(store):
+    """The f-designs migration: ``sample-queries --design active`` is a design the schema
+    takes, each query with its own probability; a design it does not know is refused."""
+    active = draw(("q1", "active", 1.0), ("q3", "active", 0.25), design="active")
+    assert store.record_query_draw(active) == 1
+    got = store.query_draws()[0]
+    assert got.design == "active" and got.inclusion == {"q1": 1.0, "q3": 0.25}
+    with pytest.raises(Exception, match="(?i)check"):
+        store.record_query_draw(draw(("q1", "all", 0.5), ("q2", "all", 0.5), design="lucky"))
+    assert len(store.query_draws()) == 1
+
+
+def test_a_store_before_the_active_design_keeps_its_draws_and_takes_active(tmp_path,
+                                                                          monkeypatch):
+    import poolkit.store.store as sqlite_store
+    from poolkit.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+    path = tmp_path / "old.sqlite"
+    step = next(i for i, m in enumerate(MIGRATIONS) if "query_draws_new" in m.sqlite)
+    with monkeypatch.context() as before_it:
+        before_it.setattr(sqlite_store, "MIGRATIONS", MIGRATIONS[:step])
+        before_it.setattr(sqlite_store, "SCHEMA_VERSION", step)
+        with sqlite_store.Store(path) as old:
+            old.record_query_draw(draw(("q3", "all", 0.5), ("q1", "all", 0.5)))
+            old.record_query_draw(QueryDraw(8, 2, 4, "stratified",
+                                            (SampledQuery("q2", "1: 0.1-0.2", 0.5),
+                                             SampledQuery("q4", "2: 0.5-0.9", 0.5)),
+                                            "llm", "abc123", "nDCG@10"))
+            kept = old.query_draws()
+            with pytest.raises(Exception, match="(?i)check"):
+                old.record_query_draw(draw(("q1", "active", 1.0), design="active"))
+    with open_store(path) as new:
+        assert new.schema_version == SCHEMA_VERSION
+        assert new.query_draws() == kept  # same rows, same order, same numbers
+        assert new.record_query_draw(draw(("q1", "active", 1.0), design="active")) == 3
+        fk = new.conn.execute("PRAGMA foreign_key_list(query_sample)").fetchall()
+        assert [row[2] for row in fk] == ["query_draws"]
+        assert new.conn.execute("PRAGMA foreign_key_check").fetchall() == []
