@@ -272,12 +272,13 @@ class Collection:
             chosen = self.machines([m for m in given if isinstance(m, str)])
         return Labels.as_of(self.store, self.version(version), assessors, policy, chosen)
 
-    def machines(self, names: Iterable[str] | None,
-                 flag: str = "--with-machine") -> list[MachineVersion]:
+    def machines(self, names: Iterable[str] | None, flag: str = "--with-machine",
+                 strict: bool = False) -> list[MachineVersion]:
         """The machine judge versions ``names`` (``NAME`` or ``NAME@VERSION``, repeated or
         ``a,b``) ask for, by the one rule (``machine_choice``: a bare NAME is the version
-        the config defines); ``flag``: the caller's option, said in a refusal."""
-        return self.machine_choice().chosen(names, flag)
+        the config defines; ``strict``, a bare NAME of several versions is refused);
+        ``flag``: the caller's option, said in a refusal."""
+        return self.machine_choice().chosen(names, flag, strict)
 
     def trusted(self, versions: Sequence[MachineVersion], flag: str,
                 accept: bool = False) -> list[str]:

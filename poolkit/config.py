@@ -103,6 +103,9 @@ SYSTEM_PARAMS: tuple[Param, ...] = (
           "(default: pool.depth)", minimum=1),
     Param("group", (str,), None, "a group of systems left out together by poolkit "
           "reusability --group"),
+    Param("family", (str,), None, "the model family the system used (e.g. llama, qwen): "
+          "score, estimate and check-judge mark its runs when a machine judge of the same "
+          "family made the labels (circularity)"),
 )
 #: the ``pool:`` keys of its own; every other key is a strategy's parameter (pool/section.py)
 POOL_PARAMS: tuple[Param, ...] = (
@@ -167,6 +170,7 @@ class SystemConfig:
     pool_depth: int | None = None    # how many of its top docs enter the pool (default pool.depth)
     group: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    family: str | None = None        # the model family it used (circularity marks)
     path: Path | None = None         # kind: run
     over: str | None = None          # kind: rerank
     line: int | None = None          # where the config defines it, for errors found later
@@ -476,7 +480,7 @@ def _systems(path: Path, base: Path, root: _Section) -> dict[str, SystemConfig]:
             name=name, kind=kind_name, depth=depth,
             pool_depth=sec.positive_int("pool_depth", None),
             group=sec.value("group", str), options=options, path=run_path, over=over,
-            line=line_of(k))
+            line=line_of(k), family=sec.value("family", str))
     # A rerank chain must bottom out in a first-stage system.
     for name, s in systems.items():
         seen = {name}

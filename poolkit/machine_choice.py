@@ -5,7 +5,14 @@ judge's labels from the store (``export --with-machine`` and ``--machine-only``,
 ``status`` marks.
 
 - ``NAME@VERSION``: exactly that version; it must hold a standing grade in the store.
-- ``NAME``, a judge of the config's ``judges:``: the version ``poolkit autojudge --judge
+- ``NAME`` where the judge has more than one version in the store, in the commands whose
+  figures stand for a judge (``estimate``, ``export --with-machine`` and ``--machine-only``,
+  ``agreement``, ``check-judge``: ``strict``): refused, listing the versions. A
+  ``--variant``'s, a ``--paraphrases`` set's or an earlier definition's grades must never
+  become those figures because a name was short; the reader names the one it means.
+- ``NAME``, a judge of the config's ``judges:``, elsewhere (``compare``, ``reusability``,
+  ``sample-queries --machine``, ``judge --review-machine``, ``pool.judge_order:``, the
+  default ``status`` marks), or of one version in the store: the version ``poolkit autojudge --judge
   NAME`` records for the judge as the config defines it now
   (``judges.config.configured_version``). A ``--variant``'s version, or one of an earlier
   definition, is read only when named, however recently it graded; if the configured
@@ -48,19 +55,21 @@ class MachineChoice:
         self._versions: dict[str, list[MachineVersion]] = {}
         self._known: list[str] | None = None
 
-    def chosen(self, names: Iterable[str] | None, flag: str) -> list[MachineVersion]:
+    def chosen(self, names: Iterable[str] | None, flag: str,
+               strict: bool = False) -> list[MachineVersion]:
         """The versions ``names`` ask for (repeated, or ``a,b``), in order."""
-        return [self.choose(spec, flag) for spec in machine_names(names)]
+        return [self.choose(spec, flag, strict) for spec in machine_names(names)]
 
-    def choose(self, spec: str, flag: str) -> MachineVersion:
+    def choose(self, spec: str, flag: str, strict: bool = False) -> MachineVersion:
         """The version ``spec`` (``NAME`` or ``NAME@VERSION``) names, or a StoreError
-        ``WHERE: FLAG: why`` (see the module)."""
-        found = self.pick(spec)
+        ``WHERE: FLAG: why`` (see the module; ``strict``: a bare NAME of several versions
+        is refused)."""
+        found = self.pick(spec, strict)
         if isinstance(found, str):
             raise StoreError(f"{self.where}: {flag}: {found}")
         return found
 
-    def pick(self, spec: str) -> MachineVersion | str:
+    def pick(self, spec: str, strict: bool = False) -> MachineVersion | str:
         """The version ``spec`` names, or why there is none (a message without its place)."""
         judge, at, version = spec.partition("@")
         if not judge or (at and not version):
@@ -70,6 +79,9 @@ class MachineChoice:
         versions = self.versions(judge)
         if not versions:
             return f"machine judge {judge!r} has no standing grade"
+        if not at and strict and len(versions) > 1:
+            return (f"machine judge {judge!r} has {len(versions)} versions in the store; "
+                    f"name one: {listed(versions)}")
         if not at:
             return self.default(judge)
         match = [m for m in versions if m.version == version]

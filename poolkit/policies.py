@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from poolkit.errors import PoolkitError, StoreError, one_of
 from poolkit.io.qrels import Qrels
@@ -44,6 +44,7 @@ from poolkit.store.judging import VOTE_KINDS, check_pool_version, standing_votes
 from poolkit.store.records import Event
 
 Pair = tuple[str, str]
+G = TypeVar("G", int, float)
 
 
 class Unresolvable(Exception):
@@ -384,18 +385,19 @@ def provenance(store: StoreBackend, labels: Labels, pool_version: int | None,
 # -- machine judges' grades, only when named ------------------------------------------------
 #
 # A machine judge's grades join the labels only when a command names it (``--with-machine
-# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, NAME is the
-# judge as the config defines it, never a variant's version (``machine_choice`` has the one
-# rule every command follows). The rule when a
+# NAME`` or ``NAME@VERSION``, repeatable or comma-separated). Without a version, NAME is its
+# one version, or the judge as the config defines it, never a variant's version
+# (``machine_choice`` has the one rule every command follows). The rule when a
 # person and a machine graded the same pair: the person's grade wins, always (a pair with any
 # person's grade or adjudication is decided by people under the policy, or left unresolved,
 # never filled in by a machine); machine grades fill only pairs no person graded. Of several
 # judges named, the first named that graded a pair gives its grade.
 
 #: how the options' help names the rule (one text for every command that takes the option)
-MACHINE_HELP = ("also take machine judge NAME's grades (the version the config defines, or "
-                "NAME@VERSION) on pairs no person graded: a person's grade always wins "
-                "(repeatable, or NAME,NAME; default: people's grades only)")
+MACHINE_HELP = ("also take machine judge NAME@VERSION's grades (NAME: its one version; of "
+                "several, export and agreement refuse it, other commands take the config's) "
+                "on pairs no person graded: a person's grade always wins (repeatable, or "
+                "NAME,NAME; default: people's grades only)")
 
 
 @dataclass(frozen=True)
@@ -427,32 +429,75 @@ def machine_versions(store: StoreBackend, judge: str,
                      events: Sequence[Event] | None = None, *,
                      count_flagged: bool = False) -> list[MachineVersion]:
     """Every version of machine judge ``judge``, oldest first (by its last grading event;
-    which one a bare NAME reads is ``machine_choice``'s rule, not this order). ``events``:
+    which one a bare NAME reads is ``machine_choice``'s rule, not this order), each pair's
+    grade the one that counts of its readings (:func:`counted_grade`). ``events``:
     ``machine_events`` already read by the caller. A grade of a flagged passage (its note's
     ``"flagged"``) is left out of ``grades`` unless ``count_flagged`` (the judge's
-    ``flagged: machine``); either way it is listed in ``flagged``."""
+    ``flagged: machine``); either way it is listed in ``flagged`` (as the pair's latest
+    reading says). A pair whose every reading is left out has no grade."""
+    last: dict[str, int] = {}
+    by_version = standing_readings(store, judge, events, last)
+    out = []
+    for v, readings in by_version.items():
+        grades: dict[Pair, int] = {}
+        flagged: dict[Pair, list[str]] = {}
+        for pair, standing in readings.items():
+            latest = max(standing.values(), key=lambda e: e.id or 0)
+            if flag_reasons(latest.note):
+                flagged[pair] = flag_reasons(latest.note)
+            counted = [e.grade or 0 for e in standing.values()
+                       if count_flagged or not flag_reasons(e.note)]
+            if counted:
+                grades[pair] = counted_grade(counted)
+        out.append(MachineVersion(judge, v, grades, last[v], flagged))
+    return sorted(out, key=lambda m: m.last_event)
+
+
+def standing_readings(store: StoreBackend, judge: str, events: Sequence[Event] | None = None,
+                      last: dict[str, int] | None = None,
+                      ) -> dict[str, dict[Pair, dict[int, Event]]]:
+    """``{version: {pair: {reading: event}}}``: each reading's standing grade event (its
+    latest not undone) of machine judge ``judge``, per version and pair; ``last``, when
+    given, gets each version's last grading event id."""
     if events is None:
         events = machine_events(store, judge)
     undone = {e.ref for e in events if e.kind == "undo"}
-    by_version: dict[str, dict[Pair, int | None]] = {}
-    flagged: dict[str, dict[Pair, list[str]]] = {}
-    last: dict[str, int] = {}
+    out: dict[str, dict[Pair, dict[int, Event]]] = {}
     for e in events:
         if e.kind == "undo" or e.id in undone or e.grade is None or e.judge_version is None:
             continue
-        pair, reasons = (e.qid, e.docid), flag_reasons(e.note)
-        marked = flagged.setdefault(e.judge_version, {})
-        if reasons:
-            marked[pair] = reasons
-        else:
-            marked.pop(pair, None)
-        # id order: the latest standing grade counts; a flagged one left out stands as None
-        counted = e.grade if count_flagged or not reasons else None
-        by_version.setdefault(e.judge_version, {})[pair] = counted
-        last[e.judge_version] = e.id or 0
-    return sorted((MachineVersion(judge, v, {p: g for p, g in grades.items() if g is not None},
-                                  last[v], flagged.get(v, {}))
-                   for v, grades in by_version.items()), key=lambda m: m.last_event)
+        pairs = out.setdefault(e.judge_version, {})
+        pairs.setdefault((e.qid, e.docid), {})[reading_of(e.note)] = e  # id order
+        if last is not None:
+            last[e.judge_version] = e.id or 0
+    return out
+
+
+def machine_readings(store: StoreBackend, version: MachineVersion) -> dict[Pair, list[int]]:
+    """Each pair's readings' standing grades (in reading order) of one judge version: what
+    ``analysis.repeatability`` compares."""
+    readings = standing_readings(store, version.judge).get(version.version, {})
+    return {pair: [r[i].grade or 0 for i in sorted(r)] for pair, r in readings.items()}
+
+
+def reading_of(note: str | None) -> int:
+    """Which reading of its pair a machine grade event is (``autojudge --readings``' note
+    ``{"reading": i}``); 0 for an event that says none (one reading, an imported grade)."""
+    if not note or '"reading"' not in note:
+        return 0
+    try:
+        reading = json.loads(note)["reading"]
+    except (ValueError, KeyError, TypeError):
+        return 0
+    return reading if isinstance(reading, int) and not isinstance(reading, bool) else 0
+
+
+def counted_grade(grades: Sequence[G]) -> G:
+    """The grade that counts of a pair's readings: their median; of an even number, the
+    lower of the two middle grades (a judge that wavers between two grades is taken at the
+    lower: LLM judges err lenient). One reading is itself."""
+    ordered = sorted(grades)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def machine_failures(store: StoreBackend, judge: str) -> dict[str, dict[Pair, int]]:

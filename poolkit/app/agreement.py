@@ -1,11 +1,11 @@
 """``agreement``: how far label sources agree, and which judge is too noisy to trust.
 
 The sources are every assessor of a config's judging store (or those named), every version
-of every machine judge in it (or those named: ``NAME`` the version the config defines,
-``NAME@VERSION`` that one, ``machine_choice``; none with ``machines=()``), and any label
-files; the reference is the one named, else the only human assessor among the sources. Each
-machine judge version is also reported against each person or reference
-(``AgreementReport.machines``).
+of every machine judge in it (or those named: ``NAME`` its one version, refused with the
+list where it has several, ``NAME@VERSION`` that one, ``machine_choice``; none with
+``machines=()``), and any label files; the reference is the one named, else the only human
+assessor among the sources. Each machine judge version is also reported against each person
+or reference (``AgreementReport.machines``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class AgreementRequest:
     kappa: str = "unweighted"
     level: int | None = None
     #: machine judges as sources: None every version of every judge in the store; else
-    #: those named (``NAME``: the version the config defines, ``NAME@VERSION``), () none
+    #: those named (``NAME``: its one version, ``NAME@VERSION``), () none
     machines: Sequence[str] | None = None
 
 
@@ -91,4 +91,4 @@ def _versions(collection: Collection, names: Sequence[str] | None) -> list[Machi
     if names is None:
         choice = collection.machine_choice()  # flagged pairs as the config's judges count them
         return [v for judge in choice.known() for v in choice.versions(judge)]
-    return collection.machines(names)
+    return collection.machines(names, strict=True)

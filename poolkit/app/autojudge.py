@@ -7,14 +7,16 @@ pooled text's hash in ``text_hash`` and the model id as the server reports it in
 The rest of the provenance is a JSON document in the event's ``note`` (the store has no
 column for it; no schema change): ``{"kind", "model", "template_sha256", "prompt_sha256",
 "text_sha256", "answer", "grade", "distribution", "latency", "tokens": {"prompt",
-"completion"}, "attempts", "cached"}``, with ``"delimiter"`` (the tag of the passage's
+"completion"}, "attempts", "cached", "reading"}`` (and ``"seed"``, ``"paraphrase"``:
+``app.readings``), with ``"delimiter"`` (the tag of the passage's
 delimiters in the prompt, ``judges.prompt``) where the kind delimits, and ``"flagged":
 [reasons]`` where the passage looks written for the grader (``judges.flags``; whether such a
 grade counts is the judge's ``flagged:``, ``policies.machine_versions``).
 
-Idempotent and resumable: a pair this judge version has graded is not asked again, and the
-check is made inside the write transaction of each verdict, so two ``autojudge`` processes on
-one judge and store never record a pair twice (the later one counts it as ``already``).
+Idempotent and resumable: a pair (each reading of it: ``--readings K``, ``app.readings``) this
+judge version has graded is not asked again, and the check is made inside the write
+transaction of each verdict, so two ``autojudge`` processes on one judge and store never
+record a pair twice (the later one counts it as ``already``).
 ``--all`` asks again for every pair and appends new grades under the same version; nothing
 is overwritten. An answer that never reads as a grade (``max_attempts`` tries) is a
 ``note`` event (``{"failed": ...}`` in its note), not a grade, counted as failed and asked
@@ -40,12 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from poolkit.app.autojudge_events import graded_pairs as _graded
 from poolkit.app.autojudge_events import verdict_event
 from poolkit.errors import PoolkitError
 from poolkit.reports import Report, register_report
 
 if TYPE_CHECKING:
+    from poolkit.app.readings import Task
     from poolkit.judges import Calibration, JudgeKind, JudgePair
     from poolkit.judges.config import JudgeSpec
     from poolkit.judges.openai import Answer
@@ -66,6 +68,9 @@ class AutojudgeRequest:
     #: --variant KEY=VALUE: grade the pairs (the first --limit) also with one option changed,
     #: a separate judge version, and report how the two versions agree
     variant: str | None = None
+    readings: int = 1                       # --readings K: each pair asked K times
+    seed: int | None = None                 # --seed S: reading i asked with seed S + i
+    paraphrases: str | Path | None = None   # --paraphrases FILE: reading i's template
     #: --shard I/N: only the queries of shard I of N (``judges.shard``)
     shard: tuple[int, int] | None = None
     #: --export-batch DIR: write the requests as Batch API files instead of asking
@@ -97,8 +102,13 @@ class AutojudgeReport(Report):
     #: --dry-run: {"pairs", "prompt_tokens", "cost"} (cost None without prices)
     estimate: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     store: str = ""
+    #: readings asked per pair (``--readings``; ``pairs.graded`` and ``failed`` count readings)
+    readings: int = 1
     #: --variant: the variant against the judge as configured (``variants.variant_report``)
     variant: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: --readings K > 1: the version's readings in the store compared
+    #: (``analysis.repeatability``: alpha, flip share, pairs, readings)
+    repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: --export-batch, --import-batch: the files and what they held (``autojudge_batch``)
     batch: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: the pairs left for people after ``max_failures`` failed runs, not asked this run:
@@ -121,9 +131,12 @@ class AutojudgeReport(Report):
                            f"({self.pairs['already']} already graded), about "
                            f"{est['prompt_tokens']:,} prompt tokens{cost}; nothing asked")
         p, g = self.pairs, self.grades
+        each = (f", {self.readings} readings each: {p['graded']} readings graded, "
+                f"{p['already']} pairs had them all, {p['failed']} readings failed"
+                if self.readings > 1 else f", {p['graded']} graded, {p['already']} already "
+                                          f"graded, {p['failed']} failed")
         text = (wrapped(f"autojudge {self.judge} (version {self.version}, model {self.model}) "
-                        f"on {self.store}: {p['total']} pairs, {p['graded']} graded, "
-                        f"{p['already']} already graded, {p['failed']} failed"
+                        f"on {self.store}: {p['total']} pairs{each}"
                         + (f", {p['flagged']} flagged (text aimed at the grader)"
                            if p["flagged"] else "")
                         + (f", {p['given_up']} given up after repeated failures and left for "
@@ -136,6 +149,11 @@ class AutojudgeReport(Report):
             from poolkit.app.variants import variant_table
 
             text += variant_table(self.variant)
+        if self.repeatability is not None:
+            from poolkit.app.check_sections import repeatability_block
+
+            text += "".join(f"{line}\n" for line in repeatability_block(
+                self.repeatability, self.to_dict()))
         return text
 
 
@@ -157,6 +175,15 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     import time
 
     from poolkit.app.autojudge_batch import check_batch_request, export_batch, import_batch
+    from poolkit.app.check_sections import repeatability_of
+    from poolkit.app.readings import (
+        check_prompted,
+        check_readings,
+        pending,
+        reading_judge,
+        readings_done,
+        seed_of,
+    )
     from poolkit.app.variants import parse_variant, with_variant
     from poolkit.collection import Collection
     from poolkit.judges import judge_kind
@@ -169,6 +196,13 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
     spec = judge_spec(config, request.judge)
     kind = judge_kind(spec.kind)
     variant = parse_variant(spec, kind, request.variant) if request.variant else None
+    paraphrases: list[str] = []
+    if request.paraphrases is not None:
+        from poolkit.judges.paraphrases import read_paraphrases
+
+        paraphrases = read_paraphrases(request.paraphrases)
+    check_readings(request.readings, paraphrases, request.variant,
+                   bool(request.export_batch or request.import_batch), request.seed)
     scale = config.grades
     check_scale(config, spec, kind)
     with collection:
@@ -177,24 +211,27 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
             collection.assessor(spec.name, "grade", "--judge", machine=True)
         pairs = _pairs(store, request.queries, request.shard)
         judge = build_judge(config, store, spec, kind, pairs, read_cache=not request.regrade)
+        check_prompted(paraphrases, judge, spec.name, kind.name)
         if variant is not None:
             base, judge = judge, with_variant(judge, variant)
             pairs = pairs[:request.limit] if request.limit is not None else pairs
-        version = kind.version_of(judge.settings, judge.template)
-        done = _graded(store, spec.name, version)
+        version = kind.version_of(judge.settings, judge.template, paraphrases)
+        done = readings_done(store, spec.name, version)
         model = _reported_model(store, spec.name, version) or str(
             getattr(judge, "model_id", None) or spec.settings.get("model") or spec.kind)
-        already = sum(1 for p in pairs if (p.query.qid, p.docid) in done)
-        gave_up = {} if request.retry_failed else _given_up(store, spec, version, done)
-        todo = [p for p in pairs if (p.query.qid, p.docid) not in gave_up
-                and (request.regrade or (p.query.qid, p.docid) not in done)]
+        k = request.readings
+        already = sum(1 for p in pairs
+                      if len(done.get((p.query.qid, p.docid), set()) & set(range(k))) == k)
+        gave_up = {} if request.retry_failed else _given_up(store, spec, version, set(done))
+        todo = pending([p for p in pairs if (p.query.qid, p.docid) not in gave_up], done, k,
+                       request.regrade, request.limit)
         given_up = [{"qid": p.query.qid, "docid": p.docid,
                      "failures": gave_up[(p.query.qid, p.docid)]}
                     for p in pairs if (p.query.qid, p.docid) in gave_up]
-        if request.limit is not None:
-            todo = todo[:request.limit]
+        seed = seed_of(k, request.seed)
+        judges = [reading_judge(judge, i, paraphrases, seed) for i in range(k)]
         common = dict(command="autojudge", judge=spec.name, version=version,
-                      store=config.store_label, given_up=given_up)
+                      store=config.store_label, readings=k, given_up=given_up)
         if request.import_batch:
             pooled = pairs if request.queries is None and request.shard is None \
                 else _pairs(store, None)
@@ -210,8 +247,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                         "completion": done_now.completion_tokens},
                 seconds=round(time.monotonic() - started, 3), batch=batch)
         if request.export_batch:
-            batch = export_batch(judge, kind.name, spec.name, version, todo, request,
-                                 CHARS_PER_TOKEN)
+            batch = export_batch(judge, kind.name, spec.name, version,
+                                 [pair for pair, _ in todo], request, CHARS_PER_TOKEN)
             return AutojudgeReport(
                 **common, model=model,  # type: ignore[arg-type]
                 pairs={"total": len(pairs), "graded": 0, "already": already, "failed": 0,
@@ -227,20 +264,21 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                        "flagged": 0, "given_up": len(given_up)},
                 grades={str(g): 0 for g in scale.grades}, tokens={"prompt": 0, "completion": 0},
                 seconds=round(time.monotonic() - started, 3), dry_run=True,
-                estimate=_estimate(judge, todo, spec.settings))
+                estimate=_estimate(judges, todo, spec.settings))
         report = None
         if variant is not None:
             from poolkit.app.variants import variant_report
 
             base_version = kind.version_of(base.settings, base.template)
-            base_run = _Run(store, spec, base_version, kind.name, base, False, scale.top)
-            done_base = _graded(store, spec.name, base_version)
-            base_run.grade([p for p in pairs if (p.query.qid, p.docid) not in done_base])
-        run = _Run(store, spec, version, kind.name, judge, request.regrade, scale.top)
+            base_run = _Run(store, spec, base_version, kind.name, [base], False, scale.top)
+            base_run.grade(pending(pairs, readings_done(store, spec.name, base_version), 1))
+        run = _Run(store, spec, version, kind.name, judges, request.regrade, scale.top,
+                   paraphrases=len(paraphrases))
         run.grade(todo)
         if variant is not None:
             report = variant_report(store, spec.name, variant, base_version, version, pairs,
                                     base_run.graded, base_run.failed)
+        repeatability = repeatability_of(store, spec.name, version) if k > 1 else None
     return AutojudgeReport(
         **common, model=run.model or model,  # type: ignore[arg-type]
         pairs={"total": len(pairs), "graded": run.graded,
@@ -248,7 +286,8 @@ def autojudge(request: AutojudgeRequest) -> AutojudgeReport:
                "failed": run.failed, "flagged": run.flagged, "given_up": len(given_up)},
         grades={str(g): n for g, n in sorted(run.grades.items())},
         tokens={"prompt": run.prompt_tokens, "completion": run.completion_tokens},
-        seconds=round(time.monotonic() - started, 3), variant=report)
+        seconds=round(time.monotonic() - started, 3), variant=report,
+        repeatability=repeatability)
 
 
 def check_scale(config: Any, spec: JudgeSpec, kind: JudgeKind) -> None:
@@ -339,13 +378,13 @@ def _calibration(store: StoreBackend, pairs: Sequence[JudgePair]) -> Calibration
     return Calibration(people, fit_thresholds)
 
 
-def _estimate(judge: Any, todo: Sequence[JudgePair], settings: dict[str, Any],
+def _estimate(judges: Sequence[Any], todo: Sequence[Task], settings: dict[str, Any],
               ) -> dict[str, Any]:
-    count = getattr(judge, "count_tokens", None)
+    count = getattr(judges[0], "count_tokens", None)
     if count is not None:  # the judge's own tokenizer
-        tokens = sum(count(judge.prompt(p)) for p in todo)
+        tokens = sum(count(judges[i].prompt(p)) for p, i in todo)
     else:
-        tokens = -(-sum(len(judge.prompt(p)) for p in todo) // CHARS_PER_TOKEN)
+        tokens = -(-sum(len(judges[i].prompt(p)) for p, i in todo) // CHARS_PER_TOKEN)
     prices = settings.get("prices")
     cost = None
     if prices:
@@ -359,18 +398,18 @@ class _Run:
     """One autojudge run: asks on ``concurrency`` threads, records on this one."""
 
     def __init__(self, store: StoreBackend, spec: JudgeSpec, version: str, kind: str,
-                 judge: Any, regrade: bool, top: int = 3) -> None:
-        from poolkit.judges.prompt import sha256
-
+                 judges: Sequence[Any], regrade: bool, top: int = 3,
+                 paraphrases: int = 0) -> None:
         self.store, self.spec, self.version, self.kind = store, spec, version, kind
-        self.judge, self.regrade = judge, regrade
-        self.template_sha256 = sha256(judge.template)
+        #: the judge as it asks each reading (``readings.reading_judge``)
+        self.judges, self.regrade, self.paraphrases = judges, regrade, paraphrases
+        self.judge = judges[0]
         self.graded = self.already = self.failed = self.flagged = 0
         self.grades = {g: 0 for g in range(top + 1)}
         self.prompt_tokens = self.completion_tokens = 0
         self.model = ""
 
-    def grade(self, todo: Sequence[JudgePair]) -> None:
+    def grade(self, todo: Sequence[Task]) -> None:
         """Grade ``todo``, recording each verdict as it comes; stopped by SIGTERM or Ctrl-C,
         the same interrupt again, saying what was recorded."""
         try:
@@ -395,7 +434,7 @@ class _Run:
                 f"({self.graded} graded, {self.failed} failed, kept in {self.store.path}); "
                 f"run the same command again to grade the rest")
 
-    def _grade_threads(self, todo: Sequence[JudgePair]) -> None:
+    def _grade_threads(self, todo: Sequence[Task]) -> None:
         """A judge asked over the network: ``concurrency`` requests in flight."""
         import threading
         from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -406,28 +445,29 @@ class _Run:
 
         stop = threading.Event()
 
-        def ask(pair: JudgePair) -> tuple[JudgePair, str, Answer | None]:
-            prompt = self.judge.prompt(pair)
+        def ask(task: Task) -> tuple[JudgePair, str, Answer | None]:
+            pair, reading = task
+            prompt = self.judges[reading].prompt(pair)
             if stop.is_set():
                 return pair, prompt, None
-            return pair, prompt, self.judge.ask(prompt)
+            return pair, prompt, self.judges[reading].ask(prompt)
 
         concurrency = int(self.spec.settings.get("concurrency") or 1)
         down: tuple[JudgePair, JudgeUnavailable] | None = None
         queue = list(reversed(todo))
         with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar, \
                 ThreadPoolExecutor(max_workers=concurrency) as pool:
-            running: dict[Future[tuple[JudgePair, str, Answer | None]], JudgePair] = {}
+            running: dict[Future[tuple[JudgePair, str, Answer | None]], Task] = {}
             try:
                 while queue or running:
                     while queue and len(running) < concurrency and not stop.is_set():
-                        pair = queue.pop()
-                        running[pool.submit(ask, pair)] = pair
+                        task = queue.pop()
+                        running[pool.submit(ask, task)] = task
                     if not running:
                         break
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        pair = running.pop(future)
+                        pair, reading = running.pop(future)
                         try:
                             _, prompt, answer = future.result()
                         except JudgeUnavailable as exc:
@@ -438,7 +478,7 @@ class _Run:
                         except Stopped:
                             continue
                         if answer is not None:
-                            self._record(pair, prompt, answer)
+                            self._record(pair, prompt, answer, reading)
                             bar.update()
             except KeyboardInterrupt:  # cut what is in flight: leaving waits for it
                 stop.set()
@@ -449,35 +489,47 @@ class _Run:
             raise JudgeUnavailable(self.stopped(
                 f"{why}; stopped at query {pair.query.qid!r} doc {pair.docid!r}", len(todo), True))
 
-    def _grade_batches(self, todo: Sequence[JudgePair]) -> None:
+    def _grade_batches(self, todo: Sequence[Task]) -> None:
         """An in-process judge: ``batch_size`` pairs at a time on this thread."""
+        from itertools import groupby
+
         from poolkit.progress import Progress
 
         size = int(self.judge.batch_size)
         with Progress(len(todo), f"autojudge {self.spec.name}", "pairs") as bar:
-            for start in range(0, len(todo), size):
-                chunk = todo[start:start + size]
-                for pair, (prompt, answer) in zip(chunk, self.judge.ask_batch(chunk),
-                                                  strict=True):
-                    self._record(pair, prompt, answer)
-                    bar.update()
+            for reading, tasks in groupby(todo, key=lambda task: task[1]):
+                pairs = [pair for pair, _ in tasks]
+                for start in range(0, len(pairs), size):
+                    chunk = pairs[start:start + size]
+                    for pair, (prompt, answer) in zip(
+                            chunk, self.judges[reading].ask_batch(chunk), strict=True):
+                        self._record(pair, prompt, answer, reading)
+                        bar.update()
 
-    def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+    def _record(self, pair: JudgePair, prompt: str, answer: Answer, reading: int = 0) -> None:
         import json
 
+        from poolkit.app.readings import readings_done
         from poolkit.io.staged import held_signals
+        from poolkit.judges.prompt import sha256
 
         self.model = answer.model
         self.prompt_tokens += answer.prompt_tokens
         self.completion_tokens += answer.completion_tokens
         qid, docid = pair.query.qid, pair.docid
-        event = verdict_event(self.spec.name, self.kind, self.version, self.template_sha256,
-                              pair, prompt, answer)
+        judge = self.judges[reading]
+        more: dict[str, Any] = {"reading": reading}
+        if judge.settings.get("seed") is not None:
+            more["seed"] = judge.settings["seed"]
+        if self.paraphrases:
+            more["paraphrase"] = reading % self.paraphrases
+        event = verdict_event(self.spec.name, self.kind, self.version, sha256(judge.template),
+                              pair, prompt, answer, **more)
         flagged = "flagged" in json.loads(event.note or "{}")
         with held_signals():  # recorded and counted, or neither
             with self.store.transaction():
-                if answer.grade is not None and not self.regrade and (qid, docid) in _graded(
-                        self.store, self.spec.name, self.version, qid):
+                if answer.grade is not None and not self.regrade and reading in readings_done(
+                        self.store, self.spec.name, self.version, qid).get((qid, docid), ()):
                     self.already += 1  # another process graded it meanwhile
                     return
                 self.store.record_event(event)

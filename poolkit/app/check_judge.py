@@ -84,6 +84,10 @@ class CheckJudgeReport(Report):
     people: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: why ``people`` is missing, when it is
     people_missing: str | None = field(default=None, metadata={"omit_none": True})
+    #: the version's readings compared (``app.check_sections``)
+    repeatability: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
+    #: the systems of the judge's model family (``app.check_sections``)
+    circularity: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
 
     def render_table(self) -> str:
         from poolkit.app.check_judge_table import render
@@ -95,6 +99,7 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
     """Plant, ask and record the canaries; compare with people (see the module)."""
     from poolkit.app.autojudge import _pairs, build_judge, check_scale, judge_spec
     from poolkit.app.check_people import against_people
+    from poolkit.app.check_sections import circularity_section, repeatability_section
     from poolkit.collection import Collection
     from poolkit.judges import judge_kind
     from poolkit.judges.canaries import KINDS
@@ -123,6 +128,9 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
     level = config.judge.relevance_level
     with collection:
         store = collection.store
+        choice = collection.machine_choice()
+        if not at and name in choice.known() and len(choice.versions(name)) > 1:
+            choice.choose(name, "--judge", strict=True)  # refused: which one is meant
         pairs = _pairs(store, None)
         judge = build_judge(config, store, spec, kind, pairs)
         version = kind.version_of(judge.settings, judge.template)
@@ -134,8 +142,8 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         people = _people_grades(store, r.policy)
         planted = plant(store, pairs, people, r.canaries, random.Random(r.seed),
                         config.grades.top)
-        run = _CanaryRun(store, spec, version, kind.name, judge, False, config.grades.top)
-        run.grade([pair for _, pair in planted])
+        run = _CanaryRun(store, spec, version, kind.name, [judge], False, config.grades.top)
+        run.grade([(pair, 0) for _, pair in planted])
         made = [_canary(kind_, pair, run.answers[id(pair)]) for kind_, pair in planted]
         summary = {k: _rates([c for c in made if c.kind == k], level) for k in KINDS}
         trusted = all(s["rate"] is not None and s["rate"] <= r.max_fooled
@@ -147,10 +155,12 @@ def check_judge(request: CheckJudgeRequest) -> CheckJudgeReport:
         vs_people, missing = against_people(collection, spec.name, version, people, level,
                                              r.measure)
         model = run.model or str(spec.settings.get("model") or spec.kind)
+        repeatability = repeatability_section(store, config, spec.name, version)
     return CheckJudgeReport(
         command="check-judge", judge=spec.name, version=version, model=model,
         store=config.store_label, trusted=trusted, level=level, max_fooled=r.max_fooled,
-        seed=r.seed, check=number, canaries=summary, people=vs_people, people_missing=missing)
+        seed=r.seed, check=number, canaries=summary, people=vs_people, people_missing=missing,
+        repeatability=repeatability, circularity=circularity_section(config, spec.name, version))
 
 
 def _people_grades(store: StoreBackend, policy: str) -> dict[str, dict[str, int]]:
@@ -228,7 +238,7 @@ class _CanaryRun(_Run):
         super().__init__(*args)
         self.answers: dict[int, Answer] = {}
 
-    def _record(self, pair: JudgePair, prompt: str, answer: Answer) -> None:
+    def _record(self, pair: JudgePair, prompt: str, answer: Answer, reading: int = 0) -> None:
         self.model = answer.model
         self.answers[id(pair)] = answer
         if answer.grade is None:

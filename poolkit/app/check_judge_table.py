@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from poolkit.app.check_sections import circularity_block, repeatability_block
 from poolkit.tables import table, wrap, wrapped
 
 
@@ -58,6 +59,8 @@ def people_block(doc: Mapping[str, Any], report: Any) -> list[str]:
 SECTIONS: list[tuple[str, Callable[[Mapping[str, Any], Any], list[str]]]] = [
     ("canaries", canaries_block),
     ("people", people_block),
+    ("repeatability", repeatability_block),
+    ("circularity", circularity_block),
 ]
 
 

@@ -50,6 +50,7 @@ from poolkit.errors import InputError, PoolkitError
 from poolkit.io import Qrels, Run, read_any_run, read_labels
 from poolkit.policies import DEFAULT_POLICY, Labels, MachineVersion, machine_names
 from poolkit.reports import Report, register_report
+from poolkit.score.circularity import circular_line
 from poolkit.score.document import Settings, distinct_names
 from poolkit.score.evaluate import require_scorable
 from poolkit.score.intervals import value_range
@@ -168,7 +169,8 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
     """The estimate report of the store form.
 
     The rule for judge versions: one version labels queries, the one ``--machine`` names
-    (``NAME@VERSION``, or ``NAME``: the version the config defines, ``machine_choice``);
+    (``NAME@VERSION``, or ``NAME``: its one version, refused where it has several,
+    ``machine_choice``);
     versions are never mixed. Queries only another version graded take no machine label (a
     human one among them is left out, and said), and the report says how many versions
     there are and which one it used.
@@ -182,7 +184,7 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
         level = collection.config.judge.relevance_level if r.level is None else r.level
         store, where = collection.store, collection.config.store_label
         choice = collection.machine_choice()
-        chosen = choice.choose(r.machine, "--machine")
+        chosen = choice.choose(r.machine, "--machine", strict=True)
         trust = collection.trusted([chosen], "--machine", r.accept_untrusted)
         versions = choice.versions(chosen.judge)
         humans = collection.assessors(machine_names(r.humans) if r.humans else None,
@@ -213,8 +215,22 @@ def estimate_store(request: EstimateStoreRequest) -> EstimateReport:
                              lambda_max=r.lambda_max, target_width=r.target_width)
     left = len(people.unresolved)
     said = [unresolved_warning(left, r.policy, r.config, r.humans)] if left else []
+    marks = _circular(collection.config, chosen, runs)
     return replace(report, unresolved={"policy": r.policy, "pairs": left},
-                   warnings=(*said, *report.warnings, *trust))
+                   warnings=(*said, *report.warnings, *trust, *map(circular_line, marks)),
+                   circular_runs=marks)
+
+
+def _circular(config: Any, chosen: MachineVersion, runs: Mapping[str, Run],
+              ) -> list[dict[str, Any]]:
+    """The runs of the judge's model family (``score.circularity``): a configured system's
+    ``family:``, else its run file's provenance; the judge's ``judges.NAME.family``."""
+    from poolkit.score.circularity import circular_runs, family_beside
+
+    spec = config.judges.get(chosen.judge)
+    families = {name: (config.systems[name].family if name in config.systems else None)
+                or family_beside(run.path) for name, run in runs.items()}
+    return circular_runs(chosen.label, getattr(spec, "family", None), families)
 
 
 def unresolved_warning(pairs: int, policy: str, config: PathLike,
@@ -585,6 +601,8 @@ class EstimateReport(Report):
     unresolved: dict[str, Any] | None = field(default=None, metadata={"omit_none": True})
     #: lines said on stderr too, one each (module docstring)
     warnings: tuple[str, ...] = ()
+    #: store form: the runs of the machine judge's model family (``score.circularity``)
+    circular_runs: list[dict[str, Any]] = field(default_factory=list)
     command: str = "estimate"
     poolkit_version: str = __version__
 

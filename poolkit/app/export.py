@@ -90,11 +90,12 @@ def export(request: ExportRequest, warn: Callable[[str], None] = tell,
             collection.version(request.pool_version)
         assessors = collection.assessors(request.assessors)
         if request.machine_only is not None:
-            (alone,) = collection.machines([request.machine_only], "--machine-only")
+            (alone,) = collection.machines([request.machine_only], "--machine-only",
+                                          strict=True)
             trust = collection.trusted([alone], "--machine-only", request.accept_untrusted)
             labels = Labels.of_machine(store, alone, request.pool_version)
         else:
-            machines = collection.machines(request.machines)
+            machines = collection.machines(request.machines, strict=True)
             trust = collection.trusted(machines, "--with-machine", request.accept_untrusted)
             labels = Labels.from_store(store, request.policy, assessors, request.pool_version,
                                        machines)

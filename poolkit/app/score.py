@@ -103,6 +103,9 @@ class ScoreRequest:
     plot_pair: str | None = None
     plot_measure: str | None = None
     prepare_format: str = "table"
+    #: the model family of the machine judge that made the labels: runs of that family
+    #: (their provenance's) are marked (``score.circularity``)
+    judge_family: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,12 +170,26 @@ def score_runs(request: ScoreRequest) -> ScoreReport:
         tests = run_tests(results, c.shown, c.options, jobs) if len(results) > 1 else None
         if r.plot and tests is not None:
             plot_pair(r, results, c.shown, tests)
-        return ScoreReport.build(settings, qrels, results, truth=truth,
+        marks = _circular(qrels, results, r.judge_family)
+        return ScoreReport.build(settings, qrels, results, truth=truth, circular=marks,
                                  conditions=[cond.text for cond in c.conditions],
                                  failures=failures, tests=tests,
                                  notes=coverage_warnings(qrels, c.corpus_size, c.corpus_ids,
                                                          r.corpus),
                                  sample=check_sample(qrels.grades, sample) if sample else None)
+
+
+def _circular(qrels: Qrels, results: Sequence[RunResult],
+              judge_family: str | None) -> list[dict[str, Any]] | None:
+    """The runs of the labels' judge's family (None: no ``--judge-family`` given); the judge
+    as the labels' ``JUDGE@VERSION`` marks name it."""
+    from poolkit.score.circularity import circular_runs, family_beside
+
+    if not judge_family:
+        return None
+    judge = ", ".join(sorted(set(qrels.machine.values()))) or "of family " + judge_family
+    return circular_runs(judge, judge_family, {
+        name: family_beside(res.run.path) for name, res in zip(run_names(results), results)})
 
 
 def check(request: ScoreRequest) -> _Checked:

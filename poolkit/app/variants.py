@@ -78,13 +78,13 @@ def variant_report(store: StoreBackend, judge: str, variant: tuple[str, Any],
                    base_graded: int, base_failed: int) -> dict[str, Any]:
     """The variant against the judge as configured on the sample's pairs both graded."""
     from poolkit.analysis.agreement import LabelSource, pair_agreement
+    from poolkit.policies import machine_versions
 
     sample = {(p.query.qid, p.docid) for p in pairs}
     grades: dict[str, dict[tuple[str, str], int]] = {base_version: {}, version: {}}
-    for event in store.events(kinds=["grade"], machine=judge):  # the latest grade counts
-        pair = (event.qid, event.docid)
-        if event.judge_version in grades and pair in sample and event.grade is not None:
-            grades[event.judge_version][pair] = event.grade
+    for standing in machine_versions(store, judge):  # each pair's grade that counts
+        if standing.version in grades:
+            grades[standing.version] = {p: g for p, g in standing.grades.items() if p in sample}
     option, value = variant
     shown = f"{option}={value}"
     base = LabelSource.from_grades("as configured", grades[base_version], "machine")

@@ -10,6 +10,9 @@ grade kept. ``--dry-run`` counts the pairs and estimates prompt tokens (characte
 with ``prices:`` in the judge's config, the cost. ``--variant scale_order=descending``
 grades the pairs (the first --limit) also with the rubric listed 3 to 0, a separate judge
 version, and reports how the two versions agree (kappa, exact agreement, confusion).
+``--readings K`` asks each pair K times (reading i with seed --seed + i, and with
+``--paraphrases FILE`` the file's prompt template i mod N), every reading its own event;
+the grade that counts is the readings' median; a pair is asked only the readings it lacks.
 
 Through a batch API instead: ``--export-batch DIR`` writes the requests it would send as
 OpenAI Batch API files (``DIR/batch-0001.jsonl``...; at most 50,000 requests and 200 MB a
@@ -49,6 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also grade the pairs (the first --limit) with one prompt option "
                         "changed, e.g. scale_order=descending (a separate judge version), "
                         "and report how the two versions agree")
+    p.add_argument("--readings", type=positive, default=1, metavar="K",
+                   help="ask each pair K times, each reading recorded; the median counts "
+                        "(default: 1)")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="reading i is asked with seed S + i (default: 0 with --readings)")
+    p.add_argument("--paraphrases", metavar="FILE",
+                   help="a YAML list of prompt templates: reading i is asked with template "
+                        "i mod N (a judge version of its own)")
     p.add_argument("--shard", type=_shard, metavar="I/N",
                    help="only the queries of shard I of N (1 <= I <= N; a stable hash of "
                         "the query id), one shard per machine")
@@ -87,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     report = autojudge(AutojudgeRequest(args.config, args.judge, queries=queries,
                                         limit=args.limit, regrade=args.regrade,
                                         dry_run=args.dry_run, variant=args.variant,
+                                        readings=args.readings, seed=args.seed,
+                                        paraphrases=args.paraphrases,
                                         shard=args.shard, export_batch=args.export_batch,
                                         import_batch=args.import_batch,
                                         overwrite=args.overwrite,

@@ -7,7 +7,11 @@ more often than --max-fooled marks the version untrusted, and estimate, export
 --with-machine, sample-queries --machine and the judge-guided orders then refuse it unless
 --accept-untrusted. Canaries are never labels. Then sets the version's grades against
 people's on the pairs both graded: confusion, quadratic kappa, recall per grade, leniency,
-and how the runs' ordering and significant differences move under its labels.
+and how the runs' ordering and significant differences move under its labels. Says how far
+the version agrees with itself over its readings (autojudge --readings K: Krippendorff's
+alpha, the share of pairs whose grade flips) and which systems share the judge's model
+family (family: in the config: circularity). A bare NAME of a judge with several versions
+in the store is refused with their list.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="collection config (YAML) with a judges: section")
     p.add_argument("--judge", required=True, metavar="NAME[@VERSION]",
                    help="the judge, by its name under judges: (a VERSION must be the one the "
-                        "config defines)")
+                        "config defines; NAME alone, where the store has several versions, "
+                        "is refused)")
     p.add_argument("--canaries", type=positive, default=DEFAULT_CANARIES, metavar="N",
                    help=f"canaries of each kind (default {DEFAULT_CANARIES})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,

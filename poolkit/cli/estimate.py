@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="file form: RUN files; store form: the CONFIG")
     add_accept_untrusted(p)
     add("--machine", required=True, metavar="QRELS|JUDGE",
-        help="file form: the machine judge's labels; store form: the judge, JUDGE (the "
-             "version the config defines) or JUDGE@VERSION")
+        help="file form: the machine judge's labels; store form: the judge, JUDGE@VERSION "
+             "or JUDGE (its one version; of several, refused with their list)")
     add("--human", metavar="QRELS|NAMES",
         help="file form: the people's labels (on some queries); store form: whose grades "
              "count (NAME,NAME; default: every person)")

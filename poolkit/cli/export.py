@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_accept_untrusted(p)
     p.add_argument("--machine-only", metavar="NAME[@VERSION]",
                    help="write machine judge NAME's grades alone, no person's (qrels only; "
-                        "NAME: the version the config defines): to score against a judge, "
+                        "NAME: its one version): to score against a judge, "
                         "never to import as a person's labels")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     p.add_argument("--assessor", nargs="+", action="extend", metavar="NAME",

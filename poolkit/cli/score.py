@@ -135,6 +135,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add("--sample", metavar="SAMPLE", help="the pool's sample design (qid docid stratum "
         "inclusion_probability, as export --sample writes it): xinfAP, statAP and infNDCG "
         "weigh judged pairs by it, and the audit adds R_est beside |Rel|")
+    add("--judge-family", metavar="FAMILY", help="the model family of the machine judge that "
+        "made the labels: every run whose provenance (NAME.json beside NAME.run, as poolkit "
+        "pool writes it) names the same family is marked, a line each (circularity)")
     add("--fail-on", action="append", default=[], metavar="CONDITION",
         help="exit non-zero (3) when an audit condition holds: "
              + ", ".join(r.spelling for r in audit.FAIL_ON.values()))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poolkit.errors import PoolkitError
-from poolkit.policies import grade_distribution
+from poolkit.policies import counted_grade, grade_distribution, standing_readings
 from poolkit.store.contract import StoreBackend
 
 if TYPE_CHECKING:
@@ -125,15 +125,15 @@ def _pool_order(store: StoreBackend) -> dict[Pair, int]:
 
 
 def _confidences(store: StoreBackend, judge: str, version: str) -> dict[Pair, float]:
-    """The probability the judge version's latest grade of each pair had in the distribution
-    it recorded (autojudge's note), where one was recorded."""
+    """The probability the judge version's standing grade of each pair had in the
+    distribution it recorded (autojudge's note), where one was recorded; of several
+    readings, that of the latest reading that gave the grade that counts."""
     out: dict[Pair, float] = {}
-    for e in store.events(kinds=["grade"], machine=judge):
-        if e.judge_version != version:
-            continue
-        pair = (e.qid, e.docid)
-        out.pop(pair, None)  # the latest grade counts
-        p = (grade_distribution(e.note) or {}).get(e.grade) if e.grade is not None else None
+    for pair, readings in standing_readings(store, judge).get(version, {}).items():
+        events = sorted(readings.values(), key=lambda e: e.id or 0)
+        grade = counted_grade([e.grade or 0 for e in events])
+        p = (grade_distribution([e for e in events if e.grade == grade][-1].note)
+             or {}).get(grade)
         if p is not None:
             out[pair] = p
     return out

@@ -93,12 +93,15 @@ class JudgeKind(ABC):
         """The config keys this kind takes beyond the common ones."""
         return tuple(p.key for p in self.options)
 
-    def version_of(self, settings: Mapping[str, Any], template: str = "") -> str:
+    def version_of(self, settings: Mapping[str, Any], template: str = "",
+                   paraphrases: Sequence[str] = ()) -> str:
         """The judge version of a judge of this kind with ``settings`` and ``template``:
         16 hex digits of a hash, so a change of model, prompt or parameter is a new one.
         ``settings["grades"]``, the labels of a collection's scale other than 0-3
         (:func:`on_scale`), is hashed too; on 0-3 there is none, and a version is what it
-        was before scales."""
+        was before scales. ``paraphrases`` (``autojudge --paraphrases``: the templates its
+        readings are asked with, in order) are hashed when given: another set, another
+        version."""
         import hashlib
         import json
 
@@ -107,6 +110,8 @@ class JudgeKind(ABC):
                                "settings": {k: settings.get(k) for k in self.versioned}}
         if settings.get("grades"):
             doc["grades"] = list(settings["grades"])
+        if paraphrases:
+            doc["paraphrases"] = list(paraphrases)
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -9,10 +9,11 @@
 Each judge's keys are the common ones (``COMMON_JUDGE_PARAMS``: ``kind``; ``flagged``, whether
 its grade of a flagged passage counts, ``human`` leaving it for people or ``machine``
 counting it, ``judges.flags``; ``max_failures``, the runs that may fail on a pair before it is
-left for people) plus the options its kind declares (``JudgeKind.options``,
-checked by ``params.Param``); an unknown key, a wrong type, a missing required key or a
-prompt file whose placeholders are wrong is a ConfigError naming the file and line, with a
-did-you-mean. ``poolkit.config`` calls :func:`parse_judges` with the section's node.
+left for people; ``family``, its model family, for the circularity marks) plus the options
+its kind declares (``JudgeKind.options``, checked by ``params.Param``); an unknown key, a
+wrong type, a missing required key or a prompt file whose placeholders are wrong is a
+ConfigError naming the file and line, with a did-you-mean. ``poolkit.config`` calls
+:func:`parse_judges` with the section's node.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ COMMON_JUDGE_PARAMS = (
           "failed answers on a pair, across runs, before it is left for people (autojudge "
           "--retry-failed asks again)",
           minimum=1),
+    Param("family", (str,), None, "the judge's model family (e.g. llama, qwen): runs of a "
+          "system of the same family are marked by score, estimate and check-judge "
+          "(circularity); not part of the judge version"),
 )
 COMMON_JUDGE_KEYS = tuple(p.key for p in COMMON_JUDGE_PARAMS)
 
@@ -64,6 +68,7 @@ class JudgeSpec:
     flagged: str = "human"
     #: failed answers on a pair, across runs, before autojudge leaves it for people
     max_failures: int = DEFAULT_MAX_FAILURES
+    family: str | None = None           # its model family (circularity marks)
 
 
 def template_on(spec: JudgeSpec, scale: Any) -> str:

@@ -224,8 +224,11 @@ class ChatJudge:
 
     def cache_key(self, prompt: str) -> str:
         text = prompt.canonical() if isinstance(prompt, Prompt) else prompt
-        return sha256(json.dumps({"model": self.settings["model"], "prompt": sha256(text),
-                                  "parameters": self.parameters()}, sort_keys=True))
+        doc = {"model": self.settings["model"], "prompt": sha256(text),
+               "parameters": self.parameters()}
+        if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
+            doc["seed"] = self.settings["seed"]
+        return sha256(json.dumps(doc, sort_keys=True))
 
     def _cached(self, key: str) -> Answer | None:
         if self.cache_dir is None or not self.read_cache:
@@ -312,6 +315,8 @@ class ChatJudge:
         }
         if self._logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        if self.settings.get("seed") is not None:  # a seeded reading (autojudge --readings)
+            body["seed"] = int(self.settings["seed"])
         body.update(constrained(mode, self.scale.top))
         return body
 

@@ -20,7 +20,12 @@ from dataclasses import replace
 
 from poolkit.config import Config
 from poolkit.errors import ConfigError
-from poolkit.policies import MachineVersion, grade_distribution, machine_events
+from poolkit.policies import (
+    MachineVersion,
+    counted_grade,
+    grade_distribution,
+    standing_readings,
+)
 from poolkit.pool.order_base import OrderStrategy
 from poolkit.pool.view import QueryPool
 from poolkit.store.contract import StoreBackend
@@ -41,13 +46,20 @@ def expected_grade(note: str | None, grade: int) -> float:
 def machine_grades(store: StoreBackend, version: MachineVersion,
                    ) -> dict[str, dict[str, float]]:
     """``{qid: {docid: grade}}``: the judge version's standing grades, expected grades where
-    a distribution was recorded."""
-    notes = {(e.qid, e.docid, e.grade): e.note for e in machine_events(store, version.judge)
-             if e.kind == "grade" and e.judge_version == version.version}  # id order: the
-    # latest note of a grade
+    a distribution was recorded; of several readings, the one that counts of theirs
+    (``policies.counted_grade``, the rule of the grades themselves). The pairs are those
+    ``version.grades`` counts (a flagged passage's grade left for people is not), each of
+    the readings it counted (the unflagged, or all where flagged ones count)."""
+    from poolkit.policies import flag_reasons
+
+    readings = standing_readings(store, version.judge).get(version.version, {})
     out: dict[str, dict[str, float]] = {}
-    for (qid, docid), grade in version.grades.items():
-        out.setdefault(qid, {})[docid] = expected_grade(notes.get((qid, docid, grade)), grade)
+    for (qid, docid) in version.grades:
+        events = list(readings.get((qid, docid), {}).values())
+        counted = [e for e in events if not flag_reasons(e.note)] or events
+        out.setdefault(qid, {})[docid] = counted_grade(
+            [expected_grade(e.note, e.grade or 0) for e in counted]) if counted \
+            else float(version.grades[(qid, docid)])
     return out
 
 

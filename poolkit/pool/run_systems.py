@@ -242,7 +242,9 @@ def _reused(config: Config, system: SystemConfig, stored: tuple[Run, dict[str, A
 def _system_dict(system: SystemConfig) -> dict[str, Any]:
     return {"name": system.name, "kind": system.kind, "depth": system.depth,
             "pool_depth": system.pool_depth, "group": system.group, "options": system.options,
-            "path": str(system.path) if system.path else None, "over": system.over}
+            "path": str(system.path) if system.path else None, "over": system.over,
+            # only when declared: a run made before families existed is reused as it was
+            **({"family": system.family} if system.family else {})}
 
 
 def _write(runs_dir: Path, sr: SystemRun, pending: PendingRuns | None) -> None:

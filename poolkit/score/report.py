@@ -17,6 +17,7 @@ from poolkit.io import Qrels
 from poolkit.reports import STDERR, Report, register_report
 from poolkit.score import render
 from poolkit.score.audit import Failure
+from poolkit.score.circularity import circular_line
 from poolkit.score.document import (
     RunDocument,
     RunResult,
@@ -55,6 +56,9 @@ class ScoreReport(Report):
     #: one line per run whose queries hardly match the labels' (:mod:`poolkit.score.mismatch`),
     #: and one for labels outside the corpus coverage is measured against
     warnings: tuple[str, ...] = field(default=(), metadata=STDERR)
+    #: ``--judge-family``: the runs of the labels' judge's model family (``circularity``)
+    circular_runs: list[dict[str, Any]] | None = field(default=None,
+                                                       metadata={"omit_none": True})
 
     @classmethod
     def build(cls, settings: Settings, qrels: Qrels, results: Sequence[RunResult], *,
@@ -62,7 +66,8 @@ class ScoreReport(Report):
               failures: Sequence[Failure] = (),
               tests: PairedTests | None = None,
               sample: SampleCheck | None = None,
-              notes: Sequence[str] = ()) -> ScoreReport:
+              notes: Sequence[str] = (),
+              circular: list[dict[str, Any]] | None = None) -> ScoreReport:
         """The report of ``results``; ``tests`` are the paired tests (two runs or more);
         ``notes``, further warnings (the labels against ``--corpus``)."""
         return cls(
@@ -79,7 +84,8 @@ class ScoreReport(Report):
             warnings=(*(sample.lines() if sample else ()),
                       *(r.run.mismatch.warning for r in results
                         if r.run.mismatch is not None and r.run.mismatch.warning),
-                      *notes),
+                      *notes, *map(circular_line, circular or ())),
+            circular_runs=circular,
         )
 
     @staticmethod

@@ -1,10 +1,12 @@
-"""Which version of a machine judge the commands read (``poolkit.machine_choice``): a bare
-NAME is the version the config defines, never the one that happened to grade last; a
-``--variant``'s version is read only when named (``NAME@VERSION``, which every command that
-reads machine labels takes); a judge the config does not define is its only version, and of
-several the command refuses and lists them; ``export --machine-only`` writes one judge
-version's grades alone. Driven as a user would: ``autojudge`` against the tests' loopback
-chat server, then the commands through ``poolkit.cli.main``."""
+"""Which version of a machine judge the commands read (``poolkit.machine_choice``): where a
+judge has several versions in the store, ``estimate``, ``export`` and ``agreement`` refuse a
+bare NAME and list them; elsewhere a bare NAME is the version the config defines, never the
+one that happened to grade last; a ``--variant``'s version is read only when named
+(``NAME@VERSION``, which every command that reads machine labels takes); a judge the config
+does not define is its only version, and of several the command refuses and lists them;
+``export --machine-only`` writes one judge version's grades alone. Driven as a user would:
+``autojudge`` against the tests' loopback chat server, then the commands through
+``poolkit.cli.main``."""
 
 from __future__ import annotations
 
@@ -96,10 +98,10 @@ def refused(capsys, root: Path, *argv: str) -> str:
 
 # -- a bare NAME is the configured judge ----------------------------------------------------
 
-def test_export_reads_the_configured_version_not_the_variant_that_graded_last(world, capsys):
+def test_export_reads_the_version_it_is_given(world, capsys):
     config, base, variant = world
     out = config.parent / "with.qrels"
-    assert main(["export", str(config), "--format", "qrels", "--with-machine", "llm",
+    assert main(["export", str(config), "--format", "qrels", "--with-machine", f"llm@{base}",
                  "-o", str(out)]) == 0
     assert f"label(s) from machine judge llm@{base} on pairs" in capsys.readouterr().err
     people = config.parent / "people.qrels"
@@ -135,11 +137,13 @@ def test_every_reader_takes_the_configured_version_and_a_named_one(world, capsys
         assert compared["after"]["machine"] == [f"llm@{version}"]
         reused = run_json(capsys, "reusability", str(config), "--with-machine", spec)
         assert reused["labels"]["machine"] == [f"llm@{version}"]
-        agreed = run_json(capsys, "agreement", str(config), "--with-machine", spec,
-                          "--reference", "bob")
+    for version in (base, variant):  # agreement and estimate: named only (see below)
+        agreed = run_json(capsys, "agreement", str(config), "--with-machine",
+                          f"llm@{version}", "--reference", "bob")
         assert [(s["name"], s.get("version")) for s in agreed["sources"]] == [
             ("bob", None), ("llm", version)]
-    estimated = run_json(capsys, "estimate", str(config), "--machine", "llm", "-m", "P@5")
+    estimated = run_json(capsys, "estimate", str(config), "--machine", f"llm@{base}", "-m",
+                         "P@5")
     said = [n for n in estimated["notes"] if "has 2 versions" in n]
     assert len(said) == 1 and f"the estimate uses {base} alone" in said[0]
     for spec in ("llm", f"llm@{base}"):  # (the variant's one query is too few to draw from)
@@ -175,6 +179,32 @@ def test_estimate_takes_a_named_version_and_its_errors_name_the_store(world, cap
 
 # -- refusals -------------------------------------------------------------------------------
 
+#: the commands whose figures stand for one judge version: a bare NAME of several is refused
+STRICT = [
+    ["export", "{config}", "--format", "qrels", "-o", "{out}", "--with-machine", "llm"],
+    ["export", "{config}", "--format", "qrels", "-o", "{out}", "--machine-only", "llm"],
+    ["agreement", "{config}", "--with-machine", "llm"],
+    ["estimate", "{config}", "--machine", "llm"],
+]
+
+
+@pytest.mark.parametrize("argv", STRICT, ids=lambda a: " ".join(a[:1] + a[-2:]))
+def test_a_bare_name_of_several_versions_is_refused_where_figures_stand_for_a_judge(
+        world, capsys, argv):
+    """llm has the configured version and a variant's: ``estimate``, ``export`` and
+    ``agreement`` refuse a bare ``llm`` (one line listing both, ready to be given back),
+    though the config defines one of them; nothing changes."""
+    config, base, variant = world
+    out = config.parent / "labels.qrels"
+    out.write_text("what was there\n")
+    line = refused(capsys, config.parent, *(a.format(config=config, out=out) for a in argv))
+    flag = "--machine-only" if "--machine-only" in argv else FLAGS[argv[0]]
+    assert line == (f"poolkit {argv[0]}: error: {load_config(config).store_label}: {flag}: "
+                    f"machine judge 'llm' has 2 versions in the store; name one: "
+                    f"llm@{variant} ({VARIANT} grades), llm@{base} "
+                    f"({len(grades_of(config, base))} grades)")
+
+
 READERS = [
     ["export", "{config}", "--format", "qrels", "-o", "{out}", "--with-machine", "llm"],
     ["export", "{config}", "--format", "qrels", "-o", "{out}", "--machine-only", "llm"],
@@ -207,6 +237,9 @@ def test_a_configured_version_that_graded_nothing_is_refused_by_every_reader(
     assert now not in (base, variant)
     line = refused(capsys, config.parent, *(a.format(config=config, out=out) for a in argv))
     flag = "--machine-only" if "--machine-only" in argv else FLAGS[argv[0]]
+    if argv in STRICT:  # (the test above)
+        assert "machine judge 'llm' has 2 versions in the store; name one: " in line
+        return
     assert line == (f"poolkit {argv[0]}: error: {loaded.store_label}: {flag}: machine judge "
                     f"'llm' as {config} defines it (version {now}) has graded nothing; run "
                     f"poolkit autojudge --judge llm, or name a version: llm@{variant} "
@@ -228,7 +261,7 @@ def test_status_marks_no_default_when_the_configured_version_graded_nothing(worl
 def test_machine_only_writes_one_judge_versions_grades_and_no_persons(world, capsys):
     config, base, variant = world
     out = config.parent / "llm.qrels"
-    assert main(["export", str(config), "--format", "qrels", "--machine-only", "llm",
+    assert main(["export", str(config), "--format", "qrels", "--machine-only", f"llm@{base}",
                  "-o", str(out)]) == 0
     grades = grades_of(config, base)
     assert capsys.readouterr().err == (  # then that no check-judge vetted it (never run)
@@ -245,7 +278,7 @@ def test_machine_only_writes_one_judge_versions_grades_and_no_persons(world, cap
     assert {(q, d): int(g) for q, _z, d, g in map(str.split, written)} == \
         grades_of(config, variant) and len(written) == VARIANT
     # pooled by version 1 only: the seed run's pairs
-    assert main(["export", str(config), "--format", "qrels", "--machine-only", "llm",
+    assert main(["export", str(config), "--format", "qrels", "--machine-only", f"llm@{base}",
                  "--pool-version", "1"]) == 0
     with open_store(load_config(config).store) as store:
         first = store.pooled_pairs(1)
@@ -300,8 +333,12 @@ def test_an_imported_judge_is_its_one_version_and_of_two_none(world, capsys):
     assert main(["import", str(config), str(newer), "--as", "imp", "--machine", "m-2"]) == 0
     line = refused(capsys, config.parent, "estimate", str(config), "--machine", "imp")
     assert line == (f"poolkit estimate: error: {load_config(config).store_label}: --machine: "
-                    f"machine judge 'imp' has 2 versions and {config} defines no judge "
-                    f"'imp'; name one: imp@{second} (56 grades), imp@{first} (56 grades)")
+                    f"machine judge 'imp' has 2 versions in the store; name one: "
+                    f"imp@{second} (56 grades), imp@{first} (56 grades)")
+    line = refused(capsys, config.parent, "compare", str(config), "--with-machine", "imp")
+    assert line.endswith(f"--with-machine: machine judge 'imp' has 2 versions and {config} "
+                         f"defines no judge 'imp'; name one: imp@{second} (56 grades), "
+                         f"imp@{first} (56 grades)")
     for version in (first, second):
         estimated = run_json(capsys, "estimate", str(config), "--machine", f"imp@{version}",
                              "-m", "P@5")

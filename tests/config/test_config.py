@@ -75,8 +75,8 @@ def test_full_config_resolves_paths_relative_to_the_file(tmp_collection):
     ("systems: [\n", "not valid YAML"),
     # The keys offered are the ones this kind of system takes, each once.
     ("systems: {b: {kind: bm25, modle: x}}\n",
-     "c.yaml:4: unknown key in systems.b 'modle'; valid: b, depth, engine, group, idf, k1, kind, "
-     "lowercase, pool_depth, stem, stopwords$"),
+     "c.yaml:4: unknown key in systems.b 'modle'; valid: b, depth, engine, family, group, idf, k1, "
+     "kind, lowercase, pool_depth, stem, stopwords$"),
     ("systems: {d: {kind: dense, modle: x}}\n",
      "valid: batch_size, depth, device, doc_prefix, .*, query_prefix "
      "\\(did you mean 'model'\\?\\)$"),

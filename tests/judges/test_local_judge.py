@@ -140,7 +140,8 @@ def test_autojudge_records_a_local_judges_grades_with_provenance(tiny_lm, tmp_pa
 def test_the_version_autojudge_records_is_the_one_a_bare_name_reads(tiny_lm, tmp_path,
                                                                     capsys):
     """The config's local judge (its model's bytes hashed) is the version ``status`` marks
-    and ``export --machine-only NAME`` writes, not its ``--variant``, graded last."""
+    and ``export --machine-only NAME@VERSION`` writes; a bare NAME, with its ``--variant``
+    graded last, is refused by export (``machine_choice``: which one is meant)."""
     config = sample(tmp_path, tiny_lm)
     doc = autojudge(capsys, config, "--limit", "2", "--variant", "scale_order=descending")
     base = doc["variant"]["base_version"]
@@ -148,7 +149,11 @@ def test_the_version_autojudge_records_is_the_one_a_bare_name_reads(tiny_lm, tmp
     assert main(["status", str(config), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["machine_judges"]
     assert {r["version"]: r["default"] for r in rows} == {base: True, doc["version"]: False}
-    assert main(["export", str(config), "--format", "qrels", "--machine-only", "tiny"]) == 0
+    assert main(["export", str(config), "--format", "qrels", "--machine-only", "tiny"]) == 2
+    assert "machine judge 'tiny' has 2 versions in the store; name one: " in \
+        capsys.readouterr().err
+    assert main(["export", str(config), "--format", "qrels", "--machine-only",
+                 f"tiny@{base}"]) == 0
     assert f"machine judge tiny@{base} alone" in capsys.readouterr().err
 
 
