@@ -31,7 +31,7 @@ judges/llama-3.3-70b.4prompts.qrels and runs/*.run.
 examples:
   poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run
   poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run --design pairs
-  poolkit ppi-replay --qrels full.qrels --machine llm.qrels *.run --design active
+  poolkit ppi-replay --qrels q.qrels --machine llm.qrels *.run --design active
 """
 
 
