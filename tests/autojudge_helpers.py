@@ -55,3 +55,15 @@ def autojudge_json(capsys, config: Path, judge: str, *args: str,
     doc = json.loads(out)
     jsonschema.validate(doc, load_schema("autojudge"), cls=jsonschema.Draft202012Validator)
     return doc, err
+
+
+def run_cli(argv: list, capsys) -> tuple[int, str, str]:
+    """``poolkit ARGV`` in this process: (exit code, stdout, stderr); an argparse usage error
+    is its exit code too."""
+    capsys.readouterr()
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse: a usage error
+        code = exc.code if isinstance(exc.code, int) else 2
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from autojudge_helpers import autojudge_json, collection, machine_events
+from autojudge_helpers import autojudge_json, collection, machine_events, run_cli
 from llm_faults import _completion, grade_of, loopback_llm
 
-from poolkit.cli import main
 from poolkit.judges.batch import custom_id, parse_custom_id
 
 PAIRS = 40  # the sample's four queries, seed.run's top 10 each
@@ -78,16 +77,6 @@ def results_file(path: Path, lines: list[dict]) -> Path:
     return path
 
 
-def cli(argv: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse: a usage error
-        code = exc.code if isinstance(exc.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_each_request_is_the_one_the_online_path_sends(tmp_path, llm, capsys):
     url, script = llm
     config = collection(tmp_path, url)
@@ -125,8 +114,8 @@ def test_a_dry_run_counts_the_files_requests_and_tokens_it_would_write(tmp_path,
     prompts = sum(len(r["body"]["messages"][-1]["content"]) for r in requests_of(real))
     assert f["prompt_tokens"] == -(-prompts // 4) and f["requests"] == PAIRS
     assert f["bytes"] == Path(f["file"]).stat().st_size
-    code, out, _ = cli(["autojudge", config, "--judge", "llm", "--export-batch",
-                        tmp_path / "other", "--dry-run"], capsys)
+    code, out, _ = run_cli(["autojudge", config, "--judge", "llm", "--export-batch",
+                            tmp_path / "other", "--dry-run"], capsys)
     assert code == 0 and "40 requests in 1 file(s) to write (--dry-run: nothing written)" \
         in " ".join(out.split())
     assert re.search(r"batch-0001\.jsonl +40 requests +[\d.]+ MB +about [\d,]+ prompt tokens",
@@ -211,8 +200,8 @@ def test_a_truncated_file_leaves_exactly_the_missing_requests_pending(tmp_path, 
     again = export(capsys, config, tmp_path / "batch", "--overwrite")
     assert sorted(r["custom_id"] for r in requests_of(again)) == sorted(missing)
     assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["batch-0001.jsonl"]
-    code, out_text, _ = cli(["autojudge", config, "--judge", "llm", "--import-batch", out],
-                            capsys)
+    code, out_text, _ = run_cli(["autojudge", config, "--judge", "llm", "--import-batch", out],
+                                capsys)
     assert code == 0 and f"{out}:30: cut short" in out_text
     assert "11 requests pending" in " ".join(out_text.split())
 
@@ -358,7 +347,7 @@ def test_a_missing_results_file_is_refused_in_one_line(tmp_path, llm, capsys):
 
 def assert_refused(capsys, root: Path, argv: list, says: str) -> str:
     before = snapshot(root)
-    code, _, err = cli(argv, capsys)
+    code, _, err = run_cli(argv, capsys)
     lines = err.splitlines()
     assert code != 0 and len(lines) == 1, err
     assert "Traceback" not in err and re.search(says, lines[0]), lines[0]
@@ -403,12 +392,12 @@ def test_an_export_stopped_midway_leaves_no_file(tmp_path, llm, capsys, monkeypa
 
     monkeypatch.setattr("poolkit.judges.batch.FileSplit",
                         lambda lines, size: Stopping(10, size))
-    code, _, err = cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
-                       capsys)
+    code, _, err = run_cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
+                           capsys)
     assert code != 0 and not folder.exists()  # nor the folder it made
     folder.mkdir()
-    code, _, err = cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
-                       capsys)
+    code, _, err = run_cli(["autojudge", config, "--judge", "llm", "--export-batch", folder],
+                           capsys)
     assert code != 0 and list(folder.iterdir()) == []  # a folder of the user's stays
 
 
@@ -482,8 +471,8 @@ def test_two_machines_share_one_store_by_shards_and_batches_on_each_backend(
     assert len(events) == PAIRS == len({(e.qid, e.docid) for e in events})
     assert import_(capsys, config, out)["pairs"]["already"] == len(requests)
     bad = _bad_version(requests)
-    code, _, err = cli(["autojudge", config, "--judge", "llm", "--import-batch",
-                        results_file(tmp_path / "bad.jsonl", bad)], capsys)
+    code, _, err = run_cli(["autojudge", config, "--judge", "llm", "--import-batch",
+                            results_file(tmp_path / "bad.jsonl", bad)], capsys)
     assert code != 0 and "bad.jsonl:6: custom_id" in err
     assert machine_events(config) == events
 

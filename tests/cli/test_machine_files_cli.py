@@ -20,11 +20,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from autojudge_helpers import run_cli
 from pool_helpers import two_run_config
 from shared_data import SAMPLE
 from test_adversarial_cli import snapshot
 
-from poolkit.cli import main
 from poolkit.io import read_golden
 from poolkit.io.qrels import read_qrels
 from poolkit.schemas import load_schema
@@ -37,18 +37,8 @@ JUDGE = f"llm@{VERSION}"
 OPENAI = '{kind: openai, base_url: "http://127.0.0.1:9/v1", model: m}'
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse: a usage error
-        code = exc.code if isinstance(exc.code, int) else 2
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def _ok(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     assert code == 0, err
     return out
 
@@ -88,7 +78,7 @@ def world(tmp_path, capsys) -> World:
 def refused(world: World, argv: list[str], says: str, capsys) -> None:
     """``argv`` exits 2 with one stderr line matching ``says`` and changes nothing."""
     before = world.state()
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     lines = err.splitlines()
     assert len(lines) == 1, lines
     assert "Traceback" not in err + out
