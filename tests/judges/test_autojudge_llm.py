@@ -131,11 +131,14 @@ def test_the_real_server_grades_the_sample_once_through_a_kill_and_a_resume(tmp_
             assert set(note["distribution"]) == {"0", "1", "2", "3"}
             assert abs(sum(note["distribution"].values()) - 1) < 1e-3
 
-    again = run_autojudge(config, capsys)  # graded pairs are not asked again; failures are
-    assert again["version"] == resumed["version"] and again["pairs"]["graded"] == 0
-    assert again["pairs"]["already"] == len(counts)
-    assert again["pairs"]["already"] + again["pairs"]["failed"] == PAIRS
-    assert Counter((e.qid, e.docid) for e in machine_events(config, "grade")) == counts
+    # Graded pairs are not asked again; failures are, each under delimiters drawn anew, so a
+    # small model may now read some of them as a grade.
+    again = run_autojudge(config, capsys)
+    assert again["version"] == resumed["version"] and again["pairs"]["already"] == len(counts)
+    assert again["pairs"]["graded"] + again["pairs"]["failed"] == len(failed)
+    now = Counter((e.qid, e.docid) for e in machine_events(config, "grade"))
+    assert max(now.values()) == 1 and set(counts) <= set(now)
+    assert len(now) == len(counts) + again["pairs"]["graded"]
 
     # its agreement with the sample's second assessor: measured, not asserted (the README
     # gives the number on the whole sample; a 135M model is a poor judge)

@@ -64,7 +64,10 @@ def test_the_real_judge_goes_through_check_judge(tmp_path: Path, llm_server: Llm
         assert store.events() + store.events(machine="small") == events
     code = main(["estimate", str(config), "--machine", "small"])
     err = capsys.readouterr().err
-    if doc["trusted"]:
+    graded = any(e.kind == "grade" and e.assessor == "small" for e in events)
+    if not graded:  # the small model read no answer on q_milk as a grade this time
+        assert code == 2 and "has no standing grade" in err
+    elif doc["trusted"]:
         assert "untrusted" not in err
     else:
         assert code == 2 and "is untrusted" in err
