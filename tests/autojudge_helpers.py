@@ -67,3 +67,17 @@ def run_cli(argv: list, capsys) -> tuple[int, str, str]:
         code = exc.code if isinstance(exc.code, int) else 2
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def seed_and_bm25_config(tmp_path: Path, url: str, model: str = "judge-m") -> Path:
+    """A config of the sample with the seed run and BM25 (pool depth 5, docid order) and the
+    loopback judge ``llm`` at ``url``; nothing pooled yet."""
+    config = tmp_path / "c.yaml"
+    judge = {"kind": "openai", "base_url": url, "model": model, "backoff": 0.001,
+             "max_wait": 0.01, "timeout": 5.0}
+    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
+                      f"store: {tmp_path / 's.sqlite'}\nruns_dir: {tmp_path / 'runs'}\n"
+                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
+                      f"  bm25: {{kind: bm25}}\npool: {{depth: 5, order: docid}}\n"
+                      f"judges:\n  llm: {json.dumps(judge)}\n")
+    return config

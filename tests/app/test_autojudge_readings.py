@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from autojudge_helpers import autojudge_json
+from autojudge_helpers import autojudge_json, seed_and_bm25_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from llm_faults import grade_of, loopback_llm
@@ -36,14 +36,7 @@ def llm():
 
 def write_collection(tmp_path: Path, url: str, capsys=None) -> Path:
     """The sample pooled from the seed run and BM25 (depth 5), judge llm in the config."""
-    config = tmp_path / "c.yaml"
-    judge = {"kind": "openai", "base_url": url, "model": "judge-m", "backoff": 0.001,
-             "max_wait": 0.01, "timeout": 5.0}
-    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
-                      f"store: {tmp_path / 's.sqlite'}\nruns_dir: {tmp_path / 'runs'}\n"
-                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
-                      f"  bm25: {{kind: bm25}}\npool: {{depth: 5, order: docid}}\n"
-                      f"judges:\n  llm: {json.dumps(judge)}\n")
+    config = seed_and_bm25_config(tmp_path, url)
     assert main(["pool", str(config), "--system", "seed", "--quiet"]) == 0
     assert main(["pool", str(config), "--quiet"]) == 0  # version 2: what compare compares
     if capsys is not None:

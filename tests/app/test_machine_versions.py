@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from autojudge_helpers import autojudge_json
+from autojudge_helpers import autojudge_json, seed_and_bm25_config
 from llm_faults import loopback_llm
 from shared_data import SAMPLE
 
@@ -36,25 +36,12 @@ def llm():
         yield served
 
 
-def write_collection(tmp_path: Path, url: str, model: str = "judge-m") -> Path:
-    """The sample pooled from the seed run (v1), then BM25 (v2); judge llm in the config."""
-    config = tmp_path / "c.yaml"
-    judge = {"kind": "openai", "base_url": url, "model": model, "backoff": 0.001,
-             "max_wait": 0.01, "timeout": 5.0}
-    config.write_text(f"corpus: {SAMPLE / 'corpus.jsonl'}\nqueries: {SAMPLE / 'queries.jsonl'}\n"
-                      f"store: {tmp_path / 's.sqlite'}\nruns_dir: {tmp_path / 'runs'}\n"
-                      f"systems:\n  seed: {{kind: run, path: {SAMPLE / 'seed.run'}}}\n"
-                      f"  bm25: {{kind: bm25}}\npool: {{depth: 5, order: docid}}\n"
-                      f"judges:\n  llm: {json.dumps(judge)}\n")
-    return config
-
-
 @pytest.fixture
 def world(tmp_path, llm, capsys) -> tuple[Path, str, str]:
     """(config, the configured judge's version, the variant's): llm graded the whole pool
     as configured, then a 3-pair ``--variant`` (the version that graded last); bob's grades
     are imported."""
-    config = write_collection(tmp_path, llm[0])
+    config = seed_and_bm25_config(tmp_path, llm[0])
     assert main(["pool", str(config), "--system", "seed", "--quiet"]) == 0
     assert main(["pool", str(config), "--quiet"]) == 0
     assert main(["import", str(config), str(SAMPLE / "assessor_b.yaml"), "--as", "bob"]) == 0
